@@ -1,0 +1,44 @@
+/**
+ * Stable error codes thrown by ChokaQ. Each is part of the public contract: match on `error.code`,
+ * never on the message.
+ */
+export const ERROR_CODES = {
+  CHOKAQ_INVALID_DURATION: 'A duration option could not be parsed.',
+  CHOKAQ_INVALID_CONFIG: 'An option passed to ChokaQ, a job definition or a provider is invalid.',
+  CHOKAQ_INVALID_QUEUE: 'A queue name is blank, too long or has characters outside [A-Za-z0-9_.:-].',
+  CHOKAQ_INVALID_JOB_TYPE: 'A job type key is blank or too long.',
+  CHOKAQ_INVALID_JOB_ID: 'A job id is blank or longer than 50 characters.',
+  CHOKAQ_INVALID_IDEMPOTENCY_KEY: 'An idempotency key is longer than 255 characters.',
+  CHOKAQ_INVALID_PRIORITY: 'A priority is not a 32-bit integer.',
+  CHOKAQ_INVALID_ENVELOPE: 'createdBy or tags exceed their limits.',
+  CHOKAQ_PAYLOAD_TOO_LARGE: 'The serialized payload exceeds maxPayloadBytes.',
+  CHOKAQ_PAYLOAD_INVALID: 'The payload failed its job schema, or cannot be serialized to JSON.',
+  CHOKAQ_UNKNOWN_JOB_TYPE: 'No job definition is registered for a type key.',
+  CHOKAQ_DUPLICATE_JOB_TYPE: 'Two job definitions use the same type key.',
+  CHOKAQ_DUPLICATE_JOB_ID: 'A job with this id is already active.',
+  CHOKAQ_NO_HANDLER: 'A job was claimed but neither a job definition nor a pipe handler can run it.',
+  CHOKAQ_STORAGE_UNAVAILABLE: 'The storage could not be reached; the call is safe to retry.',
+  CHOKAQ_STORAGE_LOCKED: 'The embedded data directory is in use by another process.',
+  CHOKAQ_MIGRATION_FAILED: 'Applying the schema migrations failed; nothing of that migration was kept.',
+  CHOKAQ_NOT_STARTED: 'The operation needs a started ChokaQ (call start() first).',
+  CHOKAQ_STOPPED: 'ChokaQ was stopped; create a new instance to continue.',
+  CHOKAQ_TRANSACTION_UNSUPPORTED: 'Enqueue with a caller transaction is only possible on PostgreSQL storage.',
+} as const;
+
+/** One of the stable codes in {@link ERROR_CODES}. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Base class of every error ChokaQ throws itself. */
+export class ChokaQError extends Error {
+  /** Stable code from {@link ERROR_CODES}. */
+  readonly code: ErrorCode;
+  /** Whether repeating the same call later may succeed (storage outages, lock contention). */
+  readonly retryable: boolean;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ChokaQError';
+    this.code = code;
+    this.retryable = options?.retryable ?? false;
+  }
+}

@@ -1,0 +1,29 @@
+import { toMs, type Duration } from '../util/duration.js';
+
+/**
+ * Throw from a handler to fail the job at once: it goes to the dead-letter queue with reason
+ * `Fatal` and is never retried. Use it for input that will never succeed.
+ */
+export class FatalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'FatalError';
+  }
+}
+
+/**
+ * Throw from a handler when a dependency asks you to slow down (HTTP 429 and friends). The job is
+ * retried after `retryAfter` (capped by the retry policy's `maxDelay`, no jitter) or, without it,
+ * after the normal backoff. When attempts run out it lands in the DLQ with reason `Throttled`.
+ */
+export class ThrottledError extends Error {
+  /** Delay in ms before the next attempt, or `null` to use the normal backoff. Default: `null`. */
+  readonly retryAfterMs: number | null;
+
+  constructor(message: string, options?: { retryAfter?: Duration; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ThrottledError';
+    this.retryAfterMs =
+      options?.retryAfter === undefined ? null : toMs(options.retryAfter, 'retryAfter');
+  }
+}

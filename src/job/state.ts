@@ -1,0 +1,73 @@
+/**
+ * The job state machine as data. Hot rows are `pending`, `fetched` or `processing`; a finished job
+ * lives in the archive (`succeeded`), a terminal failure in the dead-letter queue (`dead`).
+ * docs/state-machine.md draws the same table.
+ */
+
+/** Where a job is: the three hot states, the archive or the DLQ. */
+export type JobState = 'pending' | 'fetched' | 'processing' | 'succeeded' | 'dead';
+
+/** States of a row in the hot table. */
+export type HotState = 'pending' | 'fetched' | 'processing';
+
+/** Integer codes of the hot states as stored in `jobs_hot.status`. */
+export const HOT_STATE_CODE: Record<HotState, number> = { pending: 0, fetched: 1, processing: 2 };
+
+/** Reverse of {@link HOT_STATE_CODE}. */
+export const HOT_STATE_BY_CODE: readonly HotState[] = ['pending', 'fetched', 'processing'];
+
+/**
+ * Why a job is in the DLQ. Codes follow the original system so old rows stay readable; the codes
+ * 0, 3 and 4 are reserved and never produced.
+ */
+export const FAILURE_REASON_CODE = {
+  Cancelled: 1,
+  Zombie: 2,
+  Throttled: 5,
+  Fatal: 6,
+  Timeout: 7,
+  Transient: 8,
+  HeartbeatFailure: 9,
+  RetryLifetimeExpired: 10,
+} as const;
+
+/** Name of a DLQ failure reason. */
+export type FailureReason = keyof typeof FAILURE_REASON_CODE;
+
+/** Looks up the {@link FailureReason} of a stored code; unknown codes read as `Fatal`. */
+export function failureReasonOf(code: number): FailureReason {
+  for (const [name, value] of Object.entries(FAILURE_REASON_CODE)) {
+    if (value === code) return name as FailureReason;
+  }
+  return 'Fatal';
+}
+
+/** Who may perform a transition. */
+export type Actor = 'producer' | 'worker' | 'recovery' | 'operator';
+
+/** One allowed transition of the state machine. */
+export interface Transition {
+  readonly from: JobState | null;
+  readonly to: JobState;
+  readonly actor: Actor;
+  readonly trigger: string;
+}
+
+/** Every transition ChokaQ performs; anything else is a bug. */
+export const TRANSITIONS: readonly Transition[] = [
+  { from: null, to: 'pending', actor: 'producer', trigger: 'enqueue' },
+  { from: 'pending', to: 'fetched', actor: 'worker', trigger: 'claim' },
+  { from: 'fetched', to: 'processing', actor: 'worker', trigger: 'start (lease gate)' },
+  { from: 'fetched', to: 'pending', actor: 'worker', trigger: 'release (paused queue, shutdown)' },
+  { from: 'fetched', to: 'pending', actor: 'worker', trigger: 'circuit open (delayed, no attempt used)' },
+  { from: 'processing', to: 'succeeded', actor: 'worker', trigger: 'handler succeeded' },
+  { from: 'processing', to: 'pending', actor: 'worker', trigger: 'retryable failure (delayed)' },
+  { from: 'processing', to: 'dead', actor: 'worker', trigger: 'fatal, exhausted or expired' },
+  { from: 'dead', to: 'pending', actor: 'operator', trigger: 'resurrect' },
+  { from: 'pending', to: 'pending', actor: 'operator', trigger: 'edit payload, tags or priority' },
+];
+
+/** Whether `actor` may move a job from `from` to `to`. */
+export function canTransition(from: JobState | null, to: JobState, actor: Actor): boolean {
+  return TRANSITIONS.some((t) => t.from === from && t.to === to && t.actor === actor);
+}

@@ -1,0 +1,292 @@
+/**
+ * The storage contract: every provider (memory, embedded, postgres) implements {@link Store} and
+ * passes the same conformance suite (test/conformance). Core code talks to storage only through
+ * it. The verbs are domain verbs, not SQL: a SQL Server provider could implement them too.
+ *
+ * Times: the store owns the clock used for scheduling and eligibility (the database clock for SQL
+ * stores, the injected {@link Clock} for memory), so callers pass delays, never timestamps.
+ *
+ * @internal Unstable until 1.0; implement it only to add a provider.
+ */
+import type { FailureReason, HotState } from '../job/state.js';
+
+/** A job to insert, already validated by the caller (see `job/envelope.ts`). */
+export interface NewJob {
+  /** Job id, unique among hot rows. */
+  id: string;
+  queue: string;
+  /** Stable type key. */
+  type: string;
+  /** Serialized JSON payload, stored and handed back byte for byte. */
+  payload: string;
+  /** Higher runs first. */
+  priority: number;
+  /** Milliseconds from now (store clock) before the job may be claimed; 0 = at once. */
+  delayMs: number;
+  idempotencyKey: string | null;
+  tags: string | null;
+  createdBy: string | null;
+}
+
+/** Result of inserting one {@link NewJob}, in input order. */
+export interface EnqueueResult {
+  /** The new job's id, or the id of the active job that already holds the idempotency key. */
+  id: string;
+  /** `false` when an active job with the same idempotency key already existed (nothing written). */
+  created: boolean;
+}
+
+/** A row of the hot table: pending, fetched or processing. */
+export interface HotJob {
+  id: string;
+  queue: string;
+  type: string;
+  payload: string;
+  tags: string | null;
+  idempotencyKey: string | null;
+  priority: number;
+  state: HotState;
+  /** Handler runs that crossed the lease gate (start). Claims, releases and reschedules do not count. */
+  attempts: number;
+  workerId: string | null;
+  /** Token of the current claim; `null` when pending. */
+  leaseToken: string | null;
+  /** Not claimable before this time. Equals `createdAt` when enqueued without delay. */
+  runAt: Date;
+  createdAt: Date;
+  startedAt: Date | null;
+  heartbeatAt: Date | null;
+  updatedAt: Date;
+  createdBy: string | null;
+  lastModifiedBy: string | null;
+  /** Error text of the most recent failed run, kept across retries. */
+  lastError: string | null;
+}
+
+/** A row of the archive: a job that succeeded. */
+export interface ArchivedJob {
+  id: string;
+  queue: string;
+  type: string;
+  payload: string;
+  tags: string | null;
+  attempts: number;
+  workerId: string | null;
+  createdBy: string | null;
+  lastModifiedBy: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date;
+  /** Measured handler time in ms. */
+  durationMs: number | null;
+}
+
+/** A row of the dead-letter queue: a job that failed for good. */
+export interface DeadJob {
+  id: string;
+  queue: string;
+  type: string;
+  payload: string;
+  tags: string | null;
+  reason: FailureReason;
+  errorDetails: string | null;
+  attempts: number;
+  workerId: string | null;
+  createdBy: string | null;
+  lastModifiedBy: string | null;
+  createdAt: Date;
+  failedAt: Date;
+}
+
+/** Where {@link Store.getJob} found a job. */
+export type FoundJob =
+  | { where: 'hot'; job: HotJob }
+  | { where: 'archive'; job: ArchivedJob }
+  | { where: 'dlq'; job: DeadJob };
+
+/** Options of one claim. */
+export interface ClaimRequest {
+  workerId: string;
+  /** Most rows to claim; at least 1. */
+  limit: number;
+  /** Only these queues; `null` = every queue. */
+  queues: readonly string[] | null;
+}
+
+/** Identifies one claim of one job: every worker write is guarded by all three. */
+export interface Lease {
+  id: string;
+  workerId: string;
+  leaseToken: string;
+}
+
+/**
+ * How a claimed job ends its turn. Each is applied only when the row still matches the lease and
+ * the expected state; otherwise it is reported as a conflict and nothing changes.
+ *
+ * - `archive`: processing → archive (succeeded counter, success bucket with duration).
+ * - `retry`: processing (or fetched, for a circuit reschedule) → pending after `delayMs`,
+ *   keeping `attempts`, storing `error` as `lastError`; retried counter +1.
+ * - `dead`: processing → DLQ with `reason` and `error`; failed counter +1, failure bucket.
+ * - `release`: fetched → pending at once; no counter (paused queue, shutdown of prefetched jobs).
+ */
+export type Settlement =
+  | { kind: 'archive'; lease: Lease; durationMs: number }
+  | { kind: 'retry'; lease: Lease; from: 'fetched' | 'processing'; delayMs: number; error: string }
+  | { kind: 'dead'; lease: Lease; reason: FailureReason; error: string }
+  | { kind: 'release'; lease: Lease };
+
+/** Per-queue runtime controls (the `queues` table). */
+export interface QueueInfo {
+  name: string;
+  paused: boolean;
+  /** Inactive (hidden) queues are never claimed. */
+  active: boolean;
+  /** Cap on fetched + processing jobs of the queue across all processes; `null` = no cap. */
+  maxWorkers: number | null;
+  /** Per-queue zombie timeout in seconds; `null` = the global default. */
+  zombieTimeoutSeconds: number | null;
+  updatedAt: Date;
+}
+
+/** A change to a queue's controls; absent fields keep their value. Creates the queue if missing. */
+export interface QueuePatch {
+  paused?: boolean;
+  active?: boolean;
+  maxWorkers?: number | null;
+  zombieTimeoutSeconds?: number | null;
+}
+
+/** Counts and lifetime counters of one queue. */
+export interface QueueStats {
+  queue: string;
+  pending: number;
+  fetched: number;
+  processing: number;
+  /** Rows now in the archive / DLQ for this queue. */
+  archived: number;
+  dead: number;
+  /** Lifetime totals: never decremented by purges or resurrection. */
+  succeededTotal: number;
+  failedTotal: number;
+  retriedTotal: number;
+  lastActivityAt: Date | null;
+}
+
+/** One row of the per-second outcome aggregate (`metric_buckets`). */
+export interface MetricBucket {
+  bucketStart: Date;
+  queue: string;
+  outcome: 'succeeded' | 'failed';
+  /** `null` for successes. */
+  reason: FailureReason | null;
+  count: number;
+  durationCount: number;
+  totalDurationMs: number;
+  maxDurationMs: number | null;
+}
+
+/** Edits applied when resurrecting a DLQ job; absent fields keep the stored value. */
+export interface ResurrectOptions {
+  /** Recorded as `lastModifiedBy`. */
+  actor: string;
+  payload?: string;
+  tags?: string | null;
+  /** Default: 10. */
+  priority?: number;
+}
+
+/** What every storage provider offers. All methods may throw `ChokaQError` with a stable code. */
+export interface Store {
+  /** Short provider name for logs: `memory`, `embedded` or `postgres`. */
+  readonly kind: string;
+
+  /** Applies pending migrations (no-op for memory) and opens resources. Idempotent. */
+  open(): Promise<void>;
+  /** Releases connections, files and timers. Idempotent; safe without `open()`. */
+  close(): Promise<void>;
+
+  /**
+   * Inserts jobs in one atomic step and ensures a `queues` row for each queue. A job whose
+   * idempotency key is held by an active (hot) job is not inserted; its result carries the holder's
+   * id and `created: false`, also under concurrent inserts of the same key. A job whose id is
+   * already in the hot table fails the whole call with `CHOKAQ_DUPLICATE_JOB_ID`, writing nothing.
+   */
+  enqueue(jobs: readonly NewJob[]): Promise<EnqueueResult[]>;
+
+  /**
+   * Same as {@link Store.enqueue}, but inside the caller's own open transaction (for PostgreSQL a
+   * `pg` client after `BEGIN`), so the jobs commit or roll back with the caller's data. Providers
+   * without external transactions omit it.
+   */
+  enqueueWithin?(transaction: unknown, jobs: readonly NewJob[]): Promise<EnqueueResult[]>;
+
+  /**
+   * Calls `onWake(queue)` shortly after new jobs were enqueued in `queue`, from any process sharing
+   * the store. A hint only: workers still poll. Providers without a push channel omit it.
+   * Resolves to an unsubscribe function.
+   */
+  listen?(onWake: (queue: string) => void): Promise<() => Promise<void>>;
+
+  /**
+   * Claims due pending jobs: state → fetched with `workerId` and a fresh lease token shared by the
+   * batch. Eligible: pending, `runAt` ≤ now, queue not paused and active, queue in `queues`.
+   * Order: priority desc, then runAt, then id. Never hands one row to two claimers. A queue's
+   * `maxWorkers` is exact across concurrent claimers: fetched + processing never exceed it.
+   */
+  claim(request: ClaimRequest): Promise<HotJob[]>;
+
+  /**
+   * The lease gate: fetched → processing for each lease still held (same worker, token, state
+   * fetched), incrementing `attempts` and stamping `startedAt` and `heartbeatAt`. Returns the
+   * started rows; leases not returned were lost and must not run.
+   */
+  start(leases: readonly Lease[]): Promise<HotJob[]>;
+
+  /**
+   * Applies settlements, each guarded by its lease and expected state, with counters and metric
+   * buckets changed in the same transaction as the row moves. Returns one boolean per input in
+   * order: `true` applied, `false` conflict (nothing changed for that item).
+   */
+  settle(settlements: readonly Settlement[]): Promise<boolean[]>;
+
+  /** Finds a job in the hot table, the archive or the DLQ. */
+  getJob(id: string): Promise<FoundJob | null>;
+
+  /** Lists hot jobs, newest first. */
+  listHot(filter: { queue?: string; state?: HotState; limit: number }): Promise<HotJob[]>;
+  /** Lists archived jobs, newest finished first. */
+  listArchive(filter: { queue?: string; limit: number }): Promise<ArchivedJob[]>;
+  /** Lists DLQ jobs, newest failed first. */
+  listDead(filter: { queue?: string; reason?: FailureReason; limit: number }): Promise<DeadJob[]>;
+
+  /**
+   * Moves DLQ jobs back to pending atomically: attempts 0, idempotency key, schedule and worker
+   * cleared, priority from options (default 10). Returns the ids actually moved; ids missing from
+   * the DLQ are skipped. Concurrent resurrects of one id move it once.
+   */
+  resurrect(ids: readonly string[], options: ResurrectOptions): Promise<string[]>;
+  /** Deletes DLQ rows for good; returns how many were deleted. Lifetime counters stay. */
+  purgeDead(ids: readonly string[]): Promise<number>;
+  /**
+   * Edits a pending hot job in place (payload, tags, priority). Returns `false`, changing nothing,
+   * when the job is not pending or not found.
+   */
+  editPending(
+    id: string,
+    edit: { payload?: string; tags?: string | null; priority?: number; actor: string },
+  ): Promise<boolean>;
+
+  /** Every known queue, ordered by name. */
+  listQueues(): Promise<QueueInfo[]>;
+  /** Upserts a queue's controls and returns the row as stored. */
+  updateQueue(name: string, patch: QueuePatch): Promise<QueueInfo>;
+
+  /** Counts and lifetime counters per known queue, ordered by name. */
+  queueStats(): Promise<QueueStats[]>;
+  /** Metric buckets whose start is at or after `since`, newest first. */
+  metricBuckets(since: Date): Promise<MetricBucket[]>;
+
+  /** Store clock: what the store considers "now". */
+  now(): Promise<Date>;
+}
