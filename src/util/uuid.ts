@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * A UUIDv7 (RFC 9562): 48 bits of Unix ms time, then random bits, so ids sort by creation time.
+ * Within one millisecond a 12-bit counter keeps ids from one process increasing.
+ */
+export function uuidv7(nowMs: number = Date.now()): string {
+  if (nowMs > lastMs) {
+    lastMs = nowMs;
+    sequence = randomBytes(2).readUInt16BE(0) & 0x7ff;
+  } else {
+    sequence = (sequence + 1) & 0xfff;
+    if (sequence === 0) lastMs += 1; // counter wrapped: borrow the next millisecond
+  }
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(lastMs, 0, 6);
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
