@@ -1,0 +1,44 @@
+/**
+ * Operator edits for the memory provider: editing a pending job and upserting queue controls.
+ *
+ * @internal
+ */
+import type { QueueInfo, QueuePatch } from '../contract.js';
+import type { Tables } from './tables.js';
+
+/** Fields of a pending-job edit; absent fields keep their value. */
+export interface PendingEdit {
+  payload?: string;
+  tags?: string | null;
+  priority?: number;
+  /** Recorded as `lastModifiedBy`. */
+  actor: string;
+}
+
+/**
+ * Edits a pending hot row in place and stamps `lastModifiedBy` and `updatedAt`. Returns `false`,
+ * changing nothing, when the row is missing or not pending.
+ */
+export function editPendingJob(tables: Tables, id: string, edit: PendingEdit, now: Date): boolean {
+  const row = tables.hot.get(id);
+  if (row === undefined || row.state !== 'pending') return false;
+  if (edit.payload !== undefined) row.payload = edit.payload;
+  if (edit.tags !== undefined) row.tags = edit.tags;
+  if (edit.priority !== undefined) row.priority = edit.priority;
+  row.lastModifiedBy = edit.actor;
+  row.updatedAt = new Date(now);
+  return true;
+}
+
+/** Upserts a queue row: creates it with defaults if missing, applies `patch`, stamps `updatedAt`. */
+export function upsertQueue(tables: Tables, name: string, patch: QueuePatch, now: Date): QueueInfo {
+  const row = tables.ensureQueue(name, now);
+  if (patch.paused !== undefined) row.paused = patch.paused;
+  if (patch.active !== undefined) row.active = patch.active;
+  if (patch.maxWorkers !== undefined) row.maxWorkers = patch.maxWorkers;
+  if (patch.zombieTimeoutSeconds !== undefined) {
+    row.zombieTimeoutSeconds = patch.zombieTimeoutSeconds;
+  }
+  row.updatedAt = new Date(now);
+  return row;
+}

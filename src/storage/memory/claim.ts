@@ -1,0 +1,96 @@
+/**
+ * Claim and lease gate for the memory provider. Mirrors the SQL claim: eligible pending rows in
+ * (priority desc, runAt asc, id asc) order, each queue's `maxWorkers` room re-checked per row, one
+ * lease token for the batch.
+ *
+ * @internal
+ */
+import type { ClaimRequest, HotJob, Lease } from '../contract.js';
+import type { Tables } from './tables.js';
+
+/** Claim order: priority desc, then runAt asc, then id asc (code-point order, like `COLLATE "C"`). */
+export function compareClaimOrder(a: HotJob, b: HotJob): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  const byRunAt = a.runAt.getTime() - b.runAt.getTime();
+  if (byRunAt !== 0) return byRunAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Fetched + processing rows per queue. */
+function activeByQueue(tables: Tables): Map<string, number> {
+  const active = new Map<string, number>();
+  for (const row of tables.hot.values()) {
+    if (row.state !== 'pending') active.set(row.queue, (active.get(row.queue) ?? 0) + 1);
+  }
+  return active;
+}
+
+/** Whether a pending row may be claimed now, ignoring the `maxWorkers` cap. */
+function isEligible(tables: Tables, row: HotJob, allowed: Set<string> | null, now: Date): boolean {
+  if (row.state !== 'pending' || row.runAt.getTime() > now.getTime()) return false;
+  if (allowed !== null && !allowed.has(row.queue)) return false;
+  const queue = tables.queues.get(row.queue);
+  return queue === undefined || (!queue.paused && queue.active);
+}
+
+/**
+ * Moves up to `request.limit` due pending rows to fetched under `leaseToken`; returns the stored
+ * rows claimed, in claim order (the caller copies them).
+ */
+export function claimJobs(
+  tables: Tables,
+  request: ClaimRequest,
+  leaseToken: string,
+  now: Date,
+): HotJob[] {
+  if (request.limit < 1) return [];
+  const allowed = request.queues === null ? null : new Set(request.queues);
+  const candidates: HotJob[] = [];
+  for (const row of tables.hot.values()) {
+    if (isEligible(tables, row, allowed, now)) candidates.push(row);
+  }
+  candidates.sort(compareClaimOrder);
+
+  const active = activeByQueue(tables);
+  const claimed: HotJob[] = [];
+  for (const row of candidates) {
+    if (claimed.length >= request.limit) break;
+    const cap = tables.queues.get(row.queue)?.maxWorkers ?? null;
+    const inUse = active.get(row.queue) ?? 0;
+    if (cap !== null && inUse >= cap) continue;
+    active.set(row.queue, inUse + 1);
+    row.state = 'fetched';
+    row.workerId = request.workerId;
+    row.leaseToken = leaseToken;
+    row.updatedAt = new Date(now);
+    claimed.push(row);
+  }
+  return claimed;
+}
+
+/** The stored hot row `lease` still holds in `state`, or `undefined` when the lease was lost. */
+export function heldRow(tables: Tables, lease: Lease, state: HotJob['state']): HotJob | undefined {
+  const row = tables.hot.get(lease.id);
+  if (row === undefined || row.state !== state) return undefined;
+  if (row.workerId !== lease.workerId || row.leaseToken !== lease.leaseToken) return undefined;
+  return row;
+}
+
+/**
+ * The lease gate: fetched → processing for each lease still held, attempts + 1, `startedAt` and
+ * `heartbeatAt` stamped. Returns the stored rows started, in input order.
+ */
+export function startJobs(tables: Tables, leases: readonly Lease[], now: Date): HotJob[] {
+  const started: HotJob[] = [];
+  for (const lease of leases) {
+    const row = heldRow(tables, lease, 'fetched');
+    if (row === undefined) continue;
+    row.state = 'processing';
+    row.attempts += 1;
+    row.startedAt = new Date(now);
+    row.heartbeatAt = new Date(now);
+    row.updatedAt = new Date(now);
+    started.push(row);
+  }
+  return started;
+}

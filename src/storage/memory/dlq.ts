@@ -1,0 +1,77 @@
+/**
+ * Operator moves on the dead-letter queue for the memory provider: resurrect (DLQ → pending) and
+ * purge. Lifetime counters are left alone by both.
+ *
+ * @internal
+ */
+import type { DeadJob, HotJob, ResurrectOptions } from '../contract.js';
+import type { Tables } from './tables.js';
+
+/** Default priority of a resurrected job. */
+export const RESURRECT_PRIORITY = 10;
+
+/** The pending hot row a DLQ row becomes when resurrected with `options`. */
+function toResurrected(row: DeadJob, options: ResurrectOptions, now: Date): HotJob {
+  return {
+    id: row.id,
+    queue: row.queue,
+    type: row.type,
+    payload: options.payload ?? row.payload,
+    tags: options.tags !== undefined ? options.tags : row.tags,
+    idempotencyKey: null,
+    priority: options.priority ?? RESURRECT_PRIORITY,
+    state: 'pending',
+    attempts: 0,
+    workerId: null,
+    leaseToken: null,
+    runAt: new Date(now),
+    createdAt: new Date(row.createdAt),
+    startedAt: null,
+    heartbeatAt: null,
+    updatedAt: new Date(now),
+    createdBy: row.createdBy,
+    lastModifiedBy: options.actor,
+    lastError: null,
+  };
+}
+
+/** What one resurrect moved. */
+export interface ResurrectOutcome {
+  /** Ids moved back to the hot table, in input order, each once. */
+  moved: string[];
+  /** Distinct queues of the moved rows, in input order. */
+  wokenQueues: string[];
+}
+
+/**
+ * Moves DLQ rows back to pending. Ids not in the DLQ, and ids that are already hot (a new job
+ * reused the id), are skipped and their DLQ rows kept.
+ */
+export function resurrectJobs(
+  tables: Tables,
+  ids: readonly string[],
+  options: ResurrectOptions,
+  now: Date,
+): ResurrectOutcome {
+  const moved: string[] = [];
+  const wokenQueues = new Set<string>();
+  for (const id of ids) {
+    const row = tables.dead.get(id);
+    if (row === undefined || tables.hot.has(id)) continue;
+    tables.dead.delete(id);
+    tables.ensureQueue(row.queue, now);
+    tables.insertHot(toResurrected(row, options, now));
+    moved.push(id);
+    wokenQueues.add(row.queue);
+  }
+  return { moved, wokenQueues: [...wokenQueues] };
+}
+
+/** Deletes the listed DLQ rows; returns how many existed. */
+export function purgeDeadJobs(tables: Tables, ids: readonly string[]): number {
+  let deleted = 0;
+  for (const id of ids) {
+    if (tables.dead.delete(id)) deleted += 1;
+  }
+  return deleted;
+}

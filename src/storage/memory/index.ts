@@ -1,0 +1,30 @@
+/**
+ * The `memory` storage provider: volatile, single-process, with the same semantics as
+ * `postgres` and `embedded` (delays, retries, resurrection, dedupe, exact `maxWorkers` caps).
+ * For tests and work that may be lost on exit.
+ */
+import { systemClock, type Clock } from '../../util/clock.js';
+import type { Store } from '../contract.js';
+import { MemoryStore } from './memory-store.js';
+
+/** Options of {@link memory}. */
+export interface MemoryOptions {
+  /**
+   * Source of "now" for scheduling, claim eligibility and every stored timestamp; inject a
+   * `FakeClock` to drive delays in tests.
+   * @default systemClock
+   */
+  clock?: Clock;
+}
+
+/**
+ * Creates an in-memory store. Nothing survives the process; every store is independent.
+ *
+ * @example
+ * ```ts
+ * const chokaq = new ChokaQ({ storage: memory(), jobs: [sendEmail] });
+ * ```
+ */
+export function memory(options: MemoryOptions = {}): Store {
+  return new MemoryStore(options.clock ?? systemClock);
+}

@@ -1,0 +1,184 @@
+/**
+ * The memory {@link Store}: the same observable semantics as the SQL providers, over plain maps.
+ * Every operation runs synchronously from start to end inside one promise executor, so it is
+ * atomic with respect to every other operation (JavaScript runs one of them at a time), and a
+ * throw rejects the returned promise having written nothing.
+ *
+ * @internal Use the `memory()` factory.
+ */
+import type { FailureReason, HotState } from '../../job/state.js';
+import type { Clock } from '../../util/clock.js';
+import { uuidv7 } from '../../util/uuid.js';
+import type {
+  ArchivedJob,
+  ClaimRequest,
+  DeadJob,
+  EnqueueResult,
+  FoundJob,
+  HotJob,
+  Lease,
+  MetricBucket,
+  NewJob,
+  QueueInfo,
+  QueuePatch,
+  QueueStats,
+  ResurrectOptions,
+  Settlement,
+  Store,
+} from '../contract.js';
+import { editPendingJob, upsertQueue, type PendingEdit } from './admin.js';
+import { claimJobs, startJobs } from './claim.js';
+import { copyArchived, copyBucket, copyDead, copyHot, copyQueue } from './copy.js';
+import { purgeDeadJobs, resurrectJobs } from './dlq.js';
+import { enqueueJobs } from './enqueue.js';
+import {
+  bucketsSince,
+  listArchiveRows,
+  listDeadRows,
+  listHotRows,
+  queueStatsOf,
+  sortedQueues,
+} from './reads.js';
+import { settleOne } from './settle.js';
+import { Tables } from './tables.js';
+import { WakeHub } from './wake.js';
+
+/** Runs `operation` synchronously, turning its result or throw into a settled promise. */
+function atomically<T>(operation: () => T): Promise<T> {
+  return new Promise<T>((resolve) => resolve(operation()));
+}
+
+/** A volatile, single-process {@link Store} kept in memory. */
+export class MemoryStore implements Store {
+  /** Provider name for logs. */
+  readonly kind = 'memory';
+  private readonly clock: Clock;
+  private readonly tables: Tables;
+  private readonly wake = new WakeHub();
+
+  /** @param clock Source of "now" for scheduling, eligibility and every timestamp. */
+  constructor(clock: Clock) {
+    this.clock = clock;
+    this.tables = new Tables(this.time());
+  }
+
+  /** The store clock's current time. */
+  private time(): Date {
+    return new Date(this.clock.now());
+  }
+
+  /** Nothing to open: a no-op, safe to call any number of times. */
+  open(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Drops wake-up subscribers; the data stays readable. Idempotent. */
+  close(): Promise<void> {
+    this.wake.clear();
+    return Promise.resolve();
+  }
+
+  /** {@inheritDoc Store.enqueue} */
+  enqueue(jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+    return atomically(() => {
+      const outcome = enqueueJobs(this.tables, jobs, this.time());
+      this.wake.notify(outcome.wokenQueues);
+      return outcome.results;
+    });
+  }
+
+  /** {@inheritDoc Store.listen} */
+  listen(onWake: (queue: string) => void): Promise<() => Promise<void>> {
+    return Promise.resolve(this.wake.subscribe(onWake));
+  }
+
+  /** {@inheritDoc Store.claim} */
+  claim(request: ClaimRequest): Promise<HotJob[]> {
+    return atomically(() => claimJobs(this.tables, request, uuidv7(), this.time()).map(copyHot));
+  }
+
+  /** {@inheritDoc Store.start} */
+  start(leases: readonly Lease[]): Promise<HotJob[]> {
+    return atomically(() => startJobs(this.tables, leases, this.time()).map(copyHot));
+  }
+
+  /** {@inheritDoc Store.settle} */
+  settle(settlements: readonly Settlement[]): Promise<boolean[]> {
+    return atomically(() => {
+      const now = this.time();
+      return settlements.map((settlement) => settleOne(this.tables, settlement, now));
+    });
+  }
+
+  /** {@inheritDoc Store.getJob} */
+  getJob(id: string): Promise<FoundJob | null> {
+    return atomically((): FoundJob | null => {
+      const hot = this.tables.hot.get(id);
+      if (hot !== undefined) return { where: 'hot', job: copyHot(hot) };
+      const archived = this.tables.archive.get(id);
+      if (archived !== undefined) return { where: 'archive', job: copyArchived(archived) };
+      const dead = this.tables.dead.get(id);
+      if (dead !== undefined) return { where: 'dlq', job: copyDead(dead) };
+      return null;
+    });
+  }
+
+  /** {@inheritDoc Store.listHot} */
+  listHot(filter: { queue?: string; state?: HotState; limit: number }): Promise<HotJob[]> {
+    return atomically(() => listHotRows(this.tables, filter).map(copyHot));
+  }
+
+  /** {@inheritDoc Store.listArchive} */
+  listArchive(filter: { queue?: string; limit: number }): Promise<ArchivedJob[]> {
+    return atomically(() => listArchiveRows(this.tables, filter).map(copyArchived));
+  }
+
+  /** {@inheritDoc Store.listDead} */
+  listDead(filter: { queue?: string; reason?: FailureReason; limit: number }): Promise<DeadJob[]> {
+    return atomically(() => listDeadRows(this.tables, filter).map(copyDead));
+  }
+
+  /** {@inheritDoc Store.resurrect} */
+  resurrect(ids: readonly string[], options: ResurrectOptions): Promise<string[]> {
+    return atomically(() => {
+      const outcome = resurrectJobs(this.tables, ids, options, this.time());
+      this.wake.notify(outcome.wokenQueues);
+      return outcome.moved;
+    });
+  }
+
+  /** {@inheritDoc Store.purgeDead} */
+  purgeDead(ids: readonly string[]): Promise<number> {
+    return atomically(() => purgeDeadJobs(this.tables, ids));
+  }
+
+  /** {@inheritDoc Store.editPending} */
+  editPending(id: string, edit: PendingEdit): Promise<boolean> {
+    return atomically(() => editPendingJob(this.tables, id, edit, this.time()));
+  }
+
+  /** {@inheritDoc Store.listQueues} */
+  listQueues(): Promise<QueueInfo[]> {
+    return atomically(() => sortedQueues(this.tables).map(copyQueue));
+  }
+
+  /** {@inheritDoc Store.updateQueue} */
+  updateQueue(name: string, patch: QueuePatch): Promise<QueueInfo> {
+    return atomically(() => copyQueue(upsertQueue(this.tables, name, patch, this.time())));
+  }
+
+  /** {@inheritDoc Store.queueStats} */
+  queueStats(): Promise<QueueStats[]> {
+    return atomically(() => queueStatsOf(this.tables));
+  }
+
+  /** {@inheritDoc Store.metricBuckets} */
+  metricBuckets(since: Date): Promise<MetricBucket[]> {
+    return atomically(() => bucketsSince(this.tables, since).map(copyBucket));
+  }
+
+  /** {@inheritDoc Store.now} */
+  now(): Promise<Date> {
+    return Promise.resolve(this.time());
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The in-memory "tables" of the memory provider: plain maps mirroring `jobs_hot`, `jobs_archive`,
+ * `jobs_dlq`, `queues`, `stats_summary` and `metric_buckets`, plus the unique partial index on
+ * hot idempotency keys. Rows here are owned by the store: never hand them out, copy them
+ * (see `copy.ts`).
+ *
+ * @internal
+ */
+import type { ArchivedJob, DeadJob, HotJob, MetricBucket, QueueInfo } from '../contract.js';
+
+/** Lifetime counters of one queue (the `stats_summary` row). */
+export interface QueueCounters {
+  succeededTotal: number;
+  failedTotal: number;
+  retriedTotal: number;
+  lastActivityAt: Date | null;
+}
+
+/** The queue that exists before anything is enqueued. */
+export const DEFAULT_QUEUE = 'default';
+
+/** Every table of one memory store, with the invariants that span them kept by its methods. */
+export class Tables {
+  /** Hot rows by id. Mutate only through {@link Tables.insertHot} / {@link Tables.deleteHot}. */
+  readonly hot = new Map<string, HotJob>();
+  /** Archive rows by id; inserting an existing id replaces the row. */
+  readonly archive = new Map<string, ArchivedJob>();
+  /** DLQ rows by id; inserting an existing id replaces the row. */
+  readonly dead = new Map<string, DeadJob>();
+  /** Queue control rows by name. */
+  readonly queues = new Map<string, QueueInfo>();
+  /** Lifetime counters by queue; a missing entry reads as zeros. */
+  readonly counters = new Map<string, QueueCounters>();
+  /** Metric buckets by {@link bucketKey}. */
+  readonly buckets = new Map<string, MetricBucket>();
+  /** Unique index: idempotency key → id of the hot row holding it. */
+  private readonly hotIdByKey = new Map<string, string>();
+
+  /** @param now Creation time, stamped on the seeded `default` queue. */
+  constructor(now: Date) {
+    this.ensureQueue(DEFAULT_QUEUE, now);
+  }
+
+  /** Id of the hot row holding `key`, if any. */
+  holderOf(key: string): string | undefined {
+    return this.hotIdByKey.get(key);
+  }
+
+  /** Adds a hot row and indexes its idempotency key. The caller checked id and key are free. */
+  insertHot(row: HotJob): void {
+    this.hot.set(row.id, row);
+    if (row.idempotencyKey !== null) this.hotIdByKey.set(row.idempotencyKey, row.id);
+  }
+
+  /** Removes a hot row and frees its idempotency key. */
+  deleteHot(row: HotJob): void {
+    this.hot.delete(row.id);
+    if (row.idempotencyKey !== null && this.hotIdByKey.get(row.idempotencyKey) === row.id) {
+      this.hotIdByKey.delete(row.idempotencyKey);
+    }
+  }
+
+  /** Inserts a queue row with default controls unless one exists; returns the stored row. */
+  ensureQueue(name: string, now: Date): QueueInfo {
+    let row = this.queues.get(name);
+    if (row === undefined) {
+      row = {
+        name,
+        paused: false,
+        active: true,
+        maxWorkers: null,
+        zombieTimeoutSeconds: null,
+        updatedAt: new Date(now),
+      };
+      this.queues.set(name, row);
+    }
+    return row;
+  }
+
+  /** The counters row of `queue`, created with zeros when missing. */
+  countersOf(queue: string): QueueCounters {
+    let row = this.counters.get(queue);
+    if (row === undefined) {
+      row = { succeededTotal: 0, failedTotal: 0, retriedTotal: 0, lastActivityAt: null };
+      this.counters.set(queue, row);
+    }
+    return row;
+  }
+}
+
+/** Primary key of a metric bucket: (second, queue, outcome, reason). */
+export function bucketKey(
+  bucket: Pick<MetricBucket, 'bucketStart' | 'queue' | 'outcome' | 'reason'>,
+): string {
+  return JSON.stringify([
+    bucket.bucketStart.getTime(),
+    bucket.queue,
+    bucket.outcome,
+    bucket.reason,
+  ]);
+}
