@@ -5,7 +5,8 @@
 export const ERROR_CODES = {
   CHOKAQ_INVALID_DURATION: 'A duration option could not be parsed.',
   CHOKAQ_INVALID_CONFIG: 'An option passed to ChokaQ, a job definition or a provider is invalid.',
-  CHOKAQ_INVALID_QUEUE: 'A queue name is blank, too long or has characters outside [A-Za-z0-9_.:-].',
+  CHOKAQ_INVALID_QUEUE:
+    'A queue name is blank, too long or has characters outside [A-Za-z0-9_.:-].',
   CHOKAQ_INVALID_JOB_TYPE: 'A job type key is blank or too long.',
   CHOKAQ_INVALID_JOB_ID: 'A job id is blank or longer than 50 characters.',
   CHOKAQ_INVALID_IDEMPOTENCY_KEY: 'An idempotency key is longer than 255 characters.',
@@ -16,13 +17,16 @@ export const ERROR_CODES = {
   CHOKAQ_UNKNOWN_JOB_TYPE: 'No job definition is registered for a type key.',
   CHOKAQ_DUPLICATE_JOB_TYPE: 'Two job definitions use the same type key.',
   CHOKAQ_DUPLICATE_JOB_ID: 'A job with this id is already active.',
-  CHOKAQ_NO_HANDLER: 'A job was claimed but neither a job definition nor a pipe handler can run it.',
+  CHOKAQ_NO_HANDLER:
+    'A job was claimed but neither a job definition nor a pipe handler can run it.',
   CHOKAQ_STORAGE_UNAVAILABLE: 'The storage could not be reached; the call is safe to retry.',
   CHOKAQ_STORAGE_LOCKED: 'The embedded data directory is in use by another process.',
-  CHOKAQ_MIGRATION_FAILED: 'Applying the schema migrations failed; nothing of that migration was kept.',
+  CHOKAQ_MIGRATION_FAILED:
+    'Applying the schema migrations failed; nothing of that migration was kept.',
   CHOKAQ_NOT_STARTED: 'The operation needs a started ChokaQ (call start() first).',
   CHOKAQ_STOPPED: 'ChokaQ was stopped; create a new instance to continue.',
-  CHOKAQ_TRANSACTION_UNSUPPORTED: 'Enqueue with a caller transaction is only possible on PostgreSQL storage.',
+  CHOKAQ_TRANSACTION_UNSUPPORTED:
+    'Enqueue with a caller transaction is only possible on PostgreSQL storage.',
 } as const;
 
 /** One of the stable codes in {@link ERROR_CODES}. */
@@ -35,7 +39,11 @@ export class ChokaQError extends Error {
   /** Whether repeating the same call later may succeed (storage outages, lock contention). */
   readonly retryable: boolean;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; retryable?: boolean },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ChokaQError';
     this.code = code;

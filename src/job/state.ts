@@ -59,7 +59,12 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'pending', to: 'fetched', actor: 'worker', trigger: 'claim' },
   { from: 'fetched', to: 'processing', actor: 'worker', trigger: 'start (lease gate)' },
   { from: 'fetched', to: 'pending', actor: 'worker', trigger: 'release (paused queue, shutdown)' },
-  { from: 'fetched', to: 'pending', actor: 'worker', trigger: 'circuit open (delayed, no attempt used)' },
+  {
+    from: 'fetched',
+    to: 'pending',
+    actor: 'worker',
+    trigger: 'circuit open (delayed, no attempt used)',
+  },
   { from: 'processing', to: 'succeeded', actor: 'worker', trigger: 'handler succeeded' },
   { from: 'processing', to: 'pending', actor: 'worker', trigger: 'retryable failure (delayed)' },
   { from: 'processing', to: 'dead', actor: 'worker', trigger: 'fatal, exhausted or expired' },

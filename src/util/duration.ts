@@ -16,14 +16,20 @@ const PATTERN = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 export function toMs(value: Duration, name = 'duration'): number {
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0) {
-      throw new ChokaQError('CHOKAQ_INVALID_DURATION', `${name} must be a non-negative number of ms, got ${value}`);
+      throw new ChokaQError(
+        'CHOKAQ_INVALID_DURATION',
+        `${name} must be a non-negative number of ms, got ${value}`,
+      );
     }
     return Math.round(value);
   }
   const match = PATTERN.exec(String(value).trim());
   const unit = match?.[2];
   if (!match?.[1] || !unit) {
-    throw new ChokaQError('CHOKAQ_INVALID_DURATION', `${name} must look like 500, '30s', '5m', '1h' or '1d', got '${String(value)}'`);
+    throw new ChokaQError(
+      'CHOKAQ_INVALID_DURATION',
+      `${name} must look like 500, '30s', '5m', '1h' or '1d', got '${String(value)}'`,
+    );
   }
   return Math.round(Number(match[1]) * (UNIT_MS[unit] ?? 1));
 }

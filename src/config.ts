@@ -1,0 +1,146 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { ChokaQError } from './errors.js';
+import type { AnyJobDefinition } from './job/registry.js';
+import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from './job/retry.js';
+import { validateQueueName } from './job/envelope.js';
+import { consoleLogger, type Logger } from './observability/logger.js';
+import type { PipeHandler } from './runtime/executor.js';
+import type { Middleware } from './runtime/middleware.js';
+import type { Store } from './storage/contract.js';
+import { systemClock, type Clock } from './util/clock.js';
+import { toMs, type Duration } from './util/duration.js';
+
+/** Per-queue settings applied when ChokaQ starts. */
+export interface QueueSettings {
+  /** Cap on this queue's running + prefetched jobs across all processes; `null` = none. Default: unchanged. */
+  maxWorkers?: number | null;
+  /** Handler time limit for jobs of this queue (a job type's own `timeout` wins). Default: the ChokaQ `timeout`. */
+  timeout?: Duration;
+}
+
+/** Options of {@link ChokaQ}. */
+export interface ChokaQOptions {
+  /** Where jobs live: `memory()`, `embedded()` from `chokaq/embedded`, or `postgres()` from `chokaq/postgres`. */
+  storage: Store;
+  /** Typed job definitions (bus mode). Default: none. */
+  jobs?: readonly AnyJobDefinition[];
+  /** One raw handler for every type key without a definition (pipe mode). Default: none. */
+  pipe?: PipeHandler;
+  /** Middleware around every run, outermost first. Default: none. */
+  middleware?: readonly Middleware[];
+  /** Per-queue settings, keyed by queue name. Default: none. */
+  queues?: Readonly<Record<string, QueueSettings>>;
+  /** Queues this process works on. Default: all queues. */
+  workerQueues?: readonly string[];
+  /** Whether `start()` runs workers; `false` makes an enqueue-only client. Default: `true`. */
+  worker?: boolean;
+  /** Jobs run at once in this process; change later with `setConcurrency`. Default: `10`. */
+  concurrency?: number;
+  /** Jobs claimed ahead of free slots, so a freed slot starts the next job without a round trip. Default: `concurrency`. */
+  prefetch?: number;
+  /** Idle poll interval (wake-ups usually come sooner through notifications). Default: `'1s'`. */
+  pollInterval?: Duration;
+  /** Default handler time limit. Default: `'15m'`. */
+  timeout?: Duration;
+  /** Default retry settings for every job type. Default: see {@link RetryOptions}. */
+  retry?: RetryOptions;
+  /** How long `stop()` waits for running handlers before aborting their signals. Default: `'30s'`. */
+  shutdownGracePeriod?: Duration;
+  /** Largest serialized payload accepted by enqueue, in UTF-8 bytes. Default: `1_000_000`. */
+  maxPayloadBytes?: number;
+  /** Identity stamped on claimed jobs. Default: `<hostname>-<pid>-<4 hex>`. */
+  workerId?: string;
+  /** Default: {@link consoleLogger} at level `info`. */
+  logger?: Logger;
+  /** Time source for durations and retry decisions. Default: the system clock. */
+  clock?: Clock;
+}
+
+/** Options after defaults and validation. */
+export interface ResolvedConfig {
+  storage: Store;
+  jobs: readonly AnyJobDefinition[];
+  pipe: PipeHandler | undefined;
+  middleware: readonly Middleware[];
+  queues: Readonly<Record<string, QueueSettings>>;
+  workerQueues: readonly string[] | null;
+  worker: boolean;
+  concurrency: number;
+  prefetch: number;
+  pollIntervalMs: number;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  shutdownGraceMs: number;
+  maxPayloadBytes: number;
+  workerId: string;
+  logger: Logger;
+  clock: Clock;
+}
+
+/**
+ * Applies defaults and validates every option once.
+ * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` (or a more specific code) naming the option.
+ */
+export function resolveConfig(options: ChokaQOptions): ResolvedConfig {
+  if (!options?.storage) throw new ChokaQError('CHOKAQ_INVALID_CONFIG', 'storage is required');
+  const concurrency = options.concurrency ?? 10;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new ChokaQError(
+      'CHOKAQ_INVALID_CONFIG',
+      `concurrency must be an integer ≥ 1, got ${concurrency}`,
+    );
+  }
+  const prefetch = options.prefetch ?? concurrency;
+  if (!Number.isInteger(prefetch) || prefetch < 0) {
+    throw new ChokaQError(
+      'CHOKAQ_INVALID_CONFIG',
+      `prefetch must be an integer ≥ 0, got ${prefetch}`,
+    );
+  }
+  const maxPayloadBytes = options.maxPayloadBytes ?? 1_000_000;
+  if (!Number.isInteger(maxPayloadBytes) || maxPayloadBytes < 1) {
+    throw new ChokaQError(
+      'CHOKAQ_INVALID_CONFIG',
+      `maxPayloadBytes must be an integer ≥ 1, got ${maxPayloadBytes}`,
+    );
+  }
+  const queues = options.queues ?? {};
+  for (const [name, settings] of Object.entries(queues)) {
+    validateQueueName(name);
+    const cap = settings.maxWorkers;
+    if (cap !== undefined && cap !== null && (!Number.isInteger(cap) || cap < 1)) {
+      throw new ChokaQError(
+        'CHOKAQ_INVALID_CONFIG',
+        `queues.${name}.maxWorkers must be an integer ≥ 1 or null`,
+      );
+    }
+    if (settings.timeout !== undefined)
+      positive(toMs(settings.timeout, `queues.${name}.timeout`), `queues.${name}.timeout`);
+  }
+  for (const name of options.workerQueues ?? []) validateQueueName(name);
+  return {
+    storage: options.storage,
+    jobs: options.jobs ?? [],
+    pipe: options.pipe,
+    middleware: options.middleware ?? [],
+    queues,
+    workerQueues: options.workerQueues ?? null,
+    worker: options.worker ?? true,
+    concurrency,
+    prefetch,
+    pollIntervalMs: positive(toMs(options.pollInterval ?? '1s', 'pollInterval'), 'pollInterval'),
+    timeoutMs: positive(toMs(options.timeout ?? '15m', 'timeout'), 'timeout'),
+    retry: resolveRetryPolicy(options.retry),
+    shutdownGraceMs: toMs(options.shutdownGracePeriod ?? '30s', 'shutdownGracePeriod'),
+    maxPayloadBytes,
+    workerId: options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(2).toString('hex')}`,
+    logger: options.logger ?? consoleLogger(),
+    clock: options.clock ?? systemClock,
+  };
+}
+
+function positive(ms: number, name: string): number {
+  if (ms <= 0) throw new ChokaQError('CHOKAQ_INVALID_CONFIG', `${name} must be greater than 0`);
+  return ms;
+}

@@ -1,0 +1,119 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { ChokaQError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import { toMs, type Duration } from '../util/duration.js';
+import { validateQueueName, validateTypeKey, validatePriority } from './envelope.js';
+import type { RetryOptions } from './retry.js';
+
+/** What a handler (and middleware) receives besides the payload. */
+export interface JobContext {
+  /** Job id. */
+  readonly id: string;
+  /** Stable type key. */
+  readonly type: string;
+  readonly queue: string;
+  /** 1 for the first run, 2 for the first retry, … */
+  readonly attempt: number;
+  /** When the job was enqueued. */
+  readonly createdAt: Date;
+  /** Fires when the run must stop (shutdown, timeout, cancellation). */
+  readonly signal: AbortSignal;
+  /** Reports progress 0–100 (clamped) to `job:progress` listeners; not persisted. */
+  progress(percent: number): Promise<void>;
+  /** Logger scoped to this job. */
+  readonly log: Logger;
+}
+
+/** A handler for one job type. Return to succeed; throw to fail (see `classifyFailure`). */
+export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<void> | void;
+
+/** The fields of {@link defineJob}. */
+export interface JobSpec<P> {
+  /** Stable type key stored with every job, for example `'email.send.v1'`. Keep it when renaming code. */
+  type: string;
+  /** Queue new jobs of this type go to unless enqueue says otherwise. Default: `'default'`. */
+  queue?: string;
+  /** Priority of new jobs (higher runs first). Default: `10`. */
+  priority?: number;
+  /** Retry settings; absent fields fall back to the ChokaQ-wide `retry` option. */
+  retry?: RetryOptions;
+  /** Handler time limit; the context signal fires when it passes. Default: the ChokaQ `timeout`. */
+  timeout?: Duration;
+  handle: JobHandler<P>;
+}
+
+/** A typed job definition, made by {@link defineJob}. `In` is what enqueue takes, `Out` what the handler gets. */
+export interface JobDefinition<In = unknown, Out = In> {
+  readonly type: string;
+  readonly queue: string;
+  readonly priority: number;
+  readonly retry: RetryOptions | undefined;
+  /** Timeout in ms, or `undefined` for the ChokaQ default. */
+  readonly timeoutMs: number | undefined;
+  /** Standard Schema that payloads are validated with at enqueue and before the handler runs. */
+  readonly schema: StandardSchemaV1<In, Out> | undefined;
+  readonly handle: JobHandler<Out>;
+}
+
+/**
+ * Defines a job type. With `payload` (any Standard Schema: zod, valibot, arktype…) payloads are
+ * validated when enqueued and again before the handler runs, and the handler's payload is typed
+ * from the schema. Without it, name the payload type: `defineJob<{ to: string }>({ … })`.
+ * @throws ChokaQError `CHOKAQ_INVALID_JOB_TYPE`, `CHOKAQ_INVALID_QUEUE` or `CHOKAQ_INVALID_CONFIG`.
+ */
+export function defineJob<S extends StandardSchemaV1>(
+  spec: JobSpec<StandardSchemaV1.InferOutput<S>> & { payload: S },
+): JobDefinition<StandardSchemaV1.InferInput<S>, StandardSchemaV1.InferOutput<S>>;
+export function defineJob<P = unknown>(
+  spec: JobSpec<P> & { payload?: undefined },
+): JobDefinition<P, P>;
+// The implementation is untyped on purpose: the overloads above carry the types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function defineJob(
+  spec: JobSpec<any> & { payload?: StandardSchemaV1 | undefined },
+): JobDefinition<any, any> {
+  validateTypeKey(spec.type);
+  const queue = spec.queue ?? 'default';
+  validateQueueName(queue);
+  const priority = spec.priority ?? 10;
+  validatePriority(priority);
+  if (typeof spec.handle !== 'function') {
+    throw new ChokaQError('CHOKAQ_INVALID_CONFIG', `job '${spec.type}' needs a handle function`);
+  }
+  return Object.freeze({
+    type: spec.type,
+    queue,
+    priority,
+    retry: spec.retry,
+    timeoutMs: spec.timeout === undefined ? undefined : toMs(spec.timeout, `${spec.type}.timeout`),
+    schema: spec.payload,
+    handle: spec.handle,
+  });
+}
+
+/**
+ * Validates `value` with a definition's schema and returns the schema's output.
+ * @throws ChokaQError `CHOKAQ_PAYLOAD_INVALID` listing the issues.
+ */
+export async function parsePayload<In, Out>(
+  definition: JobDefinition<In, Out>,
+  value: unknown,
+): Promise<Out> {
+  if (!definition.schema) return value as Out;
+  const result = await definition.schema['~standard'].validate(value);
+  if (result.issues) {
+    const issues = result.issues
+      .map((issue) => {
+        const path = issue.path
+          ?.map((p) => (typeof p === 'object' ? String(p.key) : String(p)))
+          .join('.');
+        return path ? `${path}: ${issue.message}` : issue.message;
+      })
+      .join('; ');
+    throw new ChokaQError(
+      'CHOKAQ_PAYLOAD_INVALID',
+      `payload of '${definition.type}' is invalid: ${issues}`,
+    );
+  }
+  return result.value;
+}

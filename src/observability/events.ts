@@ -1,0 +1,66 @@
+import { EventEmitter } from 'node:events';
+import type { FailureReason } from '../job/state.js';
+import type { QueueInfo } from '../storage/contract.js';
+import type { Logger } from './logger.js';
+
+/** Fields every job event carries. */
+export interface JobEventBase {
+  id: string;
+  type: string;
+  queue: string;
+}
+
+/** The events ChokaQ emits, by name. Listener errors are logged, never thrown into the engine. */
+export interface ChokaQEventMap {
+  /** A job was written (or, with `created: false`, an active duplicate held its idempotency key). */
+  'job:enqueued': JobEventBase & { created: boolean };
+  /** A job passed the lease gate and its handler is about to run. */
+  'job:started': JobEventBase & { attempt: number; queueLagMs: number };
+  /** A handler reported progress (0–100). */
+  'job:progress': JobEventBase & { percent: number };
+  /** A job succeeded and is in the archive. */
+  'job:succeeded': JobEventBase & { attempt: number; durationMs: number };
+  /** A run failed and the job will run again after `delayMs`. */
+  'job:retrying': JobEventBase & { attempt: number; delayMs: number; error: string };
+  /** A job went to the dead-letter queue. */
+  'job:dead': JobEventBase & { attempt: number; reason: FailureReason; error: string };
+  /** A guarded write changed nothing: another actor owns or moved the job. */
+  'job:conflict': JobEventBase & { step: 'start' | 'archive' | 'retry' | 'dead' | 'release' };
+  /** A queue's controls changed through this instance. */
+  'queue:updated': QueueInfo;
+  /** Something failed outside a job (fetching, settling); the engine keeps going. */
+  'worker:error': { where: string; error: unknown };
+}
+
+/** Name of a ChokaQ event. */
+export type ChokaQEventName = keyof ChokaQEventMap;
+
+/** Typed wrapper over EventEmitter; a throwing listener is logged and does not disturb others. */
+export class ChokaQEvents {
+  private readonly emitter = new EventEmitter();
+
+  constructor(private readonly logger: Logger) {
+    this.emitter.setMaxListeners(100);
+  }
+
+  /** Adds a listener. */
+  on<E extends ChokaQEventName>(event: E, listener: (payload: ChokaQEventMap[E]) => void): void {
+    this.emitter.on(event, listener);
+  }
+
+  /** Removes a listener. */
+  off<E extends ChokaQEventName>(event: E, listener: (payload: ChokaQEventMap[E]) => void): void {
+    this.emitter.off(event, listener);
+  }
+
+  /** Emits to every listener, logging listener errors. */
+  emit<E extends ChokaQEventName>(event: E, payload: ChokaQEventMap[E]): void {
+    for (const listener of this.emitter.listeners(event)) {
+      try {
+        (listener as (p: ChokaQEventMap[E]) => void)(payload);
+      } catch (error) {
+        this.logger.warn('event listener threw', { event, error: String(error) });
+      }
+    }
+  }
+}

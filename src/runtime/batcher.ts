@@ -1,0 +1,92 @@
+/** Returned by `run` in place of a result to fail that one item with `error`. */
+export class ItemFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/** Options of a {@link Batcher}. */
+export interface BatcherOptions<T, R> {
+  /** Runs one batch; must return one result (or {@link ItemFailure}) per item, in order. */
+  run(items: T[]): Promise<(R | ItemFailure)[]>;
+  /** Largest batch handed to `run`. Default: `500`. */
+  maxBatch?: number;
+  /**
+   * How long to wait for more items after the first one arrives, in ms. `0` flushes on the next
+   * macrotask, which already gathers everything queued in the same event-loop turn. Default: `0`.
+   */
+  lingerMs?: number;
+}
+
+interface Pending<T, R> {
+  item: T;
+  resolve(result: R): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Gathers items added in quick succession into one call of `run` (one database round trip for many
+ * jobs), and runs at most one batch at a time: items that arrive during a batch form the next one.
+ */
+export class Batcher<T, R> {
+  private readonly run: (items: T[]) => Promise<(R | ItemFailure)[]>;
+  private readonly maxBatch: number;
+  private readonly lingerMs: number;
+  private queue: Pending<T, R>[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(options: BatcherOptions<T, R>) {
+    this.run = options.run;
+    this.maxBatch = options.maxBatch ?? 500;
+    this.lingerMs = options.lingerMs ?? 0;
+  }
+
+  /** Items waiting for a batch. */
+  get backlog(): number {
+    return this.queue.length;
+  }
+
+  /** Adds an item; resolves with its result once its batch ran. */
+  add(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Resolves once every item added so far has been run. */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.running) {
+      if (this.running) await this.running;
+      else this.flushNow();
+    }
+  }
+
+  private schedule(): void {
+    if (this.running || this.timer) return;
+    this.timer = setTimeout(() => this.flushNow(), this.lingerMs);
+  }
+
+  private flushNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.running || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, this.maxBatch);
+    this.running = this.execute(batch).finally(() => {
+      this.running = undefined;
+      if (this.queue.length > 0) this.schedule();
+    });
+  }
+
+  private async execute(batch: Pending<T, R>[]): Promise<void> {
+    try {
+      const results = await this.run(batch.map((p) => p.item));
+      batch.forEach((p, i) => {
+        const result = results[i];
+        if (result instanceof ItemFailure) p.reject(result.error);
+        else p.resolve(result as R);
+      });
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    }
+  }
+}

@@ -1,0 +1,243 @@
+import type { ChokaQEvents } from '../observability/events.js';
+import type { Logger } from '../observability/logger.js';
+import type { HotJob, Lease, Store } from '../storage/contract.js';
+import type { Clock } from '../util/clock.js';
+import { Batcher } from './batcher.js';
+import type { Completer } from './completer.js';
+import type { Executor } from './executor.js';
+import { Slots } from './slots.js';
+import { jitter, Wakeup } from './wakeup.js';
+
+/** Settings of a {@link Worker}. */
+export interface WorkerOptions {
+  workerId: string;
+  /** Jobs run at once by this process. */
+  concurrency: number;
+  /** Claimed jobs kept ready beyond the free slots. */
+  prefetch: number;
+  /** Idle poll interval in ms (jittered ±20 %). */
+  pollIntervalMs: number;
+  /** Queues served, or `null` for all. */
+  queues: readonly string[] | null;
+  store: Store;
+  executor: Executor;
+  completer: Completer;
+  events: ChokaQEvents;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** How often the paused-queue list is re-read while working, in ms. */
+const PAUSE_REFRESH_MS = 1000;
+/** Back-off after a failed claim, in ms; doubles up to the cap. */
+const CLAIM_ERROR_BACKOFF_MS = 250;
+const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
+
+/**
+ * The per-process worker: claims batches sized to free slots plus a bounded prefetch, starts each
+ * job through the lease gate right before running it, and keeps at most `concurrency` handlers
+ * running. Wakes on store notifications, slot releases and a jittered poll.
+ */
+export class Worker {
+  private readonly slots: Slots;
+  private readonly wakeup = new Wakeup();
+  private readonly starter: Batcher<Lease, HotJob | null>;
+  private buffer: HotJob[] = [];
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+  private paused = new Set<string>();
+  private pausedReadAt = 0;
+  private waitingForSlots = false;
+  private lastActivityMs = 0;
+
+  constructor(private readonly options: WorkerOptions) {
+    this.slots = new Slots(options.concurrency);
+    this.starter = new Batcher({
+      run: async (leases) => {
+        const started = new Map((await options.store.start(leases)).map((job) => [job.id, job]));
+        return leases.map((lease) => started.get(lease.id) ?? null);
+      },
+    });
+  }
+
+  /** Jobs running now. */
+  get running(): number {
+    return this.slots.inUse;
+  }
+
+  /** Jobs claimed and waiting for a slot. */
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
+  /** Current concurrency. */
+  get concurrency(): number {
+    return this.slots.capacity;
+  }
+
+  /** Last time (ms) the fetch loop was alive; feeds health checks. */
+  get lastHeartbeatMs(): number {
+    return this.lastActivityMs;
+  }
+
+  /** Starts the fetch loop and subscribes to wake-ups. */
+  async start(): Promise<void> {
+    if (this.loop) return;
+    const served = this.options.queues ? new Set(this.options.queues) : null;
+    if (this.options.store.listen) {
+      try {
+        this.unlisten = await this.options.store.listen((queue) => {
+          if (queue === '*' || !served || served.has(queue)) this.wakeup.notify();
+        });
+      } catch (error) {
+        this.options.logger.warn('wake-up notifications unavailable; polling only', {
+          error: String(error),
+        });
+      }
+    }
+    this.loop = this.fetchLoop();
+  }
+
+  /** Changes the number of concurrent jobs at once; shrinking never interrupts running jobs. */
+  setConcurrency(concurrency: number): void {
+    this.slots.resize(concurrency);
+    this.wakeup.notify();
+  }
+
+  /** Marks a queue paused or resumed locally, without waiting for the next refresh. */
+  notePaused(queue: string, paused: boolean): void {
+    if (paused) this.paused.add(queue);
+    else this.paused.delete(queue);
+    this.wakeup.notify();
+  }
+
+  /**
+   * Stops claiming, returns prefetched jobs to pending, and waits up to `graceMs` for running
+   * handlers. Returns the number still running when the grace period ended.
+   */
+  async stop(graceMs: number): Promise<number> {
+    this.stopping = true;
+    this.wakeup.notify();
+    await this.loop;
+    await this.unlisten?.().catch(() => undefined);
+    await this.releaseBuffered();
+    const idle = this.slots.idle().then(() => true);
+    const timedOut = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), graceMs).unref(),
+    );
+    await Promise.race([idle, timedOut]);
+    return this.slots.inUse;
+  }
+
+  /** Resolves once no handler is running. */
+  idle(): Promise<void> {
+    return this.slots.idle();
+  }
+
+  private async fetchLoop(): Promise<void> {
+    const { store, workerId, queues, pollIntervalMs, prefetch, logger, events } = this.options;
+    let errorBackoff = CLAIM_ERROR_BACKOFF_MS;
+    while (!this.stopping) {
+      this.lastActivityMs = this.options.clock.now();
+      const room = this.slots.free + prefetch - this.buffer.length;
+      // Claim in worthwhile batches: wait until a quarter of the window is free, unless idle.
+      const minimum =
+        this.buffer.length === 0
+          ? 1
+          : Math.max(1, Math.floor((this.slots.capacity + prefetch) / 4));
+      if (room < minimum) {
+        this.waitingForSlots = true;
+        await this.wakeup.wait(pollIntervalMs);
+        this.waitingForSlots = false;
+        continue;
+      }
+      let claimed: HotJob[];
+      try {
+        await this.refreshPaused();
+        claimed = await store.claim({ workerId, limit: room, queues });
+        errorBackoff = CLAIM_ERROR_BACKOFF_MS;
+      } catch (error) {
+        logger.warn('claim failed; backing off', { delayMs: errorBackoff, error: String(error) });
+        events.emit('worker:error', { where: 'claim', error });
+        await this.wakeup.wait(errorBackoff);
+        errorBackoff = Math.min(errorBackoff * 2, CLAIM_ERROR_BACKOFF_CAP_MS);
+        continue;
+      }
+      this.buffer.push(...claimed);
+      this.dispatch();
+      if (claimed.length < room && !this.stopping) await this.wakeup.wait(jitter(pollIntervalMs));
+    }
+  }
+
+  private dispatch(): void {
+    while (this.buffer.length > 0 && !this.stopping && this.slots.tryAcquire()) {
+      const job = this.buffer.shift() as HotJob;
+      void this.runOne(job).finally(() => {
+        this.slots.release();
+        this.dispatch();
+        if (this.waitingForSlots) this.wakeup.notify();
+      });
+    }
+  }
+
+  private async runOne(job: HotJob): Promise<void> {
+    const { events, logger, completer, executor, clock } = this.options;
+    const lease: Lease = {
+      id: job.id,
+      workerId: this.options.workerId,
+      leaseToken: job.leaseToken ?? '',
+    };
+    const base = { id: job.id, type: job.type, queue: job.queue };
+    try {
+      if (this.paused.has(job.queue)) {
+        await completer.settle({ kind: 'release', lease });
+        return;
+      }
+      const started = await this.starter.add(lease);
+      if (!started) {
+        logger.warn('lease lost before start; skipping', base);
+        events.emit('job:conflict', { ...base, step: 'start' });
+        return;
+      }
+      events.emit('job:started', {
+        ...base,
+        attempt: started.attempts,
+        queueLagMs: Math.max(0, clock.now() - started.runAt.getTime()),
+      });
+      await executor.run(started, lease);
+    } catch (error) {
+      logger.error('job could not be started', { ...base, error: String(error) });
+      events.emit('worker:error', { where: 'start', error });
+    }
+  }
+
+  private async refreshPaused(): Promise<void> {
+    const now = this.options.clock.now();
+    if (now - this.pausedReadAt < PAUSE_REFRESH_MS) return;
+    this.pausedReadAt = now;
+    const queues = await this.options.store.listQueues();
+    this.paused = new Set(queues.filter((q) => q.paused || !q.active).map((q) => q.name));
+  }
+
+  private async releaseBuffered(): Promise<void> {
+    const buffered = this.buffer;
+    this.buffer = [];
+    await Promise.all(
+      buffered.map((job) =>
+        this.options.completer
+          .settle({
+            kind: 'release',
+            lease: {
+              id: job.id,
+              workerId: this.options.workerId,
+              leaseToken: job.leaseToken ?? '',
+            },
+          })
+          .catch((error: unknown) =>
+            this.options.logger.warn('release failed', { id: job.id, error: String(error) }),
+          ),
+      ),
+    );
+  }
+}
