@@ -1,0 +1,173 @@
+import { parseArgs } from 'node:util';
+import { ChokaQ } from '../../chokaq.js';
+import { consoleLogger } from '../../observability/logger.js';
+import type { QueueStats } from '../../storage/contract.js';
+import { connectionFrom, describeConnection, openStore } from '../connection.js';
+import { SAMPLE_MIX, sampleJobFor, type SamplePayload } from '../demo/sample-jobs.js';
+import { CliError, type CliIo } from '../io.js';
+
+/** Usage text of `chokaq demo`. */
+export const DEMO_USAGE = `chokaq demo [--headless --jobs N] [--data-dir DIR | --database-url URL] [--concurrency N]
+
+Runs sample jobs (fast, slow, flaky, throttled, poison) on the embedded store (no server needed),
+or on PostgreSQL when --database-url / CHOKAQ_DATABASE_URL is set.
+  --headless        enqueue --jobs jobs, wait until all settled, print a JSON summary, exit
+  --jobs N          jobs to enqueue (headless; default 2000)
+  --rate N          new jobs per second while interactive (default 20)
+  --concurrency N   jobs run at once (default 32)
+  --timeout SEC     headless: give up after this many seconds (default 300)`;
+
+const DEMO_QUEUES = new Set(SAMPLE_MIX.map(({ job }) => job.queue));
+
+interface Totals {
+  succeeded: number;
+  failed: number;
+  hot: number;
+}
+
+/** `chokaq demo`: the sample workload, interactive or headless. Resolves to the exit code. */
+export async function demoCommand(
+  args: string[],
+  io: CliIo,
+  stopSignal?: AbortSignal,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      headless: { type: 'boolean', default: false },
+      jobs: { type: 'string', default: '2000' },
+      rate: { type: 'string', default: '20' },
+      concurrency: { type: 'string', default: '32' },
+      timeout: { type: 'string', default: '300' },
+      'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      schema: { type: 'string' },
+    },
+    strict: true,
+  });
+  const jobs = positiveInt(values.jobs, '--jobs');
+  const concurrency = positiveInt(values.concurrency, '--concurrency');
+  const rate = positiveInt(values.rate, '--rate');
+  const timeoutMs = positiveInt(values.timeout, '--timeout') * 1000;
+  const connection = connectionFrom(values, io.env);
+  const logger = consoleLogger((io.env.CHOKAQ_LOG_LEVEL as 'info' | undefined) ?? 'warn');
+  io.stderr.write(`chokaq demo: ${describeConnection(connection)}, concurrency ${concurrency}\n`);
+  const chokaq = new ChokaQ({
+    storage: await openStore(connection, logger),
+    jobs: SAMPLE_MIX.map(({ job }) => job),
+    concurrency,
+    pollInterval: 200,
+    logger,
+  });
+  await chokaq.start();
+  try {
+    return values.headless
+      ? await runHeadless(chokaq, jobs, timeoutMs, io)
+      : await runInteractive(chokaq, rate, io, stopSignal);
+  } finally {
+    await chokaq.stop();
+  }
+}
+
+async function runHeadless(
+  chokaq: ChokaQ,
+  jobs: number,
+  timeoutMs: number,
+  io: CliIo,
+): Promise<number> {
+  const before = totals(await chokaq.queues.stats());
+  for (let start = 0; start < jobs; start += 1000) {
+    await enqueueSamples(chokaq, start, Math.min(jobs, start + 1000));
+  }
+  io.stderr.write(`enqueued ${jobs} jobs\n`);
+  const deadline = Date.now() + timeoutMs;
+  let now = before;
+  let lastPrint = 0;
+  for (;;) {
+    now = totals(await chokaq.queues.stats());
+    const settled = now.succeeded + now.failed - before.succeeded - before.failed;
+    if (Date.now() - lastPrint >= 1000) {
+      io.stderr.write(`settled ${settled}/${jobs}, hot ${now.hot}\n`);
+      lastPrint = Date.now();
+    }
+    if (settled >= jobs && now.hot === 0) break;
+    if (Date.now() > deadline) {
+      io.stderr.write(
+        `timed out after ${timeoutMs / 1000} s with ${jobs - settled} jobs unsettled\n`,
+      );
+      printSummary(io, jobs, before, now);
+      return 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  printSummary(io, jobs, before, now);
+  return 0;
+}
+
+async function runInteractive(
+  chokaq: ChokaQ,
+  rate: number,
+  io: CliIo,
+  stopSignal?: AbortSignal,
+): Promise<number> {
+  io.stderr.write(`enqueueing about ${rate} jobs/s; press Ctrl-C to stop\n`);
+  const before = totals(await chokaq.queues.stats());
+  let next = 0;
+  while (!stopSignal?.aborted) {
+    await enqueueSamples(chokaq, next, next + rate);
+    next += rate;
+    const now = totals(await chokaq.queues.stats());
+    io.stdout.write(
+      `enqueued ${next}  succeeded ${now.succeeded - before.succeeded}  dead ${now.failed - before.failed}  ` +
+        `hot ${now.hot}  running ${chokaq.running}\n`,
+    );
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      stopSignal?.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
+    });
+  }
+  io.stderr.write('stopping: letting running jobs finish\n');
+  return 0;
+}
+
+async function enqueueSamples(chokaq: ChokaQ, from: number, to: number): Promise<void> {
+  const groups = new Map<ReturnType<typeof sampleJobFor>, { payload: SamplePayload }[]>();
+  for (let n = from; n < to; n++) {
+    const job = sampleJobFor(n);
+    const items = groups.get(job) ?? [];
+    items.push({ payload: { n } });
+    groups.set(job, items);
+  }
+  for (const [job, items] of groups) await chokaq.enqueueMany(job, items);
+}
+
+function totals(stats: readonly QueueStats[]): Totals {
+  const demo = stats.filter((s) => DEMO_QUEUES.has(s.queue));
+  const sum = (pick: (s: QueueStats) => number): number =>
+    demo.reduce((acc, s) => acc + pick(s), 0);
+  return {
+    succeeded: sum((s) => s.succeededTotal),
+    failed: sum((s) => s.failedTotal),
+    hot: sum((s) => s.pending + s.fetched + s.processing),
+  };
+}
+
+function printSummary(io: CliIo, jobs: number, before: Totals, now: Totals): void {
+  const summary = {
+    enqueued: jobs,
+    archived: now.succeeded - before.succeeded,
+    dlq: now.failed - before.failed,
+    hot: now.hot,
+  };
+  io.stdout.write(`${JSON.stringify(summary)}\n`);
+}
+
+function positiveInt(value: string | undefined, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new CliError(`${flag} must be a positive integer, got '${value}'`);
+  return n;
+}

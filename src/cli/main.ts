@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { ChokaQError } from '../errors.js';
+import { demoCommand, DEMO_USAGE } from './commands/demo.js';
+import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
+import { CliError, type CliIo } from './io.js';
+
+const USAGE = `Usage: chokaq <command> [options]
+
+Commands:
+  demo       run sample jobs on the embedded store (no server needed)
+  migrate    apply schema migrations
+
+${DEMO_USAGE}
+
+${MIGRATE_USAGE}
+`;
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function run(argv: string[], io: CliIo, stopSignal?: AbortSignal): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'demo':
+        return await demoCommand(rest, io, stopSignal);
+      case 'migrate':
+        return await migrateCommand(rest, io);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new CliError(`unknown command '${command}'; run 'chokaq help'`);
+    }
+  } catch (error) {
+    const code = error instanceof ChokaQError ? ` (${error.code})` : '';
+    io.stderr.write(`chokaq: ${error instanceof Error ? error.message : String(error)}${code}\n`);
+    return error instanceof CliError ? error.exitCode : 1;
+  }
+}
+
+const isMain =
+  process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isMain) {
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  process.exitCode = await run(process.argv.slice(2), io, controller.signal);
+}
