@@ -1,0 +1,404 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  ChokaQ,
+  defineJob,
+  FatalError,
+  silentLogger,
+  ThrottledError,
+  type ChokaQOptions,
+  type JobContext,
+  type Store,
+} from '../../src/index.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+/** How a test file provides fresh stores to the engine suite. */
+export interface EngineStoreFactory {
+  make(): Promise<Store>;
+  /** A store over the same data as `store`, usable after `store` was closed. */
+  reopen(store: Store): Promise<Store>;
+  available?(): Promise<boolean>;
+}
+
+/**
+ * The engine's behaviour end to end (enqueue → worker → archive / retry / DLQ), run against every
+ * storage provider so they all show the same semantics.
+ */
+export function describeEngine(name: string, factory: EngineStoreFactory): void {
+  describe(`engine on ${name}`, () => {
+    const engines: ChokaQ[] = [];
+
+    afterEach(async () => {
+      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
+    });
+
+    async function engine(options: Omit<ChokaQOptions, 'storage'>, start = true): Promise<ChokaQ> {
+      if (factory.available && !(await factory.available())) return undefined as never;
+      const chokaq = new ChokaQ({
+        storage: await factory.make(),
+        logger: silentLogger,
+        pollInterval: 50,
+        ...options,
+      });
+      engines.push(chokaq);
+      if (start) await chokaq.start();
+      return chokaq;
+    }
+
+    const skip = async (): Promise<boolean> =>
+      factory.available !== undefined && !(await factory.available());
+
+    it('runs a job and moves it to the archive with its duration and attempt', async () => {
+      if (await skip()) return;
+      const seen: JobContext[] = [];
+      const job = defineJob<{ to: string }>({
+        type: 'mail.v1',
+        queue: 'mail',
+        async handle(payload, ctx) {
+          expect(payload).toEqual({ to: 'a@b.c' });
+          seen.push(ctx);
+          await sleep(15);
+        },
+      });
+      const chokaq = await engine({ jobs: [job] });
+      const { id, created } = await chokaq.enqueue(job, { to: 'a@b.c' });
+      expect(created).toBe(true);
+      const found = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'archive' ? f.job : undefined;
+      });
+      expect(found.attempts).toBe(1);
+      expect(found.durationMs).toBeGreaterThanOrEqual(10);
+      expect(seen[0]).toMatchObject({ id, type: 'mail.v1', queue: 'mail', attempt: 1 });
+      expect(seen[0]?.signal.aborted).toBe(false);
+      const stats = (await chokaq.queues.stats()).find((s) => s.queue === 'mail');
+      expect(stats).toMatchObject({ archived: 1, succeededTotal: 1, pending: 0, processing: 0 });
+    });
+
+    it('retries transient failures with backoff and archives on a later attempt', async () => {
+      if (await skip()) return;
+      const attempts: number[] = [];
+      const job = defineJob({
+        type: 'flaky.v1',
+        retry: { maxAttempts: 5, baseDelay: 20, jitter: 0 },
+        handle(_p, ctx) {
+          attempts.push(ctx.attempt);
+          if (ctx.attempt < 3) throw new Error(`fail ${ctx.attempt}`);
+        },
+      });
+      const chokaq = await engine({ jobs: [job] });
+      const retries: number[] = [];
+      chokaq.on('job:retrying', (e) => retries.push(e.delayMs));
+      const { id } = await chokaq.enqueue(job, {});
+      const archived = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'archive' ? f.job : undefined;
+      });
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(archived.attempts).toBe(3);
+      expect(retries).toEqual([20, 40]);
+      const stats = (await chokaq.queues.stats()).find((s) => s.queue === 'default');
+      expect(stats?.retriedTotal).toBe(2);
+    });
+
+    it('moves a job to the DLQ as Transient when attempts run out', async () => {
+      if (await skip()) return;
+      let runs = 0;
+      const job = defineJob({
+        type: 'broken.v1',
+        retry: { maxAttempts: 3, baseDelay: 10, jitter: 0 },
+        handle() {
+          runs++;
+          throw new Error('always broken');
+        },
+      });
+      const chokaq = await engine({ jobs: [job] });
+      const { id } = await chokaq.enqueue(job, {});
+      const dead = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(runs).toBe(3);
+      expect(dead).toMatchObject({ reason: 'Transient', attempts: 3 });
+      expect(dead.errorDetails).toContain('always broken');
+    });
+
+    it('sends a fatal error to the DLQ at once, without retry', async () => {
+      if (await skip()) return;
+      const job = defineJob({
+        type: 'poison.v1',
+        handle() {
+          throw new FatalError('bad address');
+        },
+      });
+      const chokaq = await engine({ jobs: [job] });
+      const { id } = await chokaq.enqueue(job, {});
+      const dead = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(dead).toMatchObject({ reason: 'Fatal', attempts: 1 });
+      expect(dead.errorDetails).toMatch(/^FATAL: FatalError: bad address/);
+    });
+
+    it('retries a throttled job after its retry-after, and records Throttled when it runs out', async () => {
+      if (await skip()) return;
+      const job = defineJob({
+        type: 'throttled.v1',
+        retry: { maxAttempts: 2, baseDelay: 5000, jitter: 0 },
+        handle() {
+          throw new ThrottledError('429', { retryAfter: 30 });
+        },
+      });
+      const chokaq = await engine({ jobs: [job] });
+      const delays: number[] = [];
+      chokaq.on('job:retrying', (e) => delays.push(e.delayMs));
+      const { id } = await chokaq.enqueue(job, {});
+      const dead = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(delays).toEqual([30]);
+      expect(dead).toMatchObject({ reason: 'Throttled', attempts: 2 });
+    });
+
+    it('stops retrying when the retry would pass maxAge', async () => {
+      if (await skip()) return;
+      const job = defineJob({
+        type: 'aging.v1',
+        retry: { maxAttempts: 10, baseDelay: 5000, jitter: 0, maxAge: 1000 },
+        handle() {
+          throw new Error('not yet');
+        },
+      });
+      const chokaq = await engine({ jobs: [job] });
+      const { id } = await chokaq.enqueue(job, {});
+      const dead = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(dead).toMatchObject({ reason: 'RetryLifetimeExpired', attempts: 1 });
+      expect(dead.errorDetails).toContain('not yet');
+    });
+
+    it('validates payloads with the job schema at enqueue and hands the parsed value to the handler', async () => {
+      if (await skip()) return;
+      const received: unknown[] = [];
+      const job = defineJob({
+        type: 'typed.v1',
+        payload: z.object({ count: z.coerce.number().int() }),
+        handle(payload) {
+          received.push(payload.count);
+        },
+      });
+      const chokaq = await engine({ jobs: [job] });
+      await expect(
+        chokaq.enqueue(job, { count: 'abc' as unknown as number }),
+      ).rejects.toMatchObject({
+        code: 'CHOKAQ_PAYLOAD_INVALID',
+      });
+      await chokaq.enqueue(job, { count: 7 });
+      await waitFor(() => received.length === 1);
+      expect(received).toEqual([7]);
+      expect(await chokaq.listJobs()).toEqual([]);
+    });
+
+    it('runs pipe mode with the exact stored type and payload, retrying like bus mode', async () => {
+      if (await skip()) return;
+      const calls: [string, string, number][] = [];
+      const chokaq = await engine({
+        retry: { baseDelay: 10, jitter: 0 },
+        pipe: (type, payload, ctx) => {
+          calls.push([type, payload, ctx.attempt]);
+          if (ctx.attempt === 1) throw new Error('transient');
+        },
+      });
+      const { id } = await chokaq.enqueue('Report.Build.v2', { b: 1, a: 'ü' });
+      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
+      expect(calls).toEqual([
+        ['Report.Build.v2', '{"b":1,"a":"ü"}', 1],
+        ['Report.Build.v2', '{"b":1,"a":"ü"}', 2],
+      ]);
+    });
+
+    it('wraps runs in middleware, outermost first; a middleware may short-circuit', async () => {
+      if (await skip()) return;
+      const log: string[] = [];
+      const job = defineJob<{ skip: boolean }>({
+        type: 'mw.v1',
+        handle() {
+          log.push('handler');
+        },
+      });
+      const chokaq = await engine({
+        jobs: [job],
+        concurrency: 1,
+        middleware: [
+          async (_ctx, _p, next) => {
+            log.push('m1-in');
+            await next();
+            log.push('m1-out');
+          },
+          async (_ctx, payload, next) => {
+            log.push('m2-in');
+            if (!(payload as { skip: boolean }).skip) await next();
+            log.push('m2-out');
+          },
+        ],
+      });
+      const a = await chokaq.enqueue(job, { skip: false });
+      await waitFor(async () => (await chokaq.getJob(a.id))?.where === 'archive');
+      expect(log).toEqual(['m1-in', 'm2-in', 'handler', 'm2-out', 'm1-out']);
+      log.length = 0;
+      const b = await chokaq.enqueue(job, { skip: true });
+      await waitFor(async () => (await chokaq.getJob(b.id))?.where === 'archive');
+      expect(log).toEqual(['m1-in', 'm2-in', 'm2-out', 'm1-out']);
+    });
+
+    it('deduplicates by idempotency key while the first job is active', async () => {
+      if (await skip()) return;
+      const job = defineJob({ type: 'dedupe.v1', handle: () => undefined });
+      const chokaq = await engine({ jobs: [job] }, false);
+      const first = await chokaq.enqueue(job, {}, { idempotencyKey: ' welcome-42 ' });
+      const second = await chokaq.enqueue(job, {}, { idempotencyKey: 'welcome-42' });
+      expect(second).toEqual({ id: first.id, created: false });
+      expect(await chokaq.listJobs()).toHaveLength(1);
+    });
+
+    it('holds delayed jobs until due and runs higher priority first', async () => {
+      if (await skip()) return;
+      const order: string[] = [];
+      const job = defineJob<{ name: string }>({
+        type: 'order.v1',
+        queue: 'ordered',
+        handle(payload) {
+          order.push(payload.name);
+        },
+      });
+      const chokaq = await engine({ jobs: [job], concurrency: 1, prefetch: 0 }, false);
+      await chokaq.queues.pause('ordered');
+      await chokaq.enqueue(job, { name: 'low' }, { priority: 1 });
+      await chokaq.enqueue(job, { name: 'high' }, { priority: 50 });
+      await chokaq.enqueue(job, { name: 'later' }, { priority: 99, delay: 400 });
+      await chokaq.start();
+      await sleep(150);
+      expect(order).toEqual([]);
+      await chokaq.queues.resume('ordered');
+      await waitFor(() => order.length === 3, { timeoutMs: 5000 });
+      expect(order).toEqual(['high', 'low', 'later']);
+    });
+
+    it('times out a handler through its signal and moves the job to the DLQ as Timeout', async () => {
+      if (await skip()) return;
+      const job = defineJob({
+        type: 'hang.v1',
+        timeout: 50,
+        handle: (_p, ctx) =>
+          new Promise<void>((_resolve, reject) => {
+            ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+          }),
+      });
+      const chokaq = await engine({ jobs: [job] });
+      const { id } = await chokaq.enqueue(job, {});
+      const dead = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(dead.reason).toBe('Timeout');
+    });
+
+    it('never runs more than the concurrency limit, and resizes at run time', async () => {
+      if (await skip()) return;
+      let active = 0;
+      let peak = 0;
+      const job = defineJob({
+        type: 'busy.v1',
+        async handle() {
+          active++;
+          peak = Math.max(peak, active);
+          await sleep(20);
+          active--;
+        },
+      });
+      const chokaq = await engine({ jobs: [job], concurrency: 2 });
+      await chokaq.enqueueMany(
+        job,
+        Array.from({ length: 20 }, () => ({ payload: {} })),
+      );
+      await waitFor(
+        async () =>
+          (await chokaq.queues.stats()).find((s) => s.queue === 'default')?.archived === 20,
+      );
+      expect(peak).toBe(2);
+      peak = 0;
+      chokaq.setConcurrency(5);
+      await chokaq.enqueueMany(
+        job,
+        Array.from({ length: 30 }, () => ({ payload: {} })),
+      );
+      await waitFor(
+        async () =>
+          (await chokaq.queues.stats()).find((s) => s.queue === 'default')?.archived === 50,
+      );
+      expect(peak).toBeGreaterThan(2);
+      expect(peak).toBeLessThanOrEqual(5);
+    });
+
+    it('returns prefetched jobs to pending on stop and lets running ones finish', async () => {
+      if (await skip()) return;
+      let finished = 0;
+      const job = defineJob({
+        type: 'slow.v1',
+        async handle() {
+          await sleep(100);
+          finished++;
+        },
+      });
+      const chokaq = await engine({ jobs: [job], concurrency: 1, prefetch: 5 });
+      const storage = chokaq.storage;
+      await chokaq.enqueueMany(
+        job,
+        Array.from({ length: 6 }, () => ({ payload: {} })),
+      );
+      await waitFor(
+        async () => (await storage.listHot({ state: 'fetched', limit: 10 })).length >= 5,
+      );
+      await chokaq.stop();
+      expect(finished).toBe(1);
+      const view = await factory.reopen(storage);
+      const left = await view.listHot({ limit: 10 });
+      expect(left.map((j) => j.state)).toEqual([
+        'pending',
+        'pending',
+        'pending',
+        'pending',
+        'pending',
+      ]);
+      expect(left.every((j) => j.attempts === 0 && j.workerId === null)).toBe(true);
+      await view.close();
+    });
+
+    it('resurrects a DLQ job with attempts reset, and it runs again', async () => {
+      if (await skip()) return;
+      let fail = true;
+      const job = defineJob({
+        type: 'revive.v1',
+        handle() {
+          if (fail) throw new FatalError('not now');
+        },
+      });
+      const chokaq = await engine({ jobs: [job] });
+      const { id } = await chokaq.enqueue(job, {});
+      await waitFor(async () => (await chokaq.getJob(id))?.where === 'dlq');
+      fail = false;
+      expect(await chokaq.dlq.resurrect([id], { actor: 'test' })).toEqual([id]);
+      const archived = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'archive' ? f.job : undefined;
+      });
+      expect(archived.attempts).toBe(1);
+      const stats = (await chokaq.queues.stats()).find((s) => s.queue === 'default');
+      expect(stats).toMatchObject({ failedTotal: 1, succeededTotal: 1, dead: 0 });
+    });
+  });
+}
