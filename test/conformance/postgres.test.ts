@@ -1,0 +1,21 @@
+import { postgres } from '../../src/storage/postgres/index.js';
+import type { Store } from '../../src/storage/contract.js';
+import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { describeStoreConformance } from './suite.js';
+
+// A fresh schema per test, dropped afterwards.
+const schemas = new WeakMap<Store, string>();
+
+describeStoreConformance('postgres', {
+  available: postgresAvailable,
+  make() {
+    const schema = uniqueSchema('conf');
+    const store = postgres({ connectionString: TEST_DATABASE_URL, schema });
+    schemas.set(store, schema);
+    return Promise.resolve(store);
+  },
+  async cleanup(store) {
+    const schema = schemas.get(store);
+    if (schema) await dropSchema(schema);
+  },
+});
