@@ -1,0 +1,102 @@
+/**
+ * The enqueue algorithm shared by `SqlStore.enqueue` (pool, autocommit) and `enqueueWithin`
+ * (caller's transaction): one bulk insert, then holder look-ups for skipped idempotency keys.
+ */
+import { ChokaQError } from '../../errors.js';
+import type { EnqueueResult, NewJob } from '../contract.js';
+import { errorCode, errorConstraint } from './errors.js';
+import type { Executor } from './executor.js';
+
+/** Rounds of insert + holder look-up before giving up on a key whose holder keeps vanishing. */
+const MAX_ROUNDS = 5;
+
+/** The two statements the algorithm needs, bound to a schema. */
+export interface EnqueueStatements {
+  enqueue: string;
+  holders: string;
+}
+
+/** The parallel array parameters of `enqueue.sql`, in order. */
+export function enqueueParams(jobs: readonly NewJob[]): unknown[] {
+  return [
+    jobs.map((j) => j.id),
+    jobs.map((j) => j.queue),
+    jobs.map((j) => j.type),
+    jobs.map((j) => j.payload),
+    jobs.map((j) => j.priority),
+    jobs.map((j) => Math.max(0, j.delayMs)),
+    jobs.map((j) => j.idempotencyKey),
+    jobs.map((j) => j.tags),
+    jobs.map((j) => j.createdBy),
+  ];
+}
+
+/**
+ * Inserts `jobs` and resolves every input to its own id (`created: true`) or to the id of the
+ * hot job holding its idempotency key (`created: false`). A key whose holder finished between
+ * the insert and the look-up is inserted again.
+ *
+ * @throws `CHOKAQ_DUPLICATE_JOB_ID` when an id is already in the hot table (or twice in `jobs`).
+ */
+export async function enqueueJobs(
+  db: Executor,
+  statements: EnqueueStatements,
+  jobs: readonly NewJob[],
+): Promise<EnqueueResult[]> {
+  const results: (EnqueueResult | undefined)[] = new Array<EnqueueResult | undefined>(jobs.length);
+  let todo = jobs.map((_, index) => index);
+  for (let round = 0; round < MAX_ROUNDS && todo.length > 0; round++) {
+    const batch = todo.map((index) => jobs[index] as NewJob);
+    const inserted = new Set(
+      (await insert(db, statements.enqueue, batch)).map((row) => String(row.id)),
+    );
+    const skipped: number[] = [];
+    for (const index of todo) {
+      const job = jobs[index] as NewJob;
+      if (inserted.has(job.id)) {
+        inserted.delete(job.id); // a second input with the same id cannot also be "created"
+        results[index] = { id: job.id, created: true };
+      } else {
+        skipped.push(index);
+      }
+    }
+    todo = [];
+    if (skipped.length === 0) break;
+    const keys = [...new Set(skipped.map((index) => (jobs[index] as NewJob).idempotencyKey))];
+    const rows = await db.query<{ idempotency_key: unknown; id: unknown }>(statements.holders, [
+      keys,
+    ]);
+    const holders = new Map(rows.map((row) => [String(row.idempotency_key), String(row.id)]));
+    for (const index of skipped) {
+      const key = (jobs[index] as NewJob).idempotencyKey;
+      const holder = key === null ? undefined : holders.get(key);
+      if (holder === undefined) todo.push(index);
+      else results[index] = { id: holder, created: false };
+    }
+  }
+  if (todo.length > 0) {
+    throw new ChokaQError(
+      'CHOKAQ_STORAGE_UNAVAILABLE',
+      'Enqueue could not settle an idempotency key whose holder kept finishing; retry the call.',
+      { retryable: true },
+    );
+  }
+  return results as EnqueueResult[];
+}
+
+async function insert(
+  db: Executor,
+  sql: string,
+  jobs: readonly NewJob[],
+): Promise<{ id: unknown }[]> {
+  try {
+    return await db.query<{ id: unknown }>(sql, enqueueParams(jobs));
+  } catch (error) {
+    if (errorCode(error) === '23505' && errorConstraint(error)?.endsWith('_pkey') === true) {
+      throw new ChokaQError('CHOKAQ_DUPLICATE_JOB_ID', 'A job with this id is already active.', {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}

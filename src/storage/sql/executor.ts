@@ -1,0 +1,55 @@
+import { mapDriverError } from './errors.js';
+
+/**
+ * The one seam between the SQL store and a driver. `pg` (PostgreSQL) and PGlite (embedded) each
+ * implement it; every statement the store sends is written once, for PostgreSQL ≥ 13.
+ */
+
+/** Runs SQL on one database session or pool. */
+export interface Executor {
+  /** Driver name for logs: `postgres`, `embedded` or `client` (a caller's transaction). */
+  readonly kind: string;
+  /**
+   * Runs one parameterised statement and returns its rows. Column values keep the driver's types
+   * (int8 may be a string, number or bigint); map them with `rows.ts`.
+   */
+  query<R>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  run(script: string): Promise<void>;
+  /**
+   * Runs `fn` inside one transaction: commits when it resolves, rolls back when it throws.
+   * Inside a transaction, a nested call runs `fn` in the same transaction.
+   */
+  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  /** Releases what the executor owns. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The subset of a `pg` client (or pool client) that {@link clientExecutor} needs. */
+export interface QueryableClient {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * An executor over a caller's client that is already inside a transaction (after `BEGIN`):
+ * `transaction()` runs in the caller's transaction and `close()` leaves the client alone.
+ */
+export function clientExecutor(client: QueryableClient): Executor {
+  const executor: Executor = {
+    kind: 'client',
+    async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+      try {
+        const result = await client.query(sql, [...params]);
+        return result.rows as R[];
+      } catch (error) {
+        throw mapDriverError(error);
+      }
+    },
+    async run(script: string): Promise<void> {
+      await client.query(script);
+    },
+    transaction: <T>(fn: (tx: Executor) => Promise<T>): Promise<T> => fn(executor),
+    close: () => Promise.resolve(),
+  };
+  return executor;
+}

@@ -1,0 +1,111 @@
+/**
+ * Applies the schema migrations compiled into `generated.ts`. Each pending migration runs in its
+ * own transaction together with its ledger row, after a transaction-scoped advisory lock on the
+ * schema, so any number of processes may migrate the same database at once.
+ */
+import { ChokaQError } from '../../errors.js';
+import type { Executor } from './executor.js';
+import { MIGRATIONS, QUERIES, type Migration } from './generated.js';
+import { validateSchema, withSchema } from './schema.js';
+import { toNumber } from './rows.js';
+
+/** Options of {@link migrate}. */
+export interface MigrateOptions {
+  /**
+   * Report what would run without changing anything.
+   * @default false
+   */
+  dryRun?: boolean;
+}
+
+/** A migration that was applied (or, in a dry run, would be), with its SQL bound to the schema. */
+export interface MigrationStep {
+  readonly version: number;
+  readonly name: string;
+  /** The script as run, with `:SCHEMA` replaced. */
+  readonly sql: string;
+}
+
+/** Lets tests and future releases pass their own list; defaults to the compiled migrations. */
+export interface MigrationSource {
+  readonly migrations: readonly Migration[];
+}
+
+/**
+ * Brings `schema` up to the newest migration: creates the schema and its ledger when missing,
+ * then applies each pending migration in its own transaction. Safe to run from several
+ * processes at once: each transaction first takes `pg_advisory_xact_lock` on the schema and
+ * re-reads the ledger, so every version is applied exactly once.
+ *
+ * @returns The migrations applied, in order (empty when up to date). With `dryRun`, the
+ *   migrations that would be applied, and nothing is changed.
+ * @throws `CHOKAQ_INVALID_CONFIG` for an invalid schema name; `CHOKAQ_MIGRATION_FAILED` when a
+ *   migration fails (its transaction is rolled back); `CHOKAQ_STORAGE_UNAVAILABLE` when the
+ *   database cannot be reached.
+ */
+export async function migrate(
+  executor: Executor,
+  schema: string,
+  options: MigrateOptions = {},
+  source: MigrationSource = { migrations: MIGRATIONS },
+): Promise<MigrationStep[]> {
+  validateSchema(schema);
+  const ordered = [...source.migrations].sort((a, b) => a.version - b.version);
+  const bind = (migration: Migration): MigrationStep => ({
+    version: migration.version,
+    name: migration.name,
+    sql: withSchema(migration.sql, schema),
+  });
+
+  if (options.dryRun === true) {
+    const applied = await executor.transaction(async (tx) => {
+      await tx.query(QUERIES.migrate_lock, [schema]);
+      return appliedVersions(tx, schema, false);
+    });
+    return ordered.filter((m) => !applied.has(m.version)).map(bind);
+  }
+
+  const done: MigrationStep[] = [];
+  for (;;) {
+    const step = await executor.transaction(async (tx) => {
+      await tx.query(QUERIES.migrate_lock, [schema]);
+      const applied = await appliedVersions(tx, schema, true);
+      const next = ordered.find((m) => !applied.has(m.version));
+      if (next === undefined) return null;
+      const bound = bind(next);
+      try {
+        await tx.run(bound.sql);
+        await tx.query(withSchema(QUERIES.migrate_record, schema), [next.version, next.name]);
+      } catch (error) {
+        if (error instanceof ChokaQError) throw error;
+        throw new ChokaQError(
+          'CHOKAQ_MIGRATION_FAILED',
+          `Migration ${next.version} (${next.name}) of schema "${schema}" failed: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+          { cause: error },
+        );
+      }
+      return bound;
+    });
+    if (step === null) return done;
+    done.push(step);
+  }
+}
+
+/** Versions in the ledger; creates the schema and ledger first unless `create` is false. */
+async function appliedVersions(
+  tx: Executor,
+  schema: string,
+  create: boolean,
+): Promise<Set<number>> {
+  const [row] = await tx.query<{ present: boolean }>(QUERIES.migrate_ledger_exists, [schema]);
+  if (row?.present !== true) {
+    if (!create) return new Set();
+    // Only when missing: CREATE SCHEMA needs the CREATE privilege even with IF NOT EXISTS.
+    await tx.query(withSchema(QUERIES.migrate_create_schema, schema));
+    await tx.query(withSchema(QUERIES.migrate_create_ledger, schema));
+  }
+  const rows = await tx.query<{ version: unknown }>(withSchema(QUERIES.migrate_applied, schema));
+  return new Set(rows.map((r) => toNumber(r.version)));
+}

@@ -1,0 +1,47 @@
+-- Purpose: claim due pending jobs: pending → fetched with the worker id and one lease token for
+--   the whole batch. Per eligible queue (not paused, active, in the list if given) take up to
+--   least(limit, room) rows, room = max_workers − (fetched + processing) or limit when uncapped;
+--   then keep the best `limit` rows overall by priority desc, run_at, id.
+-- Parameters: $1 worker id (text), $2 limit (int), $3 queue names (text[]) or NULL for all,
+--   $4 lease token (text).
+-- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers);
+--   capped queues must already be locked by claim_lock_capped_queues in this transaction.
+-- Returns: the claimed rows, in claim order.
+WITH eligible AS (
+  SELECT q.name,
+         CASE
+           WHEN q.max_workers IS NULL THEN $2::int
+           ELSE least($2::int, greatest(q.max_workers - (
+             SELECT count(*)::int
+             FROM :SCHEMA.jobs_hot f
+             WHERE f.queue = q.name AND f.status IN (1, 2)
+           ), 0))
+         END AS room
+  FROM :SCHEMA.queues q
+  WHERE NOT q.is_paused
+    AND q.is_active
+    AND ($3::text[] IS NULL OR q.name = ANY($3::text[]))
+),
+picked AS (
+  SELECT c.id, c.priority, c.run_at
+  FROM eligible e
+  CROSS JOIN LATERAL (
+    SELECT h.id, h.priority, h.run_at
+    FROM :SCHEMA.jobs_hot h
+    WHERE h.queue = e.name AND h.status = 0 AND h.run_at <= now()
+    ORDER BY h.priority DESC, h.run_at, h.id
+    LIMIT e.room
+    FOR UPDATE SKIP LOCKED
+  ) c
+  WHERE e.room > 0
+  ORDER BY c.priority DESC, c.run_at, c.id
+  LIMIT $2::int
+),
+claimed AS (
+  UPDATE :SCHEMA.jobs_hot h
+  SET status = 1, worker_id = $1::text, lease_token = $4::text, updated_at = now()
+  FROM picked p
+  WHERE h.id = p.id
+  RETURNING h.*
+)
+SELECT * FROM claimed ORDER BY priority DESC, run_at, id

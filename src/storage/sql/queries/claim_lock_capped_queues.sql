@@ -1,0 +1,18 @@
+-- Purpose: serialise claimers of queues that have a maxWorkers cap, so the cap is exact across
+--   processes. Runs first in the claim transaction, before claim.sql.
+-- Parameters: $1 queue names (text[]) or NULL for every queue.
+-- Locking: FOR NO KEY UPDATE on the capped queues rows, in name order (no deadlocks between
+--   claimers); held until the claim transaction ends.
+--
+-- Why a separate statement: under READ COMMITTED a statement's snapshot is taken when the
+-- statement starts. Were this lock taken inside claim.sql, a claimer that waited for it would
+-- still count in-flight rows (fetched + processing) from a snapshot older than the previous
+-- claimer's commit, and both would see the same free room. Taking the lock here, then running
+-- claim.sql as the next statement, gives the claim a fresh snapshot that includes every
+-- committed claim of the queue.
+SELECT name
+FROM :SCHEMA.queues
+WHERE max_workers IS NOT NULL
+  AND ($1::text[] IS NULL OR name = ANY($1::text[]))
+ORDER BY name
+FOR NO KEY UPDATE

@@ -1,0 +1,4 @@
+-- Purpose: ids of the hot rows holding the given idempotency keys (after an enqueue skipped them).
+-- Parameters: $1 idempotency keys (text[]).
+-- Locking: none (plain read; a fresh READ COMMITTED snapshot sees the holder's commit).
+SELECT idempotency_key, id FROM :SCHEMA.jobs_hot WHERE idempotency_key = ANY($1::text[])

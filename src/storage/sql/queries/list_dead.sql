@@ -1,0 +1,9 @@
+-- Purpose: DLQ jobs, newest failed first, optionally of one queue and one failure reason.
+-- Parameters: $1 queue (text) or NULL, $2 failure reason code (smallint) or NULL, $3 limit (int).
+-- Locking: none.
+SELECT *
+FROM :SCHEMA.jobs_dlq
+WHERE ($1::text IS NULL OR queue = $1::text)
+  AND ($2::smallint IS NULL OR failure_reason = $2::smallint)
+ORDER BY failed_at DESC, id DESC
+LIMIT $3::int

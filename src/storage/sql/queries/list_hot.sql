@@ -1,0 +1,9 @@
+-- Purpose: hot jobs, newest first, optionally of one queue and one state.
+-- Parameters: $1 queue (text) or NULL, $2 status code (smallint) or NULL, $3 limit (int).
+-- Locking: none.
+SELECT *
+FROM :SCHEMA.jobs_hot
+WHERE ($1::text IS NULL OR queue = $1::text)
+  AND ($2::smallint IS NULL OR status = $2::smallint)
+ORDER BY created_at DESC, id DESC
+LIMIT $3::int

@@ -1,0 +1,4 @@
+-- Purpose: versions already recorded in the ledger.
+-- Parameters: none.
+-- Locking: none; callers hold the migrate advisory lock.
+SELECT version FROM :SCHEMA.schema_migrations ORDER BY version

@@ -1,0 +1,4 @@
+-- Purpose: whether the migration ledger exists (dry runs must not create it).
+-- Parameters: $1 schema name (text).
+-- Locking: none (catalog read).
+SELECT to_regclass(quote_ident($1::text) || '.schema_migrations') IS NOT NULL AS present

@@ -1,0 +1,31 @@
+-- Purpose: per queue (every queues row, ordered by name): hot counts by state, archive and DLQ
+--   row counts, and the lifetime counters (0 when the queue never settled a job).
+-- Parameters: none.
+-- Locking: none (one snapshot for all three tables).
+SELECT q.name AS queue,
+       coalesce(h.pending, 0) AS pending,
+       coalesce(h.fetched, 0) AS fetched,
+       coalesce(h.processing, 0) AS processing,
+       coalesce(a.archived, 0) AS archived,
+       coalesce(d.dead, 0) AS dead,
+       coalesce(s.succeeded_total, 0) AS succeeded_total,
+       coalesce(s.failed_total, 0) AS failed_total,
+       coalesce(s.retried_total, 0) AS retried_total,
+       s.last_activity_at
+FROM :SCHEMA.queues q
+LEFT JOIN (
+  SELECT queue,
+         count(*) FILTER (WHERE status = 0) AS pending,
+         count(*) FILTER (WHERE status = 1) AS fetched,
+         count(*) FILTER (WHERE status = 2) AS processing
+  FROM :SCHEMA.jobs_hot
+  GROUP BY queue
+) h ON h.queue = q.name
+LEFT JOIN (
+  SELECT queue, count(*) AS archived FROM :SCHEMA.jobs_archive GROUP BY queue
+) a ON a.queue = q.name
+LEFT JOIN (
+  SELECT queue, count(*) AS dead FROM :SCHEMA.jobs_dlq GROUP BY queue
+) d ON d.queue = q.name
+LEFT JOIN :SCHEMA.stats_summary s ON s.queue = q.name
+ORDER BY q.name

@@ -1,0 +1,32 @@
+-- Purpose: move DLQ jobs back to pending in one statement: attempts 0, no idempotency key,
+--   due now, no worker; payload/tags/priority from the options; lifetime counters unchanged.
+--   Ids that are also in the hot table (re-enqueued meanwhile) are left in the DLQ.
+-- Parameters: $1 ids (text[]), $2 actor (text), $3 payload (text) or NULL to keep,
+--   $4 replace tags (boolean), $5 tags (text), $6 priority (int).
+-- Locking: row locks on the deleted DLQ rows; a concurrent resurrect of the same id waits and
+--   then finds the row gone, so each id moves once.
+-- Returns: id of each resurrected job.
+WITH moved AS (
+  DELETE FROM :SCHEMA.jobs_dlq d
+  WHERE d.id = ANY($1::text[])
+    AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = d.id)
+  RETURNING d.*
+),
+ensure_queues AS (
+  INSERT INTO :SCHEMA.queues (name, updated_at)
+  SELECT DISTINCT queue, now() FROM moved ORDER BY 1
+  ON CONFLICT (name) DO NOTHING
+),
+ins AS (
+  INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, idempotency_key, priority, status,
+                                attempts, worker_id, lease_token, run_at, created_at,
+                                started_at, heartbeat_at, updated_at, created_by,
+                                last_modified_by, last_error)
+  SELECT id, queue, type, coalesce($3::text, payload),
+         CASE WHEN $4::boolean THEN $5::text ELSE tags END,
+         NULL, $6::int, 0, 0, NULL, NULL, now(), created_at, NULL, NULL, now(), created_by,
+         $2::text, error_details
+  FROM moved
+  RETURNING id
+)
+SELECT id FROM ins

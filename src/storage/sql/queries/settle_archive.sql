@@ -1,0 +1,57 @@
+-- Purpose: move succeeded jobs processing → archive, with the succeeded counter and the success
+--   metric bucket changed by exactly the rows moved, in the same statement.
+-- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
+--   $4 duration_ms float8[].
+-- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
+--   once per queue, in queue order, so concurrent settlers cannot deadlock on them.
+-- Returns: id of each moved job.
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[])
+    AS t(id, worker_id, lease_token, duration_ms)
+),
+moved AS (
+  DELETE FROM :SCHEMA.jobs_hot h
+  USING input i
+  WHERE h.id = i.id
+    AND h.worker_id = i.worker_id
+    AND h.lease_token = i.lease_token
+    AND h.status = 2
+  RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.worker_id, h.created_by,
+            h.last_modified_by, h.created_at, h.started_at, i.duration_ms
+),
+ins AS (
+  INSERT INTO :SCHEMA.jobs_archive (id, queue, type, payload, tags, attempts, worker_id,
+                                    created_by, last_modified_by, created_at, started_at,
+                                    finished_at, duration_ms)
+  SELECT id, queue, type, payload, tags, attempts, worker_id, created_by, last_modified_by,
+         created_at, started_at, now(), duration_ms
+  FROM moved
+  ON CONFLICT (id) DO UPDATE SET
+    queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
+    tags = EXCLUDED.tags, attempts = EXCLUDED.attempts, worker_id = EXCLUDED.worker_id,
+    created_by = EXCLUDED.created_by, last_modified_by = EXCLUDED.last_modified_by,
+    created_at = EXCLUDED.created_at, started_at = EXCLUDED.started_at,
+    finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
+),
+stats AS (
+  INSERT INTO :SCHEMA.stats_summary AS s (queue, succeeded_total, last_activity_at)
+  SELECT queue, count(*), now() FROM moved GROUP BY queue ORDER BY queue
+  ON CONFLICT (queue) DO UPDATE SET
+    succeeded_total = s.succeeded_total + EXCLUDED.succeeded_total,
+    last_activity_at = EXCLUDED.last_activity_at
+),
+buckets AS (
+  INSERT INTO :SCHEMA.metric_buckets AS b (bucket_start, queue, outcome, failure_reason,
+                                           completed_count, duration_count, total_duration_ms,
+                                           max_duration_ms, updated_at)
+  SELECT date_trunc('second', now()), queue, 0, -1, count(*), count(duration_ms),
+         coalesce(sum(duration_ms), 0), max(duration_ms), now()
+  FROM moved GROUP BY queue ORDER BY queue
+  ON CONFLICT (bucket_start, queue, outcome, failure_reason) DO UPDATE SET
+    completed_count = b.completed_count + EXCLUDED.completed_count,
+    duration_count = b.duration_count + EXCLUDED.duration_count,
+    total_duration_ms = b.total_duration_ms + EXCLUDED.total_duration_ms,
+    max_duration_ms = greatest(b.max_duration_ms, EXCLUDED.max_duration_ms),
+    updated_at = EXCLUDED.updated_at
+)
+SELECT id FROM moved

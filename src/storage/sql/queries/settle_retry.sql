@@ -1,0 +1,36 @@
+-- Purpose: reschedule jobs (processing, or fetched for a circuit reschedule) → pending after a
+--   delay, keeping attempts and storing the error; retried counter + 1 per row moved.
+-- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
+--   $4 expected status smallint[] (1 fetched, 2 processing), $5 delay_ms float8[], $6 error text[].
+-- Locking: row locks on the updated hot rows; stats_summary rows upserted once per queue, in
+--   queue order.
+-- Returns: id of each rescheduled job.
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::float8[],
+                       $6::text[])
+    AS t(id, worker_id, lease_token, from_status, delay_ms, error)
+),
+updated AS (
+  UPDATE :SCHEMA.jobs_hot h
+  SET status = 0,
+      worker_id = NULL,
+      lease_token = NULL,
+      heartbeat_at = NULL,
+      run_at = now() + i.delay_ms * interval '1 millisecond',
+      last_error = i.error,
+      updated_at = now()
+  FROM input i
+  WHERE h.id = i.id
+    AND h.worker_id = i.worker_id
+    AND h.lease_token = i.lease_token
+    AND h.status = i.from_status
+  RETURNING h.id, h.queue
+),
+stats AS (
+  INSERT INTO :SCHEMA.stats_summary AS s (queue, retried_total, last_activity_at)
+  SELECT queue, count(*), now() FROM updated GROUP BY queue ORDER BY queue
+  ON CONFLICT (queue) DO UPDATE SET
+    retried_total = s.retried_total + EXCLUDED.retried_total,
+    last_activity_at = EXCLUDED.last_activity_at
+)
+SELECT id FROM updated

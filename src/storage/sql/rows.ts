@@ -1,0 +1,162 @@
+/**
+ * Row → contract type mapping. Drivers disagree on types (`pg` returns int8 as a string, PGlite
+ * as a number or bigint; timestamps may arrive as Date or string), so every value is normalised.
+ */
+import type {
+  ArchivedJob,
+  DeadJob,
+  HotJob,
+  MetricBucket,
+  QueueInfo,
+  QueueStats,
+} from '../contract.js';
+import { HOT_STATE_BY_CODE, failureReasonOf } from '../../job/state.js';
+
+/** A raw row as a driver returns it. */
+export type Row = Record<string, unknown>;
+
+/** Converts an int8/numeric/float value from any driver to a number. */
+export function toNumber(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'string') return Number(value);
+  if (value === null || value === undefined) return 0;
+  return Number(value);
+}
+
+/** Like {@link toNumber}, but keeps SQL NULL as `null`. */
+export function toNumberOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : toNumber(value);
+}
+
+/** Converts a timestamptz value (Date, ISO string or epoch ms) to a Date. */
+export function toDate(value: unknown): Date {
+  if (value instanceof Date) return value;
+  if (typeof value === 'string' || typeof value === 'number') return new Date(value);
+  throw new TypeError(`Expected a timestamp, got ${typeof value}`);
+}
+
+/** Like {@link toDate}, but keeps SQL NULL as `null`. */
+export function toDateOrNull(value: unknown): Date | null {
+  return value === null || value === undefined ? null : toDate(value);
+}
+
+/** A text column that may be NULL. */
+export function toStringOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : toStr(value);
+}
+
+/** A text column that is NOT NULL. */
+export function toStr(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') {
+    return String(value);
+  }
+  throw new TypeError(`Expected a text value, got ${typeof value}`);
+}
+
+/** Maps a `jobs_hot` row. */
+export function hotJobOf(row: Row): HotJob {
+  return {
+    id: toStr(row.id),
+    queue: toStr(row.queue),
+    type: toStr(row.type),
+    payload: toStringOrNull(row.payload) ?? '',
+    tags: toStringOrNull(row.tags),
+    idempotencyKey: toStringOrNull(row.idempotency_key),
+    priority: toNumber(row.priority),
+    state: HOT_STATE_BY_CODE[toNumber(row.status)] ?? 'pending',
+    attempts: toNumber(row.attempts),
+    workerId: toStringOrNull(row.worker_id),
+    leaseToken: toStringOrNull(row.lease_token),
+    runAt: toDate(row.run_at),
+    createdAt: toDate(row.created_at),
+    startedAt: toDateOrNull(row.started_at),
+    heartbeatAt: toDateOrNull(row.heartbeat_at),
+    updatedAt: toDate(row.updated_at),
+    createdBy: toStringOrNull(row.created_by),
+    lastModifiedBy: toStringOrNull(row.last_modified_by),
+    lastError: toStringOrNull(row.last_error),
+  };
+}
+
+/** Maps a `jobs_archive` row. */
+export function archivedJobOf(row: Row): ArchivedJob {
+  return {
+    id: toStr(row.id),
+    queue: toStr(row.queue),
+    type: toStr(row.type),
+    payload: toStringOrNull(row.payload) ?? '',
+    tags: toStringOrNull(row.tags),
+    attempts: toNumber(row.attempts),
+    workerId: toStringOrNull(row.worker_id),
+    createdBy: toStringOrNull(row.created_by),
+    lastModifiedBy: toStringOrNull(row.last_modified_by),
+    createdAt: toDate(row.created_at),
+    startedAt: toDateOrNull(row.started_at),
+    finishedAt: toDate(row.finished_at),
+    durationMs: toNumberOrNull(row.duration_ms),
+  };
+}
+
+/** Maps a `jobs_dlq` row. */
+export function deadJobOf(row: Row): DeadJob {
+  return {
+    id: toStr(row.id),
+    queue: toStr(row.queue),
+    type: toStr(row.type),
+    payload: toStringOrNull(row.payload) ?? '',
+    tags: toStringOrNull(row.tags),
+    reason: failureReasonOf(toNumber(row.failure_reason)),
+    errorDetails: toStringOrNull(row.error_details),
+    attempts: toNumber(row.attempts),
+    workerId: toStringOrNull(row.worker_id),
+    createdBy: toStringOrNull(row.created_by),
+    lastModifiedBy: toStringOrNull(row.last_modified_by),
+    createdAt: toDate(row.created_at),
+    failedAt: toDate(row.failed_at),
+  };
+}
+
+/** Maps a `queues` row. */
+export function queueInfoOf(row: Row): QueueInfo {
+  return {
+    name: toStr(row.name),
+    paused: row.is_paused === true,
+    active: row.is_active === true,
+    maxWorkers: toNumberOrNull(row.max_workers),
+    zombieTimeoutSeconds: toNumberOrNull(row.zombie_timeout_seconds),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+/** Maps a row of the `queue_stats` statement. */
+export function queueStatsOf(row: Row): QueueStats {
+  return {
+    queue: toStr(row.queue),
+    pending: toNumber(row.pending),
+    fetched: toNumber(row.fetched),
+    processing: toNumber(row.processing),
+    archived: toNumber(row.archived),
+    dead: toNumber(row.dead),
+    succeededTotal: toNumber(row.succeeded_total),
+    failedTotal: toNumber(row.failed_total),
+    retriedTotal: toNumber(row.retried_total),
+    lastActivityAt: toDateOrNull(row.last_activity_at),
+  };
+}
+
+/** Maps a `metric_buckets` row. */
+export function metricBucketOf(row: Row): MetricBucket {
+  const failed = toNumber(row.outcome) === 1;
+  return {
+    bucketStart: toDate(row.bucket_start),
+    queue: toStr(row.queue),
+    outcome: failed ? 'failed' : 'succeeded',
+    reason: failed ? failureReasonOf(toNumber(row.failure_reason)) : null,
+    count: toNumber(row.completed_count),
+    durationCount: toNumber(row.duration_count),
+    totalDurationMs: toNumber(row.total_duration_ms),
+    maxDurationMs: toNumberOrNull(row.max_duration_ms),
+  };
+}

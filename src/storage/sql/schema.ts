@@ -1,0 +1,42 @@
+import { ChokaQError } from '../../errors.js';
+
+/** Allowed schema names: lower-case identifiers that never need escaping. */
+export const SCHEMA_NAME_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The schema used when none is configured. @default 'chokaq' */
+export const DEFAULT_SCHEMA = 'chokaq';
+
+/**
+ * Returns `schema` when it matches {@link SCHEMA_NAME_PATTERN}; otherwise throws
+ * `CHOKAQ_INVALID_CONFIG`. The schema is the only identifier ever spliced into SQL.
+ */
+export function validateSchema(schema: string): string {
+  if (typeof schema !== 'string' || !SCHEMA_NAME_PATTERN.test(schema)) {
+    throw new ChokaQError(
+      'CHOKAQ_INVALID_CONFIG',
+      `Invalid schema name ${JSON.stringify(schema)}: use 1-63 characters of [a-z0-9_], not starting with a digit.`,
+    );
+  }
+  return schema;
+}
+
+/** Replaces every `:SCHEMA` placeholder in `sql` with the quoted, validated schema name. */
+export function withSchema(sql: string, schema: string): string {
+  const quoted = `"${validateSchema(schema)}"`;
+  return sql.replace(/:SCHEMA\b/g, quoted);
+}
+
+/** Binds every statement of `queries` to `schema` once, so hot paths do no string work. */
+export function bindQueries<K extends string>(
+  queries: Readonly<Record<K, string>>,
+  schema: string,
+): Readonly<Record<K, string>> {
+  const bound = {} as Record<K, string>;
+  for (const name of Object.keys(queries) as K[]) bound[name] = withSchema(queries[name], schema);
+  return bound;
+}
+
+/** The LISTEN/NOTIFY channel of a schema (at most 63 bytes, PostgreSQL's identifier limit). */
+export function wakeChannel(schema: string): string {
+  return `chokaq_${validateSchema(schema)}`.slice(0, 63);
+}

@@ -1,0 +1,78 @@
+/**
+ * Groups settlements by kind into the parallel-array parameters of the `settle_*` statements.
+ * Each kind then runs as one statement over its arrays.
+ */
+import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
+import type { Settlement } from '../contract.js';
+
+/** The settlements of one call, grouped by kind, with their parameters. */
+export interface SettleGroups {
+  archive: unknown[][] | null;
+  dead: unknown[][] | null;
+  retry: unknown[][] | null;
+  release: unknown[][] | null;
+}
+
+type Of<K extends Settlement['kind']> = Extract<Settlement, { kind: K }>;
+
+/**
+ * Builds the statement parameters per kind. A lease id that appears more than once in one call
+ * is sent once (its first occurrence); the later ones are reported as conflicts by the caller.
+ */
+export function groupSettlements(items: readonly Settlement[]): SettleGroups {
+  const seen = new Set<string>();
+  const archive: Of<'archive'>[] = [];
+  const dead: Of<'dead'>[] = [];
+  const retry: Of<'retry'>[] = [];
+  const release: Of<'release'>[] = [];
+  for (const item of items) {
+    if (seen.has(item.lease.id)) continue;
+    seen.add(item.lease.id);
+    if (item.kind === 'archive') archive.push(item);
+    else if (item.kind === 'dead') dead.push(item);
+    else if (item.kind === 'retry') retry.push(item);
+    else release.push(item);
+  }
+  const lease = (list: readonly Settlement[]): unknown[][] => [
+    list.map((s) => s.lease.id),
+    list.map((s) => s.lease.workerId),
+    list.map((s) => s.lease.leaseToken),
+  ];
+  return {
+    archive: archive.length === 0 ? null : [...lease(archive), archive.map((s) => s.durationMs)],
+    dead:
+      dead.length === 0
+        ? null
+        : [
+            ...lease(dead),
+            dead.map((s) => FAILURE_REASON_CODE[s.reason]),
+            dead.map((s) => s.error),
+          ],
+    retry:
+      retry.length === 0
+        ? null
+        : [
+            ...lease(retry),
+            retry.map((s) => HOT_STATE_CODE[s.from]),
+            retry.map((s) => Math.max(0, s.delayMs)),
+            retry.map((s) => s.error),
+          ],
+    release: release.length === 0 ? null : lease(release),
+  };
+}
+
+/**
+ * Booleans in input order: `true` when the item's id was applied and it was the first occurrence
+ * of that id in the call.
+ */
+export function settleOutcome(
+  items: readonly Settlement[],
+  applied: ReadonlySet<string>,
+): boolean[] {
+  const seen = new Set<string>();
+  return items.map((item) => {
+    if (seen.has(item.lease.id)) return false;
+    seen.add(item.lease.id);
+    return applied.has(item.lease.id);
+  });
+}

@@ -1,0 +1,378 @@
+/**
+ * The storage contract over SQL, shared by the `postgres` and `embedded` providers: both send
+ * the same statements (PostgreSQL ≥ 13 dialect) through an {@link Executor}.
+ */
+import { ChokaQError } from '../../errors.js';
+import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
+import type { FailureReason, HotState } from '../../job/state.js';
+import type { Logger } from '../../observability/logger.js';
+import { uuidv7 } from '../../util/uuid.js';
+import type {
+  ArchivedJob,
+  ClaimRequest,
+  DeadJob,
+  EnqueueResult,
+  FoundJob,
+  HotJob,
+  Lease,
+  MetricBucket,
+  NewJob,
+  QueueInfo,
+  QueuePatch,
+  QueueStats,
+  ResurrectOptions,
+  Settlement,
+  Store,
+} from '../contract.js';
+import { enqueueJobs } from './enqueue-batch.js';
+import { isTransientConflict } from './errors.js';
+import type { Executor } from './executor.js';
+import { QUERIES, type QueryName } from './generated.js';
+import { migrate } from './migrator.js';
+import { WakeNotifier } from './notifier.js';
+import {
+  archivedJobOf,
+  deadJobOf,
+  hotJobOf,
+  metricBucketOf,
+  queueInfoOf,
+  queueStatsOf,
+  toDate,
+  toNumber,
+  type Row,
+} from './rows.js';
+import { bindQueries, validateSchema, wakeChannel } from './schema.js';
+import { groupSettlements, settleOutcome } from './settle-batch.js';
+
+/** Unsubscribes a listener. */
+export type Unlisten = () => Promise<void>;
+
+/** What a provider plugs into {@link SqlStore}: connections, and optionally a push channel. */
+export interface SqlBackend {
+  /** Opens connections or files and returns the executor. Called once per open. */
+  open(): Promise<Executor>;
+  /** Subscribes to NOTIFY payloads on `channel`; omit when the provider has no push channel. */
+  listen?(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
+  /** Releases what `open` acquired. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link SqlStore}. */
+export interface SqlStoreOptions {
+  /** Provider name reported as {@link Store.kind}. */
+  kind: string;
+  backend: SqlBackend;
+  /** Validated schema name. */
+  schema: string;
+  /** Apply pending migrations in `open()`. */
+  migrate: boolean;
+  logger: Logger;
+}
+
+/** How many times a settle transaction is retried after a deadlock or serialization failure. */
+const SETTLE_ATTEMPTS = 4;
+
+/** {@link Store} over SQL; `postgres()` and `embedded()` build it with their backend. */
+export class SqlStore implements Store {
+  /** Provider name: `postgres` or `embedded`. */
+  readonly kind: string;
+  /** The schema holding the tables. */
+  readonly schema: string;
+  /** Statements bound to {@link SqlStore.schema}. */
+  protected readonly sql: Readonly<Record<QueryName, string>>;
+  /** The LISTEN/NOTIFY channel of the schema. */
+  protected readonly channel: string;
+  protected readonly logger: Logger;
+  private readonly backend: SqlBackend;
+  private readonly migrateOnOpen: boolean;
+  private executor: Executor | null = null;
+  private opening: Promise<void> | null = null;
+  private closed = false;
+  private notifier: WakeNotifier | null = null;
+  private readonly listeners = new Set<Unlisten>();
+
+  /** @param options See {@link SqlStoreOptions}. */
+  constructor(options: SqlStoreOptions) {
+    this.kind = options.kind;
+    this.schema = validateSchema(options.schema);
+    this.sql = bindQueries(QUERIES, this.schema);
+    this.channel = wakeChannel(this.schema);
+    this.backend = options.backend;
+    this.migrateOnOpen = options.migrate;
+    this.logger = options.logger;
+  }
+
+  /** Opens the backend and, unless disabled, migrates the schema. Idempotent. */
+  open(): Promise<void> {
+    if (this.executor !== null) return Promise.resolve();
+    this.closed = false;
+    this.opening ??= this.doOpen().finally(() => {
+      this.opening = null;
+    });
+    return this.opening;
+  }
+
+  private async doOpen(): Promise<void> {
+    const executor = await this.backend.open();
+    try {
+      if (this.migrateOnOpen) {
+        const applied = await migrate(executor, this.schema);
+        if (applied.length > 0) {
+          this.logger.info('schema migrated', {
+            schema: this.schema,
+            versions: applied.map((m) => m.version),
+          });
+        }
+      }
+    } catch (error) {
+      await this.backend.close().catch(() => undefined);
+      throw error;
+    }
+    this.executor = executor;
+    this.notifier = new WakeNotifier(async (queue) => {
+      const db = this.executor;
+      if (db !== null) await db.query(this.sql.notify, [this.channel, queue]);
+    }, this.logger);
+  }
+
+  /** Stops listeners and timers and closes the backend. Idempotent; safe without `open()`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.opening?.catch(() => undefined);
+    this.notifier?.stop();
+    this.notifier = null;
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    await Promise.all(listeners.map((unlisten) => unlisten().catch(() => undefined)));
+    this.executor = null;
+    await this.backend.close();
+  }
+
+  /** The open executor; opens on first use, fails after `close()`. */
+  protected async db(): Promise<Executor> {
+    if (this.executor !== null) return this.executor;
+    if (this.closed) {
+      throw new ChokaQError('CHOKAQ_NOT_STARTED', `The ${this.kind} store is closed; call open().`);
+    }
+    await this.open();
+    if (this.executor === null) {
+      throw new ChokaQError('CHOKAQ_NOT_STARTED', `The ${this.kind} store is closed; call open().`);
+    }
+    return this.executor;
+  }
+
+  async enqueue(jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+    if (jobs.length === 0) return [];
+    const results = await this.enqueueOn(await this.db(), jobs);
+    this.notifier?.wake(queuesCreated(jobs, results));
+    return results;
+  }
+
+  /** Runs the enqueue algorithm on `db` (the pool, or a caller's transaction). */
+  protected enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+    return enqueueJobs(db, { enqueue: this.sql.enqueue, holders: this.sql.enqueue_holders }, jobs);
+  }
+
+  async listen(onWake: (queue: string) => void): Promise<Unlisten> {
+    await this.db();
+    if (this.backend.listen === undefined) return () => Promise.resolve();
+    const unlisten = await this.backend.listen(this.channel, (payload) => {
+      try {
+        onWake(payload);
+      } catch (error) {
+        this.logger.warn('wake listener threw', { error: String(error) });
+      }
+    });
+    let done = false;
+    const stop: Unlisten = async () => {
+      if (done) return;
+      done = true;
+      this.listeners.delete(stop);
+      await unlisten();
+    };
+    this.listeners.add(stop);
+    return stop;
+  }
+
+  async claim(request: ClaimRequest): Promise<HotJob[]> {
+    const queues = request.queues === null ? null : [...request.queues];
+    if ((queues !== null && queues.length === 0) || request.limit < 1) return [];
+    const db = await this.db();
+    const token = uuidv7();
+    const rows = await db.transaction(async (tx) => {
+      // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
+      await tx.query(this.sql.claim_lock_capped_queues, [queues]);
+      return tx.query<Row>(this.sql.claim, [request.workerId, request.limit, queues, token]);
+    });
+    return rows.map(hotJobOf);
+  }
+
+  async start(leases: readonly Lease[]): Promise<HotJob[]> {
+    if (leases.length === 0) return [];
+    const db = await this.db();
+    const rows = await db.query<Row>(this.sql.start, [
+      leases.map((l) => l.id),
+      leases.map((l) => l.workerId),
+      leases.map((l) => l.leaseToken),
+    ]);
+    return rows.map(hotJobOf);
+  }
+
+  async settle(settlements: readonly Settlement[]): Promise<boolean[]> {
+    if (settlements.length === 0) return [];
+    const groups = groupSettlements(settlements);
+    const db = await this.db();
+    const statements: [string, unknown[][] | null][] = [
+      [this.sql.settle_archive, groups.archive],
+      [this.sql.settle_dead, groups.dead],
+      [this.sql.settle_retry, groups.retry],
+      [this.sql.settle_release, groups.release],
+    ];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const applied = await db.transaction(async (tx) => {
+          const ids = new Set<string>();
+          for (const [sql, params] of statements) {
+            if (params === null) continue;
+            for (const row of await tx.query<{ id: unknown }>(sql, params)) ids.add(String(row.id));
+          }
+          return ids;
+        });
+        return settleOutcome(settlements, applied);
+      } catch (error) {
+        // Settlers touching several queues' counter rows in different kinds can deadlock; the
+        // whole transaction rolled back, so running it again is safe.
+        if (attempt >= SETTLE_ATTEMPTS || !isTransientConflict(error)) throw error;
+        this.logger.debug('settle retried after a lock conflict', { attempt });
+      }
+    }
+  }
+
+  async getJob(id: string): Promise<FoundJob | null> {
+    const db = await this.db();
+    const [hot] = await db.query<Row>(this.sql.get_hot, [id]);
+    if (hot !== undefined) return { where: 'hot', job: hotJobOf(hot) };
+    const [archived] = await db.query<Row>(this.sql.get_archive, [id]);
+    if (archived !== undefined) return { where: 'archive', job: archivedJobOf(archived) };
+    const [dead] = await db.query<Row>(this.sql.get_dead, [id]);
+    if (dead !== undefined) return { where: 'dlq', job: deadJobOf(dead) };
+    return null;
+  }
+
+  async listHot(filter: { queue?: string; state?: HotState; limit: number }): Promise<HotJob[]> {
+    const db = await this.db();
+    const state = filter.state === undefined ? null : HOT_STATE_CODE[filter.state];
+    const rows = await db.query<Row>(this.sql.list_hot, [
+      filter.queue ?? null,
+      state,
+      filter.limit,
+    ]);
+    return rows.map(hotJobOf);
+  }
+
+  async listArchive(filter: { queue?: string; limit: number }): Promise<ArchivedJob[]> {
+    const db = await this.db();
+    const rows = await db.query<Row>(this.sql.list_archive, [filter.queue ?? null, filter.limit]);
+    return rows.map(archivedJobOf);
+  }
+
+  async listDead(filter: {
+    queue?: string;
+    reason?: FailureReason;
+    limit: number;
+  }): Promise<DeadJob[]> {
+    const db = await this.db();
+    const reason = filter.reason === undefined ? null : FAILURE_REASON_CODE[filter.reason];
+    const rows = await db.query<Row>(this.sql.list_dead, [
+      filter.queue ?? null,
+      reason,
+      filter.limit,
+    ]);
+    return rows.map(deadJobOf);
+  }
+
+  async resurrect(ids: readonly string[], options: ResurrectOptions): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const db = await this.db();
+    const rows = await db.query<{ id: unknown }>(this.sql.resurrect, [
+      [...new Set(ids)],
+      options.actor,
+      options.payload ?? null,
+      options.tags !== undefined,
+      options.tags ?? null,
+      options.priority ?? 10,
+    ]);
+    const moved = new Set(rows.map((row) => String(row.id)));
+    return [...new Set(ids)].filter((id) => moved.has(id));
+  }
+
+  async purgeDead(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const db = await this.db();
+    const [row] = await db.query<{ deleted: unknown }>(this.sql.purge_dead, [[...new Set(ids)]]);
+    return toNumber(row?.deleted);
+  }
+
+  async editPending(
+    id: string,
+    edit: { payload?: string; tags?: string | null; priority?: number; actor: string },
+  ): Promise<boolean> {
+    const db = await this.db();
+    const rows = await db.query(this.sql.edit_pending, [
+      id,
+      edit.payload ?? null,
+      edit.tags !== undefined,
+      edit.tags ?? null,
+      edit.priority ?? null,
+      edit.actor,
+    ]);
+    return rows.length > 0;
+  }
+
+  async listQueues(): Promise<QueueInfo[]> {
+    const db = await this.db();
+    return (await db.query<Row>(this.sql.list_queues)).map(queueInfoOf);
+  }
+
+  async updateQueue(name: string, patch: QueuePatch): Promise<QueueInfo> {
+    const db = await this.db();
+    const [row] = await db.query<Row>(this.sql.update_queue, [
+      name,
+      patch.paused !== undefined,
+      patch.paused ?? null,
+      patch.active !== undefined,
+      patch.active ?? null,
+      patch.maxWorkers !== undefined,
+      patch.maxWorkers ?? null,
+      patch.zombieTimeoutSeconds !== undefined,
+      patch.zombieTimeoutSeconds ?? null,
+    ]);
+    if (row === undefined) throw new Error(`updateQueue returned no row for ${name}`);
+    return queueInfoOf(row);
+  }
+
+  async queueStats(): Promise<QueueStats[]> {
+    const db = await this.db();
+    return (await db.query<Row>(this.sql.queue_stats)).map(queueStatsOf);
+  }
+
+  async metricBuckets(since: Date): Promise<MetricBucket[]> {
+    const db = await this.db();
+    return (await db.query<Row>(this.sql.metric_buckets, [since])).map(metricBucketOf);
+  }
+
+  async now(): Promise<Date> {
+    const db = await this.db();
+    const [row] = await db.query<{ now: unknown }>(this.sql.now);
+    return toDate(row?.now);
+  }
+}
+
+/** Distinct queues that received at least one new job. */
+function queuesCreated(jobs: readonly NewJob[], results: readonly EnqueueResult[]): string[] {
+  const queues = new Set<string>();
+  jobs.forEach((job, index) => {
+    if (results[index]?.created === true) queues.add(job.queue);
+  });
+  return [...queues];
+}
