@@ -1,0 +1,243 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Slots } from '../../src/runtime/slots.js';
+import { jitter, Wakeup } from '../../src/runtime/wakeup.js';
+
+/** Lets pending promise callbacks run (no timers involved). */
+async function flushMicrotasks(): Promise<void> {
+  for (let i = 0; i < 10; i += 1) await Promise.resolve();
+}
+
+/** Tracks whether a promise has settled. */
+function track(promise: Promise<unknown>): { done: boolean } {
+  const state = { done: false };
+  void promise.then(() => {
+    state.done = true;
+  });
+  return state;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('Slots', () => {
+  it('hands out slots up to the capacity', () => {
+    const slots = new Slots(2);
+    expect(slots.capacity).toBe(2);
+    expect(slots.free).toBe(2);
+    expect(slots.tryAcquire()).toBe(true);
+    expect(slots.tryAcquire()).toBe(true);
+    expect(slots.tryAcquire()).toBe(false);
+    expect(slots.inUse).toBe(2);
+    expect(slots.free).toBe(0);
+  });
+
+  it('frees a slot on release', () => {
+    const slots = new Slots(1);
+    expect(slots.tryAcquire()).toBe(true);
+    slots.release();
+    expect(slots.inUse).toBe(0);
+    expect(slots.free).toBe(1);
+    expect(slots.tryAcquire()).toBe(true);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])('rejects size %d', (size) => {
+    expect(() => new Slots(size)).toThrow(RangeError);
+    expect(() => new Slots(1).resize(size)).toThrow(RangeError);
+  });
+
+  it('keeps the old size when a resize is rejected', () => {
+    const slots = new Slots(3);
+    expect(() => slots.resize(0)).toThrow(RangeError);
+    expect(slots.capacity).toBe(3);
+  });
+
+  it('frees slots at once when resized up', () => {
+    const slots = new Slots(1);
+    slots.tryAcquire();
+    expect(slots.tryAcquire()).toBe(false);
+    slots.resize(3);
+    expect(slots.capacity).toBe(3);
+    expect(slots.free).toBe(2);
+    expect(slots.tryAcquire()).toBe(true);
+    expect(slots.tryAcquire()).toBe(true);
+    expect(slots.tryAcquire()).toBe(false);
+  });
+
+  it('does not preempt running work when resized down', () => {
+    const slots = new Slots(4);
+    for (let i = 0; i < 4; i += 1) slots.tryAcquire();
+    slots.resize(2);
+    expect(slots.capacity).toBe(2);
+    expect(slots.inUse).toBe(4);
+    expect(slots.free).toBe(0);
+    slots.release(); // 3 running, size 2
+    expect(slots.free).toBe(0);
+    expect(slots.tryAcquire()).toBe(false);
+    slots.release(); // 2 running
+    expect(slots.free).toBe(0);
+    expect(slots.tryAcquire()).toBe(false);
+    slots.release(); // 1 running
+    expect(slots.free).toBe(1);
+    expect(slots.tryAcquire()).toBe(true);
+    expect(slots.tryAcquire()).toBe(false);
+  });
+
+  it('throws on release without a matching acquire', () => {
+    const slots = new Slots(2);
+    expect(() => slots.release()).toThrow(/without a matching acquire/);
+    slots.tryAcquire();
+    slots.release();
+    expect(() => slots.release()).toThrow(Error);
+    expect(slots.inUse).toBe(0);
+  });
+
+  it('whenFree resolves at once when a slot is free and does not take it', async () => {
+    const slots = new Slots(1);
+    await expect(slots.whenFree()).resolves.toBeUndefined();
+    expect(slots.inUse).toBe(0);
+  });
+
+  it('whenFree waits for a release', async () => {
+    const slots = new Slots(1);
+    slots.tryAcquire();
+    const waiting = track(slots.whenFree());
+    await flushMicrotasks();
+    expect(waiting.done).toBe(false);
+    slots.release();
+    await flushMicrotasks();
+    expect(waiting.done).toBe(true);
+  });
+
+  it('whenFree resolves when the pool grows', async () => {
+    const slots = new Slots(1);
+    slots.tryAcquire();
+    const waiting = track(slots.whenFree());
+    slots.resize(2);
+    await flushMicrotasks();
+    expect(waiting.done).toBe(true);
+  });
+
+  it('whenFree stays pending while a shrunk pool is still over its size', async () => {
+    const slots = new Slots(3);
+    for (let i = 0; i < 3; i += 1) slots.tryAcquire();
+    slots.resize(1);
+    const waiting = track(slots.whenFree());
+    // Known source bug (reported): release() wakes every waiter even when free is still 0.
+    slots.release(); // 2 running, size 1: still no free slot
+    await flushMicrotasks();
+    expect(slots.free).toBe(0);
+    expect(waiting.done).toBe(false);
+    slots.release(); // 1 running
+    await flushMicrotasks();
+    expect(waiting.done).toBe(false);
+    slots.release(); // 0 running: a slot is free
+    await flushMicrotasks();
+    expect(waiting.done).toBe(true);
+  });
+
+  it('idle resolves at once with nothing running', async () => {
+    const slots = new Slots(2);
+    const idle = track(slots.idle());
+    await flushMicrotasks();
+    expect(idle.done).toBe(true);
+  });
+
+  it('idle resolves only after the last release', async () => {
+    const slots = new Slots(2);
+    slots.tryAcquire();
+    slots.tryAcquire();
+    const idle = track(slots.idle());
+    slots.release();
+    await flushMicrotasks();
+    expect(idle.done).toBe(false);
+    slots.resize(5);
+    await flushMicrotasks();
+    expect(idle.done).toBe(false);
+    slots.release();
+    await flushMicrotasks();
+    expect(idle.done).toBe(true);
+  });
+});
+
+describe('Wakeup', () => {
+  it('resolves true when notified during a wait', async () => {
+    vi.useFakeTimers();
+    const wakeup = new Wakeup();
+    const result = wakeup.wait(10_000);
+    wakeup.notify();
+    await expect(result).resolves.toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('resolves false when the time passes without a notify', async () => {
+    vi.useFakeTimers();
+    const wakeup = new Wakeup();
+    const result = track(wakeup.wait(1000));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(result.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(result.done).toBe(true);
+    vi.useRealTimers();
+    await expect(new Wakeup().wait(5)).resolves.toBe(false);
+  });
+
+  it('remembers a notify made before the wait, once', async () => {
+    vi.useFakeTimers();
+    const wakeup = new Wakeup();
+    wakeup.notify();
+    wakeup.notify();
+    await expect(wakeup.wait(10_000)).resolves.toBe(true);
+    const second = wakeup.wait(50);
+    await vi.advanceTimersByTimeAsync(50);
+    await expect(second).resolves.toBe(false);
+  });
+
+  it('does not remember a notify that woke a waiter', async () => {
+    vi.useFakeTimers();
+    const wakeup = new Wakeup();
+    const first = wakeup.wait(1000);
+    wakeup.notify();
+    await expect(first).resolves.toBe(true);
+    const second = wakeup.wait(100);
+    await vi.advanceTimersByTimeAsync(100);
+    await expect(second).resolves.toBe(false);
+  });
+
+  it('a notify after a timed-out wait is remembered for the next wait', async () => {
+    vi.useFakeTimers();
+    const wakeup = new Wakeup();
+    const first = wakeup.wait(10);
+    await vi.advanceTimersByTimeAsync(10);
+    await expect(first).resolves.toBe(false);
+    wakeup.notify();
+    await expect(wakeup.wait(10_000)).resolves.toBe(true);
+  });
+});
+
+describe('jitter', () => {
+  it('spans ms ± fraction using the injected random source', () => {
+    expect(jitter(1000, 0.2, () => 0)).toBe(800);
+    expect(jitter(1000, 0.2, () => 0.5)).toBe(1000);
+    expect(jitter(1000, 0.2, () => 0.999_999)).toBe(1200);
+    expect(jitter(1000, 0.1, () => 0.25)).toBe(950);
+  });
+
+  it('defaults to ±20 %', () => {
+    expect(jitter(1000, undefined, () => 0)).toBe(800);
+  });
+
+  it('stays within ±fraction with the real random source', () => {
+    for (let i = 0; i < 500; i += 1) {
+      const value = jitter(5000, 0.2);
+      expect(value).toBeGreaterThanOrEqual(4000);
+      expect(value).toBeLessThanOrEqual(6000);
+      expect(Number.isInteger(value)).toBe(true);
+    }
+  });
+
+  it('never returns less than 1 ms', () => {
+    expect(jitter(0, 0.2, () => 0.5)).toBe(1);
+    expect(jitter(1, 0.9, () => 0)).toBe(1);
+  });
+});

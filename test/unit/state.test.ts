@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import {
+  canTransition,
+  FAILURE_REASON_CODE,
+  failureReasonOf,
+  HOT_STATE_BY_CODE,
+  HOT_STATE_CODE,
+  TRANSITIONS,
+  type Actor,
+  type HotState,
+  type JobState,
+} from '../../src/job/state.js';
+
+const STATES: readonly JobState[] = ['pending', 'fetched', 'processing', 'succeeded', 'dead'];
+const ACTORS: readonly Actor[] = ['producer', 'worker', 'recovery', 'operator'];
+
+describe('canTransition', () => {
+  it.each<[JobState | null, JobState, Actor]>([
+    [null, 'pending', 'producer'],
+    ['pending', 'fetched', 'worker'],
+    ['fetched', 'processing', 'worker'],
+    ['fetched', 'pending', 'worker'],
+    ['processing', 'succeeded', 'worker'],
+    ['processing', 'pending', 'worker'],
+    ['processing', 'dead', 'worker'],
+    ['dead', 'pending', 'operator'],
+    ['pending', 'pending', 'operator'],
+  ])('allows %s → %s by %s', (from, to, actor) => {
+    expect(canTransition(from, to, actor)).toBe(true);
+  });
+
+  it.each<[JobState | null, JobState, Actor]>([
+    ['pending', 'processing', 'worker'],
+    ['pending', 'succeeded', 'worker'],
+    ['fetched', 'succeeded', 'worker'],
+    ['processing', 'fetched', 'worker'],
+    ['dead', 'succeeded', 'operator'],
+    ['succeeded', 'dead', 'operator'],
+    [null, 'fetched', 'producer'],
+    [null, 'pending', 'worker'],
+    ['pending', 'fetched', 'operator'],
+    ['pending', 'pending', 'worker'],
+    ['processing', 'succeeded', 'operator'],
+  ])('forbids %s → %s by %s', (from, to, actor) => {
+    expect(canTransition(from, to, actor)).toBe(false);
+  });
+
+  it('never lets a succeeded job move anywhere, whoever asks', () => {
+    for (const to of STATES) {
+      for (const actor of ACTORS) expect(canTransition('succeeded', to, actor)).toBe(false);
+    }
+  });
+
+  it('lets only the operator resurrect a dead job, and only to pending', () => {
+    const allowed: string[] = [];
+    for (const to of STATES) {
+      for (const actor of ACTORS)
+        if (canTransition('dead', to, actor)) allowed.push(`${to}/${actor}`);
+    }
+    expect(allowed).toEqual(['pending/operator']);
+  });
+
+  it('lets only the producer create jobs, always as pending', () => {
+    const allowed: string[] = [];
+    for (const to of STATES) {
+      for (const actor of ACTORS)
+        if (canTransition(null, to, actor)) allowed.push(`${to}/${actor}`);
+    }
+    expect(allowed).toEqual(['pending/producer']);
+  });
+
+  it('agrees with the TRANSITIONS table and allows nothing outside it', () => {
+    const listed = new Set(TRANSITIONS.map((t) => `${String(t.from)}>${t.to}>${t.actor}`));
+    let allowedCount = 0;
+    for (const from of [null, ...STATES]) {
+      for (const to of STATES) {
+        for (const actor of ACTORS) {
+          const allowed = canTransition(from, to, actor);
+          expect(allowed).toBe(listed.has(`${String(from)}>${to}>${actor}`));
+          if (allowed) allowedCount += 1;
+        }
+      }
+    }
+    expect(allowedCount).toBe(listed.size);
+    expect(listed.size).toBe(9);
+  });
+
+  it('gives every transition a trigger', () => {
+    for (const t of TRANSITIONS) expect(t.trigger.trim()).not.toBe('');
+  });
+});
+
+describe('hot state codes', () => {
+  it('stores pending, fetched, processing as 0, 1, 2', () => {
+    expect(HOT_STATE_CODE).toEqual({ pending: 0, fetched: 1, processing: 2 });
+  });
+
+  it('round-trips every hot state through its code', () => {
+    for (const state of Object.keys(HOT_STATE_CODE) as HotState[]) {
+      expect(HOT_STATE_BY_CODE[HOT_STATE_CODE[state]]).toBe(state);
+    }
+    HOT_STATE_BY_CODE.forEach((state, code) => expect(HOT_STATE_CODE[state]).toBe(code));
+    expect(HOT_STATE_BY_CODE).toHaveLength(3);
+  });
+});
+
+describe('failureReasonOf', () => {
+  it.each(Object.entries(FAILURE_REASON_CODE))('reads %s back from code %i', (name, code) => {
+    expect(failureReasonOf(code)).toBe(name);
+  });
+
+  it('keeps the codes of the original system', () => {
+    expect(FAILURE_REASON_CODE).toEqual({
+      Cancelled: 1,
+      Zombie: 2,
+      Throttled: 5,
+      Fatal: 6,
+      Timeout: 7,
+      Transient: 8,
+      HeartbeatFailure: 9,
+      RetryLifetimeExpired: 10,
+    });
+  });
+
+  it.each([0, 3, 4, 11, -1, 99, 1.5])('reads unknown or reserved code %d as Fatal', (code) => {
+    expect(failureReasonOf(code)).toBe('Fatal');
+  });
+
+  it('gives every reason a distinct code', () => {
+    const codes = Object.values(FAILURE_REASON_CODE);
+    expect(new Set(codes).size).toBe(codes.length);
+  });
+});
