@@ -1,0 +1,112 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ChokaQError } from '../../src/errors.js';
+import { migrate, postgres } from '../../src/storage/postgres/index.js';
+import { MIGRATIONS } from '../../src/storage/sql/generated.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+
+const available = await postgresAvailable();
+const created: string[] = [];
+
+function schemaForTest(): string {
+  const schema = uniqueSchema('mig');
+  created.push(schema);
+  return schema;
+}
+
+async function sql<R>(text: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as R[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function ledger(schema: string): Promise<number[]> {
+  const rows = await sql<{ version: number }>(
+    `select version from "${schema}".schema_migrations order by version`,
+  );
+  return rows.map((row) => row.version);
+}
+
+async function schemaExists(schema: string): Promise<boolean> {
+  const rows = await sql<{ n: string }>(
+    'select count(*) as n from pg_namespace where nspname = $1',
+    [schema],
+  );
+  return rows[0]?.n === '1';
+}
+
+const allVersions = MIGRATIONS.map((m) => m.version);
+
+describe.skipIf(!available)('postgres migrations', () => {
+  afterAll(async () => {
+    for (const schema of created) await dropSchema(schema);
+  });
+
+  it('migrates a fresh schema and records every version', async () => {
+    const schema = schemaForTest();
+    const applied = await migrate({ connectionString: TEST_DATABASE_URL, schema });
+    expect(applied.map((m) => m.version)).toEqual(allVersions);
+    expect(await ledger(schema)).toEqual(allVersions);
+    const queues = await sql<{ name: string }>(`select name from "${schema}".queues`);
+    expect(queues.map((q) => q.name)).toEqual(['default']);
+    // Running again applies nothing.
+    expect(await migrate({ connectionString: TEST_DATABASE_URL, schema })).toEqual([]);
+  });
+
+  it('lets four processes migrate one new schema at once, each version applied once', async () => {
+    const schema = schemaForTest();
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => migrate({ connectionString: TEST_DATABASE_URL, schema })),
+    );
+    const appliedVersions = runs.flatMap((run) => run.map((m) => m.version)).sort();
+    expect(appliedVersions).toEqual(allVersions);
+    expect(await ledger(schema)).toEqual(allVersions);
+  });
+
+  it('opens stores concurrently on one new schema', async () => {
+    const schema = schemaForTest();
+    const stores = Array.from({ length: 4 }, () =>
+      postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger, poolSize: 2 }),
+    );
+    try {
+      await Promise.all(stores.map((store) => store.open()));
+      expect(await ledger(schema)).toEqual(allVersions);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it('dry run returns the SQL that would run and applies nothing', async () => {
+    const schema = schemaForTest();
+    const planned = await migrate({ connectionString: TEST_DATABASE_URL, schema, dryRun: true });
+    expect(planned.map((m) => m.version)).toEqual(allVersions);
+    expect(planned[0]?.sql).toContain(`CREATE TABLE IF NOT EXISTS "${schema}".jobs_hot`);
+    expect(planned[0]?.sql).not.toContain(':SCHEMA');
+    expect(await schemaExists(schema)).toBe(false);
+
+    await migrate({ connectionString: TEST_DATABASE_URL, schema });
+    expect(await migrate({ connectionString: TEST_DATABASE_URL, schema, dryRun: true })).toEqual(
+      [],
+    );
+  });
+
+  it('rejects an invalid schema name with CHOKAQ_INVALID_CONFIG', async () => {
+    const invalid = 'a;drop';
+    await expect(
+      migrate({ connectionString: TEST_DATABASE_URL, schema: invalid }),
+    ).rejects.toMatchObject({ code: 'CHOKAQ_INVALID_CONFIG' });
+    expect(() => postgres({ connectionString: TEST_DATABASE_URL, schema: invalid })).toThrow(
+      ChokaQError,
+    );
+    for (const name of ['Upper', '1abc', '', 'a'.repeat(64), 'x"y']) {
+      expect(() => postgres({ connectionString: TEST_DATABASE_URL, schema: name })).toThrow(
+        expect.objectContaining({ code: 'CHOKAQ_INVALID_CONFIG' }) as Error,
+      );
+    }
+  });
+});

@@ -1,0 +1,110 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/logger.js';
+import type { NewJob } from '../../src/storage/contract.js';
+import { postgres, type PostgresStore } from '../../src/storage/postgres/index.js';
+import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+
+const available = await postgresAvailable();
+const schema = uniqueSchema('txenq');
+
+function job(id: string, queue = 'tx'): NewJob {
+  return {
+    id,
+    queue,
+    type: 'test.v1',
+    payload: JSON.stringify({ id }),
+    priority: 10,
+    delayMs: 0,
+    idempotencyKey: null,
+    tags: null,
+    createdBy: null,
+  };
+}
+
+describe.skipIf(!available)('postgres enqueueWithin', () => {
+  let store: PostgresStore;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
+    await store.open();
+    pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await pool?.end();
+    await dropSchema(schema);
+  });
+
+  it('rolls the jobs back with the caller transaction', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const results = await store.enqueueWithin(client, [
+        job('rolled-back-1'),
+        job('rolled-back-2'),
+      ]);
+      expect(results).toEqual([
+        { id: 'rolled-back-1', created: true },
+        { id: 'rolled-back-2', created: true },
+      ]);
+      // Visible inside the transaction, not outside it.
+      const inside = await client.query(`select count(*)::int as n from "${schema}".jobs_hot`);
+      expect(inside.rows[0]).toEqual({ n: 2 });
+      expect(await store.getJob('rolled-back-1')).toBeNull();
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    expect(await store.getJob('rolled-back-1')).toBeNull();
+    expect(await store.getJob('rolled-back-2')).toBeNull();
+  });
+
+  it('commits the jobs with the caller transaction', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`create temp table caller_data (x int) on commit drop`);
+      await client.query('insert into caller_data values (1)');
+      const [result] = await store.enqueueWithin(client, [job('committed-1', 'tx-new-queue')]);
+      expect(result).toEqual({ id: 'committed-1', created: true });
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const found = await store.getJob('committed-1');
+    expect(found?.where).toBe('hot');
+    expect(found?.job.queue).toBe('tx-new-queue');
+    expect((await store.listQueues()).map((q) => q.name)).toContain('tx-new-queue');
+  });
+
+  it('wakes listeners only when the caller commits', async () => {
+    const woken: string[] = [];
+    const unlisten = await store.listen((queue) => woken.push(queue));
+    try {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await store.enqueueWithin(client, [job('wake-rolled-back', 'wake-rb')]);
+        await client.query('ROLLBACK');
+        await client.query('BEGIN');
+        await store.enqueueWithin(client, [job('wake-committed', 'wake-ok')]);
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+      await expect.poll(() => woken, { timeout: 5000 }).toContain('wake-ok');
+      expect(woken).not.toContain('wake-rb');
+    } finally {
+      await unlisten();
+    }
+  });
+
+  it('rejects something that is not a client', async () => {
+    await expect(store.enqueueWithin({}, [job('x')])).rejects.toMatchObject({
+      code: 'CHOKAQ_INVALID_CONFIG',
+    });
+  });
+});
