@@ -76,6 +76,7 @@ export class ChokaQ {
   private readonly events: ChokaQEvents;
   private readonly completer: Completer;
   private readonly shutdown = new AbortController();
+  private readonly executor: Executor;
   private worker: Worker | undefined;
   private opened: Promise<void> | undefined;
   private state: 'new' | 'started' | 'stopped' = 'new';
@@ -88,6 +89,19 @@ export class ChokaQ {
     this.completer = new Completer({
       store: this.config.storage,
       logger: this.config.logger.child('completer'),
+    });
+    this.executor = new Executor({
+      registry: this.registry,
+      pipe: this.config.pipe,
+      middleware: this.config.middleware,
+      retry: this.config.retry,
+      timeoutMs: this.config.timeoutMs,
+      queueTimeoutsMs: this.config.queueTimeoutsMs,
+      completer: this.completer,
+      events: this.events,
+      logger: this.config.logger.child('executor'),
+      clock: this.config.clock,
+      shutdown: this.shutdown.signal,
     });
   }
 
@@ -134,23 +148,6 @@ export class ChokaQ {
     }
     if (!this.config.worker) return;
     const { storage, logger, clock } = this.config;
-    const executor = new Executor({
-      registry: this.registry,
-      pipe: this.config.pipe,
-      middleware: this.config.middleware,
-      retry: this.config.retry,
-      timeoutMs: this.config.timeoutMs,
-      queueTimeoutsMs: Object.fromEntries(
-        Object.entries(this.config.queues)
-          .filter(([, s]) => s.timeout !== undefined)
-          .map(([name, s]) => [name, toMs(s.timeout ?? 0)]),
-      ),
-      completer: this.completer,
-      events: this.events,
-      logger: logger.child('executor'),
-      clock,
-      shutdown: this.shutdown.signal,
-    });
     this.worker = new Worker({
       workerId: this.config.workerId,
       concurrency: this.config.concurrency,
@@ -158,7 +155,7 @@ export class ChokaQ {
       pollIntervalMs: this.config.pollIntervalMs,
       queues: this.config.workerQueues,
       store: storage,
-      executor,
+      executor: this.executor,
       completer: this.completer,
       events: this.events,
       logger: logger.child('worker'),

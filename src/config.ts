@@ -70,6 +70,8 @@ export interface ResolvedConfig {
   prefetch: number;
   pollIntervalMs: number;
   timeoutMs: number;
+  /** Per-queue handler time limits from `queues.<name>.timeout`. */
+  queueTimeoutsMs: Readonly<Record<string, number>>;
   retry: RetryPolicy;
   shutdownGraceMs: number;
   maxPayloadBytes: number;
@@ -106,6 +108,7 @@ export function resolveConfig(options: ChokaQOptions): ResolvedConfig {
     );
   }
   const queues = options.queues ?? {};
+  const queueTimeoutsMs: Record<string, number> = {};
   for (const [name, settings] of Object.entries(queues)) {
     validateQueueName(name);
     const cap = settings.maxWorkers;
@@ -115,8 +118,12 @@ export function resolveConfig(options: ChokaQOptions): ResolvedConfig {
         `queues.${name}.maxWorkers must be an integer ≥ 1 or null`,
       );
     }
-    if (settings.timeout !== undefined)
-      positive(toMs(settings.timeout, `queues.${name}.timeout`), `queues.${name}.timeout`);
+    if (settings.timeout !== undefined) {
+      queueTimeoutsMs[name] = positive(
+        toMs(settings.timeout, `queues.${name}.timeout`),
+        `queues.${name}.timeout`,
+      );
+    }
   }
   for (const name of options.workerQueues ?? []) validateQueueName(name);
   return {
@@ -131,6 +138,7 @@ export function resolveConfig(options: ChokaQOptions): ResolvedConfig {
     prefetch,
     pollIntervalMs: positive(toMs(options.pollInterval ?? '1s', 'pollInterval'), 'pollInterval'),
     timeoutMs: positive(toMs(options.timeout ?? '15m', 'timeout'), 'timeout'),
+    queueTimeoutsMs,
     retry: resolveRetryPolicy(options.retry),
     shutdownGraceMs: toMs(options.shutdownGracePeriod ?? '30s', 'shutdownGracePeriod'),
     maxPayloadBytes,

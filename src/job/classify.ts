@@ -46,11 +46,16 @@ export const MAX_ERROR_TEXT = 8000;
 
 /** Turns a thrown value into the text stored as `lastError` / `errorDetails`. */
 export function describeError(error: unknown): string {
-  const text =
+  return limitErrorText(
     error instanceof Error
       ? (error.stack ?? `${error.name}: ${error.message}`)
-      : `Non-error thrown: ${safeString(error)}`;
-  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
+      : `Non-error thrown: ${safeString(error)}`,
+  );
+}
+
+/** Cuts `text` to at most {@link MAX_ERROR_TEXT} characters, marking the cut with `…`. */
+export function limitErrorText(text: string): string {
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT - 1)}…` : text;
 }
 
 function safeString(value: unknown): string {

@@ -3,7 +3,7 @@ import { ChokaQError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { toMs, type Duration } from '../util/duration.js';
 import { validateQueueName, validateTypeKey, validatePriority } from './envelope.js';
-import type { RetryOptions } from './retry.js';
+import { resolveRetryPolicy, type RetryOptions } from './retry.js';
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {
@@ -59,7 +59,8 @@ export interface JobDefinition<In = unknown, Out = In> {
  * Defines a job type. With `payload` (any Standard Schema: zod, valibot, arktype…) payloads are
  * validated when enqueued and again before the handler runs, and the handler's payload is typed
  * from the schema. Without it, name the payload type: `defineJob<{ to: string }>({ … })`.
- * @throws ChokaQError `CHOKAQ_INVALID_JOB_TYPE`, `CHOKAQ_INVALID_QUEUE` or `CHOKAQ_INVALID_CONFIG`.
+ * @throws ChokaQError `CHOKAQ_INVALID_JOB_TYPE`, `CHOKAQ_INVALID_QUEUE`, `CHOKAQ_INVALID_PRIORITY`,
+ *   `CHOKAQ_INVALID_DURATION` or `CHOKAQ_INVALID_CONFIG` (retry settings).
  */
 export function defineJob<S extends StandardSchemaV1>(
   spec: JobSpec<StandardSchemaV1.InferOutput<S>> & { payload: S },
@@ -77,6 +78,7 @@ export function defineJob(
   validateQueueName(queue);
   const priority = spec.priority ?? 10;
   validatePriority(priority);
+  if (spec.retry) resolveRetryPolicy(spec.retry); // fail at definition, not at the first failure
   if (typeof spec.handle !== 'function') {
     throw new ChokaQError('CHOKAQ_INVALID_CONFIG', `job '${spec.type}' needs a handle function`);
   }

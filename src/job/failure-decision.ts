@@ -1,5 +1,5 @@
 import type { FailureReason } from './state.js';
-import { classifyFailure, describeError } from './classify.js';
+import { classifyFailure, describeError, limitErrorText } from './classify.js';
 import { backoffDelayMs, type RetryPolicy } from './retry.js';
 
 /** What happens to a job whose run failed. */
@@ -28,7 +28,8 @@ export interface FailedRun {
 export function decideFailure(run: FailedRun): FailureDecision {
   const failure = classifyFailure(run.error);
   const text = describeError(run.error);
-  if (failure.kind === 'fatal') return { kind: 'dead', reason: 'Fatal', error: `FATAL: ${text}` };
+  if (failure.kind === 'fatal')
+    return { kind: 'dead', reason: 'Fatal', error: limitErrorText(`FATAL: ${text}`) };
   if (run.attempts >= run.policy.maxAttempts) {
     return {
       kind: 'dead',
@@ -47,7 +48,7 @@ export function decideFailure(run: FailedRun): FailureDecision {
       const error =
         `Retry lifetime expired: created ${new Date(run.createdAtMs).toISOString()}, ` +
         `next run ${new Date(run.nowMs + delayMs).toISOString()}, maxAge ${maxAgeMs} ms. Last error: ${text}`;
-      return { kind: 'dead', reason: 'RetryLifetimeExpired', error };
+      return { kind: 'dead', reason: 'RetryLifetimeExpired', error: limitErrorText(error) };
     }
   }
   return { kind: 'retry', delayMs, error: text };

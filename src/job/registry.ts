@@ -36,8 +36,8 @@ export class JobRegistry {
     return this.byKey.get(type.toLowerCase());
   }
 
-  /** Registered type keys. */
-  types(): string[] {
-    return [...this.byKey.values()].map((d) => d.type);
+  /** Every registered definition. */
+  all(): AnyJobDefinition[] {
+    return [...this.byKey.values()];
   }
 }

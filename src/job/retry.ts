@@ -42,7 +42,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 /**
  * Resolves user options on top of `base` and validates them.
- * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` naming the offending option.
+ * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` naming the offending option, or
+ *   `CHOKAQ_INVALID_DURATION` for an unparseable duration.
  */
 export function resolveRetryPolicy(
   options: RetryOptions | undefined,

@@ -49,7 +49,13 @@ class RunAborted extends Error {
 export class Executor {
   private readonly policies = new Map<AnyJobDefinition, RetryPolicy>();
 
-  constructor(private readonly options: ExecutorOptions) {}
+  /** @throws ChokaQError when a job type's retry settings are invalid on top of the default ones. */
+  constructor(private readonly options: ExecutorOptions) {
+    for (const definition of options.registry.all()) {
+      if (definition.retry)
+        this.policies.set(definition, resolveRetryPolicy(definition.retry, options.retry));
+    }
+  }
 
   /** Runs `job` (already processing under `lease`) and settles it. Never throws. */
   async run(job: HotJob, lease: Lease): Promise<void> {
@@ -195,12 +201,6 @@ export class Executor {
   }
 
   private policyOf(definition: AnyJobDefinition | undefined): RetryPolicy {
-    if (!definition?.retry) return this.options.retry;
-    let policy = this.policies.get(definition);
-    if (!policy) {
-      policy = resolveRetryPolicy(definition.retry, this.options.retry);
-      this.policies.set(definition, policy);
-    }
-    return policy;
+    return (definition && this.policies.get(definition)) ?? this.options.retry;
   }
 }

@@ -18,12 +18,18 @@ export function composeMiddleware(
   ctx: JobContext,
   payload: unknown,
 ): () => Promise<void> {
-  return middleware.reduceRight<() => Promise<void>>((next, layer) => {
-    let called = false;
-    return () => {
-      if (called) return Promise.reject(new Error('middleware called next() twice'));
-      called = true;
-      return layer(ctx, payload, next);
-    };
-  }, inner);
+  return middleware.reduceRight<() => Promise<void>>(
+    (next, layer) => once(() => layer(ctx, payload, next)),
+    once(inner),
+  );
+}
+
+/** Lets `step` run one time; a second call rejects, so no layer can run the handler twice. */
+function once(step: () => Promise<void>): () => Promise<void> {
+  let called = false;
+  return () => {
+    if (called) return Promise.reject(new Error('middleware called next() twice'));
+    called = true;
+    return step();
+  };
 }

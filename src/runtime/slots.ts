@@ -48,9 +48,8 @@ export class Slots {
   }
 
   /** Resolves when at least one slot is free (does not take it). */
-  whenFree(): Promise<void> {
-    if (this.free > 0) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+  async whenFree(): Promise<void> {
+    while (this.free === 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
   /** Resolves once no slot is in use. */

@@ -323,7 +323,7 @@ describe('JobRegistry', () => {
   });
 
   it('lists the registered keys as defined', () => {
-    expect(new JobRegistry([email, report]).types().sort()).toEqual([
+    expect(new JobRegistry([email, report]).all().map((d) => d.type).sort()).toEqual([
       'Report.Daily.v2',
       'email.v1',
     ]);
@@ -332,7 +332,7 @@ describe('JobRegistry', () => {
   it('is empty without definitions', () => {
     const registry = new JobRegistry([]);
     expect(registry.size).toBe(0);
-    expect(registry.types()).toEqual([]);
+    expect(registry.all()).toEqual([]);
     expect(registry.find('email.v1')).toBeUndefined();
   });
 
