@@ -197,10 +197,12 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       ).rejects.toMatchObject({
         code: 'CHOKAQ_PAYLOAD_INVALID',
       });
-      await chokaq.enqueue(job, { count: 7 });
-      await waitFor(() => received.length === 1);
+      const { id } = await chokaq.enqueue(job, { count: 7 });
+      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
       expect(received).toEqual([7]);
+      // The rejected enqueue wrote nothing: the only job ever stored is the valid one.
       expect(await chokaq.listJobs()).toEqual([]);
+      expect((await chokaq.queues.stats()).find((s) => s.queue === 'default')?.archived).toBe(1);
     });
 
     it('runs pipe mode with the exact stored type and payload, retrying like bus mode', async () => {

@@ -1,0 +1,33 @@
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll } from 'vitest';
+import { embedded } from '../../src/storage/embedded/index.js';
+import type { Store } from '../../src/storage/contract.js';
+import { uniqueSchema } from '../helpers/pg.js';
+import { describeEngine } from './suite.js';
+
+// One PGlite for the file (starting one costs seconds); a fresh schema per engine.
+let pglite: PGlite;
+const schemas = new WeakMap<Store, string>();
+
+beforeAll(async () => {
+  pglite = new PGlite();
+  await pglite.waitReady;
+});
+
+afterAll(async () => {
+  await pglite.close();
+});
+
+describeEngine('embedded', {
+  make() {
+    const schema = uniqueSchema('eng');
+    const store = embedded({ dataDir: 'memory://', schema, pglite });
+    schemas.set(store, schema);
+    return Promise.resolve(store);
+  },
+  reopen(store) {
+    return Promise.resolve(
+      embedded({ dataDir: 'memory://', schema: schemas.get(store) ?? '', pglite }),
+    );
+  },
+});

@@ -1,0 +1,29 @@
+import { afterAll } from 'vitest';
+import { postgres } from '../../src/storage/postgres/index.js';
+import type { Store } from '../../src/storage/contract.js';
+import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { describeEngine } from './suite.js';
+
+// A fresh schema per engine, all dropped when the file ends.
+const schemas = new WeakMap<Store, string>();
+const created: string[] = [];
+
+afterAll(async () => {
+  if (created.length > 0) await Promise.all(created.map((schema) => dropSchema(schema)));
+});
+
+describeEngine('postgres', {
+  available: postgresAvailable,
+  make() {
+    const schema = uniqueSchema('eng');
+    created.push(schema);
+    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, poolSize: 4 });
+    schemas.set(store, schema);
+    return Promise.resolve(store);
+  },
+  reopen(store) {
+    return Promise.resolve(
+      postgres({ connectionString: TEST_DATABASE_URL, schema: schemas.get(store) ?? '' }),
+    );
+  },
+});
