@@ -42,8 +42,9 @@ export async function run(argv: string[], io: CliIo, stopSignal?: AbortSignal): 
   }
 }
 
-const isMain =
-  process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+// npm links the bin, so compare real paths to know whether this file is the entry point.
+const entry = process.argv[1];
+const isMain = entry !== undefined && pathToFileURL(realpathSync(entry)).href === import.meta.url;
 if (isMain) {
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();

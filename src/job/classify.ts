@@ -46,11 +46,11 @@ export const MAX_ERROR_TEXT = 8000;
 
 /** Turns a thrown value into the text stored as `lastError` / `errorDetails`. */
 export function describeError(error: unknown): string {
-  return limitErrorText(
-    error instanceof Error
-      ? (error.stack ?? `${error.name}: ${error.message}`)
-      : `Non-error thrown: ${safeString(error)}`,
-  );
+  if (!(error instanceof Error)) return limitErrorText(`Non-error thrown: ${safeString(error)}`);
+  const text = error.stack ?? `${error.name}: ${error.message}`;
+  // A stable code (ChokaQError, Node system errors) leads, so operators can filter the DLQ by it.
+  const code = (error as { code?: unknown }).code;
+  return limitErrorText(typeof code === 'string' && code !== '' ? `[${code}] ${text}` : text);
 }
 
 /** Cuts `text` to at most {@link MAX_ERROR_TEXT} characters, marking the cut with `…`. */

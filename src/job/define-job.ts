@@ -69,10 +69,11 @@ export function defineJob<P = unknown>(
   spec: JobSpec<P> & { payload?: undefined },
 ): JobDefinition<P, P>;
 // The implementation is untyped on purpose: the overloads above carry the types.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+/* eslint-disable @typescript-eslint/no-explicit-any */
 export function defineJob(
   spec: JobSpec<any> & { payload?: StandardSchemaV1 | undefined },
 ): JobDefinition<any, any> {
+  /* eslint-enable @typescript-eslint/no-explicit-any */
   validateTypeKey(spec.type);
   const queue = spec.queue ?? 'default';
   validateQueueName(queue);

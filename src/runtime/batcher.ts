@@ -35,7 +35,7 @@ export class Batcher<T, R> {
   private running: Promise<void> | undefined;
 
   constructor(options: BatcherOptions<T, R>) {
-    this.run = options.run;
+    this.run = (items) => options.run(items);
     this.maxBatch = options.maxBatch ?? 500;
     this.lingerMs = options.lingerMs ?? 0;
   }

@@ -192,9 +192,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         },
       });
       const chokaq = await engine({ jobs: [job] });
-      await expect(
-        chokaq.enqueue(job, { count: 'abc' as unknown as number }),
-      ).rejects.toMatchObject({
+      await expect(chokaq.enqueue(job, { count: 'abc' })).rejects.toMatchObject({
         code: 'CHOKAQ_PAYLOAD_INVALID',
       });
       const { id } = await chokaq.enqueue(job, { count: 7 });

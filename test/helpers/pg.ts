@@ -12,14 +12,19 @@ let reachable: boolean | undefined;
  */
 export async function postgresAvailable(): Promise<boolean> {
   if (reachable !== undefined) return reachable;
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
+  const client = new pg.Client({
+    connectionString: TEST_DATABASE_URL,
+    connectionTimeoutMillis: 3000,
+  });
   try {
     await client.connect();
     await client.query('select 1');
     reachable = true;
   } catch (error) {
     if (process.env.CI === 'true') {
-      throw new Error(`PostgreSQL at ${TEST_DATABASE_URL} is unreachable under CI=true`, { cause: error });
+      throw new Error(`PostgreSQL at ${TEST_DATABASE_URL} is unreachable under CI=true`, {
+        cause: error,
+      });
     }
     console.warn(`\n!!! SKIPPING PostgreSQL tests: ${TEST_DATABASE_URL} is unreachable\n`);
     reachable = false;

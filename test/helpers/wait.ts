@@ -10,7 +10,7 @@ export async function waitFor<T>(
   let last: T | undefined;
   while (Date.now() < deadline) {
     last = await check();
-    if (last) return last as NonNullable<T>;
+    if (last) return last;
     await sleep(intervalMs);
   }
   throw new Error(

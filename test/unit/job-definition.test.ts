@@ -323,10 +323,12 @@ describe('JobRegistry', () => {
   });
 
   it('lists the registered keys as defined', () => {
-    expect(new JobRegistry([email, report]).all().map((d) => d.type).sort()).toEqual([
-      'Report.Daily.v2',
-      'email.v1',
-    ]);
+    expect(
+      new JobRegistry([email, report])
+        .all()
+        .map((d) => d.type)
+        .sort(),
+    ).toEqual(['Report.Daily.v2', 'email.v1']);
   });
 
   it('is empty without definitions', () => {
