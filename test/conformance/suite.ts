@@ -1492,6 +1492,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         } finally {
           await unlisten();
         }
+        // Once unsubscribed, later enqueues no longer call it.
+        await enqueueOne({ queue: 'after' });
+        await sleep(300);
+        expect(woken).not.toContain('after');
       });
 
       it('opens and closes idempotently', async () => {
