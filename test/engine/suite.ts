@@ -378,6 +378,19 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       await view.close();
     });
 
+    it('wakes an idle worker on enqueue without waiting for the poll interval', async () => {
+      if (await skip()) return;
+      const job = defineJob({ type: 'wake.v1', handle: () => undefined });
+      const chokaq = await engine({ jobs: [job], pollInterval: '1m' });
+      await sleep(300); // the first (empty) claim has happened; the worker now sleeps for a minute
+      const started = Date.now();
+      const { id } = await chokaq.enqueue(job, {});
+      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive', {
+        timeoutMs: 5000,
+      });
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+
     it('resurrects a DLQ job with attempts reset, and it runs again', async () => {
       if (await skip()) return;
       let fail = true;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ChokaQ } from '../../chokaq.js';
-import { consoleLogger } from '../../observability/logger.js';
+import { consoleLogger, type LogLevel } from '../../observability/logger.js';
 import type { QueueStats } from '../../storage/contract.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
 import { SAMPLE_MIX, sampleJobFor, type SamplePayload } from '../demo/sample-jobs.js';
@@ -50,7 +50,8 @@ export async function demoCommand(
   const rate = positiveInt(values.rate, '--rate');
   const timeoutMs = positiveInt(values.timeout, '--timeout') * 1000;
   const connection = connectionFrom(values, io.env);
-  const logger = consoleLogger((io.env.CHOKAQ_LOG_LEVEL as 'info' | undefined) ?? 'warn');
+  // Sample jobs fail on purpose; only errors of the engine itself are worth printing by default.
+  const logger = consoleLogger((io.env.CHOKAQ_LOG_LEVEL as LogLevel | undefined) ?? 'error');
   io.stderr.write(`chokaq demo: ${describeConnection(connection)}, concurrency ${concurrency}\n`);
   const chokaq = new ChokaQ({
     storage: await openStore(connection, logger),
