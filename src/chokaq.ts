@@ -29,6 +29,9 @@ import type {
 import { toMs, type Duration } from './util/duration.js';
 import { uuidv7 } from './util/uuid.js';
 
+/** How long `stop()` waits for aborted handlers to return before giving up on them, in ms. */
+const ABORT_WAIT_MS = 5000;
+
 /** Options of one enqueue. */
 export interface EnqueueOptions {
   /** Job id. Default: a new UUIDv7. */
@@ -184,7 +187,19 @@ export class ChokaQ {
           running: stillRunning,
         });
         this.shutdown.abort();
-        await this.worker.idle();
+        const settled = await Promise.race([
+          this.worker.idle().then(() => true),
+          new Promise<boolean>((resolve) =>
+            setTimeout(() => resolve(false), ABORT_WAIT_MS).unref(),
+          ),
+        ]);
+        if (!settled) {
+          // A handler that ignores its signal keeps running; its job stays processing and is
+          // found by zombie rescue. Stopping must not hang on it.
+          this.config.logger.error('handlers ignored their abort signal; stopping without them', {
+            running: this.worker.running,
+          });
+        }
       }
     }
     await this.completer.drain();

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/observability/logger.js';
+import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
+import { waitFor } from '../helpers/wait.js';
 import type { NewJob } from '../../src/storage/contract.js';
 import { postgres, type PostgresStore } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
@@ -106,5 +107,69 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
     await expect(store.enqueueWithin({}, [job('x')])).rejects.toMatchObject({
       code: 'CHOKAQ_INVALID_CONFIG',
     });
+  });
+});
+
+describe.skipIf(!available)('ChokaQ.enqueue with a caller client', () => {
+  const facadeSchema = uniqueSchema('txfacade');
+  let pool: pg.Pool;
+  let chokaq: ChokaQ;
+  const ran: string[] = [];
+  const welcome = defineJob<{ user: string }>({
+    type: 'welcome.v1',
+    handle(payload) {
+      ran.push(payload.user);
+    },
+  });
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
+    chokaq = new ChokaQ({
+      storage: postgres({
+        connectionString: TEST_DATABASE_URL,
+        schema: facadeSchema,
+        logger: silentLogger,
+      }),
+      jobs: [welcome],
+      logger: silentLogger,
+      pollInterval: 50,
+    });
+    await chokaq.start();
+  });
+
+  afterAll(async () => {
+    await chokaq?.stop();
+    await pool?.end();
+    await dropSchema(facadeSchema);
+  });
+
+  it('runs a job only when the caller commits, and never one that was rolled back', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const dropped = await chokaq.enqueue(welcome, { user: 'rolled-back' }, { client });
+      await client.query('ROLLBACK');
+      await client.query('BEGIN');
+      const kept = await chokaq.enqueue(welcome, { user: 'committed' }, { client });
+      await client.query('COMMIT');
+      await waitFor(async () => (await chokaq.getJob(kept.id))?.where === 'archive');
+      expect(await chokaq.getJob(dropped.id)).toBeNull();
+      expect(ran).toEqual(['committed']);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('refuses a caller client on a provider without external transactions', async () => {
+    const local = new ChokaQ({
+      storage: memory(),
+      jobs: [welcome],
+      logger: silentLogger,
+      worker: false,
+    });
+    await expect(local.enqueue(welcome, { user: 'x' }, { client: {} })).rejects.toMatchObject({
+      code: 'CHOKAQ_TRANSACTION_UNSUPPORTED',
+    });
+    await local.stop();
   });
 });

@@ -1,0 +1,38 @@
+/**
+ * `chokaq/testing`: helpers for testing code that uses ChokaQ, on the memory store with an
+ * optional fake clock.
+ */
+import type { ChokaQ } from '../chokaq.js';
+
+export { memory } from '../storage/memory/index.js';
+export { FakeClock } from '../util/clock.js';
+
+/** Options of {@link drain}. */
+export interface DrainOptions {
+  /** Give up (reject) after this many ms. Default: `10_000`. */
+  timeoutMs?: number;
+  /** How often to look, in ms. Default: `10`. */
+  intervalMs?: number;
+}
+
+/**
+ * Resolves once a started ChokaQ has nothing left to do right now: no job is fetched or
+ * processing and no pending job is due (delayed jobs not yet due are left alone).
+ * @throws Error when the timeout passes first, naming how many jobs were still busy.
+ */
+export async function drain(chokaq: ChokaQ, options: DrainOptions = {}): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const intervalMs = options.intervalMs ?? 10;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [hot, now] = await Promise.all([
+      chokaq.listJobs({ limit: 100_000 }),
+      chokaq.storage.now(),
+    ]);
+    const busy = hot.filter((job) => job.state !== 'pending' || job.runAt <= now).length;
+    if (busy === 0 && chokaq.running === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`drain: ${busy} jobs still busy after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
