@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
-import type { HotJob, Lease, NewJob, Store } from '../../src/storage/contract.js';
+import type { HotJob, Lease, NewJob, RescueOptions, Store } from '../../src/storage/contract.js';
 import { memory } from '../../src/storage/memory/index.js';
 import { FakeClock } from '../../src/util/clock.js';
 
@@ -210,6 +210,461 @@ describe('memory store', () => {
         },
       ]);
       expect(await store.metricBuckets(new Date(START + 1))).toHaveLength(1);
+    });
+  });
+
+  describe('reliability', () => {
+    const FETCHED_TIMEOUT = 30_000;
+    const PROCESSING_TIMEOUT = 60_000;
+
+    function rescueOptions(overrides: Partial<RescueOptions> = {}): RescueOptions {
+      return {
+        fetchedTimeoutMs: FETCHED_TIMEOUT,
+        processingTimeoutMs: PROCESSING_TIMEOUT,
+        retryZombieTypes: {},
+        ...overrides,
+      };
+    }
+
+    /** Enqueues `jobs`, claims and starts them all; returns the started rows in claim order. */
+    async function running(...jobs: NewJob[]): Promise<HotJob[]> {
+      await store.enqueue(jobs);
+      const claimed = await store.claim({ workerId: 'w1', limit: 100, queues: null });
+      return store.start(claimed.map(leaseOf));
+    }
+
+    async function hotRow(id: string): Promise<HotJob> {
+      const found = await store.getJob(id);
+      if (found?.where !== 'hot') throw new Error(`${id} is not hot`);
+      return found.job;
+    }
+
+    async function deadRow(id: string) {
+      const found = await store.getJob(id);
+      if (found?.where !== 'dlq') throw new Error(`${id} is not in the DLQ`);
+      return found.job;
+    }
+
+    async function statsOf(queue: string) {
+      const stats = (await store.queueStats()).find((s) => s.queue === queue);
+      if (stats === undefined) throw new Error(`no stats for ${queue}`);
+      return stats;
+    }
+
+    it('starts enqueued rows with no lost runs and no cancel request', async () => {
+      await store.enqueue([newJob('a')]);
+      expect(await hotRow('a')).toMatchObject({
+        lostAttempts: 0,
+        cancelRequestedAt: null,
+        cancelRequestedBy: null,
+      });
+    });
+
+    describe('rescue of stale fetched rows', () => {
+      it('returns fetched rows older than the timeout to pending, attempts unchanged', async () => {
+        await store.enqueue([newJob('old'), newJob('young')]);
+        const [old] = await store.claim({ workerId: 'w1', limit: 1, queues: null });
+        if (old === undefined) throw new Error('not claimed');
+        clock.advance(10_000);
+        await claimOne('w2');
+
+        clock.advance(FETCHED_TIMEOUT - 10_000); // `old` is exactly at the limit: not older
+        expect(await store.rescue(rescueOptions())).toEqual({
+          skipped: false,
+          released: 0,
+          dead: [],
+          retried: [],
+          cancelled: [],
+        });
+
+        clock.advance(1);
+        expect((await store.rescue(rescueOptions())).released).toBe(1);
+        expect(await hotRow(old.id)).toMatchObject({
+          state: 'pending',
+          workerId: null,
+          leaseToken: null,
+          attempts: 0,
+          lostAttempts: 0,
+        });
+        expect((await hotRow(old.id)).updatedAt.getTime()).toBe(START + FETCHED_TIMEOUT + 1);
+        expect((await hotRow('young')).state).toBe('fetched');
+        // The lost lease cannot start the job any more; no counter moved.
+        expect(await store.start([leaseOf(old)])).toEqual([]);
+        expect((await statsOf('default')).retriedTotal).toBe(0);
+
+        clock.advance(10_000);
+        expect((await store.rescue(rescueOptions())).released).toBe(1);
+        expect((await hotRow('young')).state).toBe('pending');
+      });
+
+      it('moves at most `limit` rows per step, oldest first', async () => {
+        for (const id of ['c', 'a', 'b']) {
+          await store.enqueue([newJob(id)]);
+          await claimOne();
+          clock.advance(1);
+        }
+        clock.advance(FETCHED_TIMEOUT);
+        expect((await store.rescue(rescueOptions({ limit: 2 }))).released).toBe(2);
+        expect((await hotRow('c')).state).toBe('pending');
+        expect((await hotRow('a')).state).toBe('pending');
+        expect((await hotRow('b')).state).toBe('fetched');
+        expect((await store.rescue(rescueOptions({ limit: 2 }))).released).toBe(1);
+      });
+    });
+
+    describe('zombies', () => {
+      it('moves a processing row with an expired heartbeat to the DLQ as Zombie', async () => {
+        const [job] = await running(newJob('z', { queue: 'q', type: 'Mail.Send' }));
+        if (job === undefined) throw new Error('not started');
+
+        clock.advance(PROCESSING_TIMEOUT);
+        expect((await store.rescue(rescueOptions())).dead).toEqual([]);
+        // A heartbeat keeps it alive past the original deadline.
+        expect(await store.heartbeat([leaseOf(job)])).toEqual([
+          { alive: true, cancelRequested: false },
+        ]);
+        clock.advance(PROCESSING_TIMEOUT);
+        expect((await store.rescue(rescueOptions())).dead).toEqual([]);
+
+        clock.advance(1);
+        expect(await store.rescue(rescueOptions())).toEqual({
+          skipped: false,
+          released: 0,
+          dead: [{ id: 'z', queue: 'q', type: 'Mail.Send' }],
+          retried: [],
+          cancelled: [],
+        });
+        expect(await deadRow('z')).toMatchObject({
+          reason: 'Zombie',
+          errorDetails: 'Zombie: worker heartbeat expired during execution',
+          attempts: 1,
+          lostAttempts: 0,
+          workerId: 'w1',
+        });
+        const stats = await statsOf('q');
+        expect(stats.failedTotal).toBe(1);
+        expect(stats.retriedTotal).toBe(0);
+        const [bucket] = await store.metricBuckets(new Date(0));
+        expect(bucket).toMatchObject({ queue: 'q', outcome: 'failed', reason: 'Zombie', count: 1 });
+        // The owner's late settlement is a conflict.
+        expect(
+          await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]),
+        ).toEqual([false]);
+      });
+
+      it('runs a zombie of an opted-in type again, refunding the run, until the maximum', async () => {
+        const options = rescueOptions({ retryZombieTypes: { 'report.build': 2 } });
+        await running(newJob('r', { type: 'Report.Build' }), newJob('other'));
+
+        for (const lost of [1, 2]) {
+          clock.advance(PROCESSING_TIMEOUT + 1);
+          const result = await store.rescue(options);
+          expect(result.retried).toEqual([{ id: 'r', queue: 'default', type: 'Report.Build' }]);
+          expect(result.dead.map((j) => j.id)).toEqual(lost === 1 ? ['other'] : []);
+          const row = await hotRow('r');
+          expect(row).toMatchObject({
+            state: 'pending',
+            attempts: 0,
+            lostAttempts: lost,
+            workerId: null,
+            leaseToken: null,
+            heartbeatAt: null,
+            lastError: 'Zombie: heartbeat expired; run again',
+          });
+          expect(row.runAt.getTime()).toBe(clock.now());
+          expect((await statsOf('default')).retriedTotal).toBe(lost);
+          const [again] = await store.start((await claimOne()).map(leaseOf));
+          expect(again?.attempts).toBe(1);
+        }
+
+        clock.advance(PROCESSING_TIMEOUT + 1);
+        const last = await store.rescue(options);
+        expect(last.retried).toEqual([]);
+        expect(last.dead).toEqual([{ id: 'r', queue: 'default', type: 'Report.Build' }]);
+        expect(await deadRow('r')).toMatchObject({
+          reason: 'Zombie',
+          attempts: 1,
+          lostAttempts: 2,
+        });
+        expect((await statsOf('default')).failedTotal).toBe(2);
+      });
+
+      it('ignores opt-ins of other types and inherited object keys', async () => {
+        await running(newJob('a', { type: 'constructor' }), newJob('b', { type: 'x' }));
+        clock.advance(PROCESSING_TIMEOUT + 1);
+        const result = await store.rescue(rescueOptions({ retryZombieTypes: { y: 5, x: 0 } }));
+        expect(result.retried).toEqual([]);
+        expect(result.dead.map((j) => j.id).sort()).toEqual(['a', 'b']);
+      });
+
+      it("uses the queue's zombieTimeoutSeconds over the global timeout", async () => {
+        await store.updateQueue('slow', { zombieTimeoutSeconds: 120 });
+        await store.updateQueue('fast', { zombieTimeoutSeconds: 5 });
+        await running(
+          newJob('s', { queue: 'slow' }),
+          newJob('f', { queue: 'fast' }),
+          newJob('d', { queue: 'default' }),
+        );
+        const deadIds = async (): Promise<string[]> =>
+          (await store.rescue(rescueOptions())).dead.map((j) => j.id);
+
+        clock.advance(5_001);
+        expect(await deadIds()).toEqual(['f']);
+        clock.advance(PROCESSING_TIMEOUT - 5_000);
+        expect(await deadIds()).toEqual(['d']);
+        clock.advance(59_999); // `s` is exactly 120 s old: not older
+        expect(await deadIds()).toEqual([]);
+        clock.advance(1);
+        expect(await deadIds()).toEqual(['s']);
+      });
+    });
+
+    describe('cancel', () => {
+      it('buries pending and fetched jobs and flags processing ones, in input order', async () => {
+        await store.enqueue([newJob('run', { queue: 'q' })]);
+        const [run] = await store.start(
+          (await store.claim({ workerId: 'w1', limit: 1, queues: ['q'] })).map(leaseOf),
+        );
+        if (run === undefined) throw new Error('not started');
+        await store.enqueue([newJob('fetch', { queue: 'q', idempotencyKey: 'k' })]);
+        const [fetched] = await store.claim({ workerId: 'w2', limit: 1, queues: ['q'] });
+        if (fetched === undefined) throw new Error('not claimed');
+        await store.enqueue([newJob('wait', { queue: 'q' })]);
+
+        clock.advance(1000);
+        const result = await store.cancel(
+          ['run', 'missing', 'wait', 'fetch', 'wait', 'run'],
+          'ops',
+        );
+        expect(result).toEqual({ cancelled: ['wait', 'fetch'], requested: ['run'] });
+
+        for (const id of ['wait', 'fetch']) {
+          const row = await deadRow(id);
+          expect(row).toMatchObject({
+            reason: 'Cancelled',
+            errorDetails: 'Cancelled by ops',
+            lastModifiedBy: 'ops',
+            attempts: 0,
+            lostAttempts: 0,
+          });
+          expect(row.failedAt.getTime()).toBe(START + 1000);
+        }
+        expect((await statsOf('q')).failedTotal).toBe(2);
+        const [bucket] = await store.metricBuckets(new Date(0));
+        expect(bucket).toMatchObject({ outcome: 'failed', reason: 'Cancelled', count: 2 });
+        // The fetched job's lease is gone; its idempotency key is free again.
+        expect(await store.start([leaseOf(fetched)])).toEqual([]);
+        expect(await store.enqueue([newJob('next', { idempotencyKey: 'k' })])).toEqual([
+          { id: 'next', created: true },
+        ]);
+
+        const flagged = await hotRow('run');
+        expect(flagged).toMatchObject({ state: 'processing', cancelRequestedBy: 'ops' });
+        expect(flagged.cancelRequestedAt?.getTime()).toBe(START + 1000);
+
+        // A second request keeps the first one's time and actor.
+        clock.advance(1000);
+        expect(await store.cancel(['run'], 'boss')).toEqual({ cancelled: [], requested: ['run'] });
+        expect(await hotRow('run')).toMatchObject({ cancelRequestedBy: 'ops' });
+        expect((await hotRow('run')).cancelRequestedAt?.getTime()).toBe(START + 1000);
+        expect(await store.cancel([], 'ops')).toEqual({ cancelled: [], requested: [] });
+      });
+
+      it('never claims a retried job with a cancel request; rescue buries it', async () => {
+        const [job] = await running(newJob('a', { type: 'T' }));
+        if (job === undefined) throw new Error('not started');
+        await store.cancel(['a'], 'ops');
+        expect(
+          await store.settle([
+            { kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 0, error: 'e' },
+          ]),
+        ).toEqual([true]);
+        expect(await claimOne()).toEqual([]);
+
+        const result = await store.rescue(rescueOptions());
+        expect(result.cancelled).toEqual([{ id: 'a', queue: 'default', type: 'T' }]);
+        expect(await deadRow('a')).toMatchObject({
+          reason: 'Cancelled',
+          errorDetails: 'Cancelled by ops',
+          attempts: 1,
+        });
+      });
+
+      it('buries a zombie with a cancel request as Cancelled, even for opted-in types', async () => {
+        await running(newJob('a', { type: 'T' }));
+        await store.cancel(['a'], 'ops');
+        clock.advance(PROCESSING_TIMEOUT + 1);
+        const result = await store.rescue(rescueOptions({ retryZombieTypes: { t: 5 } }));
+        expect(result).toMatchObject({ dead: [], retried: [] });
+        expect(result.cancelled).toEqual([{ id: 'a', queue: 'default', type: 'T' }]);
+        expect(await deadRow('a')).toMatchObject({
+          reason: 'Cancelled',
+          errorDetails: 'Cancelled by ops: the run was lost',
+        });
+        expect((await statsOf('default')).failedTotal).toBe(1);
+      });
+    });
+
+    describe('heartbeat', () => {
+      it('reports alive, cancel requests and lost leases, refreshing only held leases', async () => {
+        const [a, b] = await running(newJob('a'), newJob('b'));
+        if (a === undefined || b === undefined) throw new Error('not started');
+        await store.enqueue([newJob('c')]);
+        const [c] = await claimOne();
+        if (c === undefined) throw new Error('not claimed');
+
+        clock.advance(5000);
+        await store.cancel(['b'], 'ops');
+        const results = await store.heartbeat([
+          leaseOf(a),
+          leaseOf(b),
+          { ...leaseOf(a), leaseToken: 'stolen' },
+          { ...leaseOf(a), workerId: 'w9' },
+          leaseOf(c), // fetched, not processing
+          { id: 'missing', workerId: 'w1', leaseToken: 't' },
+        ]);
+        expect(results).toEqual([
+          { alive: true, cancelRequested: false },
+          { alive: true, cancelRequested: true },
+          { alive: false, cancelRequested: false },
+          { alive: false, cancelRequested: false },
+          { alive: false, cancelRequested: false },
+          { alive: false, cancelRequested: false },
+        ]);
+        const row = await hotRow('a');
+        expect(row.heartbeatAt?.getTime()).toBe(START + 5000);
+        expect(row.updatedAt.getTime()).toBe(START + 5000);
+        expect((await hotRow('c')).heartbeatAt).toBeNull();
+
+        clock.advance(PROCESSING_TIMEOUT + 1);
+        await store.rescue(rescueOptions());
+        expect(await store.heartbeat([leaseOf(a), leaseOf(b)])).toEqual([
+          { alive: false, cancelRequested: false },
+          { alive: false, cancelRequested: false },
+        ]);
+      });
+    });
+
+    describe('settlements', () => {
+      it('refunds a lost run on retry, never below zero attempts', async () => {
+        const [job] = await running(newJob('a'));
+        if (job === undefined) throw new Error('not started');
+        expect(
+          await store.settle([
+            {
+              kind: 'retry',
+              lease: leaseOf(job),
+              from: 'processing',
+              delayMs: 100,
+              error: 'shutdown',
+              lost: true,
+            },
+          ]),
+        ).toEqual([true]);
+        expect(await hotRow('a')).toMatchObject({
+          state: 'pending',
+          attempts: 0,
+          lostAttempts: 1,
+          lastError: 'shutdown',
+        });
+        expect((await statsOf('default')).retriedTotal).toBe(1);
+
+        // From fetched (nothing ran), the refund still never goes below zero.
+        clock.advance(100);
+        const [fetched] = await claimOne();
+        if (fetched === undefined) throw new Error('not claimed');
+        const lease = leaseOf(fetched);
+        await store.settle([
+          { kind: 'retry', lease, from: 'fetched', delayMs: 0, error: 'x', lost: true },
+        ]);
+        expect(await hotRow('a')).toMatchObject({ attempts: 0, lostAttempts: 2 });
+
+        // Without `lost`, nothing is refunded.
+        const [again] = await store.start((await claimOne()).map(leaseOf));
+        if (again === undefined) throw new Error('not started');
+        await store.settle([
+          { kind: 'retry', lease: leaseOf(again), from: 'processing', delayMs: 0, error: 'y' },
+        ]);
+        expect(await hotRow('a')).toMatchObject({ attempts: 1, lostAttempts: 2 });
+      });
+
+      it('carries lostAttempts and the note into the archive, note null by default', async () => {
+        const [a, b] = await running(newJob('a'), newJob('b'));
+        if (a === undefined || b === undefined) throw new Error('not started');
+        await store.settle([
+          {
+            kind: 'retry',
+            lease: leaseOf(a),
+            from: 'processing',
+            delayMs: 0,
+            error: 'x',
+            lost: true,
+          },
+        ]);
+        const [a2] = await store.start((await claimOne()).map(leaseOf));
+        if (a2 === undefined) throw new Error('not started');
+        await store.settle([
+          { kind: 'archive', lease: leaseOf(a2), durationMs: 3, note: 'duplicate of x' },
+          { kind: 'archive', lease: leaseOf(b), durationMs: 4 },
+        ]);
+        const archived = await store.listArchive({ limit: 10 });
+        expect(archived.find((r) => r.id === 'a')).toMatchObject({
+          attempts: 1,
+          lostAttempts: 1,
+          note: 'duplicate of x',
+        });
+        expect(archived.find((r) => r.id === 'b')).toMatchObject({ lostAttempts: 0, note: null });
+      });
+
+      it('buries a fetched job only when `from` says fetched', async () => {
+        await store.enqueue([newJob('a')]);
+        const [fetched] = await claimOne();
+        if (fetched === undefined) throw new Error('not claimed');
+        const lease = leaseOf(fetched);
+        expect(
+          await store.settle([{ kind: 'dead', lease, reason: 'Throttled', error: 'circuit' }]),
+        ).toEqual([false]);
+        expect(
+          await store.settle([
+            { kind: 'dead', lease, from: 'fetched', reason: 'Throttled', error: 'circuit' },
+          ]),
+        ).toEqual([true]);
+        expect(await deadRow('a')).toMatchObject({
+          reason: 'Throttled',
+          attempts: 0,
+          lostAttempts: 0,
+        });
+      });
+
+      it('resurrects with no lost runs and no cancel request', async () => {
+        const [job] = await running(newJob('a'));
+        if (job === undefined) throw new Error('not started');
+        await store.settle([
+          {
+            kind: 'retry',
+            lease: leaseOf(job),
+            from: 'processing',
+            delayMs: 0,
+            error: 'x',
+            lost: true,
+          },
+        ]);
+        const [again] = await store.start((await claimOne()).map(leaseOf));
+        if (again === undefined) throw new Error('not started');
+        await store.cancel(['a'], 'ops');
+        clock.advance(PROCESSING_TIMEOUT + 1);
+        await store.rescue(rescueOptions());
+        expect(await deadRow('a')).toMatchObject({ reason: 'Cancelled', lostAttempts: 1 });
+
+        expect(await store.resurrect(['a'], { actor: 'ops' })).toEqual(['a']);
+        expect(await hotRow('a')).toMatchObject({
+          attempts: 0,
+          lostAttempts: 0,
+          cancelRequestedAt: null,
+          cancelRequestedBy: null,
+        });
+        expect((await claimOne()).map((j) => j.id)).toEqual(['a']);
+      });
     });
   });
 

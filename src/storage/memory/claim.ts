@@ -25,9 +25,13 @@ function activeByQueue(tables: Tables): Map<string, number> {
   return active;
 }
 
-/** Whether a pending row may be claimed now, ignoring the `maxWorkers` cap. */
+/**
+ * Whether a pending row may be claimed now, ignoring the `maxWorkers` cap. A row carrying a cancel
+ * request is never claimed: rescue moves it to the DLQ instead.
+ */
 function isEligible(tables: Tables, row: HotJob, allowed: Set<string> | null, now: Date): boolean {
   if (row.state !== 'pending' || row.runAt.getTime() > now.getTime()) return false;
+  if (row.cancelRequestedAt !== null) return false;
   if (allowed !== null && !allowed.has(row.queue)) return false;
   const queue = tables.queues.get(row.queue);
   return queue === undefined || (!queue.paused && queue.active);

@@ -20,6 +20,7 @@ export function copyHot(row: HotJob): HotJob {
     startedAt: copyDate(row.startedAt),
     heartbeatAt: copyDate(row.heartbeatAt),
     updatedAt: new Date(row.updatedAt),
+    cancelRequestedAt: copyDate(row.cancelRequestedAt),
   };
 }
 

@@ -10,7 +10,10 @@ import type { Tables } from './tables.js';
 /** Default priority of a resurrected job. */
 export const RESURRECT_PRIORITY = 10;
 
-/** The pending hot row a DLQ row becomes when resurrected with `options`. */
+/**
+ * The pending hot row a DLQ row becomes when resurrected with `options`: a fresh start, with no
+ * lost runs and no cancel request.
+ */
 function toResurrected(row: DeadJob, options: ResurrectOptions, now: Date): HotJob {
   return {
     id: row.id,
@@ -22,6 +25,9 @@ function toResurrected(row: DeadJob, options: ResurrectOptions, now: Date): HotJ
     priority: options.priority ?? RESURRECT_PRIORITY,
     state: 'pending',
     attempts: 0,
+    lostAttempts: 0,
+    cancelRequestedAt: null,
+    cancelRequestedBy: null,
     workerId: null,
     leaseToken: null,
     runAt: new Date(now),

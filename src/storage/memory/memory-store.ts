@@ -11,10 +11,12 @@ import type { Clock } from '../../util/clock.js';
 import { uuidv7 } from '../../util/uuid.js';
 import type {
   ArchivedJob,
+  CancelResult,
   ClaimRequest,
   DeadJob,
   EnqueueResult,
   FoundJob,
+  HeartbeatResult,
   HotJob,
   Lease,
   MetricBucket,
@@ -22,11 +24,14 @@ import type {
   QueueInfo,
   QueuePatch,
   QueueStats,
+  RescueOptions,
+  RescueResult,
   ResurrectOptions,
   Settlement,
   Store,
 } from '../contract.js';
 import { editPendingJob, upsertQueue, type PendingEdit } from './admin.js';
+import { cancelJobs } from './cancel.js';
 import { claimJobs, startJobs } from './claim.js';
 import { copyArchived, copyBucket, copyDead, copyHot, copyQueue } from './copy.js';
 import { purgeDeadJobs, resurrectJobs } from './dlq.js';
@@ -39,6 +44,7 @@ import {
   queueStatsOf,
   sortedQueues,
 } from './reads.js';
+import { heartbeatJobs, rescueJobs } from './recovery.js';
 import { settleOne } from './settle.js';
 import { Tables } from './tables.js';
 import { WakeHub } from './wake.js';
@@ -108,6 +114,25 @@ export class MemoryStore implements Store {
       const now = this.time();
       return settlements.map((settlement) => settleOne(this.tables, settlement, now));
     });
+  }
+
+  /** {@inheritDoc Store.heartbeat} */
+  heartbeat(leases: readonly Lease[]): Promise<HeartbeatResult[]> {
+    return atomically(() => heartbeatJobs(this.tables, leases, this.time()));
+  }
+
+  /**
+   * {@inheritDoc Store.rescue}
+   *
+   * The memory store serves one process, so a rescue is never skipped.
+   */
+  rescue(options: RescueOptions): Promise<RescueResult> {
+    return atomically(() => ({ skipped: false, ...rescueJobs(this.tables, options, this.time()) }));
+  }
+
+  /** {@inheritDoc Store.cancel} */
+  cancel(ids: readonly string[], actor: string): Promise<CancelResult> {
+    return atomically(() => cancelJobs(this.tables, ids, actor, this.time()));
   }
 
   /** {@inheritDoc Store.getJob} */

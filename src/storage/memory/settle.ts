@@ -1,16 +1,18 @@
 /**
  * Settlements for the memory provider: each one guarded by its lease and expected state, moving
- * the row and updating counters and buckets in the same synchronous step.
+ * the row and updating counters and buckets in the same synchronous step. The row moves shared
+ * with rescue and cancel (`toPending`, `moveToDead`) live here too.
  *
  * @internal
  */
+import type { FailureReason } from '../../job/state.js';
 import type { ArchivedJob, DeadJob, HotJob, Settlement } from '../contract.js';
 import { heldRow } from './claim.js';
 import { recordFailure, recordRetry, recordSuccess } from './counters.js';
 import type { Tables } from './tables.js';
 
-/** Hot → pending: clears the claim; `runAt` is left to the caller. */
-function toPending(row: HotJob, now: Date): void {
+/** Hot → pending: clears the claim and stamps `updatedAt`; `runAt` is left to the caller. */
+export function toPending(row: HotJob, now: Date): void {
   row.state = 'pending';
   row.workerId = null;
   row.leaseToken = null;
@@ -18,8 +20,14 @@ function toPending(row: HotJob, now: Date): void {
   row.updatedAt = new Date(now);
 }
 
+/** Refunds a lost run: `attempts − 1` (never below 0), `lostAttempts + 1`. */
+export function refundRun(row: HotJob): void {
+  row.attempts = Math.max(0, row.attempts - 1);
+  row.lostAttempts += 1;
+}
+
 /** The archive row a succeeded hot row becomes. */
-function toArchived(row: HotJob, now: Date, durationMs: number): ArchivedJob {
+function toArchived(row: HotJob, now: Date, durationMs: number, note: string | null): ArchivedJob {
   return {
     id: row.id,
     queue: row.queue,
@@ -34,30 +42,45 @@ function toArchived(row: HotJob, now: Date, durationMs: number): ArchivedJob {
     startedAt: row.startedAt === null ? null : new Date(row.startedAt),
     finishedAt: new Date(now),
     durationMs,
+    lostAttempts: row.lostAttempts,
+    note,
   };
 }
 
 /** The DLQ row a failed hot row becomes. */
-function toDead(
-  row: HotJob,
-  now: Date,
-  settlement: Extract<Settlement, { kind: 'dead' }>,
-): DeadJob {
+function toDead(row: HotJob, now: Date, reason: FailureReason, error: string): DeadJob {
   return {
     id: row.id,
     queue: row.queue,
     type: row.type,
     payload: row.payload,
     tags: row.tags,
-    reason: settlement.reason,
-    errorDetails: settlement.error,
+    reason,
+    errorDetails: error,
     attempts: row.attempts,
+    lostAttempts: row.lostAttempts,
     workerId: row.workerId,
     createdBy: row.createdBy,
     lastModifiedBy: row.lastModifiedBy,
     createdAt: new Date(row.createdAt),
     failedAt: new Date(now),
   };
+}
+
+/**
+ * Hot → DLQ with `reason` and `error`: deletes the hot row (freeing its idempotency key), inserts
+ * the DLQ row, adds one to the failed counter and the failure bucket of `reason`.
+ */
+export function moveToDead(
+  tables: Tables,
+  row: HotJob,
+  now: Date,
+  reason: FailureReason,
+  error: string,
+): void {
+  tables.deleteHot(row);
+  tables.dead.set(row.id, toDead(row, now, reason, error));
+  recordFailure(tables, now, row.queue, reason);
 }
 
 /** Applies one settlement; `false` (nothing changed) when its lease or expected state is gone. */
@@ -67,7 +90,8 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
       const row = heldRow(tables, settlement.lease, 'processing');
       if (row === undefined) return false;
       tables.deleteHot(row);
-      tables.archive.set(row.id, toArchived(row, now, settlement.durationMs));
+      const archived = toArchived(row, now, settlement.durationMs, settlement.note ?? null);
+      tables.archive.set(row.id, archived);
       recordSuccess(tables, now, row.queue, settlement.durationMs);
       return true;
     }
@@ -75,17 +99,16 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
       const row = heldRow(tables, settlement.lease, settlement.from);
       if (row === undefined) return false;
       toPending(row, now);
+      if (settlement.lost === true) refundRun(row);
       row.runAt = new Date(now.getTime() + settlement.delayMs);
       row.lastError = settlement.error;
       recordRetry(tables, now, row.queue);
       return true;
     }
     case 'dead': {
-      const row = heldRow(tables, settlement.lease, 'processing');
+      const row = heldRow(tables, settlement.lease, settlement.from ?? 'processing');
       if (row === undefined) return false;
-      tables.deleteHot(row);
-      tables.dead.set(row.id, toDead(row, now, settlement));
-      recordFailure(tables, now, row.queue, settlement.reason);
+      moveToDead(tables, row, now, settlement.reason, settlement.error);
       return true;
     }
     case 'release': {

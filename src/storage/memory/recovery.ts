@@ -1,0 +1,169 @@
+/**
+ * Liveness and recovery for the memory provider: heartbeats of running jobs and the rescue pass
+ * that returns stale fetched rows, buries or re-runs zombies, and finishes cancel requests of jobs
+ * that no longer run. The memory store lives in one process, so a rescue is never skipped.
+ *
+ * @internal
+ */
+import type { HeartbeatResult, HotJob, Lease, RescueOptions, RescuedJob } from '../contract.js';
+import { heldRow } from './claim.js';
+import { recordRetry } from './counters.js';
+import { moveToDead, refundRun, toPending } from './settle.js';
+import type { Tables } from './tables.js';
+
+/** Default of {@link RescueOptions.limit}: most rows moved per step. */
+export const RESCUE_LIMIT = 1000;
+
+/** Error text of a zombie moved to the DLQ. */
+export const ZOMBIE_DEAD_ERROR = 'Zombie: worker heartbeat expired during execution';
+
+/** `lastError` of a zombie of an opted-in type returned to pending. */
+export const ZOMBIE_RETRY_ERROR = 'Zombie: heartbeat expired; run again';
+
+/** What one memory rescue moved (the store adds `skipped: false`). */
+export interface RescueOutcome {
+  /** Stale fetched rows returned to pending. */
+  released: number;
+  /** Zombies moved to the DLQ as `Zombie`. */
+  dead: RescuedJob[];
+  /** Zombies of opted-in types returned to pending. */
+  retried: RescuedJob[];
+  /** Rows with a cancel request moved to the DLQ as `Cancelled`. */
+  cancelled: RescuedJob[];
+}
+
+/**
+ * Refreshes `heartbeatAt` and `updatedAt` of every lease still held in state processing; reports
+ * per lease, in input order, whether it is alive and whether a cancel was requested.
+ */
+export function heartbeatJobs(
+  tables: Tables,
+  leases: readonly Lease[],
+  now: Date,
+): HeartbeatResult[] {
+  return leases.map((lease) => {
+    const row = heldRow(tables, lease, 'processing');
+    if (row === undefined) return { alive: false, cancelRequested: false };
+    row.heartbeatAt = new Date(now);
+    row.updatedAt = new Date(now);
+    return { alive: true, cancelRequested: row.cancelRequestedAt !== null };
+  });
+}
+
+/** The identity of a moved row, as a rescue reports it. */
+function rescued(row: HotJob): RescuedJob {
+  return { id: row.id, queue: row.queue, type: row.type };
+}
+
+/**
+ * Hot rows passing `due`, oldest `since` first (then id), at most `limit` of them. Collected
+ * before any is moved, so the caller may change the table while walking the result.
+ */
+function oldest(
+  tables: Tables,
+  due: (row: HotJob) => boolean,
+  since: (row: HotJob) => Date,
+  limit: number,
+): HotJob[] {
+  const rows: HotJob[] = [];
+  for (const row of tables.hot.values()) if (due(row)) rows.push(row);
+  rows.sort((a, b) => {
+    const byTime = since(a).getTime() - since(b).getTime();
+    if (byTime !== 0) return byTime;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  });
+  return rows.slice(0, Math.max(0, limit));
+}
+
+/** The last sign of life of a processing row: its heartbeat, else its start, else its last write. */
+function lastSignOfLife(row: HotJob): Date {
+  return row.heartbeatAt ?? row.startedAt ?? row.updatedAt;
+}
+
+/** Zombie timeout of `queue` in ms: its `zombieTimeoutSeconds`, else the global default. */
+function zombieTimeoutMs(tables: Tables, queue: string, fallbackMs: number): number {
+  const seconds = tables.queues.get(queue)?.zombieTimeoutSeconds ?? null;
+  return seconds === null ? fallbackMs : seconds * 1000;
+}
+
+/**
+ * Whether a zombie of `row`'s type goes back to pending: its lower-cased type is opted in with a
+ * maximum above the row's `lostAttempts`.
+ */
+function mayRunAgain(row: HotJob, retryZombieTypes: Readonly<Record<string, number>>): boolean {
+  const key = row.type.toLowerCase();
+  if (!Object.hasOwn(retryZombieTypes, key)) return false;
+  const max = retryZombieTypes[key];
+  return typeof max === 'number' && max > row.lostAttempts;
+}
+
+/** Who asked to cancel `row`, for error texts. */
+function requester(row: HotJob): string {
+  return row.cancelRequestedBy ?? 'unknown';
+}
+
+/**
+ * One rescue pass at `now`, each step moving at most `options.limit` rows:
+ *
+ * 1. fetched rows not written for `fetchedTimeoutMs` → pending, no attempt used;
+ * 2. processing rows silent for their queue's zombie timeout (else `processingTimeoutMs`) → DLQ
+ *    `Cancelled` when a cancel was requested; → pending with the run refunded when their type is
+ *    opted in and below its maximum of lost runs (retried counter); → DLQ `Zombie` otherwise;
+ * 3. pending or fetched rows carrying a cancel request → DLQ `Cancelled`.
+ */
+export function rescueJobs(tables: Tables, options: RescueOptions, now: Date): RescueOutcome {
+  const limit = options.limit ?? RESCUE_LIMIT;
+  const at = now.getTime();
+  const outcome: RescueOutcome = { released: 0, dead: [], retried: [], cancelled: [] };
+
+  const fetchedCutoff = at - options.fetchedTimeoutMs;
+  const stale = oldest(
+    tables,
+    (row) => row.state === 'fetched' && row.updatedAt.getTime() < fetchedCutoff,
+    (row) => row.updatedAt,
+    limit,
+  );
+  for (const row of stale) {
+    toPending(row, now);
+    outcome.released += 1;
+  }
+
+  const zombies = oldest(
+    tables,
+    (row) =>
+      row.state === 'processing' &&
+      lastSignOfLife(row).getTime() <
+        at - zombieTimeoutMs(tables, row.queue, options.processingTimeoutMs),
+    lastSignOfLife,
+    limit,
+  );
+  for (const row of zombies) {
+    if (row.cancelRequestedAt !== null) {
+      const error = `Cancelled by ${requester(row)}: the run was lost`;
+      moveToDead(tables, row, now, 'Cancelled', error);
+      outcome.cancelled.push(rescued(row));
+    } else if (mayRunAgain(row, options.retryZombieTypes)) {
+      toPending(row, now);
+      refundRun(row);
+      row.runAt = new Date(now);
+      row.lastError = ZOMBIE_RETRY_ERROR;
+      recordRetry(tables, now, row.queue);
+      outcome.retried.push(rescued(row));
+    } else {
+      moveToDead(tables, row, now, 'Zombie', ZOMBIE_DEAD_ERROR);
+      outcome.dead.push(rescued(row));
+    }
+  }
+
+  const orphans = oldest(
+    tables,
+    (row) => row.state !== 'processing' && row.cancelRequestedAt !== null,
+    (row) => row.cancelRequestedAt ?? row.updatedAt,
+    limit,
+  );
+  for (const row of orphans) {
+    moveToDead(tables, row, now, 'Cancelled', `Cancelled by ${requester(row)}`);
+    outcome.cancelled.push(rescued(row));
+  }
+  return outcome;
+}
