@@ -389,12 +389,19 @@ describe('memory store', () => {
         expect((await statsOf('default')).failedTotal).toBe(2);
       });
 
-      it('ignores opt-ins of other types and inherited object keys', async () => {
+      it('ignores opt-ins of other types, zero maxima and inherited object keys', async () => {
         await running(newJob('a', { type: 'constructor' }), newJob('b', { type: 'x' }));
         clock.advance(PROCESSING_TIMEOUT + 1);
         const result = await store.rescue(rescueOptions({ retryZombieTypes: { y: 5, x: 0 } }));
         expect(result.retried).toEqual([]);
         expect(result.dead.map((j) => j.id).sort()).toEqual(['a', 'b']);
+      });
+
+      it('folds opted-in keys to lower case, the larger maximum winning', async () => {
+        await running(newJob('a', { type: 'Sync.Run' }));
+        clock.advance(PROCESSING_TIMEOUT + 1);
+        const options = rescueOptions({ retryZombieTypes: { 'SYNC.RUN': 1, 'sync.run': 0 } });
+        expect((await store.rescue(options)).retried.map((j) => j.id)).toEqual(['a']);
       });
 
       it("uses the queue's zombieTimeoutSeconds over the global timeout", async () => {
@@ -461,6 +468,7 @@ describe('memory store', () => {
         const flagged = await hotRow('run');
         expect(flagged).toMatchObject({ state: 'processing', cancelRequestedBy: 'ops' });
         expect(flagged.cancelRequestedAt?.getTime()).toBe(START + 1000);
+        expect(flagged.updatedAt.getTime()).toBe(START + 1000);
 
         // A second request keeps the first one's time and actor.
         clock.advance(1000);

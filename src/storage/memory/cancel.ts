@@ -13,7 +13,7 @@ import type { Tables } from './tables.js';
  * Cancels hot rows by id, each id once, in input order. Pending and fetched rows move to the DLQ
  * as `Cancelled` with `Cancelled by <actor>` (lastModifiedBy `actor`, failed counter, failure
  * bucket); processing rows keep running but carry a cancel request (the first request's time and
- * actor are kept). Ids not in the hot table are ignored.
+ * actor are kept; a new request also stamps `updatedAt`). Ids not in the hot table are ignored.
  */
 export function cancelJobs(
   tables: Tables,
@@ -32,6 +32,7 @@ export function cancelJobs(
       if (row.cancelRequestedAt === null) {
         row.cancelRequestedAt = new Date(now);
         row.cancelRequestedBy = actor;
+        row.updatedAt = new Date(now);
       }
       result.requested.push(id);
     } else {

@@ -72,7 +72,7 @@ function oldest(
     if (byTime !== 0) return byTime;
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   });
-  return rows.slice(0, Math.max(0, limit));
+  return rows.slice(0, limit);
 }
 
 /** The last sign of life of a processing row: its heartbeat, else its start, else its last write. */
@@ -87,14 +87,27 @@ function zombieTimeoutMs(tables: Tables, queue: string, fallbackMs: number): num
 }
 
 /**
+ * The `retryZombieTypes` option keyed by lower-cased type, as the SQL store reads it: keys are
+ * folded (the larger maximum wins when two fold together) and entries that are not numbers are
+ * dropped. Only own keys count, so `constructor` and friends are never opted in by accident.
+ */
+function retryMaxima(types: Readonly<Record<string, number>>): Map<string, number> {
+  const maxima = new Map<string, number>();
+  for (const [key, value] of Object.entries(types)) {
+    if (typeof value !== 'number' || Number.isNaN(value)) continue;
+    const folded = key.toLowerCase();
+    maxima.set(folded, Math.max(value, maxima.get(folded) ?? -Infinity));
+  }
+  return maxima;
+}
+
+/**
  * Whether a zombie of `row`'s type goes back to pending: its lower-cased type is opted in with a
  * maximum above the row's `lostAttempts`.
  */
-function mayRunAgain(row: HotJob, retryZombieTypes: Readonly<Record<string, number>>): boolean {
-  const key = row.type.toLowerCase();
-  if (!Object.hasOwn(retryZombieTypes, key)) return false;
-  const max = retryZombieTypes[key];
-  return typeof max === 'number' && max > row.lostAttempts;
+function mayRunAgain(row: HotJob, maxima: ReadonlyMap<string, number>): boolean {
+  const max = maxima.get(row.type.toLowerCase());
+  return max !== undefined && max > row.lostAttempts;
 }
 
 /** Who asked to cancel `row`, for error texts. */
@@ -103,7 +116,8 @@ function requester(row: HotJob): string {
 }
 
 /**
- * One rescue pass at `now`, each step moving at most `options.limit` rows:
+ * One rescue pass at `now`, each step moving at most `options.limit` rows (floored; negative
+ * timeouts count as 0, like the SQL store):
  *
  * 1. fetched rows not written for `fetchedTimeoutMs` → pending, no attempt used;
  * 2. processing rows silent for their queue's zombie timeout (else `processingTimeoutMs`) → DLQ
@@ -112,11 +126,13 @@ function requester(row: HotJob): string {
  * 3. pending or fetched rows carrying a cancel request → DLQ `Cancelled`.
  */
 export function rescueJobs(tables: Tables, options: RescueOptions, now: Date): RescueOutcome {
-  const limit = options.limit ?? RESCUE_LIMIT;
+  const limit = Math.max(0, Math.floor(options.limit ?? RESCUE_LIMIT));
+  const processingTimeoutMs = Math.max(0, options.processingTimeoutMs);
+  const maxima = retryMaxima(options.retryZombieTypes);
   const at = now.getTime();
   const outcome: RescueOutcome = { released: 0, dead: [], retried: [], cancelled: [] };
 
-  const fetchedCutoff = at - options.fetchedTimeoutMs;
+  const fetchedCutoff = at - Math.max(0, options.fetchedTimeoutMs);
   const stale = oldest(
     tables,
     (row) => row.state === 'fetched' && row.updatedAt.getTime() < fetchedCutoff,
@@ -132,8 +148,7 @@ export function rescueJobs(tables: Tables, options: RescueOptions, now: Date): R
     tables,
     (row) =>
       row.state === 'processing' &&
-      lastSignOfLife(row).getTime() <
-        at - zombieTimeoutMs(tables, row.queue, options.processingTimeoutMs),
+      lastSignOfLife(row).getTime() < at - zombieTimeoutMs(tables, row.queue, processingTimeoutMs),
     lastSignOfLife,
     limit,
   );
@@ -142,7 +157,7 @@ export function rescueJobs(tables: Tables, options: RescueOptions, now: Date): R
       const error = `Cancelled by ${requester(row)}: the run was lost`;
       moveToDead(tables, row, now, 'Cancelled', error);
       outcome.cancelled.push(rescued(row));
-    } else if (mayRunAgain(row, options.retryZombieTypes)) {
+    } else if (mayRunAgain(row, maxima)) {
       toPending(row, now);
       refundRun(row);
       row.runAt = new Date(now);
