@@ -14,10 +14,15 @@ import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
 import type { FailureReason, HotState } from './job/state.js';
 import { ChokaQEvents, type ChokaQEventMap, type ChokaQEventName } from './observability/events.js';
 import { Completer } from './runtime/completer.js';
+import { ActiveRuns } from './runtime/active-runs.js';
+import { CircuitBreakers, type CircuitStats } from './runtime/circuit-breaker.js';
 import { Executor } from './runtime/executor.js';
+import { Heartbeater } from './runtime/heartbeater.js';
+import { Rescuer } from './runtime/rescuer.js';
 import { Worker } from './runtime/worker.js';
 import type {
   ArchivedJob,
+  CancelResult,
   DeadJob,
   EnqueueResult,
   FoundJob,
@@ -80,6 +85,10 @@ export class ChokaQ {
   private readonly completer: Completer;
   private readonly shutdown = new AbortController();
   private readonly executor: Executor;
+  private readonly runs = new ActiveRuns();
+  private readonly circuits: CircuitBreakers | undefined;
+  private heartbeater: Heartbeater | undefined;
+  private rescuer: Rescuer | undefined;
   private worker: Worker | undefined;
   private opened: Promise<void> | undefined;
   private state: 'new' | 'started' | 'stopped' = 'new';
@@ -105,7 +114,26 @@ export class ChokaQ {
       logger: this.config.logger.child('executor'),
       clock: this.config.clock,
       shutdown: this.shutdown.signal,
+      runs: this.runs,
+      abortGraceMs: this.config.abortGraceMs,
     });
+    const circuitDefault = this.config.circuitBreaker;
+    this.circuits =
+      circuitDefault === false
+        ? undefined
+        : new CircuitBreakers({
+            clock: this.config.clock,
+            defaultPolicy: circuitDefault,
+            policies: Object.fromEntries(
+              this.registry.all().flatMap((d) => (d.circuit ? [[d.type, d.circuit]] : [])),
+            ),
+            onEvent: (event) => this.events.emit('circuit:changed', event),
+          });
+  }
+
+  /** State of every job type's circuit breaker seen so far (empty when breakers are off). */
+  circuitStats(): CircuitStats[] {
+    return this.circuits?.stats() ?? [];
   }
 
   /** The storage this engine uses. */
@@ -146,10 +174,16 @@ export class ChokaQ {
     this.state = 'started';
     await this.open();
     for (const [name, settings] of Object.entries(this.config.queues)) {
-      if (settings.maxWorkers !== undefined)
-        await this.config.storage.updateQueue(name, { maxWorkers: settings.maxWorkers });
+      const zombieTimeoutSeconds = this.config.queueZombieTimeoutsS[name];
+      if (settings.maxWorkers !== undefined || zombieTimeoutSeconds !== undefined) {
+        await this.config.storage.updateQueue(name, {
+          ...(settings.maxWorkers === undefined ? {} : { maxWorkers: settings.maxWorkers }),
+          ...(zombieTimeoutSeconds === undefined ? {} : { zombieTimeoutSeconds }),
+        });
+      }
     }
     if (!this.config.worker) return;
+    this.startMaintenance();
     const { storage, logger, clock } = this.config;
     this.worker = new Worker({
       workerId: this.config.workerId,
@@ -159,6 +193,8 @@ export class ChokaQ {
       queues: this.config.workerQueues,
       store: storage,
       executor: this.executor,
+      circuits: this.circuits,
+      circuitDelayMs: this.config.circuitDelayMs,
       completer: this.completer,
       events: this.events,
       logger: logger.child('worker'),
@@ -172,6 +208,55 @@ export class ChokaQ {
     });
   }
 
+  /** Starts the heartbeat of running jobs and the recovery loop. */
+  private startMaintenance(): void {
+    const { storage, logger } = this.config;
+    this.heartbeater = new Heartbeater({
+      store: storage,
+      runs: this.runs,
+      intervalMs: this.config.heartbeatIntervalMs,
+      failureThreshold: this.config.heartbeatFailureThreshold,
+      cancelOnFailure: this.config.cancelOnHeartbeatFailure,
+      events: this.events,
+      logger: logger.child('heartbeat'),
+    });
+    this.heartbeater.start();
+    const retryZombieTypes: Record<string, number> = {};
+    for (const definition of this.registry.all()) {
+      if (definition.maxLostRuns > 0)
+        retryZombieTypes[definition.type.toLowerCase()] = definition.maxLostRuns;
+    }
+    this.rescuer = new Rescuer({
+      store: storage,
+      intervalMs: this.config.rescueIntervalMs,
+      rescue: {
+        fetchedTimeoutMs: this.config.fetchedTimeoutMs,
+        processingTimeoutMs: this.config.zombieTimeoutMs,
+        retryZombieTypes,
+      },
+      events: this.events,
+      logger: logger.child('rescue'),
+    });
+    this.rescuer.start();
+  }
+
+  /**
+   * Cancels jobs from any process. Pending and fetched jobs move to the DLQ as `Cancelled` at
+   * once; running ones get a persisted cancel request: a run in this process is aborted
+   * immediately, one in another process at its owner's next heartbeat. A handler that honours
+   * its signal ends in the DLQ as `Cancelled`; one that ignores it is abandoned after
+   * `abortGracePeriod` and finalised the same way.
+   */
+  async cancel(ids: readonly string[], options: { actor?: string } = {}): Promise<CancelResult> {
+    ids.forEach((id) => validateJobId(id));
+    const actor = options.actor ?? 'operator';
+    await this.open();
+    const result = await this.config.storage.cancel(ids, actor);
+    for (const id of result.requested)
+      this.runs.get(id)?.abort('cancel', `Cancelled by ${actor} while running`);
+    return result;
+  }
+
   /**
    * Graceful stop: claims no more jobs, returns prefetched jobs to pending, waits up to
    * `shutdownGracePeriod` for running handlers, then aborts their signals (an aborted run is
@@ -180,6 +265,7 @@ export class ChokaQ {
   async stop(): Promise<void> {
     if (this.state === 'stopped') return;
     this.state = 'stopped';
+    await this.rescuer?.stop();
     if (this.worker) {
       const stillRunning = await this.worker.stop(this.config.shutdownGraceMs);
       if (stillRunning > 0) {
@@ -202,6 +288,8 @@ export class ChokaQ {
         }
       }
     }
+    // Heartbeats run until the handlers are done, so a long graceful drain is not taken for a zombie.
+    await this.heartbeater?.stop();
     await this.completer.drain();
     await this.config.storage.close();
   }

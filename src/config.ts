@@ -5,6 +5,7 @@ import type { AnyJobDefinition } from './job/registry.js';
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from './job/retry.js';
 import { validateQueueName } from './job/envelope.js';
 import { consoleLogger, type Logger } from './observability/logger.js';
+import type { CircuitPolicy } from './runtime/circuit-breaker.js';
 import type { PipeHandler } from './runtime/executor.js';
 import type { Middleware } from './runtime/middleware.js';
 import type { Store } from './storage/contract.js';
@@ -17,6 +18,8 @@ export interface QueueSettings {
   maxWorkers?: number | null;
   /** Handler time limit for jobs of this queue (a job type's own `timeout` wins). Default: the ChokaQ `timeout`. */
   timeout?: Duration;
+  /** Heartbeat age after which a running job of this queue is a zombie (applied at start). Default: `zombieTimeout`. */
+  zombieTimeout?: Duration;
 }
 
 /** Options of {@link ChokaQ}. */
@@ -47,6 +50,30 @@ export interface ChokaQOptions {
   retry?: RetryOptions;
   /** How long `stop()` waits for running handlers before aborting their signals. Default: `'30s'`. */
   shutdownGracePeriod?: Duration;
+  /**
+   * How long a handler whose signal was aborted (timeout, cancel, failing heartbeats) may take to
+   * return before ChokaQ abandons it and finalises the job. Default: `'5s'`.
+   */
+  abortGracePeriod?: Duration;
+  /** Mean interval of the running jobs' heartbeat (±20 % jitter). Default: `'10s'`. */
+  heartbeatInterval?: Duration;
+  /** Consecutive failed heartbeat writes before a run counts as degraded. Default: `10`. */
+  heartbeatFailureThreshold?: number;
+  /** Abort a run whose heartbeats keep failing (DLQ `HeartbeatFailure`) instead of warning. Default: `false`. */
+  cancelOnHeartbeatFailure?: boolean;
+  /**
+   * Default circuit breaker of every job type (a type's own `circuit` wins); `false` turns circuit
+   * breakers off. Default: `{}` (5 failures within 60 s open it for 30 s, then 1 probe).
+   */
+  circuitBreaker?: CircuitPolicy | false;
+  /** Delay of a claimed job whose circuit is open (no attempt used). Default: `'5s'`. */
+  circuitBreakerDelay?: Duration;
+  /** Mean interval of the recovery loop (±20 % jitter). Default: `'1m'`. */
+  rescueInterval?: Duration;
+  /** A claimed job not started for this long goes back to pending. Default: `'10m'`. */
+  fetchedTimeout?: Duration;
+  /** A running job whose heartbeat is older than this is a zombie (per queue: `queues.<name>.zombieTimeout`). Default: `'10m'`. */
+  zombieTimeout?: Duration;
   /** Largest serialized payload accepted by enqueue, in UTF-8 bytes. Default: `1_000_000`. */
   maxPayloadBytes?: number;
   /** Identity stamped on claimed jobs. Default: `<hostname>-<pid>-<4 hex>`. */
@@ -74,6 +101,17 @@ export interface ResolvedConfig {
   queueTimeoutsMs: Readonly<Record<string, number>>;
   retry: RetryPolicy;
   shutdownGraceMs: number;
+  abortGraceMs: number;
+  heartbeatIntervalMs: number;
+  heartbeatFailureThreshold: number;
+  cancelOnHeartbeatFailure: boolean;
+  circuitBreaker: CircuitPolicy | false;
+  circuitDelayMs: number;
+  rescueIntervalMs: number;
+  fetchedTimeoutMs: number;
+  zombieTimeoutMs: number;
+  /** Per-queue zombie timeouts in seconds, from `queues.<name>.zombieTimeout`. */
+  queueZombieTimeoutsS: Readonly<Record<string, number>>;
   maxPayloadBytes: number;
   workerId: string;
   logger: Logger;
@@ -109,6 +147,7 @@ export function resolveConfig(options: ChokaQOptions): ResolvedConfig {
   }
   const queues = options.queues ?? {};
   const queueTimeoutsMs: Record<string, number> = {};
+  const queueZombieTimeoutsS: Record<string, number> = {};
   for (const [name, settings] of Object.entries(queues)) {
     validateQueueName(name);
     const cap = settings.maxWorkers;
@@ -117,6 +156,13 @@ export function resolveConfig(options: ChokaQOptions): ResolvedConfig {
         'CHOKAQ_INVALID_CONFIG',
         `queues.${name}.maxWorkers must be an integer ≥ 1 or null`,
       );
+    }
+    if (settings.zombieTimeout !== undefined) {
+      const ms = positive(
+        toMs(settings.zombieTimeout, `queues.${name}.zombieTimeout`),
+        `queues.${name}.zombieTimeout`,
+      );
+      queueZombieTimeoutsS[name] = Math.max(1, Math.round(ms / 1000));
     }
     if (settings.timeout !== undefined) {
       queueTimeoutsMs[name] = positive(
@@ -141,11 +187,46 @@ export function resolveConfig(options: ChokaQOptions): ResolvedConfig {
     queueTimeoutsMs,
     retry: resolveRetryPolicy(options.retry),
     shutdownGraceMs: toMs(options.shutdownGracePeriod ?? '30s', 'shutdownGracePeriod'),
+    abortGraceMs: toMs(options.abortGracePeriod ?? '5s', 'abortGracePeriod'),
+    heartbeatIntervalMs: positive(
+      toMs(options.heartbeatInterval ?? '10s', 'heartbeatInterval'),
+      'heartbeatInterval',
+    ),
+    heartbeatFailureThreshold: atLeastOne(
+      options.heartbeatFailureThreshold ?? 10,
+      'heartbeatFailureThreshold',
+    ),
+    cancelOnHeartbeatFailure: options.cancelOnHeartbeatFailure ?? false,
+    circuitBreaker: options.circuitBreaker ?? {},
+    circuitDelayMs: positive(
+      toMs(options.circuitBreakerDelay ?? '5s', 'circuitBreakerDelay'),
+      'circuitBreakerDelay',
+    ),
+    rescueIntervalMs: positive(
+      toMs(options.rescueInterval ?? '1m', 'rescueInterval'),
+      'rescueInterval',
+    ),
+    fetchedTimeoutMs: positive(
+      toMs(options.fetchedTimeout ?? '10m', 'fetchedTimeout'),
+      'fetchedTimeout',
+    ),
+    zombieTimeoutMs: positive(
+      toMs(options.zombieTimeout ?? '10m', 'zombieTimeout'),
+      'zombieTimeout',
+    ),
+    queueZombieTimeoutsS,
     maxPayloadBytes,
     workerId: options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(2).toString('hex')}`,
     logger: options.logger ?? consoleLogger(),
     clock: options.clock ?? systemClock,
   };
+}
+
+function atLeastOne(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ChokaQError('CHOKAQ_INVALID_CONFIG', `${name} must be an integer ≥ 1, got ${value}`);
+  }
+  return value;
 }
 
 function positive(ms: number, name: string): number {

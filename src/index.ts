@@ -19,6 +19,17 @@ export {
   type JobState,
 } from './job/state.js';
 export type { Middleware } from './runtime/middleware.js';
+export type {
+  CircuitEvent,
+  CircuitPolicy,
+  CircuitState,
+  CircuitStats,
+} from './runtime/circuit-breaker.js';
+export {
+  idempotency,
+  type IdempotencyOptions,
+  type IdempotencyOutcome,
+} from './idempotency/middleware.js';
 export type { PipeHandler } from './runtime/executor.js';
 export type { ChokaQEventMap, ChokaQEventName } from './observability/events.js';
 export {

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { ChokaQError } from '../errors.js';
 import { demoCommand, DEMO_USAGE } from './commands/demo.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
+import { workerCommand, WORKER_USAGE } from './commands/worker.js';
 import { CliError, type CliIo } from './io.js';
 
 const USAGE = `Usage: chokaq <command> [options]
@@ -11,10 +12,13 @@ const USAGE = `Usage: chokaq <command> [options]
 Commands:
   demo       run sample jobs on the embedded store (no server needed)
   migrate    apply schema migrations
+  worker     run a worker for your job definitions until SIGTERM/SIGINT
 
 ${DEMO_USAGE}
 
 ${MIGRATE_USAGE}
+
+${WORKER_USAGE}
 `;
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
@@ -26,6 +30,8 @@ export async function run(argv: string[], io: CliIo, stopSignal?: AbortSignal): 
         return await demoCommand(rest, io, stopSignal);
       case 'migrate':
         return await migrateCommand(rest, io);
+      case 'worker':
+        return await workerCommand(rest, io, stopSignal);
       case undefined:
       case 'help':
       case '--help':
@@ -47,9 +53,13 @@ const entry = process.argv[1];
 const isMain = entry !== undefined && pathToFileURL(realpathSync(entry)).href === import.meta.url;
 if (isMain) {
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    // The first signal stops gracefully; a second one means "now".
+    if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
   process.exitCode = await run(process.argv.slice(2), io, controller.signal);
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import { toMs, type Duration } from '../util/duration.js';
 import { validateQueueName, validateTypeKey, validatePriority } from './envelope.js';
 import { resolveRetryPolicy, type RetryOptions } from './retry.js';
+import type { CircuitPolicy } from '../runtime/circuit-breaker.js';
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {
@@ -22,6 +23,11 @@ export interface JobContext {
   progress(percent: number): Promise<void>;
   /** Logger scoped to this job. */
   readonly log: Logger;
+  /**
+   * Marks the run as skipped on purpose (for example a duplicate): when the run then ends without
+   * error, the job is archived with this note and a `job:skipped` event is emitted.
+   */
+  skip(reason: string): void;
 }
 
 /** A handler for one job type. Return to succeed; throw to fail (see `classifyFailure`). */
@@ -39,6 +45,15 @@ export interface JobSpec<P> {
   retry?: RetryOptions;
   /** Handler time limit; the context signal fires when it passes. Default: the ChokaQ `timeout`. */
   timeout?: Duration;
+  /**
+   * What happens when a run is lost (its worker died, heartbeats expired): `false` sends the job to
+   * the DLQ as `Zombie` for an operator to decide; `true` runs it again (refunding the lost run)
+   * up to `retry.maxAttempts` lost runs; a number sets that limit. Only opt in for handlers that
+   * are safe to run twice. Default: `false`.
+   */
+  retryZombies?: boolean | number;
+  /** This type's circuit breaker settings; absent fields use the ChokaQ `circuitBreaker`. Default: none. */
+  circuit?: CircuitPolicy;
   handle: JobHandler<P>;
 }
 
@@ -50,6 +65,10 @@ export interface JobDefinition<In = unknown, Out = In> {
   readonly retry: RetryOptions | undefined;
   /** Timeout in ms, or `undefined` for the ChokaQ default. */
   readonly timeoutMs: number | undefined;
+  /** Lost runs after which a zombie goes to the DLQ instead of running again; `0` = never retry zombies. */
+  readonly maxLostRuns: number;
+  /** This type's circuit breaker settings, if any. */
+  readonly circuit: CircuitPolicy | undefined;
   /** Standard Schema that payloads are validated with at enqueue and before the handler runs. */
   readonly schema: StandardSchemaV1<In, Out> | undefined;
   readonly handle: JobHandler<Out>;
@@ -79,7 +98,16 @@ export function defineJob(
   validateQueueName(queue);
   const priority = spec.priority ?? 10;
   validatePriority(priority);
-  if (spec.retry) resolveRetryPolicy(spec.retry); // fail at definition, not at the first failure
+  const policy = resolveRetryPolicy(spec.retry); // fail at definition, not at the first failure
+  const retryZombies = spec.retryZombies ?? false;
+  const maxLostRuns =
+    retryZombies === true ? policy.maxAttempts : retryZombies === false ? 0 : retryZombies;
+  if (!Number.isInteger(maxLostRuns) || maxLostRuns < 0) {
+    throw new ChokaQError(
+      'CHOKAQ_INVALID_CONFIG',
+      `job '${spec.type}': retryZombies must be a boolean or an integer ≥ 0`,
+    );
+  }
   if (typeof spec.handle !== 'function') {
     throw new ChokaQError('CHOKAQ_INVALID_CONFIG', `job '${spec.type}' needs a handle function`);
   }
@@ -89,6 +117,8 @@ export function defineJob(
     priority,
     retry: spec.retry,
     timeoutMs: spec.timeout === undefined ? undefined : toMs(spec.timeout, `${spec.type}.timeout`),
+    maxLostRuns,
+    circuit: spec.circuit,
     schema: spec.payload,
     handle: spec.handle,
   });

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { FailureReason } from '../job/state.js';
+import type { CircuitEvent } from '../runtime/circuit-breaker.js';
 import type { QueueInfo } from '../storage/contract.js';
 import type { Logger } from './logger.js';
 
@@ -24,8 +25,14 @@ export interface ChokaQEventMap {
   'job:retrying': JobEventBase & { attempt: number; delayMs: number; error: string };
   /** A job went to the dead-letter queue. */
   'job:dead': JobEventBase & { attempt: number; reason: FailureReason; error: string };
+  /** A run ended on purpose without doing the work (`ctx.skip`), and the job was archived with the note. */
+  'job:skipped': JobEventBase & { reason: string };
+  /** Recovery moved a job: stale claim released, zombie to the DLQ or retried, or cancelled. */
+  'job:rescued': JobEventBase & { outcome: 'dead' | 'retried' | 'cancelled' };
   /** A guarded write changed nothing: another actor owns or moved the job. */
   'job:conflict': JobEventBase & { step: 'start' | 'archive' | 'retry' | 'dead' | 'release' };
+  /** A job type's circuit breaker changed state or refused / granted a probe. */
+  'circuit:changed': CircuitEvent;
   /** A queue's controls changed through this instance. */
   'queue:updated': QueueInfo;
   /** Something failed outside a job (fetching, settling); the engine keeps going. */

@@ -1,12 +1,15 @@
 import { ChokaQError } from '../errors.js';
 import { parsePayload, type JobContext } from '../job/define-job.js';
+import { classifyFailure } from '../job/classify.js';
 import { decideFailure } from '../job/failure-decision.js';
+import type { FailureReason } from '../job/state.js';
 import type { AnyJobDefinition, JobRegistry } from '../job/registry.js';
 import { resolveRetryPolicy, type RetryPolicy } from '../job/retry.js';
 import type { ChokaQEvents } from '../observability/events.js';
 import type { Logger } from '../observability/logger.js';
 import type { HotJob, Lease, Settlement } from '../storage/contract.js';
 import type { Clock } from '../util/clock.js';
+import { RunAborted, type AbortCause, type ActiveRun, type ActiveRuns } from './active-runs.js';
 import type { Completer } from './completer.js';
 import { composeMiddleware, type Middleware } from './middleware.js';
 
@@ -29,22 +32,33 @@ export interface ExecutorOptions {
   clock: Clock;
   /** Aborted when the engine stops waiting for running handlers. */
   shutdown: AbortSignal;
+  /** Registry of runs in progress, shared with the heartbeater and local cancels. */
+  runs: ActiveRuns;
+  /** How long an aborted handler may take to return before it is abandoned, in ms. */
+  abortGraceMs: number;
 }
 
-/** Why a run's signal was aborted. */
-class RunAborted extends Error {
-  constructor(
-    readonly why: 'timeout' | 'shutdown',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RunAborted';
-  }
-}
+/** How a run ended, as far as the circuit breaker is concerned. */
+export type RunOutcome = 'succeeded' | 'failed' | 'neutral';
+
+/** What a finished or abandoned handler call produced. */
+type CallResult = { done: true; error?: unknown } | { done: false };
+
+/** DLQ reason and text for runs aborted on purpose. */
+const ABORT_DEATH: Partial<Record<AbortCause, FailureReason>> = {
+  timeout: 'Timeout',
+  cancel: 'Cancelled',
+  heartbeat: 'HeartbeatFailure',
+};
 
 /**
  * Runs one started job: resolve its handler, parse and validate the payload, run the middleware
  * onion under a timeout, then turn the outcome into a settlement for the completer.
+ *
+ * A run's signal aborts on timeout, cancellation, lost lease, failing heartbeats or shutdown.
+ * A handler that ignores it is abandoned after `abortGraceMs`: timed-out, cancelled and
+ * heartbeat-failed runs are finalised in the DLQ then (the handler's late result can no longer
+ * settle: the lease is gone); lost and shutdown runs are left for zombie rescue.
  */
 export class Executor {
   private readonly policies = new Map<AnyJobDefinition, RetryPolicy>();
@@ -58,63 +72,142 @@ export class Executor {
   }
 
   /** Runs `job` (already processing under `lease`) and settles it. Never throws. */
-  async run(job: HotJob, lease: Lease): Promise<void> {
-    const { clock, shutdown } = this.options;
+  async run(job: HotJob, lease: Lease): Promise<RunOutcome> {
+    const { clock, shutdown, runs } = this.options;
     const definition = this.options.registry.find(job.type);
     const controller = new AbortController();
-    const onShutdown = (): void => controller.abort(new RunAborted('shutdown', 'Worker shutdown'));
+    const run: ActiveRun = {
+      job,
+      lease,
+      abort: (why, message) => {
+        if (!controller.signal.aborted) controller.abort(new RunAborted(why, message));
+      },
+    };
+    runs.add(run);
+    const onShutdown = (): void => run.abort('shutdown', 'Worker shutdown');
     shutdown.addEventListener('abort', onShutdown, { once: true });
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
     const timer = setTimeout(
-      () =>
-        controller.abort(new RunAborted('timeout', `Timeout: execution exceeded ${timeoutMs} ms`)),
+      () => run.abort('timeout', `Timeout: execution exceeded ${timeoutMs} ms`),
       timeoutMs,
     );
     const startedMs = clock.now();
-    let settlement: Settlement;
+    let note: string | undefined;
+    const ctx = this.context(job, controller.signal, (reason) => (note = reason));
     try {
-      await this.invoke(job, definition, this.context(job, controller.signal));
-      settlement = { kind: 'archive', lease, durationMs: Math.max(0, clock.now() - startedMs) };
-    } catch (error) {
-      settlement = this.failure(job, lease, definition, controller.signal, error);
+      const result = await this.call(job, definition, ctx, controller.signal);
+      const aborted: unknown = controller.signal.reason;
+      const cause = aborted instanceof RunAborted ? aborted : undefined;
+      if (result.done && result.error === undefined) {
+        const durationMs = Math.max(0, clock.now() - startedMs);
+        const applied = await this.settle(job, {
+          kind: 'archive',
+          lease,
+          durationMs,
+          ...(note === undefined ? {} : { note }),
+        });
+        if (applied && note !== undefined) {
+          this.options.events.emit('job:skipped', {
+            id: job.id,
+            type: job.type,
+            queue: job.queue,
+            reason: note,
+          });
+        }
+        return 'succeeded';
+      }
+      if (cause) return await this.finishAborted(job, lease, cause, result.done);
+      const error = result.done ? result.error : undefined;
+      const decision = decideFailure({
+        error,
+        attempts: job.attempts,
+        policy: this.policyOf(definition),
+        createdAtMs: job.createdAt.getTime(),
+        nowMs: clock.now(),
+      });
+      await this.settle(
+        job,
+        decision.kind === 'retry'
+          ? {
+              kind: 'retry',
+              lease,
+              from: 'processing',
+              delayMs: decision.delayMs,
+              error: decision.error,
+            }
+          : { kind: 'dead', lease, reason: decision.reason, error: decision.error },
+      );
+      return classifyFailure(error).kind === 'fatal' ? 'neutral' : 'failed';
     } finally {
       clearTimeout(timer);
       shutdown.removeEventListener('abort', onShutdown);
+      runs.delete(job.id);
     }
-    await this.settle(job, settlement);
   }
 
-  private failure(
+  /** Runs the handler; once the signal aborts, waits at most `abortGraceMs` for it to return. */
+  private async call(
+    job: HotJob,
+    definition: AnyJobDefinition | undefined,
+    ctx: JobContext,
+    signal: AbortSignal,
+  ): Promise<CallResult> {
+    const work = this.invoke(job, definition, ctx).then(
+      (): CallResult => ({ done: true }),
+      (error: unknown): CallResult => ({
+        done: true,
+        error: error ?? new Error('handler threw undefined'),
+      }),
+    );
+    let graceTimer: NodeJS.Timeout | undefined;
+    const abandoned = new Promise<CallResult>((resolve) => {
+      const startGrace = (): void => {
+        graceTimer = setTimeout(() => resolve({ done: false }), this.options.abortGraceMs);
+      };
+      if (signal.aborted) startGrace();
+      else signal.addEventListener('abort', startGrace, { once: true });
+    });
+    const result = await Promise.race([work, abandoned]);
+    clearTimeout(graceTimer);
+    if (!result.done) {
+      this.options.logger.error('handler ignored its abort signal; abandoning it', {
+        id: job.id,
+        type: job.type,
+        graceMs: this.options.abortGraceMs,
+      });
+      void work.then(() =>
+        this.options.logger.warn('abandoned handler finished late; its result was discarded', {
+          id: job.id,
+        }),
+      );
+    }
+    return result;
+  }
+
+  /** Settles a run whose signal was aborted; `cooperative` when the handler returned in time. */
+  private async finishAborted(
     job: HotJob,
     lease: Lease,
-    definition: AnyJobDefinition | undefined,
-    signal: AbortSignal,
-    error: unknown,
-  ): Settlement {
-    const aborted: unknown = signal.aborted ? signal.reason : undefined;
-    if (aborted instanceof RunAborted && aborted.why === 'timeout') {
-      return { kind: 'dead', lease, reason: 'Timeout', error: aborted.message };
+    cause: RunAborted,
+    cooperative: boolean,
+  ): Promise<RunOutcome> {
+    const reason = ABORT_DEATH[cause.why];
+    if (reason) {
+      await this.settle(job, { kind: 'dead', lease, reason, error: cause.message });
+    } else if (cause.why === 'shutdown' && cooperative) {
+      // Our own shutdown interrupted the run: refund the attempt and run it again at once.
+      await this.settle(job, {
+        kind: 'retry',
+        lease,
+        from: 'processing',
+        delayMs: 0,
+        error: cause.message,
+        lost: true,
+      });
     }
-    if (aborted instanceof RunAborted && aborted.why === 'shutdown') {
-      return { kind: 'retry', lease, from: 'processing', delayMs: 0, error: aborted.message };
-    }
-    const decision = decideFailure({
-      error,
-      attempts: job.attempts,
-      policy: this.policyOf(definition),
-      createdAtMs: job.createdAt.getTime(),
-      nowMs: this.options.clock.now(),
-    });
-    return decision.kind === 'retry'
-      ? {
-          kind: 'retry',
-          lease,
-          from: 'processing',
-          delayMs: decision.delayMs,
-          error: decision.error,
-        }
-      : { kind: 'dead', lease, reason: decision.reason, error: decision.error };
+    // A lost lease has nothing left to settle; an abandoned shutdown run is left for zombie rescue.
+    return 'neutral';
   }
 
   private async invoke(
@@ -137,7 +230,7 @@ export class Executor {
     await composeMiddleware(this.options.middleware, inner, ctx, payload)();
   }
 
-  private context(job: HotJob, signal: AbortSignal): JobContext {
+  private context(job: HotJob, signal: AbortSignal, skip: (reason: string) => void): JobContext {
     const { events, logger } = this.options;
     const base = { id: job.id, type: job.type, queue: job.queue };
     return {
@@ -146,6 +239,7 @@ export class Executor {
       createdAt: job.createdAt,
       signal,
       log: logger.child(`job:${job.type}`),
+      skip,
       progress: (percent: number) => {
         const clamped = Math.min(100, Math.max(0, Number.isFinite(percent) ? percent : 0));
         events.emit('job:progress', { ...base, percent: clamped });
@@ -154,7 +248,7 @@ export class Executor {
     };
   }
 
-  private async settle(job: HotJob, settlement: Settlement): Promise<void> {
+  private async settle(job: HotJob, settlement: Settlement): Promise<boolean> {
     const { events, logger } = this.options;
     const base = { id: job.id, type: job.type, queue: job.queue };
     let applied: boolean;
@@ -166,7 +260,7 @@ export class Executor {
         error: String(error),
       });
       events.emit('worker:error', { where: 'settle', error });
-      return;
+      return false;
     }
     if (!applied) {
       logger.warn('settle conflict: the job was moved by someone else', {
@@ -174,7 +268,7 @@ export class Executor {
         step: settlement.kind,
       });
       events.emit('job:conflict', { ...base, step: settlement.kind });
-      return;
+      return false;
     }
     if (settlement.kind === 'archive') {
       events.emit('job:succeeded', {
@@ -198,6 +292,12 @@ export class Executor {
         error: settlement.error,
       });
     }
+    return true;
+  }
+
+  /** The retry policy that applies to a stored type key. */
+  retryPolicyFor(type: string): RetryPolicy {
+    return this.policyOf(this.options.registry.find(type));
   }
 
   private policyOf(definition: AnyJobDefinition | undefined): RetryPolicy {

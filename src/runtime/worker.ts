@@ -4,7 +4,8 @@ import type { HotJob, Lease, Store } from '../storage/contract.js';
 import type { Clock } from '../util/clock.js';
 import { Batcher } from './batcher.js';
 import type { Completer } from './completer.js';
-import type { Executor } from './executor.js';
+import type { CircuitBreakers, CircuitPermit } from './circuit-breaker.js';
+import type { Executor, RunOutcome } from './executor.js';
 import { Slots } from './slots.js';
 import { jitter, Wakeup } from './wakeup.js';
 
@@ -21,6 +22,10 @@ export interface WorkerOptions {
   queues: readonly string[] | null;
   store: Store;
   executor: Executor;
+  /** Per-type circuit breakers, or `undefined` when disabled. */
+  circuits: CircuitBreakers | undefined;
+  /** Delay of a job put back because its circuit is open, in ms. */
+  circuitDelayMs: number;
   completer: Completer;
   events: ChokaQEvents;
   logger: Logger;
@@ -189,10 +194,19 @@ export class Worker {
       leaseToken: job.leaseToken ?? '',
     };
     const base = { id: job.id, type: job.type, queue: job.queue };
+    let permit: CircuitPermit | null = null;
+    let outcome: RunOutcome = 'neutral';
     try {
       if (this.paused.has(job.queue)) {
         await completer.settle({ kind: 'release', lease });
         return;
+      }
+      if (this.options.circuits) {
+        permit = this.options.circuits.acquire(job.type);
+        if (!permit) {
+          await this.rescheduleForOpenCircuit(job, lease);
+          return;
+        }
       }
       const started = await this.starter.add(lease);
       if (!started) {
@@ -205,11 +219,44 @@ export class Worker {
         attempt: started.attempts,
         queueLagMs: Math.max(0, clock.now() - started.runAt.getTime()),
       });
-      await executor.run(started, lease);
+      outcome = await executor.run(started, lease);
     } catch (error) {
       logger.error('job could not be started', { ...base, error: String(error) });
       events.emit('worker:error', { where: 'start', error });
+    } finally {
+      if (permit) this.report(permit, outcome);
     }
+  }
+
+  /** Tells the circuit breaker how a run ended; fatal payloads and aborted runs count as neither. */
+  private report(permit: CircuitPermit, outcome: RunOutcome): void {
+    const circuits = this.options.circuits;
+    if (outcome === 'succeeded') circuits?.success(permit);
+    else if (outcome === 'failed') circuits?.failure(permit);
+    else circuits?.release(permit);
+  }
+
+  /**
+   * The job type's circuit is open: put the claimed job back for later without starting it, so
+   * no attempt is used — unless that would pass the job's retry lifetime.
+   */
+  private async rescheduleForOpenCircuit(job: HotJob, lease: Lease): Promise<void> {
+    const { executor, clock, circuitDelayMs, completer } = this.options;
+    const maxAgeMs = executor.retryPolicyFor(job.type).maxAgeMs;
+    const error = `Circuit breaker open for '${job.type}'`;
+    const expired =
+      maxAgeMs !== null && clock.now() + circuitDelayMs > job.createdAt.getTime() + maxAgeMs;
+    await completer.settle(
+      expired
+        ? {
+            kind: 'dead',
+            lease,
+            from: 'fetched',
+            reason: 'RetryLifetimeExpired',
+            error: `Retry lifetime expired while the circuit was open. ${error}`,
+          }
+        : { kind: 'retry', lease, from: 'fetched', delayMs: circuitDelayMs, error },
+    );
   }
 
   private async refreshPaused(): Promise<void> {

@@ -46,8 +46,17 @@ export interface HotJob {
   idempotencyKey: string | null;
   priority: number;
   state: HotState;
-  /** Handler runs that crossed the lease gate (start). Claims, releases and reschedules do not count. */
+  /**
+   * Handler runs that crossed the lease gate (start) and ended in the handler's own success or
+   * failure. Claims, releases and reschedules do not count; a lost run is refunded (see `lostAttempts`).
+   */
   attempts: number;
+  /** Runs lost through no fault of the handler (shutdown abort, zombie retried). Never count against maxAttempts. */
+  lostAttempts: number;
+  /** When an operator asked to cancel this job while it was processing; `null` otherwise. */
+  cancelRequestedAt: Date | null;
+  /** Who asked to cancel. */
+  cancelRequestedBy: string | null;
   workerId: string | null;
   /** Token of the current claim; `null` when pending. */
   leaseToken: string | null;
@@ -79,6 +88,9 @@ export interface ArchivedJob {
   finishedAt: Date;
   /** Measured handler time in ms. */
   durationMs: number | null;
+  lostAttempts: number;
+  /** Why the handler was skipped (for example an idempotency duplicate), else `null`. */
+  note: string | null;
 }
 
 /** A row of the dead-letter queue: a job that failed for good. */
@@ -91,6 +103,7 @@ export interface DeadJob {
   reason: FailureReason;
   errorDetails: string | null;
   attempts: number;
+  lostAttempts: number;
   workerId: string | null;
   createdBy: string | null;
   lastModifiedBy: string | null;
@@ -124,17 +137,89 @@ export interface Lease {
  * How a claimed job ends its turn. Each is applied only when the row still matches the lease and
  * the expected state; otherwise it is reported as a conflict and nothing changes.
  *
- * - `archive`: processing → archive (succeeded counter, success bucket with duration).
+ * - `archive`: processing → archive (succeeded counter, success bucket with duration); `note`
+ *   (default `null`) is stored with the archived row.
  * - `retry`: processing (or fetched, for a circuit reschedule) → pending after `delayMs`,
- *   keeping `attempts`, storing `error` as `lastError`; retried counter +1.
- * - `dead`: processing → DLQ with `reason` and `error`; failed counter +1, failure bucket.
+ *   keeping `attempts`, storing `error` as `lastError`; retried counter +1. With `lost: true`
+ *   (a run aborted by shutdown) the run is refunded: `attempts − 1`, `lostAttempts + 1`.
+ *   A cancel request on the row stays, so the job is cancelled instead of run again.
+ * - `dead`: processing (or fetched, when `from` says so) → DLQ with `reason` and `error`;
+ *   failed counter +1, failure bucket.
  * - `release`: fetched → pending at once; no counter (paused queue, shutdown of prefetched jobs).
  */
 export type Settlement =
-  | { kind: 'archive'; lease: Lease; durationMs: number }
-  | { kind: 'retry'; lease: Lease; from: 'fetched' | 'processing'; delayMs: number; error: string }
-  | { kind: 'dead'; lease: Lease; reason: FailureReason; error: string }
+  | { kind: 'archive'; lease: Lease; durationMs: number; note?: string }
+  | {
+      kind: 'retry';
+      lease: Lease;
+      from: 'fetched' | 'processing';
+      delayMs: number;
+      error: string;
+      lost?: boolean;
+    }
+  | {
+      kind: 'dead';
+      lease: Lease;
+      from?: 'fetched' | 'processing';
+      reason: FailureReason;
+      error: string;
+    }
   | { kind: 'release'; lease: Lease };
+
+/** Result of one heartbeat, in input order. */
+export interface HeartbeatResult {
+  /** `false` when the lease is no longer held (the job was rescued, cancelled or moved). */
+  alive: boolean;
+  /** An operator asked to cancel the job: abort the run. */
+  cancelRequested: boolean;
+}
+
+/** What {@link Store.rescue} looks for. */
+export interface RescueOptions {
+  /** Fetched rows not touched for this long go back to pending (no attempt used). */
+  fetchedTimeoutMs: number;
+  /**
+   * Processing rows whose heartbeat (or start) is older than this — or than their queue's
+   * `zombieTimeoutSeconds` — are zombies.
+   */
+  processingTimeoutMs: number;
+  /**
+   * Job types (lower-case keys) whose zombies go back to pending instead of the DLQ, with the
+   * run refunded (`attempts − 1`, `lostAttempts + 1`), while `lostAttempts` stays below the value.
+   */
+  retryZombieTypes: Readonly<Record<string, number>>;
+  /** Most rows moved per step. Default: `1000`. */
+  limit?: number;
+}
+
+/** A job a rescue moved. */
+export interface RescuedJob {
+  id: string;
+  queue: string;
+  type: string;
+}
+
+/** What one {@link Store.rescue} did. */
+export interface RescueResult {
+  /** `true` when another process was rescuing at the same time, so this call did nothing. */
+  skipped: boolean;
+  /** Stale fetched rows returned to pending. */
+  released: number;
+  /** Zombies moved to the DLQ with reason `Zombie`. */
+  dead: RescuedJob[];
+  /** Zombies of opted-in types returned to pending. */
+  retried: RescuedJob[];
+  /** Jobs with a cancel request that were not running (any more), moved to the DLQ as `Cancelled`. */
+  cancelled: RescuedJob[];
+}
+
+/** What one {@link Store.cancel} did. */
+export interface CancelResult {
+  /** Pending or fetched jobs moved to the DLQ as `Cancelled`. */
+  cancelled: string[];
+  /** Processing jobs that now carry a cancel request; their owner aborts them at its next heartbeat. */
+  requested: string[];
+}
 
 /** Per-queue runtime controls (the `queues` table). */
 export interface QueueInfo {
@@ -196,6 +281,28 @@ export interface ResurrectOptions {
   priority?: number;
 }
 
+/** Result of {@link IdempotencyClaims.begin}. */
+export type ClaimBegin =
+  | { status: 'claimed' }
+  | { status: 'completed'; jobId: string; completedAt: Date }
+  | { status: 'in-progress'; jobId: string };
+
+/**
+ * Per-key claims behind the idempotency middleware: at most one job runs the side effects of a
+ * key at a time, and a completed key is remembered for its result TTL. Expired entries behave as
+ * absent.
+ */
+export interface IdempotencyClaims {
+  /** Claims `key` for `jobId` for `inProgressTtlMs`, unless a live claim or completion exists. */
+  begin(key: string, jobId: string, inProgressTtlMs: number): Promise<ClaimBegin>;
+  /** Marks the owner's in-progress claim completed for `resultTtlMs` (`null` = forever). `false` when not the owner. */
+  complete(key: string, jobId: string, resultTtlMs: number | null): Promise<boolean>;
+  /** Drops the owner's in-progress claim (the run failed). `false` when not the owner. */
+  release(key: string, jobId: string): Promise<boolean>;
+  /** Deletes expired entries; returns how many. */
+  purgeExpired(): Promise<number>;
+}
+
 /** What every storage provider offers. All methods may throw `ChokaQError` with a stable code. */
 export interface Store {
   /** Short provider name for logs: `memory`, `embedded` or `postgres`. */
@@ -250,6 +357,30 @@ export interface Store {
    */
   settle(settlements: readonly Settlement[]): Promise<boolean[]>;
 
+  /**
+   * Refreshes `heartbeatAt` of processing jobs whose leases are still held (same worker, token,
+   * state processing) and reports, per lease, whether it is alive and whether a cancel was requested.
+   */
+  heartbeat(leases: readonly Lease[]): Promise<HeartbeatResult[]>;
+
+  /**
+   * One recovery pass, atomic per step: stale fetched rows → pending; zombies (processing rows with
+   * an expired heartbeat) → DLQ `Zombie` (failed counter, failure bucket) or, for opted-in types,
+   * → pending with the run refunded (retried counter); rows carrying a cancel request that are no
+   * longer processing (or are zombies) → DLQ `Cancelled`. At most one process rescues at a time
+   * (SQL stores take a transaction-scoped advisory lock; others get `skipped: true`), yet every
+   * step is guarded, so running it everywhere stays safe.
+   */
+  rescue(options: RescueOptions): Promise<RescueResult>;
+
+  /**
+   * Cancels jobs by id. Pending and fetched jobs move to the DLQ as `Cancelled` atomically, with
+   * `Cancelled by <actor>` as error text. Processing jobs get a persisted cancel request
+   * (`cancelRequestedAt`, `cancelRequestedBy`) that their owner sees at its next heartbeat. Ids
+   * not in the hot table are ignored. A pending job with a cancel request is never claimed.
+   */
+  cancel(ids: readonly string[], actor: string): Promise<CancelResult>;
+
   /** Finds a job in the hot table, the archive or the DLQ. */
   getJob(id: string): Promise<FoundJob | null>;
 
@@ -289,4 +420,7 @@ export interface Store {
 
   /** Store clock: what the store considers "now". */
   now(): Promise<Date>;
+
+  /** The idempotency claim store sharing this store's database (memory: this process). */
+  idempotencyClaims(): IdempotencyClaims;
 }

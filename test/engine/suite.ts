@@ -391,6 +391,233 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect(Date.now() - started).toBeLessThan(2000);
     });
 
+    it('abandons a handler that ignores its timeout and finalises the job as Timeout', async () => {
+      if (await skip()) return;
+      let finishedLate = false;
+      const job = defineJob({
+        type: 'stubborn.v1',
+        timeout: 50,
+        async handle() {
+          await sleep(600); // ignores ctx.signal
+          finishedLate = true;
+        },
+      });
+      const chokaq = await engine({ jobs: [job], abortGracePeriod: 50, concurrency: 1 });
+      const { id } = await chokaq.enqueue(job, {});
+      const dead = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(dead.reason).toBe('Timeout');
+      expect(finishedLate).toBe(false); // finalised before the handler returned
+      await waitFor(() => finishedLate, { timeoutMs: 2000 });
+      // The late result changed nothing: the job stays in the DLQ.
+      expect((await chokaq.getJob(id))?.where).toBe('dlq');
+    });
+
+    it('cancels pending jobs at once and running jobs through their signal', async () => {
+      if (await skip()) return;
+      const job = defineJob({
+        type: 'cancellable.v1',
+        handle: (_p, ctx) =>
+          new Promise<void>((_resolve, reject) => {
+            ctx.signal.addEventListener('abort', () => reject(new Error('stopped by signal')));
+          }),
+      });
+      const chokaq = await engine({ jobs: [job], concurrency: 1, prefetch: 0 });
+      const running = await chokaq.enqueue(job, {});
+      await waitFor(async () => (await chokaq.listJobs({ state: 'processing' })).length === 1);
+      const waiting = await chokaq.enqueue(job, {}, { delay: '1h' });
+      const result = await chokaq.cancel([running.id, waiting.id, 'no-such-job'], {
+        actor: 'alice',
+      });
+      expect(result).toEqual({ cancelled: [waiting.id], requested: [running.id] });
+      const waitingDead = await chokaq.getJob(waiting.id);
+      expect(waitingDead?.where === 'dlq' && waitingDead.job).toMatchObject({
+        reason: 'Cancelled',
+      });
+      expect(waitingDead?.where === 'dlq' && waitingDead.job.errorDetails).toContain('alice');
+      const runningDead = await waitFor(async () => {
+        const f = await chokaq.getJob(running.id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(runningDead).toMatchObject({ reason: 'Cancelled', attempts: 1 });
+    });
+
+    it('cancels a job running in another process within one heartbeat interval', async () => {
+      if (await skip()) return;
+      const job = defineJob({
+        type: 'remote.cancel.v1',
+        handle: (_p, ctx) =>
+          new Promise<void>((_resolve, reject) => {
+            ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+          }),
+      });
+      const worker = await engine({ jobs: [job], heartbeatInterval: 100 });
+      const { id } = await worker.enqueue(job, {});
+      await waitFor(async () => (await worker.listJobs({ state: 'processing' })).length === 1);
+      const operator = new ChokaQ({
+        storage: await factory.reopen(worker.storage),
+        logger: silentLogger,
+        worker: false,
+      });
+      engines.push(operator);
+      const asked = Date.now();
+      expect(await operator.cancel([id], { actor: 'ops' })).toEqual({
+        cancelled: [],
+        requested: [id],
+      });
+      const dead = await waitFor(async () => {
+        const f = await operator.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(dead.reason).toBe('Cancelled');
+      expect(Date.now() - asked).toBeLessThan(2000);
+    });
+
+    it('reschedules a job interrupted by shutdown without using an attempt', async () => {
+      if (await skip()) return;
+      const job = defineJob({
+        type: 'interrupted.v1',
+        handle: (_p, ctx) =>
+          new Promise<void>((_resolve, reject) => {
+            ctx.signal.addEventListener('abort', () => reject(new Error('shutting down')));
+          }),
+      });
+      const chokaq = await engine({ jobs: [job], shutdownGracePeriod: 50 });
+      const storage = chokaq.storage;
+      const { id } = await chokaq.enqueue(job, {});
+      await waitFor(async () => (await chokaq.listJobs({ state: 'processing' })).length === 1);
+      await chokaq.stop();
+      const view = await factory.reopen(storage);
+      const found = await view.getJob(id);
+      expect(found?.where).toBe('hot');
+      expect(found?.job).toMatchObject({ state: 'pending', attempts: 0, lostAttempts: 1 });
+      await view.close();
+    });
+
+    it("keeps a long job alive with heartbeats and rescues a dead worker's job as a zombie", async () => {
+      if (await skip()) return;
+      const long = defineJob({ type: 'long.v1', handle: () => sleep(700) });
+      const orphan = defineJob({ type: 'orphan.v1', handle: () => undefined });
+      const chokaq = await engine(
+        {
+          jobs: [long, orphan],
+          heartbeatInterval: 60,
+          zombieTimeout: 300,
+          rescueInterval: 100,
+          workerQueues: ['long'],
+        },
+        false,
+      );
+      const storage = chokaq.storage;
+      // A job claimed and started by a worker that then "died": nobody heartbeats it.
+      await chokaq.enqueue(orphan, {}, { queue: 'gone' });
+      const [claimed] = await storage.claim({
+        workerId: 'dead-worker',
+        limit: 1,
+        queues: ['gone'],
+      });
+      await storage.start([
+        { id: claimed!.id, workerId: 'dead-worker', leaseToken: claimed!.leaseToken! },
+      ]);
+      const alive = await chokaq.enqueue(long, {}, { queue: 'long' });
+      await chokaq.start();
+      const zombie = await waitFor(async () => {
+        const f = await chokaq.getJob(claimed!.id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(zombie).toMatchObject({ reason: 'Zombie', attempts: 1 });
+      const archived = await waitFor(async () => {
+        const f = await chokaq.getJob(alive.id);
+        return f?.where === 'archive' ? f.job : undefined;
+      });
+      expect(archived.attempts).toBe(1);
+    });
+
+    it('runs a zombie again when its job type opts in, refunding the lost run', async () => {
+      if (await skip()) return;
+      let runs = 0;
+      const safe = defineJob({
+        type: 'safe.v1',
+        retryZombies: true,
+        handle() {
+          runs++;
+        },
+      });
+      const chokaq = await engine({ jobs: [safe], zombieTimeout: 200, rescueInterval: 100 }, false);
+      const storage = chokaq.storage;
+      const { id } = await chokaq.enqueue(safe, {}, { queue: 'elsewhere' });
+      const [claimed] = await storage.claim({
+        workerId: 'dead-worker',
+        limit: 1,
+        queues: ['elsewhere'],
+      });
+      await storage.start([{ id, workerId: 'dead-worker', leaseToken: claimed!.leaseToken! }]);
+      await chokaq.start();
+      const archived = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'archive' ? f.job : undefined;
+      });
+      expect(runs).toBe(1);
+      expect(archived).toMatchObject({ attempts: 1, lostAttempts: 1 });
+    });
+
+    it('opens a job type circuit after repeated failures and reschedules without using attempts', async () => {
+      if (await skip()) return;
+      let runs = 0;
+      const fragile = defineJob({
+        type: 'fragile.v1',
+        retry: { maxAttempts: 1 },
+        circuit: { failureThreshold: 2, breakDuration: '1h' },
+        handle() {
+          runs++;
+          throw new Error('dependency down');
+        },
+      });
+      const chokaq = await engine({
+        jobs: [fragile],
+        concurrency: 1,
+        prefetch: 0,
+        circuitBreakerDelay: '1h',
+      });
+      const first = await chokaq.enqueueMany(fragile, [{ payload: {} }, { payload: {} }]);
+      await waitFor(async () => (await chokaq.dlq.list()).length === 2);
+      expect(chokaq.circuitStats()).toMatchObject([
+        { key: 'fragile.v1', state: 'open', failureCount: 2 },
+      ]);
+      const { id } = await chokaq.enqueue(fragile, {});
+      const parked = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'hot' && f.job.lastError?.includes('Circuit breaker open')
+          ? f.job
+          : undefined;
+      });
+      expect(parked).toMatchObject({ state: 'pending', attempts: 0 });
+      expect(runs).toBe(2);
+      expect(first).toHaveLength(2);
+    });
+
+    it('does not open the circuit for fatal payload errors', async () => {
+      if (await skip()) return;
+      const picky = defineJob<{ ok: boolean }>({
+        type: 'picky.v1',
+        circuit: { failureThreshold: 2 },
+        handle(payload) {
+          if (!payload.ok) throw new FatalError('bad payload');
+        },
+      });
+      const chokaq = await engine({ jobs: [picky], concurrency: 1 });
+      await chokaq.enqueueMany(
+        picky,
+        [1, 2, 3].map(() => ({ payload: { ok: false } })),
+      );
+      await waitFor(async () => (await chokaq.dlq.list()).length === 3);
+      const { id } = await chokaq.enqueue(picky, { ok: true });
+      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
+      expect(chokaq.circuitStats()[0]?.state).toBe('closed');
+    });
+
     it('resurrects a DLQ job with attempts reset, and it runs again', async () => {
       if (await skip()) return;
       let fail = true;

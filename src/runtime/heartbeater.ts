@@ -1,0 +1,108 @@
+import type { ChokaQEvents } from '../observability/events.js';
+import type { Logger } from '../observability/logger.js';
+import type { Store } from '../storage/contract.js';
+import type { ActiveRuns } from './active-runs.js';
+import { jitter } from './wakeup.js';
+
+/** Settings of a {@link Heartbeater}. */
+export interface HeartbeaterOptions {
+  store: Store;
+  runs: ActiveRuns;
+  /** Mean time between heartbeats, in ms (±20 % jitter). */
+  intervalMs: number;
+  /** Consecutive failed writes before a run counts as degraded. */
+  failureThreshold: number;
+  /** Abort a run whose heartbeats keep failing (DLQ `HeartbeatFailure`) instead of only warning. */
+  cancelOnFailure: boolean;
+  events: ChokaQEvents;
+  logger: Logger;
+}
+
+/**
+ * Keeps running jobs alive: on a jittered interval, one storage call refreshes the heartbeat of
+ * every run in this process. A run whose lease is gone (rescued, moved) is aborted as `lost`; a
+ * run with a persisted cancel request is aborted as `cancel` — from any process, within one
+ * interval. Failed writes are counted per run; at the threshold the run is either aborted
+ * (`cancelOnFailure`) or reported as degraded and the count restarts.
+ */
+export class Heartbeater {
+  private timer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+  private readonly failures = new Map<string, number>();
+  private stopped = false;
+
+  constructor(private readonly options: HeartbeaterOptions) {}
+
+  /** Starts the interval. */
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Stops the interval and waits for a beat in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.beating;
+  }
+
+  /** Runs one heartbeat for every run in progress now (also used by tests). */
+  async beat(): Promise<void> {
+    const { store, runs, logger, events } = this.options;
+    const active = runs.all();
+    for (const id of this.failures.keys()) if (!runs.get(id)) this.failures.delete(id);
+    if (active.length === 0) return;
+    try {
+      const results = await store.heartbeat(active.map((run) => run.lease));
+      active.forEach((run, i) => {
+        const result = results[i];
+        this.failures.delete(run.job.id);
+        if (!result?.alive) {
+          logger.warn('lease lost while running; aborting the run', { id: run.job.id });
+          run.abort('lost', 'Lease lost: the job was rescued or moved by someone else');
+        } else if (result.cancelRequested) {
+          run.abort('cancel', 'Cancelled by operator request while running');
+        }
+      });
+    } catch (error) {
+      logger.warn('heartbeat failed', { runs: active.length, error: String(error) });
+      events.emit('worker:error', { where: 'heartbeat', error });
+      for (const run of active)
+        this.countFailure(run.job.id, () =>
+          run.abort('heartbeat', 'HeartbeatFailure: heartbeats kept failing'),
+        );
+    }
+  }
+
+  private countFailure(id: string, abort: () => void): void {
+    const count = (this.failures.get(id) ?? 0) + 1;
+    if (count < this.options.failureThreshold) {
+      this.failures.set(id, count);
+      return;
+    }
+    this.failures.delete(id);
+    if (this.options.cancelOnFailure) {
+      this.options.logger.error('heartbeats kept failing; aborting the run', {
+        id,
+        failures: count,
+      });
+      abort();
+    } else {
+      this.options.logger.warn('heartbeats keep failing; the run continues degraded', {
+        id,
+        failures: count,
+      });
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.beating = this.beat().finally(() => {
+        this.beating = undefined;
+        this.schedule();
+      });
+    }, jitter(this.options.intervalMs));
+    this.timer.unref();
+  }
+}
