@@ -82,7 +82,7 @@ describe('canTransition', () => {
       }
     }
     expect(allowedCount).toBe(listed.size);
-    expect(listed.size).toBe(9);
+    expect(listed.size).toBe(16); // 9 of the core lifecycle + 7 of recovery, cancel and shutdown
   });
 
   it('gives every transition a trigger', () => {
