@@ -44,6 +44,7 @@ import {
   queueStatsOf,
   sortedQueues,
 } from './reads.js';
+import { MemoryIdempotencyClaims } from './idempotency-claims.js';
 import { heartbeatJobs, rescueJobs } from './recovery.js';
 import { settleOne } from './settle.js';
 import { Tables } from './tables.js';
@@ -205,5 +206,13 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.now} */
   now(): Promise<Date> {
     return Promise.resolve(this.time());
+  }
+
+  /** Made on first use; one per store. */
+  private claims: MemoryIdempotencyClaims | undefined;
+
+  /** {@inheritDoc Store.idempotencyClaims} */
+  idempotencyClaims(): MemoryIdempotencyClaims {
+    return (this.claims ??= new MemoryIdempotencyClaims(this.clock));
   }
 }

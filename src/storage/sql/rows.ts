@@ -67,6 +67,9 @@ export function hotJobOf(row: Row): HotJob {
     priority: toNumber(row.priority),
     state: HOT_STATE_BY_CODE[toNumber(row.status)] ?? 'pending',
     attempts: toNumber(row.attempts),
+    lostAttempts: toNumber(row.lost_attempts),
+    cancelRequestedAt: toDateOrNull(row.cancel_requested_at),
+    cancelRequestedBy: toStringOrNull(row.cancel_requested_by),
     workerId: toStringOrNull(row.worker_id),
     leaseToken: toStringOrNull(row.lease_token),
     runAt: toDate(row.run_at),
@@ -96,6 +99,8 @@ export function archivedJobOf(row: Row): ArchivedJob {
     startedAt: toDateOrNull(row.started_at),
     finishedAt: toDate(row.finished_at),
     durationMs: toNumberOrNull(row.duration_ms),
+    lostAttempts: toNumber(row.lost_attempts),
+    note: toStringOrNull(row.note),
   };
 }
 
@@ -110,6 +115,7 @@ export function deadJobOf(row: Row): DeadJob {
     reason: failureReasonOf(toNumber(row.failure_reason)),
     errorDetails: toStringOrNull(row.error_details),
     attempts: toNumber(row.attempts),
+    lostAttempts: toNumber(row.lost_attempts),
     workerId: toStringOrNull(row.worker_id),
     createdBy: toStringOrNull(row.created_by),
     lastModifiedBy: toStringOrNull(row.last_modified_by),

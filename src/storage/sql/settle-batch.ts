@@ -39,7 +39,10 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
     list.map((s) => s.lease.leaseToken),
   ];
   return {
-    archive: archive.length === 0 ? null : [...lease(archive), archive.map((s) => s.durationMs)],
+    archive:
+      archive.length === 0
+        ? null
+        : [...lease(archive), archive.map((s) => s.durationMs), archive.map((s) => s.note ?? null)],
     dead:
       dead.length === 0
         ? null
@@ -47,6 +50,7 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
             ...lease(dead),
             dead.map((s) => FAILURE_REASON_CODE[s.reason]),
             dead.map((s) => s.error),
+            dead.map((s) => HOT_STATE_CODE[s.from ?? 'processing']),
           ],
     retry:
       retry.length === 0
@@ -56,6 +60,7 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
             retry.map((s) => HOT_STATE_CODE[s.from]),
             retry.map((s) => Math.max(0, s.delayMs)),
             retry.map((s) => s.error),
+            retry.map((s) => s.lost === true),
           ],
     release: release.length === 0 ? null : lease(release),
   };

@@ -9,10 +9,12 @@ import type { Logger } from '../../observability/logger.js';
 import { uuidv7 } from '../../util/uuid.js';
 import type {
   ArchivedJob,
+  CancelResult,
   ClaimRequest,
   DeadJob,
   EnqueueResult,
   FoundJob,
+  HeartbeatResult,
   HotJob,
   Lease,
   MetricBucket,
@@ -20,6 +22,9 @@ import type {
   QueueInfo,
   QueuePatch,
   QueueStats,
+  RescueOptions,
+  RescueResult,
+  RescuedJob,
   ResurrectOptions,
   Settlement,
   Store,
@@ -28,6 +33,7 @@ import { enqueueJobs } from './enqueue-batch.js';
 import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
 import { QUERIES, type QueryName } from './generated.js';
+import { SqlIdempotencyClaims } from './idempotency-claims.js';
 import { migrate } from './migrator.js';
 import { WakeNotifier } from './notifier.js';
 import {
@@ -39,6 +45,8 @@ import {
   queueStatsOf,
   toDate,
   toNumber,
+  toStr,
+  toStringOrNull,
   type Row,
 } from './rows.js';
 import { bindQueries, validateSchema, wakeChannel } from './schema.js';
@@ -69,8 +77,39 @@ export interface SqlStoreOptions {
   logger: Logger;
 }
 
-/** How many times a settle transaction is retried after a deadlock or serialization failure. */
-const SETTLE_ATTEMPTS = 4;
+/**
+ * How many times a settle, rescue or cancel transaction is run in all when it fails on a deadlock
+ * or serialization conflict.
+ */
+const CONFLICT_ATTEMPTS = 4;
+
+/** Default of {@link RescueOptions.limit}: most rows moved per rescue step. */
+export const RESCUE_LIMIT = 1000;
+
+/** Error text of a zombie moved to the DLQ. */
+export const ZOMBIE_DEAD_ERROR = 'Zombie: worker heartbeat expired during execution';
+
+/** `lastError` of a zombie of an opted-in type returned to pending. */
+export const ZOMBIE_RETRY_ERROR = 'Zombie: heartbeat expired; run again';
+
+/** A row of `rescue_pick_zombies.sql`. */
+interface ZombieRow {
+  id: unknown;
+  queue: unknown;
+  type: unknown;
+  cancel_requested_by: unknown;
+  action: unknown;
+}
+
+/** One row for `move_to_dlq.sql`. */
+interface DlqMove {
+  id: string;
+  fromStatus: number;
+  reason: number;
+  error: string;
+  /** Recorded as `last_modified_by`; `null` keeps the row's. */
+  actor: string | null;
+}
 
 /** {@link Store} over SQL; `postgres()` and `embedded()` build it with their backend. */
 export class SqlStore implements Store {
@@ -228,24 +267,217 @@ export class SqlStore implements Store {
       [this.sql.settle_retry, groups.retry],
       [this.sql.settle_release, groups.release],
     ];
+    const applied = await this.retryOnConflict('settle', () =>
+      db.transaction(async (tx) => {
+        const ids = new Set<string>();
+        for (const [sql, params] of statements) {
+          if (params === null) continue;
+          for (const row of await tx.query<{ id: unknown }>(sql, params)) ids.add(String(row.id));
+        }
+        return ids;
+      }),
+    );
+    return settleOutcome(settlements, applied);
+  }
+
+  /**
+   * Runs `transaction` again (up to {@link CONFLICT_ATTEMPTS} runs in all) when it failed on a
+   * deadlock or serialization conflict. Transactions touching several queues' counter rows, or
+   * hot rows another transaction holds, can deadlock; the whole transaction rolled back, so
+   * running it again is safe.
+   */
+  private async retryOnConflict<T>(what: string, transaction: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const applied = await db.transaction(async (tx) => {
-          const ids = new Set<string>();
-          for (const [sql, params] of statements) {
-            if (params === null) continue;
-            for (const row of await tx.query<{ id: unknown }>(sql, params)) ids.add(String(row.id));
-          }
-          return ids;
-        });
-        return settleOutcome(settlements, applied);
+        return await transaction();
       } catch (error) {
-        // Settlers touching several queues' counter rows in different kinds can deadlock; the
-        // whole transaction rolled back, so running it again is safe.
-        if (attempt >= SETTLE_ATTEMPTS || !isTransientConflict(error)) throw error;
-        this.logger.debug('settle retried after a lock conflict', { attempt });
+        if (attempt >= CONFLICT_ATTEMPTS || !isTransientConflict(error)) throw error;
+        this.logger.debug(`${what} retried after a lock conflict`, { attempt });
       }
     }
+  }
+
+  async heartbeat(leases: readonly Lease[]): Promise<HeartbeatResult[]> {
+    if (leases.length === 0) return [];
+    const db = await this.db();
+    const rows = await db.query<{
+      id: unknown;
+      worker_id: unknown;
+      lease_token: unknown;
+      cancel_requested: unknown;
+    }>(this.sql.heartbeat, [
+      leases.map((l) => l.id),
+      leases.map((l) => l.workerId),
+      leases.map((l) => l.leaseToken),
+    ]);
+    const alive = new Map<string, boolean>();
+    for (const row of rows) {
+      alive.set(
+        leaseKey(String(row.id), String(row.worker_id), String(row.lease_token)),
+        row.cancel_requested === true,
+      );
+    }
+    return leases.map((lease) => {
+      const cancelRequested = alive.get(leaseKey(lease.id, lease.workerId, lease.leaseToken));
+      return cancelRequested === undefined
+        ? { alive: false, cancelRequested: false }
+        : { alive: true, cancelRequested };
+    });
+  }
+
+  /**
+   * {@inheritDoc Store.rescue}
+   *
+   * Runs as one transaction after `pg_try_advisory_xact_lock` on the schema: (a) stale fetched
+   * rows → pending; (b) zombies → DLQ `Cancelled` (cancel requested), pending with the run
+   * refunded (opted-in type) or DLQ `Zombie`; (c) pending or fetched rows with a cancel request →
+   * DLQ `Cancelled`. Rows are picked `FOR UPDATE SKIP LOCKED`, so a worker settling a row at the
+   * same moment keeps it, and each row moves once.
+   */
+  async rescue(options: RescueOptions): Promise<RescueResult> {
+    const limit = Math.max(0, Math.floor(options.limit ?? RESCUE_LIMIT));
+    const [typeKeys, typeMaxima] = retryTypeParams(options.retryZombieTypes);
+    const db = await this.db();
+    return this.retryOnConflict('rescue', () =>
+      db.transaction(async (tx): Promise<RescueResult> => {
+        const result: RescueResult = {
+          skipped: false,
+          released: 0,
+          dead: [],
+          retried: [],
+          cancelled: [],
+        };
+        const [lock] = await tx.query<{ locked: unknown }>(this.sql.rescue_lock, [this.schema]);
+        if (lock?.locked !== true) return { ...result, skipped: true };
+
+        const released = await tx.query<{ id: unknown }>(this.sql.rescue_release_fetched, [
+          Math.max(0, options.fetchedTimeoutMs),
+          limit,
+        ]);
+        result.released = released.length;
+
+        const zombies = await tx.query<ZombieRow>(this.sql.rescue_pick_zombies, [
+          Math.max(0, options.processingTimeoutMs),
+          limit,
+          typeKeys,
+          typeMaxima,
+        ]);
+        const again = zombies.filter((z) => z.action === 'retry').map((z) => String(z.id));
+        if (again.length > 0) {
+          const rows = await tx.query<Row>(this.sql.rescue_requeue_zombies, [
+            again,
+            ZOMBIE_RETRY_ERROR,
+          ]);
+          result.retried = rows.map(rescuedJobOf);
+        }
+        const buried = await this.moveToDlq(
+          tx,
+          zombies
+            .filter((z) => z.action !== 'retry')
+            .map((z) =>
+              z.action === 'cancel'
+                ? {
+                    id: String(z.id),
+                    fromStatus: HOT_STATE_CODE.processing,
+                    reason: FAILURE_REASON_CODE.Cancelled,
+                    error: `Cancelled by ${requesterOf(z.cancel_requested_by)}: the run was lost`,
+                    actor: null,
+                  }
+                : {
+                    id: String(z.id),
+                    fromStatus: HOT_STATE_CODE.processing,
+                    reason: FAILURE_REASON_CODE.Zombie,
+                    error: ZOMBIE_DEAD_ERROR,
+                    actor: null,
+                  },
+            ),
+        );
+        for (const zombie of zombies) {
+          const moved = buried.get(String(zombie.id));
+          if (moved === undefined) continue;
+          if (zombie.action === 'cancel') result.cancelled.push(moved);
+          else result.dead.push(moved);
+        }
+
+        const orphans = await tx.query<Row>(this.sql.rescue_pick_cancelled, [limit]);
+        const cancelled = await this.moveToDlq(
+          tx,
+          orphans.map((row) => ({
+            id: String(row.id),
+            fromStatus: toNumber(row.status),
+            reason: FAILURE_REASON_CODE.Cancelled,
+            error: `Cancelled by ${requesterOf(row.cancel_requested_by)}`,
+            actor: null,
+          })),
+        );
+        for (const row of orphans) {
+          const moved = cancelled.get(String(row.id));
+          if (moved !== undefined) result.cancelled.push(moved);
+        }
+        return result;
+      }),
+    );
+  }
+
+  /**
+   * {@inheritDoc Store.cancel}
+   *
+   * One transaction: the hot rows among `ids` are locked (`FOR UPDATE`, id order), pending and
+   * fetched ones move to the DLQ, processing ones get a cancel request unless they have one.
+   * Both lists follow the order of `ids`, each id once.
+   */
+  async cancel(ids: readonly string[], actor: string): Promise<CancelResult> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return { cancelled: [], requested: [] };
+    const db = await this.db();
+    return this.retryOnConflict('cancel', () =>
+      db.transaction(async (tx): Promise<CancelResult> => {
+        const rows = await tx.query<{ id: unknown; status: unknown }>(this.sql.cancel_lock, [
+          unique,
+        ]);
+        const idle: DlqMove[] = [];
+        const running = new Set<string>();
+        for (const row of rows) {
+          const status = toNumber(row.status);
+          if (status === HOT_STATE_CODE.processing) {
+            running.add(String(row.id));
+          } else {
+            idle.push({
+              id: String(row.id),
+              fromStatus: status,
+              reason: FAILURE_REASON_CODE.Cancelled,
+              error: `Cancelled by ${actor}`,
+              actor,
+            });
+          }
+        }
+        const moved = await this.moveToDlq(tx, idle);
+        if (running.size > 0) await tx.query(this.sql.cancel_request, [[...running], actor]);
+        return {
+          cancelled: unique.filter((id) => moved.has(id)),
+          requested: unique.filter((id) => running.has(id)),
+        };
+      }),
+    );
+  }
+
+  /**
+   * Moves hot rows this transaction has locked to the DLQ (`move_to_dlq.sql`: failed counter and
+   * failure bucket per queue and reason). Returns the moved jobs by id.
+   */
+  private async moveToDlq(
+    tx: Executor,
+    moves: readonly DlqMove[],
+  ): Promise<Map<string, RescuedJob>> {
+    if (moves.length === 0) return new Map();
+    const rows = await tx.query<Row>(this.sql.move_to_dlq, [
+      moves.map((m) => m.id),
+      moves.map((m) => m.fromStatus),
+      moves.map((m) => m.reason),
+      moves.map((m) => m.error),
+      moves.map((m) => m.actor),
+    ]);
+    return new Map(rows.map((row) => [String(row.id), rescuedJobOf(row)]));
   }
 
   async getJob(id: string): Promise<FoundJob | null> {
@@ -366,6 +598,45 @@ export class SqlStore implements Store {
     const [row] = await db.query<{ now: unknown }>(this.sql.now);
     return toDate(row?.now);
   }
+
+  /** Made on first use; one per store. */
+  private claims: SqlIdempotencyClaims | undefined;
+
+  /** {@inheritDoc Store.idempotencyClaims} */
+  idempotencyClaims(): SqlIdempotencyClaims {
+    return (this.claims ??= new SqlIdempotencyClaims(() => this.db(), this.sql));
+  }
+}
+
+/** Identity of one lease, for matching heartbeat rows to their input. */
+function leaseKey(id: string, workerId: string, leaseToken: string): string {
+  return JSON.stringify([id, workerId, leaseToken]);
+}
+
+/** A moved row as a rescue reports it. */
+function rescuedJobOf(row: Row): RescuedJob {
+  return { id: toStr(row.id), queue: toStr(row.queue), type: toStr(row.type) };
+}
+
+/** Who asked to cancel, for error texts. */
+function requesterOf(value: unknown): string {
+  return toStringOrNull(value) ?? 'unknown';
+}
+
+/**
+ * The `retryZombieTypes` option as the parallel arrays of `rescue_pick_zombies.sql`: keys
+ * lower-cased (the larger maximum wins when two keys fold together); entries that are not
+ * numbers are dropped, an infinite maximum becomes a very large finite one.
+ */
+function retryTypeParams(types: Readonly<Record<string, number>>): [string[], number[]] {
+  const maxima = new Map<string, number>();
+  for (const [key, value] of Object.entries(types)) {
+    if (typeof value !== 'number' || Number.isNaN(value)) continue;
+    const max = Number.isFinite(value) ? value : value > 0 ? Number.MAX_SAFE_INTEGER : 0;
+    const folded = key.toLowerCase();
+    maxima.set(folded, Math.max(max, maxima.get(folded) ?? -Infinity));
+  }
+  return [[...maxima.keys()], [...maxima.values()]];
 }
 
 /** Distinct queues that received at least one new job. */

@@ -1,5 +1,6 @@
 -- Purpose: claim due pending jobs: pending → fetched with the worker id and one lease token for
---   the whole batch. Per eligible queue (not paused, active, in the list if given) take up to
+--   the whole batch. Rows carrying a cancel request are never claimed (rescue moves them to
+--   the DLQ). Per eligible queue (not paused, active, in the list if given) take up to
 --   least(limit, room) rows, room = max_workers − (fetched + processing) or limit when uncapped;
 --   then keep the best `limit` rows overall by priority desc, run_at, id.
 -- Parameters: $1 worker id (text), $2 limit (int), $3 queue names (text[]) or NULL for all,
@@ -29,6 +30,7 @@ picked AS (
     SELECT h.id, h.priority, h.run_at
     FROM :SCHEMA.jobs_hot h
     WHERE h.queue = e.name AND h.status = 0 AND h.run_at <= now()
+      AND h.cancel_requested_at IS NULL
     ORDER BY h.priority DESC, h.run_at, h.id
     LIMIT e.room
     FOR UPDATE SKIP LOCKED

@@ -1,5 +1,5 @@
--- Purpose: move DLQ jobs back to pending in one statement: attempts 0, no idempotency key,
---   due now, no worker; payload/tags/priority from the options; lifetime counters unchanged.
+-- Purpose: move DLQ jobs back to pending in one statement: attempts and lost_attempts 0, no
+--   idempotency key, no cancel request, due now, no worker; payload/tags/priority from the options; lifetime counters unchanged.
 --   Ids that are also in the hot table (re-enqueued meanwhile) are left in the DLQ.
 -- Parameters: $1 ids (text[]), $2 actor (text), $3 payload (text) or NULL to keep,
 --   $4 replace tags (boolean), $5 tags (text), $6 priority (int).
@@ -19,12 +19,14 @@ ensure_queues AS (
 ),
 ins AS (
   INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, idempotency_key, priority, status,
-                                attempts, worker_id, lease_token, run_at, created_at,
+                                attempts, lost_attempts, worker_id, lease_token, run_at,
+                                created_at, cancel_requested_at, cancel_requested_by,
                                 started_at, heartbeat_at, updated_at, created_by,
                                 last_modified_by, last_error)
   SELECT id, queue, type, coalesce($3::text, payload),
          CASE WHEN $4::boolean THEN $5::text ELSE tags END,
-         NULL, $6::int, 0, 0, NULL, NULL, now(), created_at, NULL, NULL, now(), created_by,
+         NULL, $6::int, 0, 0, 0, NULL, NULL, now(), created_at, NULL, NULL, NULL, NULL, now(),
+         created_by,
          $2::text, error_details
   FROM moved
   RETURNING id

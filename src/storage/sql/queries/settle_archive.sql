@@ -1,13 +1,14 @@
 -- Purpose: move succeeded jobs processing → archive, with the succeeded counter and the success
---   metric bucket changed by exactly the rows moved, in the same statement.
+--   metric bucket changed by exactly the rows moved, in the same statement. lost_attempts is
+--   carried over; the note (why the handler was skipped) is stored as given.
 -- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
---   $4 duration_ms float8[].
+--   $4 duration_ms float8[], $5 note text[] (NULL elements for none).
 -- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
 --   once per queue, in queue order, so concurrent settlers cannot deadlock on them.
 -- Returns: id of each moved job.
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[])
-    AS t(id, worker_id, lease_token, duration_ms)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[])
+    AS t(id, worker_id, lease_token, duration_ms, note)
 ),
 moved AS (
   DELETE FROM :SCHEMA.jobs_hot h
@@ -16,22 +17,24 @@ moved AS (
     AND h.worker_id = i.worker_id
     AND h.lease_token = i.lease_token
     AND h.status = 2
-  RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.worker_id, h.created_by,
-            h.last_modified_by, h.created_at, h.started_at, i.duration_ms
+  RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
+            h.created_by, h.last_modified_by, h.created_at, h.started_at, i.duration_ms, i.note
 ),
 ins AS (
-  INSERT INTO :SCHEMA.jobs_archive (id, queue, type, payload, tags, attempts, worker_id,
-                                    created_by, last_modified_by, created_at, started_at,
-                                    finished_at, duration_ms)
-  SELECT id, queue, type, payload, tags, attempts, worker_id, created_by, last_modified_by,
-         created_at, started_at, now(), duration_ms
+  INSERT INTO :SCHEMA.jobs_archive (id, queue, type, payload, tags, attempts, lost_attempts,
+                                    worker_id, created_by, last_modified_by, created_at,
+                                    started_at, finished_at, duration_ms, note)
+  SELECT id, queue, type, payload, tags, attempts, lost_attempts, worker_id, created_by,
+         last_modified_by, created_at, started_at, now(), duration_ms, note
   FROM moved
   ON CONFLICT (id) DO UPDATE SET
     queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
-    tags = EXCLUDED.tags, attempts = EXCLUDED.attempts, worker_id = EXCLUDED.worker_id,
+    tags = EXCLUDED.tags, attempts = EXCLUDED.attempts,
+    lost_attempts = EXCLUDED.lost_attempts, worker_id = EXCLUDED.worker_id,
     created_by = EXCLUDED.created_by, last_modified_by = EXCLUDED.last_modified_by,
     created_at = EXCLUDED.created_at, started_at = EXCLUDED.started_at,
-    finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
+    finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms,
+    note = EXCLUDED.note
 ),
 stats AS (
   INSERT INTO :SCHEMA.stats_summary AS s (queue, succeeded_total, last_activity_at)

@@ -1,13 +1,16 @@
--- Purpose: move failed jobs processing → DLQ with their reason and error, with the failed counter
---   and the failure metric bucket (per reason) changed by exactly the rows moved.
+-- Purpose: move failed jobs processing (or fetched, per item) → DLQ with their reason and error,
+--   with the failed counter and the failure metric bucket (per reason) changed by exactly the
+--   rows moved. lost_attempts is carried over.
 -- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
---   $4 failure reason code smallint[], $5 error text[].
+--   $4 failure reason code smallint[], $5 error text[], $6 expected status smallint[]
+--   (1 fetched, 2 processing).
 -- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
 --   once per key, in key order, so concurrent settlers cannot deadlock on them.
 -- Returns: id of each moved job.
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::text[])
-    AS t(id, worker_id, lease_token, reason, error)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::text[],
+                       $6::smallint[])
+    AS t(id, worker_id, lease_token, reason, error, from_status)
 ),
 moved AS (
   DELETE FROM :SCHEMA.jobs_hot h
@@ -15,21 +18,22 @@ moved AS (
   WHERE h.id = i.id
     AND h.worker_id = i.worker_id
     AND h.lease_token = i.lease_token
-    AND h.status = 2
-  RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.worker_id, h.created_by,
-            h.last_modified_by, h.created_at, i.reason, i.error
+    AND h.status = i.from_status
+  RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
+            h.created_by, h.last_modified_by, h.created_at, i.reason, i.error
 ),
 ins AS (
   INSERT INTO :SCHEMA.jobs_dlq (id, queue, type, payload, tags, failure_reason, error_details,
-                                attempts, worker_id, created_by, last_modified_by, created_at,
-                                failed_at)
-  SELECT id, queue, type, payload, tags, reason, error, attempts, worker_id, created_by,
-         last_modified_by, created_at, now()
+                                attempts, lost_attempts, worker_id, created_by, last_modified_by,
+                                created_at, failed_at)
+  SELECT id, queue, type, payload, tags, reason, error, attempts, lost_attempts, worker_id,
+         created_by, last_modified_by, created_at, now()
   FROM moved
   ON CONFLICT (id) DO UPDATE SET
     queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
     tags = EXCLUDED.tags, failure_reason = EXCLUDED.failure_reason,
     error_details = EXCLUDED.error_details, attempts = EXCLUDED.attempts,
+    lost_attempts = EXCLUDED.lost_attempts,
     worker_id = EXCLUDED.worker_id, created_by = EXCLUDED.created_by,
     last_modified_by = EXCLUDED.last_modified_by, created_at = EXCLUDED.created_at,
     failed_at = EXCLUDED.failed_at

@@ -1,14 +1,17 @@
 -- Purpose: reschedule jobs (processing, or fetched for a circuit reschedule) → pending after a
---   delay, keeping attempts and storing the error; retried counter + 1 per row moved.
+--   delay, keeping attempts and storing the error; retried counter + 1 per row moved. A lost run
+--   (shutdown abort) is refunded: attempts − 1 (never below 0), lost_attempts + 1. A cancel
+--   request on the row is kept, so the job is never claimed again (rescue cancels it).
 -- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
---   $4 expected status smallint[] (1 fetched, 2 processing), $5 delay_ms float8[], $6 error text[].
+--   $4 expected status smallint[] (1 fetched, 2 processing), $5 delay_ms float8[], $6 error text[],
+--   $7 lost boolean[].
 -- Locking: row locks on the updated hot rows; stats_summary rows upserted once per queue, in
 --   queue order.
 -- Returns: id of each rescheduled job.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::float8[],
-                       $6::text[])
-    AS t(id, worker_id, lease_token, from_status, delay_ms, error)
+                       $6::text[], $7::boolean[])
+    AS t(id, worker_id, lease_token, from_status, delay_ms, error, lost)
 ),
 updated AS (
   UPDATE :SCHEMA.jobs_hot h
@@ -16,6 +19,8 @@ updated AS (
       worker_id = NULL,
       lease_token = NULL,
       heartbeat_at = NULL,
+      attempts = CASE WHEN i.lost THEN greatest(h.attempts - 1, 0) ELSE h.attempts END,
+      lost_attempts = CASE WHEN i.lost THEN h.lost_attempts + 1 ELSE h.lost_attempts END,
       run_at = now() + i.delay_ms * interval '1 millisecond',
       last_error = i.error,
       updated_at = now()

@@ -1,0 +1,17 @@
+-- Purpose: claim an idempotency key for a job unless a live row holds it. Inserts a new row, or
+--   takes over an expired one; a live row (in progress, or completed and not expired) is left
+--   alone. When nothing is returned, read the live row with idempotency_get.sql.
+-- Parameters: $1 key (text), $2 job id (text), $3 in-progress TTL in ms (float8).
+-- Locking: the primary key serialises concurrent claims of one key: a second inserter waits for
+--   the first and then sees its row, so exactly one of them gets a row back.
+-- Returns: the claimed row (job_id) when this call claimed the key, else nothing.
+INSERT INTO :SCHEMA.idempotency_claims (key, state, job_id, expires_at, updated_at)
+VALUES ($1::text, 0, $2::text, now() + $3::float8 * interval '1 millisecond', now())
+ON CONFLICT (key) DO UPDATE SET
+  state = 0,
+  job_id = EXCLUDED.job_id,
+  expires_at = EXCLUDED.expires_at,
+  updated_at = EXCLUDED.updated_at
+WHERE idempotency_claims.expires_at IS NOT NULL
+  AND idempotency_claims.expires_at <= now()
+RETURNING job_id

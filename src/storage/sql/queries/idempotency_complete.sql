@@ -1,0 +1,14 @@
+-- Purpose: mark the owner's live in-progress claim completed for the result TTL.
+-- Parameters: $1 key (text), $2 job id (text), $3 result TTL in ms (float8) or NULL for forever.
+-- Locking: row lock on the claim row.
+-- Returns: the key when the claim was completed; nothing when the job does not own a live
+--   in-progress claim of the key.
+UPDATE :SCHEMA.idempotency_claims
+SET state = 1,
+    expires_at = now() + $3::float8 * interval '1 millisecond',
+    updated_at = now()
+WHERE key = $1::text
+  AND job_id = $2::text
+  AND state = 0
+  AND (expires_at IS NULL OR expires_at > now())
+RETURNING key

@@ -1,0 +1,9 @@
+-- Purpose: the live (not expired) claim row of a key, after idempotency_begin.sql found one.
+-- Parameters: $1 key (text).
+-- Locking: none.
+-- Returns: state, job_id and updated_at of the live row, or nothing when it was released or
+--   expired in the meantime.
+SELECT state, job_id, updated_at
+FROM :SCHEMA.idempotency_claims
+WHERE key = $1::text
+  AND (expires_at IS NULL OR expires_at > now())

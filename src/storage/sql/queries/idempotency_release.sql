@@ -1,0 +1,12 @@
+-- Purpose: drop the owner's live in-progress claim after its run failed, so a retry or another
+--   job can claim the key again.
+-- Parameters: $1 key (text), $2 job id (text).
+-- Locking: row lock on the deleted row.
+-- Returns: the key when the claim was dropped; nothing when the job does not own a live
+--   in-progress claim of the key.
+DELETE FROM :SCHEMA.idempotency_claims
+WHERE key = $1::text
+  AND job_id = $2::text
+  AND state = 0
+  AND (expires_at IS NULL OR expires_at > now())
+RETURNING key

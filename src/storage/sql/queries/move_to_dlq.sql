@@ -1,0 +1,57 @@
+-- Purpose: move hot rows chosen by the caller → DLQ with a reason and error per row, with the
+--   failed counter and the failure metric bucket (per reason) changed by exactly the rows moved;
+--   lost_attempts is carried over. Shared by cancel and the rescue steps (not lease-guarded:
+--   settle_dead is the worker's path).
+-- Parameters (parallel arrays): $1 id text[], $2 expected status smallint[], $3 failure reason
+--   code smallint[], $4 error text[], $5 last_modified_by text[] (NULL elements keep the row's).
+-- Locking: the caller must already hold the row locks in this transaction (cancel_lock,
+--   rescue_pick_*); stats_summary and metric_buckets rows are upserted once per key, in key
+--   order, as settle_dead does, so concurrent settlers cannot deadlock on them.
+-- Returns: id, queue, type of each moved job.
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[])
+    AS t(id, from_status, reason, error, actor)
+),
+moved AS (
+  DELETE FROM :SCHEMA.jobs_hot h
+  USING input i
+  WHERE h.id = i.id
+    AND h.status = i.from_status
+  RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
+            h.created_by, coalesce(i.actor, h.last_modified_by) AS last_modified_by,
+            h.created_at, i.reason, i.error
+),
+ins AS (
+  INSERT INTO :SCHEMA.jobs_dlq (id, queue, type, payload, tags, failure_reason, error_details,
+                                attempts, lost_attempts, worker_id, created_by, last_modified_by,
+                                created_at, failed_at)
+  SELECT id, queue, type, payload, tags, reason, error, attempts, lost_attempts, worker_id,
+         created_by, last_modified_by, created_at, now()
+  FROM moved
+  ON CONFLICT (id) DO UPDATE SET
+    queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
+    tags = EXCLUDED.tags, failure_reason = EXCLUDED.failure_reason,
+    error_details = EXCLUDED.error_details, attempts = EXCLUDED.attempts,
+    lost_attempts = EXCLUDED.lost_attempts,
+    worker_id = EXCLUDED.worker_id, created_by = EXCLUDED.created_by,
+    last_modified_by = EXCLUDED.last_modified_by, created_at = EXCLUDED.created_at,
+    failed_at = EXCLUDED.failed_at
+),
+stats AS (
+  INSERT INTO :SCHEMA.stats_summary AS s (queue, failed_total, last_activity_at)
+  SELECT queue, count(*), now() FROM moved GROUP BY queue ORDER BY queue
+  ON CONFLICT (queue) DO UPDATE SET
+    failed_total = s.failed_total + EXCLUDED.failed_total,
+    last_activity_at = EXCLUDED.last_activity_at
+),
+buckets AS (
+  INSERT INTO :SCHEMA.metric_buckets AS b (bucket_start, queue, outcome, failure_reason,
+                                           completed_count, duration_count, total_duration_ms,
+                                           max_duration_ms, updated_at)
+  SELECT date_trunc('second', now()), queue, 1, reason, count(*), 0, 0, NULL, now()
+  FROM moved GROUP BY queue, reason ORDER BY queue, reason
+  ON CONFLICT (bucket_start, queue, outcome, failure_reason) DO UPDATE SET
+    completed_count = b.completed_count + EXCLUDED.completed_count,
+    updated_at = EXCLUDED.updated_at
+)
+SELECT id, queue, type FROM moved

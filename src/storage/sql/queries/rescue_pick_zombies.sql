@@ -1,0 +1,35 @@
+-- Purpose: rescue step (b), selection: processing rows whose last sign of life
+--   (coalesce(heartbeat_at, started_at, updated_at)) is older than their queue's zombie timeout,
+--   or the global one when the queue has none, and what to do with each: cancel (a cancel
+--   request is pending), retry (its lower-cased type is opted in and lost_attempts is below the
+--   type's maximum) or dead. The moves are made by rescue_requeue_zombies and move_to_dlq in
+--   the same transaction.
+-- Parameters: $1 global processing timeout in ms (float8), $2 most rows (int),
+--   $3 opted-in type keys, lower-case (text[]), $4 their lost_attempts maximum (float8[]).
+-- Locking: FOR UPDATE OF the hot rows, SKIP LOCKED: a row a worker is settling or heartbeating
+--   right now is not a zombie this time; the locks are held until the rescue transaction ends.
+--   The first age test uses the smallest timeout of any queue (an init plan), so it can scan
+--   jobs_hot_alive_idx; the second applies each row's own timeout.
+-- Returns: id, queue, type, cancel_requested_by, action ('cancel' | 'retry' | 'dead').
+WITH retry_types AS (
+  SELECT * FROM unnest($3::text[], $4::float8[]) AS t(type_key, max_lost)
+)
+SELECT h.id, h.queue, h.type, h.cancel_requested_by,
+       CASE
+         WHEN h.cancel_requested_at IS NOT NULL THEN 'cancel'
+         WHEN r.max_lost IS NOT NULL AND h.lost_attempts < r.max_lost THEN 'retry'
+         ELSE 'dead'
+       END AS action
+FROM :SCHEMA.jobs_hot h
+LEFT JOIN :SCHEMA.queues q ON q.name = h.queue
+LEFT JOIN retry_types r ON r.type_key = lower(h.type)
+WHERE h.status = 2
+  AND coalesce(h.heartbeat_at, h.started_at, h.updated_at) < now() - (
+    SELECT least($1::float8, min(zombie_timeout_seconds)::float8 * 1000) FROM :SCHEMA.queues
+  ) * interval '1 millisecond'
+  AND coalesce(h.heartbeat_at, h.started_at, h.updated_at)
+      < now() - coalesce(q.zombie_timeout_seconds::float8 * 1000, $1::float8)
+                * interval '1 millisecond'
+ORDER BY coalesce(h.heartbeat_at, h.started_at, h.updated_at), h.id
+LIMIT $2::int
+FOR UPDATE OF h SKIP LOCKED

@@ -1,0 +1,25 @@
+-- Purpose: rescue step (a): fetched rows not touched for the timeout go back to pending, with no
+--   worker and no lease. attempts and run_at are kept (no run happened).
+-- Parameters: $1 fetched timeout in ms (float8), $2 most rows to move (int).
+-- Locking: FOR UPDATE SKIP LOCKED on the stale rows, oldest first (jobs_hot_fetched_idx): a row
+--   a worker is starting or releasing right now is left to the worker.
+-- Returns: id of each released job.
+WITH stale AS (
+  SELECT h.id
+  FROM :SCHEMA.jobs_hot h
+  WHERE h.status = 1
+    AND h.updated_at < now() - $1::float8 * interval '1 millisecond'
+  ORDER BY h.updated_at
+  LIMIT $2::int
+  FOR UPDATE SKIP LOCKED
+)
+UPDATE :SCHEMA.jobs_hot h
+SET status = 0,
+    worker_id = NULL,
+    lease_token = NULL,
+    heartbeat_at = NULL,
+    updated_at = now()
+FROM stale s
+WHERE h.id = s.id
+  AND h.status = 1
+RETURNING h.id

@@ -1,0 +1,30 @@
+-- Purpose: rescue step (b), retry: zombies of opted-in types go back to pending, due now, with
+--   the lost run refunded (attempts − 1, never below 0; lost_attempts + 1) and the reason as
+--   last_error; retried counter + 1 per row moved.
+-- Parameters: $1 ids (text[]) picked by rescue_pick_zombies, $2 last_error (text).
+-- Locking: the rows are already locked by rescue_pick_zombies in this transaction;
+--   stats_summary rows are upserted once per queue, in queue order.
+-- Returns: id, queue, type of each requeued job.
+WITH updated AS (
+  UPDATE :SCHEMA.jobs_hot h
+  SET status = 0,
+      worker_id = NULL,
+      lease_token = NULL,
+      heartbeat_at = NULL,
+      attempts = greatest(h.attempts - 1, 0),
+      lost_attempts = h.lost_attempts + 1,
+      run_at = now(),
+      last_error = $2::text,
+      updated_at = now()
+  WHERE h.id = ANY($1::text[])
+    AND h.status = 2
+  RETURNING h.id, h.queue, h.type
+),
+stats AS (
+  INSERT INTO :SCHEMA.stats_summary AS s (queue, retried_total, last_activity_at)
+  SELECT queue, count(*), now() FROM updated GROUP BY queue ORDER BY queue
+  ON CONFLICT (queue) DO UPDATE SET
+    retried_total = s.retried_total + EXCLUDED.retried_total,
+    last_activity_at = EXCLUDED.last_activity_at
+)
+SELECT id, queue, type FROM updated
