@@ -59,18 +59,19 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
   });
 
   it('lets a new claim take over an expired one', async () => {
-    expect(await claims.begin('short', 'job-1', 50)).toEqual({ status: 'claimed' });
+    // TTLs leave room for a loaded machine: the second begin must land before the first expires.
+    expect(await claims.begin('short', 'job-1', 400)).toEqual({ status: 'claimed' });
     expect(await claims.begin('short', 'job-2', 60_000)).toEqual({
       status: 'in-progress',
       jobId: 'job-1',
     });
-    await sleep(80);
+    await sleep(500);
     expect(await claims.begin('short', 'job-2', 60_000)).toEqual({ status: 'claimed' });
     // The former owner lost the key.
     expect(await claims.complete('short', 'job-1', null)).toBe(false);
     expect(await claims.release('short', 'job-1')).toBe(false);
-    expect(await claims.complete('short', 'job-2', 50)).toBe(true);
-    await sleep(80);
+    expect(await claims.complete('short', 'job-2', 400)).toBe(true);
+    await sleep(500);
     expect(await claims.begin('short', 'job-3', 60_000)).toEqual({ status: 'claimed' });
   });
 
@@ -132,7 +133,7 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
         idempotency({
           claims: storage.idempotencyClaims(),
           key: (_ctx, p) => (p as { key: string }).key,
-          inProgressTtl: '1s', // an in-progress duplicate looks again after 1 s
+          inProgressTtl: '2s', // an in-progress duplicate looks again after 2 s
           onOutcome: (outcome) => outcomes.push(outcome),
         }),
       ],
