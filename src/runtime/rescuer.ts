@@ -16,7 +16,8 @@ export interface RescuerOptions {
 
 /**
  * The recovery loop: stale claims back to pending, zombies (expired heartbeats) to the DLQ or,
- * for opted-in types, back to pending, and orphaned cancel requests to the DLQ. Every started
+ * for opted-in types, back to pending, orphaned cancel requests to the DLQ, and expired
+ * idempotency claims deleted. Every started
  * worker runs it; the store lets one process at a time do a pass, and every move is guarded, so
  * running it everywhere stays safe.
  */
