@@ -13,13 +13,13 @@ import type {
   ArchivedJob,
   DeadJob,
   HotJob,
-  Lease,
   MetricBucket,
   NewJob,
   QueueStats,
   Store,
 } from '../../src/storage/contract.js';
-import { uuidv7 } from '../../src/util/uuid.js';
+import { ids, leaseOf, newJob, sleep, sorted, waitUntil } from './helpers.js';
+import { describeReliability } from './reliability.js';
 
 /** How the suite obtains stores of one provider. */
 export interface StoreFactory {
@@ -33,49 +33,6 @@ export interface StoreFactory {
   teardown?(): Promise<void>;
   /** `false` skips every test (e.g. no PostgreSQL reachable). */
   available?(): Promise<boolean>;
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `condition` every 10 ms; resolves `false` once `timeoutMs` passed without it holding. */
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await sleep(10);
-  }
-  return true;
-}
-
-/** A valid job with defaults; `overrides` wins. */
-function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    id: uuidv7(),
-    queue: 'default',
-    type: 'conformance.job',
-    payload: '{"n":1}',
-    priority: 10,
-    delayMs: 0,
-    idempotencyKey: null,
-    tags: null,
-    createdBy: null,
-    ...overrides,
-  };
-}
-
-function leaseOf(job: HotJob): Lease {
-  if (job.workerId === null || job.leaseToken === null) {
-    throw new Error(`job ${job.id} has no lease (state ${job.state})`);
-  }
-  return { id: job.id, workerId: job.workerId, leaseToken: job.leaseToken };
-}
-
-function ids(rows: readonly { id: string }[]): string[] {
-  return rows.map((row) => row.id);
-}
-
-function sorted(values: readonly string[]): string[] {
-  return [...values].sort();
 }
 
 /** Registers the conformance tests of one provider. */
@@ -1475,6 +1432,20 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(ids(await store.listDead({ queue: 'd2', limit: 10 }))).toEqual([j2]);
         expect(await store.listDead({ queue: 'd1', reason: 'Timeout', limit: 10 })).toEqual([]);
       });
+    });
+
+    // ------------------------------------------- heartbeat, rescue, cancel (reliability.ts)
+
+    describeReliability({
+      store: () => store,
+      enqueueOne,
+      hot,
+      archived,
+      dead,
+      fetched,
+      processing,
+      statsOf,
+      bucketsOf,
     });
 
     // ------------------------------------------------------------------------ wake and life

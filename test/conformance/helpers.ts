@@ -1,0 +1,50 @@
+/**
+ * Plain helpers shared by the conformance files (suite.ts, reliability.ts): job builders, lease
+ * extraction and bounded waits. Nothing here talks to a store.
+ */
+import type { HotJob, Lease, NewJob } from '../../src/storage/contract.js';
+import { uuidv7 } from '../../src/util/uuid.js';
+
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `condition` every 10 ms; resolves `false` once `timeoutMs` passed without it holding. */
+export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await sleep(10);
+  }
+  return true;
+}
+
+/** A valid job with defaults; `overrides` wins. */
+export function newJob(overrides: Partial<NewJob> = {}): NewJob {
+  return {
+    id: uuidv7(),
+    queue: 'default',
+    type: 'conformance.job',
+    payload: '{"n":1}',
+    priority: 10,
+    delayMs: 0,
+    idempotencyKey: null,
+    tags: null,
+    createdBy: null,
+    ...overrides,
+  };
+}
+
+export function leaseOf(job: HotJob): Lease {
+  if (job.workerId === null || job.leaseToken === null) {
+    throw new Error(`job ${job.id} has no lease (state ${job.state})`);
+  }
+  return { id: job.id, workerId: job.workerId, leaseToken: job.leaseToken };
+}
+
+export function ids(rows: readonly { id: string }[]): string[] {
+  return rows.map((row) => row.id);
+}
+
+export function sorted(values: readonly string[]): string[] {
+  return [...values].sort();
+}
