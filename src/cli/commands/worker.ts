@@ -45,7 +45,7 @@ export async function workerCommand(
   const logger = consoleLogger();
   const chokaq = isChokaQ(exported)
     ? exported
-    : await fromOptions(exported as WorkerModule, values, io, logger);
+    : await fromOptions(exported, values, io, logger);
   if (values.concurrency !== undefined) chokaq.setConcurrency(Number(values.concurrency));
   await chokaq.start();
   io.stderr.write(`chokaq worker ${chokaq.workerId} running; send SIGTERM or SIGINT to stop\n`);
