@@ -1,0 +1,257 @@
+/**
+ * Crash proof with real processes: two worker processes drain 5,000 jobs from PostgreSQL while
+ * the test SIGKILLs a random one every 1–3 s and starts a replacement. Every job must end exactly
+ * once (archive or DLQ, never both, none lost), and every re-execution must be explained by a
+ * kill: the at-least-once window of a crash is the jobs running in the killed process.
+ *
+ * The job type opts in to `retryZombies`, so the killed runs come back through zombie rescue
+ * (heartbeat 200 ms, zombie timeout 1.5 s, rescue every 300 ms). Each handler run INSERTs
+ * (job id, attempt, pid) into `<schema>.executions` before returning, so a run is on record even
+ * when its process dies before the job is settled. The jobs are enqueued with delays spread over
+ * 14 s, so workers are always busy when the kills land and the run spans at least four kills.
+ *
+ * The workers (test/fixtures/crash-kill9-worker.mjs) import the built package from dist/.
+ */
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
+import { postgres } from '../../src/storage/postgres/index.js';
+import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import {
+  ROOT,
+  killAll,
+  requireDist,
+  spawnNode,
+  withTimeout,
+  type Child,
+} from '../fixtures/crash-process.js';
+
+const WORKER = join(ROOT, 'test/fixtures/crash-kill9-worker.mjs');
+const JOBS = 5000;
+/** Jobs become due over this span, so there is always work in flight when a kill lands. */
+const SPREAD_MS = 14_000;
+const WORKERS = 2;
+/** Concurrency of each worker (see the fixture): a kill loses at most this many runs. */
+const CONCURRENCY = 8;
+const MIN_KILLS = 4;
+const MAX_KILLS = 40;
+/** The drain (kills included) must finish within this long after the workers started. */
+const RUN_LIMIT_MS = 150_000;
+const READY_LIMIT_MS = 30_000;
+const POLL_MS = 100;
+
+const pgUp = await postgresAvailable();
+
+/** Uniform integer in [min, max]. */
+function between(min: number, max: number): number {
+  return min + Math.floor(Math.random() * (max - min + 1));
+}
+
+describe.skipIf(!pgUp)('crash: SIGKILL of worker processes under load (PostgreSQL)', () => {
+  const schema = uniqueSchema('crash_k9');
+  const children: Child[] = [];
+  let producer: ChokaQ | undefined;
+  let db: pg.Client | undefined;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    requireDist(['dist/index.js', 'dist/storage/postgres/index.js']);
+    const job = defineJob<{ n: number }>({
+      type: 'crash.kill9.v1',
+      queue: 'kill9',
+      retryZombies: true,
+      handle: () => undefined,
+    });
+    producer = new ChokaQ({
+      storage: postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger }),
+      jobs: [job],
+      worker: false,
+      logger: silentLogger,
+    });
+    await producer.storage.open(); // creates and migrates the schema
+    db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    await db.query(
+      `CREATE TABLE "${schema}".executions (
+         job_id text NOT NULL,
+         attempt integer NOT NULL,
+         pid integer NOT NULL,
+         at timestamptz NOT NULL DEFAULT clock_timestamp(),
+         seq bigserial PRIMARY KEY
+       )`,
+    );
+    for (let start = 0; start < JOBS; start += 1000) {
+      const items = Array.from({ length: Math.min(1000, JOBS - start) }, (_, i) => ({
+        payload: { n: start + i },
+        delay: Math.floor(((start + i) * SPREAD_MS) / JOBS),
+      }));
+      for (const result of await producer.enqueueMany(job, items)) ids.push(result.id);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await killAll(children);
+    await db?.end().catch(() => undefined);
+    await producer?.stop().catch(() => undefined);
+    if (pgUp) await dropSchema(schema);
+  }, 60_000);
+
+  it('ends every job exactly once and explains every re-execution by a kill', async () => {
+    const client = db as pg.Client;
+    expect(new Set(ids).size).toBe(JOBS);
+    const count = async (): Promise<{ hot: number; archive: number; dlq: number }> => {
+      const { rows } = await client.query<{ hot: number; archive: number; dlq: number }>(
+        `SELECT (SELECT count(*) FROM "${schema}".jobs_hot)::int AS hot,
+                (SELECT count(*) FROM "${schema}".jobs_archive)::int AS archive,
+                (SELECT count(*) FROM "${schema}".jobs_dlq)::int AS dlq`,
+      );
+      return rows[0] ?? { hot: -1, archive: -1, dlq: -1 };
+    };
+
+    let serial = 0;
+    const killed = new Set<number>(); // pids we SIGKILLed
+    const spawnWorker = (): Child => {
+      const child = spawnNode(`kill9-worker-${serial++}`, [WORKER], {
+        CRASH_URL: TEST_DATABASE_URL,
+        CRASH_SCHEMA: schema,
+      });
+      children.push(child);
+      return child;
+    };
+    const current: Child[] = [];
+    for (let i = 0; i < WORKERS; i++) current.push(spawnWorker());
+    await withTimeout(
+      Promise.all(current.map((c) => c.waitForLine('READY', READY_LIMIT_MS))),
+      READY_LIMIT_MS + 1000,
+      'first workers ready',
+    );
+
+    const startedAt = Date.now();
+    let nextKillAt = startedAt + between(1000, 3000);
+    let settled = false;
+    let last = await count();
+    const killLog: { atMs: number; pid: number; archived: number }[] = [];
+    while (Date.now() - startedAt < RUN_LIMIT_MS) {
+      last = await count();
+      if (last.hot === 0 && last.archive + last.dlq === JOBS) {
+        settled = true;
+        break;
+      }
+      for (const child of current) {
+        if (!child.alive() && !killed.has(child.pid)) {
+          throw new Error(`${child.name} died on its own: ${child.stderr}`);
+        }
+      }
+      const ready = current.filter((c) => c.alive() && c.stdout.includes('READY'));
+      if (Date.now() >= nextKillAt && killed.size < MAX_KILLS && ready.length > 0) {
+        const victim = ready[between(0, ready.length - 1)] as Child;
+        killed.add(victim.pid);
+        victim.process.kill('SIGKILL');
+        await withTimeout(victim.exited, 5000, `SIGKILL of ${victim.name}`);
+        killLog.push({ atMs: Date.now() - startedAt, pid: victim.pid, archived: last.archive });
+        current.splice(current.indexOf(victim), 1, spawnWorker());
+        nextKillAt = Date.now() + between(1000, 3000);
+      }
+      await sleep(POLL_MS);
+    }
+    const elapsedMs = Date.now() - startedAt;
+    expect(settled, `not settled within ${RUN_LIMIT_MS} ms: ${JSON.stringify(last)}`).toBe(true);
+
+    // The survivors stop gracefully (exit 0) once everything is settled.
+    const survivors = current.filter((c) => c.alive());
+    await killAll(survivors, 10_000);
+    for (const child of survivors) {
+      expect(await child.exited, `${child.name}: ${child.stderr}`).toEqual({
+        code: 0,
+        signal: null,
+      });
+    }
+
+    // Every job ended exactly once: archive ∪ DLQ = all ids, never both, nothing hot.
+    const q = async <R extends pg.QueryResultRow>(sql: string): Promise<R[]> =>
+      (await client.query<R>(sql)).rows;
+    const archived = await q<{ id: string; attempts: number; lost_attempts: number }>(
+      `SELECT id, attempts, lost_attempts FROM "${schema}".jobs_archive`,
+    );
+    const dead = await q<{ id: string; failure_reason: number; lost_attempts: number }>(
+      `SELECT id, failure_reason, lost_attempts FROM "${schema}".jobs_dlq`,
+    );
+    const archivedIds = new Set(archived.map((r) => r.id));
+    const deadIds = new Set(dead.map((r) => r.id));
+    expect([...archivedIds].filter((id) => deadIds.has(id))).toEqual([]);
+    expect(new Set([...archivedIds, ...deadIds])).toEqual(new Set(ids));
+    expect(archived.length + dead.length).toBe(JOBS);
+    expect((await count()).hot).toBe(0);
+
+    // Executions, in the order they were recorded, per job.
+    const executions = await q<{ job_id: string; pid: number }>(
+      `SELECT job_id, pid FROM "${schema}".executions ORDER BY seq`,
+    );
+    const runsOf = new Map<string, number[]>();
+    for (const row of executions) {
+      const pids = runsOf.get(row.job_id) ?? [];
+      pids.push(row.pid);
+      runsOf.set(row.job_id, pids);
+    }
+    const known = new Set(ids);
+    expect([...runsOf.keys()].filter((id) => !known.has(id))).toEqual([]);
+
+    // Every archived job ran at least once; no attempt was used up by a lost run.
+    const notRun = archived.filter((r) => (runsOf.get(r.id)?.length ?? 0) < 1);
+    expect(notRun).toEqual([]);
+    expect(archived.filter((r) => r.attempts !== 1)).toEqual([]);
+
+    // Re-executions: every run but a job's last was made by a process we killed, and a killed
+    // process loses at most its concurrency's worth of runs.
+    const reExecuted = [...runsOf].filter(([, pids]) => pids.length > 1);
+    const unexplained = reExecuted.filter(([, pids]) =>
+      pids.slice(0, -1).some((pid) => !killed.has(pid)),
+    );
+    expect(unexplained).toEqual([]);
+    const lostPerPid = new Map<number, number>();
+    for (const [, pids] of reExecuted) {
+      for (const pid of pids.slice(0, -1)) lostPerPid.set(pid, (lostPerPid.get(pid) ?? 0) + 1);
+    }
+    for (const [pid, lost] of lostPerPid) {
+      expect(lost, `runs lost by killed pid ${pid}`).toBeLessThanOrEqual(CONCURRENCY);
+    }
+    const extraRuns = executions.length - runsOf.size;
+    expect(extraRuns).toBe(reExecuted.reduce((sum, [, pids]) => sum + pids.length - 1, 0));
+    expect(extraRuns).toBeLessThanOrEqual(killed.size * CONCURRENCY);
+
+    // Zombies that ran again carry their lost runs; a lost run is refunded, never counted.
+    const lostOf = new Map(archived.map((r) => [r.id, r.lost_attempts]));
+    for (const [id, pids] of reExecuted) {
+      if (archivedIds.has(id)) expect(lostOf.get(id), id).toBeGreaterThanOrEqual(pids.length - 1);
+    }
+    const zombieRetried = archived.filter((r) => r.lost_attempts >= 1).length;
+    expect(zombieRetried).toBeGreaterThan(0);
+    // A DLQ row here can only be a zombie that was lost more often than retryZombies allows.
+    for (const row of dead) {
+      expect({ id: row.id, reason: row.failure_reason }).toEqual({ id: row.id, reason: 2 });
+      expect(row.lost_attempts).toBeGreaterThanOrEqual(3);
+    }
+
+    // Counters moved with the rows: one success per archived row, one retry per lost run.
+    const stats = await (producer as ChokaQ).queues.stats();
+    const kill9 = stats.find((s) => s.queue === 'kill9');
+    const lostTotal = [...archived, ...dead].reduce((sum, r) => sum + r.lost_attempts, 0);
+    expect({
+      succeeded: kill9?.succeededTotal,
+      failed: kill9?.failedTotal,
+      retried: kill9?.retriedTotal,
+    }).toEqual({ succeeded: archived.length, failed: dead.length, retried: lostTotal });
+
+    expect(killed.size).toBeGreaterThanOrEqual(MIN_KILLS);
+    console.info(
+      `kill9: ${JOBS} jobs settled in ${elapsedMs} ms with ${killed.size} SIGKILLs ` +
+        `(at ${killLog.map((k) => `${k.atMs}ms/${k.archived} archived`).join(', ')}); ` +
+        `archive ${archived.length}, dlq ${dead.length}; executions ${executions.length} ` +
+        `(${extraRuns} extra); jobs re-executed after a kill ${reExecuted.length}; ` +
+        `zombie-retried (lostAttempts ≥ 1) ${zombieRetried}; lost runs ${lostTotal}; ` +
+        `re-executions per killed pid ${JSON.stringify(Object.fromEntries(lostPerPid))}`,
+    );
+  }, 200_000);
+});
