@@ -58,6 +58,10 @@ export async function demoCommand(
     jobs: SAMPLE_MIX.map(({ job }) => job),
     concurrency,
     pollInterval: 200,
+    // Sample jobs fail on purpose; short breaks let the demo show circuits opening and closing
+    // while still settling thousands of jobs within seconds.
+    circuitBreaker: { failureThreshold: 10, failureWindow: '1s', breakDuration: '1s' },
+    circuitBreakerDelay: 200,
     logger,
   });
   await chokaq.start();
