@@ -13,6 +13,7 @@ import {
 import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
 import type { FailureReason, HotState } from './job/state.js';
 import { ChokaQEvents, type ChokaQEventMap, type ChokaQEventName } from './observability/events.js';
+import { countEvents, type EngineCounters } from './observability/counters.js';
 import { Completer } from './runtime/completer.js';
 import { ActiveRuns } from './runtime/active-runs.js';
 import { CircuitBreakers, type CircuitStats } from './runtime/circuit-breaker.js';
@@ -86,6 +87,7 @@ export class ChokaQ {
   private readonly shutdown = new AbortController();
   private readonly executor: Executor;
   private readonly runs = new ActiveRuns();
+  private readonly counts: Readonly<EngineCounters>;
   private readonly circuits: CircuitBreakers | undefined;
   private heartbeater: Heartbeater | undefined;
   private rescuer: Rescuer | undefined;
@@ -98,6 +100,7 @@ export class ChokaQ {
     this.config = resolveConfig(options);
     this.registry = new JobRegistry(this.config.jobs);
     this.events = new ChokaQEvents(this.config.logger.child('events'));
+    this.counts = countEvents(this.events);
     this.completer = new Completer({
       store: this.config.storage,
       logger: this.config.logger.child('completer'),
@@ -144,6 +147,11 @@ export class ChokaQ {
   /** This process's worker id. */
   get workerId(): string {
     return this.config.workerId;
+  }
+
+  /** Counts of conflicts, heartbeat failures, lost runs and skips in this process (a copy). */
+  get counters(): EngineCounters {
+    return { ...this.counts };
   }
 
   /** Jobs running now in this process. */

@@ -32,6 +32,7 @@ export {
 } from './idempotency/middleware.js';
 export type { PipeHandler } from './runtime/executor.js';
 export type { ChokaQEventMap, ChokaQEventName } from './observability/events.js';
+export type { EngineCounters } from './observability/counters.js';
 export {
   consoleLogger,
   fromPino,

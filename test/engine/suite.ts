@@ -415,6 +415,34 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect((await chokaq.getJob(id))?.where).toBe('dlq');
     });
 
+    it('applies a per-queue timeout, while a job type timeout wins over it', async () => {
+      if (await skip()) return;
+      const waitForAbort = (_p: unknown, ctx: JobContext): Promise<void> =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, 300);
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(new Error('aborted'));
+          });
+        });
+      const queued = defineJob({ type: 'q.timeout.v1', queue: 'tight', handle: waitForAbort });
+      const own = defineJob({
+        type: 'own.timeout.v1',
+        queue: 'tight',
+        timeout: '5s',
+        handle: waitForAbort,
+      });
+      const chokaq = await engine({ jobs: [queued, own], queues: { tight: { timeout: 50 } } });
+      const a = await chokaq.enqueue(queued, {});
+      const b = await chokaq.enqueue(own, {});
+      const dead = await waitFor(async () => {
+        const f = await chokaq.getJob(a.id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(dead.reason).toBe('Timeout');
+      await waitFor(async () => (await chokaq.getJob(b.id))?.where === 'archive');
+    });
+
     it('cancels pending jobs at once and running jobs through their signal', async () => {
       if (await skip()) return;
       const job = defineJob({
@@ -528,6 +556,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         return f?.where === 'dlq' ? f.job : undefined;
       });
       expect(zombie).toMatchObject({ reason: 'Zombie', attempts: 1 });
+      expect(chokaq.counters.lostRuns).toBe(1);
       const archived = await waitFor(async () => {
         const f = await chokaq.getJob(alive.id);
         return f?.where === 'archive' ? f.job : undefined;

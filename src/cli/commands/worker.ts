@@ -43,9 +43,7 @@ export async function workerCommand(
     throw new CliError(`${modulePath} must default-export ChokaQ options or a ChokaQ instance`);
   }
   const logger = consoleLogger();
-  const chokaq = isChokaQ(exported)
-    ? exported
-    : await fromOptions(exported, values, io, logger);
+  const chokaq = isChokaQ(exported) ? exported : await fromOptions(exported, values, io, logger);
   if (values.concurrency !== undefined) chokaq.setConcurrency(Number(values.concurrency));
   await chokaq.start();
   io.stderr.write(`chokaq worker ${chokaq.workerId} running; send SIGTERM or SIGINT to stop\n`);
