@@ -83,6 +83,9 @@ export interface SqlStoreOptions {
  */
 const CONFLICT_ATTEMPTS = 4;
 
+/** How long the list of capped queues is cached by a store, in ms. */
+const CAPPED_QUEUES_TTL_MS = 1000;
+
 /** Default of {@link RescueOptions.limit}: most rows moved per rescue step. */
 export const RESCUE_LIMIT = 1000;
 
@@ -125,6 +128,7 @@ export class SqlStore implements Store {
   private readonly backend: SqlBackend;
   private readonly migrateOnOpen: boolean;
   private executor: Executor | null = null;
+  private capped: { names: string[]; readAt: number } | undefined;
   private opening: Promise<void> | null = null;
   private closed = false;
   private notifier: WakeNotifier | null = null;
@@ -238,12 +242,41 @@ export class SqlStore implements Store {
     if ((queues !== null && queues.length === 0) || request.limit < 1) return [];
     const db = await this.db();
     const token = uuidv7();
-    const rows = await db.transaction(async (tx) => {
-      // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
-      await tx.query(this.sql.claim_lock_capped_queues, [queues]);
-      return tx.query<Row>(this.sql.claim, [request.workerId, request.limit, queues, token]);
-    });
+    // Fast path: queues without a cap need no lock, so one autocommit statement claims them.
+    const rows = await db.query<Row>(this.sql.claim, [
+      request.workerId,
+      request.limit,
+      queues,
+      token,
+      false,
+    ]);
+    const room = request.limit - rows.length;
+    const capped = await this.cappedQueues(db);
+    const wanted = queues === null ? capped : capped.filter((name) => queues.includes(name));
+    if (room > 0 && wanted.length > 0) {
+      const more = await db.transaction(async (tx) => {
+        // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
+        await tx.query(this.sql.claim_lock_capped_queues, [wanted]);
+        return tx.query<Row>(this.sql.claim, [request.workerId, room, wanted, token, true]);
+      });
+      rows.push(...more);
+    }
     return rows.map(hotJobOf);
+  }
+
+  /**
+   * Names of capped queues, re-read at most every {@link CAPPED_QUEUES_TTL_MS}. Exactness does not
+   * depend on this cache: the fast path reads caps from its own snapshot and skips capped
+   * queues, so a cap set elsewhere is honoured at once; the cache only decides whether to take
+   * the locked path, so a new capped queue may wait one refresh before its jobs are claimed.
+   */
+  private async cappedQueues(db: Executor): Promise<string[]> {
+    const now = Date.now();
+    if (!this.capped || now - this.capped.readAt > CAPPED_QUEUES_TTL_MS) {
+      const rows = await db.query<{ name: unknown }>(this.sql.capped_queues, []);
+      this.capped = { names: rows.map((row) => String(row.name)), readAt: now };
+    }
+    return this.capped.names;
   }
 
   async start(leases: readonly Lease[]): Promise<HotJob[]> {
@@ -267,15 +300,17 @@ export class SqlStore implements Store {
       [this.sql.settle_retry, groups.retry],
       [this.sql.settle_release, groups.release],
     ];
+    const present = statements.filter((entry): entry is [string, unknown[][]] => entry[1] !== null);
+    const run = async (on: Executor): Promise<Set<string>> => {
+      const ids = new Set<string>();
+      for (const [sql, params] of present) {
+        for (const row of await on.query<{ id: unknown }>(sql, params)) ids.add(String(row.id));
+      }
+      return ids;
+    };
+    // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.
     const applied = await this.retryOnConflict('settle', () =>
-      db.transaction(async (tx) => {
-        const ids = new Set<string>();
-        for (const [sql, params] of statements) {
-          if (params === null) continue;
-          for (const row of await tx.query<{ id: unknown }>(sql, params)) ids.add(String(row.id));
-        }
-        return ids;
-      }),
+      present.length === 1 ? run(db) : db.transaction(run),
     );
     return settleOutcome(settlements, applied);
   }
@@ -568,6 +603,7 @@ export class SqlStore implements Store {
 
   async updateQueue(name: string, patch: QueuePatch): Promise<QueueInfo> {
     const db = await this.db();
+    if (patch.maxWorkers !== undefined) this.capped = undefined; // re-read caps on the next claim
     const [row] = await db.query<Row>(this.sql.update_queue, [
       name,
       patch.paused !== undefined,

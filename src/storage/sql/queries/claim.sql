@@ -4,9 +4,11 @@
 --   least(limit, room) rows, room = max_workers − (fetched + processing) or limit when uncapped;
 --   then keep the best `limit` rows overall by priority desc, run_at, id.
 -- Parameters: $1 worker id (text), $2 limit (int), $3 queue names (text[]) or NULL for all,
---   $4 lease token (text).
--- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers);
---   capped queues must already be locked by claim_lock_capped_queues in this transaction.
+--   $4 lease token (text), $5 capped (boolean): false claims only from queues without a
+--   maxWorkers cap, true only from capped ones.
+-- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
+--   Uncapped claims run alone, as one autocommit statement (the fast path: one round trip).
+--   Capped claims must run in a transaction right after claim_lock_capped_queues.
 -- Returns: the claimed rows, in claim order.
 WITH eligible AS (
   SELECT q.name,
@@ -21,6 +23,7 @@ WITH eligible AS (
   FROM :SCHEMA.queues q
   WHERE NOT q.is_paused
     AND q.is_active
+    AND (q.max_workers IS NOT NULL) = $5::boolean
     AND ($3::text[] IS NULL OR q.name = ANY($3::text[]))
 ),
 picked AS (
