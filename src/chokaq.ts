@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { resolveConfig, type ChokaQOptions, type ResolvedConfig } from './config.js';
 import { ChokaQError } from './errors.js';
 import { parsePayload, type JobDefinition } from './job/define-job.js';
@@ -100,6 +101,8 @@ export class ChokaQ {
     this.config = resolveConfig(options);
     this.registry = new JobRegistry(this.config.jobs);
     this.events = new ChokaQEvents(this.config.logger.child('events'));
+    // Every running job listens for shutdown; that is one listener per slot, not a leak.
+    setMaxListeners(0, this.shutdown.signal);
     this.counts = countEvents(this.events);
     this.completer = new Completer({
       store: this.config.storage,

@@ -161,14 +161,17 @@ export class Executor {
       }),
     );
     let graceTimer: NodeJS.Timeout | undefined;
+    let startGrace: (() => void) | undefined;
     const abandoned = new Promise<CallResult>((resolve) => {
-      const startGrace = (): void => {
+      startGrace = (): void => {
         graceTimer = setTimeout(() => resolve({ done: false }), this.options.abortGraceMs);
       };
       if (signal.aborted) startGrace();
       else signal.addEventListener('abort', startGrace, { once: true });
     });
     const result = await Promise.race([work, abandoned]);
+    // The run is over either way: no grace timer may outlive it (it would hold the process open).
+    if (startGrace) signal.removeEventListener('abort', startGrace);
     clearTimeout(graceTimer);
     if (!result.done) {
       this.options.logger.error('handler ignored its abort signal; abandoning it', {

@@ -34,6 +34,13 @@ export function pgExecutor(pool: pg.Pool, ownsPool = true): Executor {
         throw mapDriverError(error);
       }
       let broken: Error | undefined;
+      // pg-pool stops listening to a checked-out client; without a listener of our own, a server
+      // ending the connection between two statements (restart, pg_terminate_backend) would be an
+      // uncaught 'error' event that kills the process. Record it; the next query then fails.
+      const onError = (error: Error): void => {
+        broken = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(clientExecutor(client));
@@ -49,6 +56,7 @@ export function pgExecutor(pool: pg.Pool, ownsPool = true): Executor {
         }
         throw mapDriverError(error);
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     },

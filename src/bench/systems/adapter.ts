@@ -1,0 +1,67 @@
+/** What the harness needs from each system under test. One adapter per system, same shape. */
+import type { BenchJob, JobSink, SystemName } from '../types.js';
+
+/** Options every adapter gets. */
+export interface AdapterOptions {
+  /** The bench database. */
+  databaseUrl: string;
+  /** Data directory of the embedded store for this workload (fresh per workload). */
+  dataDir: string;
+  /** Jobs run at once per worker process. */
+  concurrency: number;
+}
+
+/** The worker side of a system: connected and ready, started on the harness's "go". */
+export interface WorkerSide {
+  /** Starts working; `sink` is called once per job run. */
+  start(sink: JobSink): Promise<void>;
+  /** Stops gracefully (finishing and settling what it holds) and disconnects. */
+  stop(): Promise<void>;
+}
+
+/**
+ * One system under test. The harness creates one in its own process for enqueueing, seeding and
+ * checks, and one per worker process (see `child.ts`) for working.
+ */
+export interface SystemAdapter {
+  readonly system: SystemName;
+  /** `true` when workers must run in the harness process (the embedded store is single-process). */
+  readonly inProcessWorkers: boolean;
+  /** The settings used, for the report and docs/benchmarks.md. */
+  readonly settings: Readonly<Record<string, string>>;
+  /** Drops and recreates this system's state, then opens the enqueue client. */
+  reset(): Promise<void>;
+  /** Enqueues one job with one call. */
+  enqueue(job: BenchJob): Promise<void>;
+  /** Enqueues many jobs with one call. */
+  enqueueBulk(jobs: readonly BenchJob[]): Promise<void>;
+  /**
+   * Puts finished history where this system keeps it (`archive` succeeded jobs, `dead` failed
+   * ones), then ANALYZEs the tables. Resolves to a note saying where the rows went.
+   */
+  seedHistory(archive: number, dead: number): Promise<string>;
+  /** Jobs of the run not settled yet (pending, claimed or running). */
+  unsettled(): Promise<number>;
+  /** Succeeded jobs of the run that the system keeps, or `null` when it deletes them. */
+  finished(): Promise<number | null>;
+  /** Jobs of the run kept as failed (must be 0). */
+  failed(): Promise<number>;
+  /** A worker side in this process (connected, not started). */
+  createWorker(): Promise<WorkerSide>;
+  /** Closes the client side. */
+  close(): Promise<void>;
+}
+
+/** Thrown by a loader when the peer package is not installed. */
+export class MissingPeerError extends Error {
+  constructor(readonly packageName: string) {
+    super(`${packageName} is not installed`);
+    this.name = 'MissingPeerError';
+  }
+}
+
+/** Rethrows import failures other than "module not found" unchanged. */
+export function isModuleNotFound(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}

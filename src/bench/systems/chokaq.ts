@@ -1,0 +1,193 @@
+/**
+ * ChokaQ under test, on both providers. Users' settings: a typed job definition, concurrency 32,
+ * default prefetch (= concurrency), default poll interval, pool, batching and notify debounce.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
+import { ChokaQ } from '../../chokaq.js';
+import { defineJob } from '../../job/define-job.js';
+import { consoleLogger } from '../../observability/logger.js';
+import type { Store } from '../../storage/contract.js';
+import { embedded } from '../../storage/embedded/index.js';
+import { postgres } from '../../storage/postgres/index.js';
+import { adminPool, count, dropSchema } from '../db.js';
+import type { BenchJob, JobSink, SystemName } from '../types.js';
+import type { AdapterOptions, SystemAdapter, WorkerSide } from './adapter.js';
+
+/** Schema of ChokaQ's tables in the bench database / embedded store. */
+const SCHEMA = 'bench_chokaq';
+const QUEUE = 'bench';
+const TYPE = 'bench.noop';
+/** `shared_buffers` the embedded provider starts PGlite with (see storage/embedded). */
+const EMBEDDED_SHARED_BUFFERS = '16MB';
+
+interface Queryable {
+  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** The ChokaQ adapter for `chokaq-postgres` or `chokaq-embedded`. */
+export class ChokaQAdapter implements SystemAdapter {
+  readonly inProcessWorkers: boolean;
+  readonly settings: Readonly<Record<string, string>>;
+  private sink: JobSink = () => undefined;
+  private readonly job = defineJob<BenchJob>({
+    type: TYPE,
+    queue: QUEUE,
+    handle: (payload) => this.sink(payload),
+  });
+  private client: ChokaQ | undefined;
+  private pool: pg.Pool | undefined;
+  private pglite: PGlite | undefined;
+  private seededArchive = 0;
+  private seededDead = 0;
+
+  constructor(
+    readonly system: Extract<SystemName, 'chokaq-postgres' | 'chokaq-embedded'>,
+    private readonly options: AdapterOptions,
+  ) {
+    this.inProcessWorkers = system === 'chokaq-embedded';
+    this.settings = {
+      concurrency: String(options.concurrency),
+      prefetch: 'default (= concurrency)',
+      pollInterval: 'default (1s; wake-ups by NOTIFY, debounced per queue)',
+      storage:
+        system === 'chokaq-postgres'
+          ? `postgres({ connectionString, schema: '${SCHEMA}' }), default poolSize 10`
+          : `embedded() on a PGlite instance in a fresh temp data dir (shared_buffers ${EMBEDDED_SHARED_BUFFERS}, as the provider starts it)`,
+      job: `defineJob({ type: '${TYPE}', queue: '${QUEUE}' }) without a schema; every finished job kept in the archive`,
+      logger: "consoleLogger('error')",
+    };
+  }
+
+  async reset(): Promise<void> {
+    await this.close();
+    this.seededArchive = 0;
+    this.seededDead = 0;
+    if (this.system === 'chokaq-postgres') {
+      this.pool = adminPool(this.options.databaseUrl);
+      await dropSchema(this.pool, SCHEMA);
+    } else {
+      rmSync(this.options.dataDir, { recursive: true, force: true });
+      mkdirSync(this.options.dataDir, { recursive: true });
+      this.pglite = await PGlite.create({
+        dataDir: this.options.dataDir,
+        startParams: [
+          ...PGlite.defaultStartParams,
+          '-c',
+          `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`,
+        ],
+      });
+    }
+    this.client = this.engine(this.system === 'chokaq-embedded');
+    await this.client.start(); // opens storage and migrates; workers start only in createWorker()
+  }
+
+  async enqueue(job: BenchJob): Promise<void> {
+    await this.requireClient().enqueue(this.job, job);
+  }
+
+  async enqueueBulk(jobs: readonly BenchJob[]): Promise<void> {
+    await this.requireClient().enqueueMany(
+      this.job,
+      jobs.map((payload) => ({ payload })),
+    );
+  }
+
+  async seedHistory(archive: number, dead: number): Promise<string> {
+    const db = this.db();
+    await db.query(
+      `INSERT INTO ${SCHEMA}.jobs_archive (id, queue, type, payload, attempts, worker_id,
+                                           created_at, started_at, finished_at, duration_ms)
+       SELECT '00000000-0000-7000-8000-' || lpad(g::text, 12, '0'), $2, $3, '{"i":-1,"t":0}', 1,
+              'history', now() - interval '3 days' + g * interval '100 ms',
+              now() - interval '3 days' + g * interval '100 ms',
+              now() - interval '3 days' + g * interval '100 ms' + interval '1 ms', 1
+       FROM generate_series(1, $1::int) AS g`,
+      [archive, QUEUE, TYPE],
+    );
+    await db.query(
+      `INSERT INTO ${SCHEMA}.jobs_dlq (id, queue, type, payload, failure_reason, error_details,
+                                       attempts, worker_id, created_at, failed_at)
+       SELECT '00000000-0000-7000-9000-' || lpad(g::text, 12, '0'), $2, $3, '{"i":-1,"t":0}', 8,
+              'Error: history', 3, 'history', now() - interval '3 days' + g * interval '1 s',
+              now() - interval '3 days' + g * interval '1 s' + interval '1 s'
+       FROM generate_series(1, $1::int) AS g`,
+      [dead, QUEUE, TYPE],
+    );
+    await db.query(`ANALYZE ${SCHEMA}.jobs_archive, ${SCHEMA}.jobs_dlq, ${SCHEMA}.jobs_hot`);
+    this.seededArchive = archive;
+    this.seededDead = dead;
+    return `${archive.toLocaleString('en-US')} rows in ${SCHEMA}.jobs_archive, ${dead.toLocaleString('en-US')} in ${SCHEMA}.jobs_dlq (one INSERT … SELECT generate_series each), then ANALYZE`;
+  }
+
+  unsettled(): Promise<number> {
+    return count(this.db(), `SELECT count(*) FROM ${SCHEMA}.jobs_hot`);
+  }
+
+  async finished(): Promise<number> {
+    return (
+      (await count(this.db(), `SELECT count(*) FROM ${SCHEMA}.jobs_archive`)) - this.seededArchive
+    );
+  }
+
+  async failed(): Promise<number> {
+    return (await count(this.db(), `SELECT count(*) FROM ${SCHEMA}.jobs_dlq`)) - this.seededDead;
+  }
+
+  async createWorker(): Promise<WorkerSide> {
+    const engine = this.engine(true);
+    await engine.queues.list(); // connect (and check the schema) before "go"
+    return {
+      start: async (sink) => {
+        this.sink = sink;
+        await engine.start();
+      },
+      stop: async () => {
+        await engine.stop();
+        this.sink = () => undefined;
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.stop();
+    await this.pool?.end();
+    this.pool = undefined;
+    await this.pglite?.close();
+    this.pglite = undefined;
+  }
+
+  /** A ChokaQ instance over a new store; with `worker` it runs jobs once started. */
+  private engine(worker: boolean): ChokaQ {
+    const logger = consoleLogger('error');
+    let storage: Store;
+    if (this.system === 'chokaq-postgres') {
+      storage = postgres({ connectionString: this.options.databaseUrl, schema: SCHEMA, logger });
+    } else {
+      // Both engines of the single process share the PGlite instance, as one app's would.
+      if (this.pglite === undefined) throw new Error('chokaq-embedded: reset() first');
+      storage = embedded({ pglite: this.pglite, schema: SCHEMA, logger });
+    }
+    return new ChokaQ({
+      storage,
+      jobs: [this.job],
+      worker,
+      concurrency: this.options.concurrency,
+      logger,
+    });
+  }
+
+  private requireClient(): ChokaQ {
+    if (this.client === undefined) throw new Error(`${this.system}: reset() first`);
+    return this.client;
+  }
+
+  private db(): Queryable {
+    const db = this.system === 'chokaq-postgres' ? this.pool : this.pglite;
+    if (db === undefined) throw new Error(`${this.system}: reset() first`);
+    return db;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Shared types of the benchmark harness (`chokaq bench`). Nothing here is part of the public
+ * API: the bench is a development tool shipped with the CLI.
+ */
+
+/** Systems the bench compares, in table order. */
+export const SYSTEMS = [
+  'chokaq-postgres',
+  'chokaq-embedded',
+  'pg-boss',
+  'graphile-worker',
+] as const;
+export type SystemName = (typeof SYSTEMS)[number];
+
+/** The systems whose figures are compared against the best peer. */
+export const CHOKAQ_SYSTEMS: readonly SystemName[] = ['chokaq-postgres', 'chokaq-embedded'];
+/** The peers; "best peer" is the better of these in the same run. */
+export const PEER_SYSTEMS: readonly SystemName[] = ['pg-boss', 'graphile-worker'];
+
+/** Workloads, in run and table order (see docs/benchmarks.md). */
+export const WORKLOADS = [
+  'W1-single',
+  'W1-bulk',
+  'W2-1p',
+  'W2-2p',
+  'W3-p99',
+  'W4-lag-p99',
+  'W5',
+] as const;
+export type WorkloadName = (typeof WORKLOADS)[number];
+
+/** Units of the headline figures; the direction says which way is better. */
+export type Unit = 'jobs/s' | 'ms';
+
+/** Whether a larger value of `unit` is better. */
+export function higherIsBetter(unit: Unit): boolean {
+  return unit === 'jobs/s';
+}
+
+/** One headline figure, as written to `--json`. */
+export interface Row {
+  workload: WorkloadName;
+  system: SystemName;
+  value: number;
+  unit: Unit;
+}
+
+/** A secondary figure (p50/p95, RSS, CPU per job, history size…), printed under the table. */
+export interface Detail {
+  workload: WorkloadName;
+  system: SystemName;
+  metric: string;
+  value: number;
+  unit: string;
+}
+
+/** A row that could not be produced, with the reason (missing peer, not applicable, failure). */
+export interface Skip {
+  workload: WorkloadName | '*';
+  system: SystemName;
+  reason: string;
+}
+
+/** The payload every bench job carries: its index in the run and its enqueue time (epoch ms). */
+export interface BenchJob {
+  i: number;
+  t: number;
+}
+
+/** Called by a system's handler for every job it runs. */
+export type JobSink = (job: BenchJob) => void;
+
+/** Wall-clock time in epoch milliseconds with sub-millisecond precision, comparable across processes. */
+export function nowMs(): number {
+  return performance.timeOrigin + performance.now();
+}

@@ -1,0 +1,33 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pgExecutor } from '../../src/storage/postgres/pg-executor.js';
+import { TEST_DATABASE_URL, postgresAvailable } from '../helpers/pg.js';
+import { sleep } from '../helpers/wait.js';
+
+const available = await postgresAvailable();
+
+describe.skipIf(!available)('pgExecutor transactions', () => {
+  const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
+  const admin = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+
+  afterAll(async () => {
+    await pool.end();
+    await admin.end();
+  });
+
+  it('turns a connection killed between two statements into a retryable error, not a crash', async () => {
+    const db = pgExecutor(pool, false);
+    const attempt = db.transaction(async (tx) => {
+      const [row] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
+      await admin.query('select pg_terminate_backend($1)', [row?.pid]);
+      await sleep(300); // the server's goodbye arrives while no statement is running
+      return tx.query('select 1');
+    });
+    await expect(attempt).rejects.toMatchObject({
+      code: 'CHOKAQ_STORAGE_UNAVAILABLE',
+      retryable: true,
+    });
+    // The pool threw the broken client away and still works.
+    expect(await db.query<{ ok: number }>('select 1 as ok')).toEqual([{ ok: 1 }]);
+  });
+});
