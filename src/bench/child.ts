@@ -13,7 +13,10 @@ function send(message: FromChild): void {
 }
 
 function fail(error: unknown): void {
-  send({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  send({
+    type: 'error',
+    message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
   setTimeout(() => process.exit(1), 100).unref();
 }
 

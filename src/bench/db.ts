@@ -1,9 +1,6 @@
 /** PostgreSQL helpers of the bench: the database it runs in, and short-lived admin queries. */
 import pg from 'pg';
 
-/** Default database of `chokaq bench`, created when missing. */
-export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/chokaq_bench';
-
 /** Creates the database named in `url` when it does not exist yet (connecting to `postgres`). */
 export async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);

@@ -150,6 +150,7 @@ export function formatDetails(details: readonly Detail[]): string {
       if (mine.length === 0) continue;
       const text = mine.map((d) => `${d.metric} ${formatValue(d.value, d.unit)} ${d.unit}`);
       out.push(`  ${workload.padEnd(11)} ${system.padEnd(16)} ${text.join(', ')}`);
+      for (const d of mine) if (d.note !== undefined) out.push(`${' '.repeat(31)}${d.note}`);
     }
   }
   return out.join('\n') + (out.length > 0 ? '\n' : '');

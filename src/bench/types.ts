@@ -3,6 +3,9 @@
  * API: the bench is a development tool shipped with the CLI.
  */
 
+/** Default database of `chokaq bench`, created when missing. */
+export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/chokaq_bench';
+
 /** Systems the bench compares, in table order. */
 export const SYSTEMS = [
   'chokaq-postgres',
@@ -52,6 +55,8 @@ export interface Detail {
   metric: string;
   value: number;
   unit: string;
+  /** Free text printed under the figure (for example where W5's history went). */
+  note?: string;
 }
 
 /** A row that could not be produced, with the reason (missing peer, not applicable, failure). */

@@ -11,7 +11,7 @@ import type { SystemAdapter, WorkerSide } from './systems/adapter.js';
 /** How long a worker process may take to connect, start or stop. */
 const STEP_TIMEOUT_MS = 60_000;
 /** Progress and RSS sample interval. */
-const SAMPLE_MS = 50;
+const SAMPLE_MS = 20;
 
 /** Workers of one system, ready to be started with {@link WorkerGroup.go}. */
 export interface WorkerGroup {
@@ -113,7 +113,10 @@ class ChildWorker {
     options: { databaseUrl: string; concurrency: number },
   ): Promise<ChildWorker> {
     const path = fileURLToPath(new URL('./child.js', import.meta.url));
-    const child = fork(path, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path, [], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const worker = new ChildWorker(child);
     await worker.request(
       {
@@ -148,7 +151,9 @@ class ChildWorker {
     return new Promise<FromChild>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(reply);
-        reject(new Error(`worker process did not answer '${message.type}' within ${STEP_TIMEOUT_MS} ms`));
+        reject(
+          new Error(`worker process did not answer '${message.type}' within ${STEP_TIMEOUT_MS} ms`),
+        );
       }, STEP_TIMEOUT_MS);
       this.waiters.set(reply, (answer) => {
         clearTimeout(timer);

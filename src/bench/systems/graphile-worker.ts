@@ -57,7 +57,8 @@ export class GraphileWorkerAdapter implements SystemAdapter {
         'not available in 0.16.6 (added in 0.17, which needs Node 22)',
       enqueue:
         'workerUtils.addJob() (pool default 10); bulk: one SELECT of the documented SQL add_jobs(job_spec[])',
-      history: 'deletes succeeded jobs (no archive); permanently failed jobs stay in its jobs table',
+      history:
+        'deletes succeeded jobs (no archive); permanently failed jobs stay in its jobs table',
     };
   }
 

@@ -1,7 +1,7 @@
 /** What every workload shares: its context, waiting, pre-enqueueing and the correctness check. */
 import type { WorkerResult } from '../recorder.js';
 import type { SystemAdapter } from '../systems/adapter.js';
-import type { BenchJob, Detail, Row, SystemName, WorkloadName } from '../types.js';
+import type { BenchJob, Detail, Row, SystemName } from '../types.js';
 import { nowMs } from '../types.js';
 import type { WorkerGroup } from '../worker-group.js';
 
@@ -100,7 +100,8 @@ export async function waitFor(
   for (;;) {
     if (await probe()) return;
     options.onTick?.();
-    if (Date.now() > deadline) throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${what}`);
     await sleep(options.intervalMs);
   }
 }
@@ -111,7 +112,9 @@ export async function preEnqueue(ctx: WorkloadContext, n: number): Promise<void>
     const jobs: BenchJob[] = [];
     for (let i = from; i < Math.min(n, from + 1000); i++) jobs.push({ i, t: nowMs() });
     await ctx.adapter.enqueueBulk(jobs);
-    ctx.progress.status(`pre-enqueued ${Math.min(n, from + 1000).toLocaleString('en-US')}/${n.toLocaleString('en-US')}`);
+    ctx.progress.status(
+      `pre-enqueued ${Math.min(n, from + 1000).toLocaleString('en-US')}/${n.toLocaleString('en-US')}`,
+    );
   }
 }
 
@@ -187,6 +190,7 @@ export async function verify(
   const failed = await ctx.adapter.failed();
   if (failed !== 0) problems.push(`${failed} jobs failed`);
   const finished = await ctx.adapter.finished();
-  if (finished !== null && finished !== n) problems.push(`${finished} succeeded jobs kept, expected ${n}`);
+  if (finished !== null && finished !== n)
+    problems.push(`${finished} succeeded jobs kept, expected ${n}`);
   if (problems.length > 0) throw new CorrectnessError(problems.join('; '));
 }

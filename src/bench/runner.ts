@@ -1,0 +1,243 @@
+/**
+ * The bench runner: every selected workload for every selected system against one PostgreSQL
+ * database, with progress on stderr, then the table (stdout) and, with `--json`, the document.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { adminPool, dropSchema, ensureDatabase, serverInfo } from './db.js';
+import { formatDetails, formatSkips, formatTable, toJson, type BenchReport } from './report.js';
+import { MissingPeerError, type SystemAdapter } from './systems/adapter.js';
+import { loadAdapter } from './systems/index.js';
+import { SYSTEMS, WORKLOADS, type SystemName, type WorkloadName } from './types.js';
+import {
+  CorrectnessError,
+  FULL_SCALE,
+  QUICK_SCALE,
+  type WorkloadContext,
+  type WorkloadOutcome,
+} from './workloads/common.js';
+import { runEnqueue } from './workloads/w1-enqueue.js';
+import { runDrain } from './workloads/w2-drain.js';
+import { runLatency } from './workloads/w3-latency.js';
+import { runSteady } from './workloads/w4-steady.js';
+import { runScale } from './workloads/w5-scale.js';
+
+/** Options of one bench run. */
+export interface BenchOptions {
+  systems: readonly SystemName[];
+  workloads: readonly WorkloadName[];
+  quick: boolean;
+  databaseUrl: string;
+  /** Where to write the JSON document, if anywhere. */
+  jsonFile: string | undefined;
+  /** The command line, for the report. */
+  command: string;
+}
+
+/** Output streams of the runner. */
+export interface BenchIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean | undefined };
+}
+
+/** Schemas the adapters use in the bench database; dropped at the end. */
+const BENCH_SCHEMAS = ['bench_chokaq', 'bench_pgboss', 'bench_graphile'];
+
+/** Runs the bench; resolves to the report and whether every run was correct. */
+export async function runBench(
+  options: BenchOptions,
+  io: BenchIo,
+): Promise<{ report: BenchReport; ok: boolean }> {
+  const scale = options.quick ? QUICK_SCALE : FULL_SCALE;
+  await ensureDatabase(options.databaseUrl);
+  const postgres = await serverInfo(options.databaseUrl);
+  const tempRoot = mkdtempSync(join(tmpdir(), 'chokaq-bench-'));
+  const report: BenchReport = { rows: [], details: [], skipped: [], meta: {} };
+  let ok = true;
+  const adapters = new Map<SystemName, SystemAdapter>();
+  const progress = new Progress(io.stderr);
+  try {
+    for (const system of options.systems) {
+      try {
+        adapters.set(
+          system,
+          await loadAdapter(system, {
+            databaseUrl: options.databaseUrl,
+            dataDir: join(tempRoot, 'embedded'),
+            concurrency: scale.concurrency,
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof MissingPeerError)) throw error;
+        const reason = `${error.packageName} is not installed; its rows are skipped (it is a dev dependency: npm install -D ${error.packageName})`;
+        report.skipped.push({ workload: '*', system, reason });
+        io.stderr.write(`note: ${reason}\n`);
+      }
+    }
+    const plan: [WorkloadName, SystemName][] = [];
+    for (const workload of options.workloads) {
+      for (const system of options.systems) {
+        if (!adapters.has(system)) continue;
+        if (workload === 'W2-2p' && adapters.get(system)?.inProcessWorkers) {
+          report.skipped.push({
+            workload,
+            system,
+            reason:
+              'not applicable: the embedded store belongs to one process (exclusive lock on its data directory)',
+          });
+          continue;
+        }
+        plan.push([workload, system]);
+      }
+    }
+    io.stderr.write(
+      `chokaq bench: ${plan.length} runs${options.quick ? ' (--quick)' : ''} on ${describeUrl(options.databaseUrl)}\n`,
+    );
+    for (const [k, [workload, system]] of plan.entries()) {
+      const adapter = adapters.get(system) as SystemAdapter;
+      progress.begin(`[${k + 1}/${plan.length}] ${workload} ${system}`);
+      const ctx: WorkloadContext = {
+        system,
+        adapter,
+        scale,
+        databaseUrl: options.databaseUrl,
+        progress,
+        earlier: report.rows,
+      };
+      try {
+        const outcome = await runWorkload(workload, ctx);
+        report.rows.push(...outcome.rows);
+        report.details.push(...outcome.details);
+        progress.end(
+          outcome.rows.map((r) => `${formatNumber(r.value)} ${r.unit}`).join(', ') + ' ✓ checked',
+        );
+      } catch (error) {
+        ok = false;
+        const kind = error instanceof CorrectnessError ? 'INCORRECT' : 'FAILED';
+        const message = error instanceof Error ? error.message : String(error);
+        report.skipped.push({ workload, system, reason: `${kind}: ${message}` });
+        progress.end(`${kind}: ${message}`);
+      }
+    }
+  } finally {
+    for (const adapter of adapters.values()) await adapter.close().catch(() => undefined);
+    await cleanup(options.databaseUrl).catch(() => undefined);
+    rmSync(tempRoot, { recursive: true, force: true });
+  }
+  report.meta = {
+    date: new Date().toISOString(),
+    command: options.command,
+    quick: options.quick,
+    scale,
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      os: `${platform()} ${release()}`,
+      node: process.version,
+    },
+    postgres,
+    versions: versions(),
+    settings: Object.fromEntries([...adapters].map(([system, a]) => [system, a.settings])),
+  };
+  io.stdout.write(`\n${formatTable(report.rows)}`);
+  const details = formatDetails(report.details);
+  if (details !== '') io.stdout.write(`\ndetails:\n${details}`);
+  if (report.skipped.length > 0) io.stdout.write(`\nskipped:\n${formatSkips(report.skipped)}`);
+  io.stdout.write(
+    `\nratio = ChokaQ ÷ best peer (pg-boss, graphile-worker); jobs/s: higher is better, ms: lower is better.\n`,
+  );
+  if (options.jsonFile !== undefined) {
+    writeFileSync(options.jsonFile, toJson(report));
+    io.stdout.write(`wrote ${options.jsonFile}\n`);
+  }
+  return { report, ok };
+}
+
+function runWorkload(workload: WorkloadName, ctx: WorkloadContext): Promise<WorkloadOutcome> {
+  switch (workload) {
+    case 'W1-single':
+      return runEnqueue(ctx, 'single');
+    case 'W1-bulk':
+      return runEnqueue(ctx, 'bulk');
+    case 'W2-1p':
+    case 'W2-2p':
+      return runDrain(ctx, workload);
+    case 'W3-p99':
+      return runLatency(ctx);
+    case 'W4-lag-p99':
+      return runSteady(ctx);
+    case 'W5':
+      return runScale(ctx);
+  }
+}
+
+/** Drops the bench schemas (the W5 history alone is over a million rows). */
+async function cleanup(databaseUrl: string): Promise<void> {
+  const pool = adminPool(databaseUrl);
+  try {
+    for (const schema of BENCH_SCHEMAS) await dropSchema(pool, schema);
+  } finally {
+    await pool.end();
+  }
+}
+
+function versions(): Record<string, string> {
+  const require = createRequire(import.meta.url);
+  const out: Record<string, string> = {};
+  const read = (name: string, path: string): void => {
+    try {
+      out[name] = (require(path) as { version: string }).version;
+    } catch {
+      out[name] = 'not installed';
+    }
+  };
+  read('chokaq', '../../package.json');
+  read('pg-boss', 'pg-boss/package.json');
+  read('graphile-worker', 'graphile-worker/package.json');
+  read('pg', 'pg/package.json');
+  read('@electric-sql/pglite', '@electric-sql/pglite/package.json');
+  return out;
+}
+
+function formatNumber(value: number): string {
+  return Math.abs(value) >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(2);
+}
+
+function describeUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+/** Progress on stderr: one rewritten line on a terminal, else a line every few seconds. */
+class Progress {
+  private label = '';
+  private lastLine = 0;
+
+  constructor(private readonly out: BenchIo['stderr']) {}
+
+  begin(label: string): void {
+    this.label = label;
+    this.lastLine = 0;
+    this.status('starting');
+  }
+
+  status(text: string): void {
+    if (this.out.isTTY) {
+      this.out.write(`\r\x1b[K${this.label}: ${text}`);
+      return;
+    }
+    if (Date.now() - this.lastLine < 3000) return;
+    this.lastLine = Date.now();
+    this.out.write(`${this.label}: ${text}\n`);
+  }
+
+  end(result: string): void {
+    this.out.write(`${this.out.isTTY ? '\r\x1b[K' : ''}${this.label}: ${result}\n`);
+  }
+}
+
+/** Every system and workload, for the CLI defaults. */
+export const ALL_SYSTEMS = SYSTEMS;
+export const ALL_WORKLOADS = WORKLOADS;

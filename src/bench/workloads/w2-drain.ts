@@ -1,0 +1,90 @@
+/**
+ * W2 drain (and W5, the same drain over a large history): `drainJobs` no-op jobs enqueued
+ * beforehand, then worked off by one or two worker processes of `concurrency` each. The figure is
+ * jobs divided by the time from "go" until every job ran and the store shows nothing unsettled.
+ */
+import type { Detail, WorkloadName } from '../types.js';
+import { nowMs } from '../types.js';
+import { startWorkers, type WorkerGroup } from '../worker-group.js';
+import {
+  preEnqueue,
+  verify,
+  waitDrained,
+  type WorkloadContext,
+  type WorkloadOutcome,
+} from './common.js';
+
+/** Longest a drain may take before the run counts as failed. */
+const DRAIN_TIMEOUT_MS = 180_000;
+
+/** Runs W2-1p, W2-2p or W5 for one system. */
+export async function runDrain(
+  ctx: WorkloadContext,
+  workload: Extract<WorkloadName, 'W2-1p' | 'W2-2p' | 'W5'>,
+): Promise<WorkloadOutcome> {
+  const { adapter, scale } = ctx;
+  const n = scale.drainJobs;
+  const processes = workload === 'W2-2p' ? 2 : 1;
+  const details: Detail[] = [];
+  await adapter.reset();
+  if (workload === 'W5') {
+    ctx.progress.status(
+      `seeding history (${scale.archiveRows.toLocaleString('en-US')} archive, ${scale.deadRows.toLocaleString('en-US')} DLQ)`,
+    );
+    const seeded = nowMs();
+    const note = await adapter.seedHistory(scale.archiveRows, scale.deadRows);
+    details.push({
+      workload,
+      system: ctx.system,
+      metric: 'history seeded in',
+      value: (nowMs() - seeded) / 1000,
+      unit: 's',
+      note,
+    });
+  }
+  await preEnqueue(ctx, n);
+  ctx.progress.status(`starting ${processes} worker process${processes > 1 ? 'es' : ''}`);
+  let group: WorkerGroup | undefined;
+  try {
+    group = await startWorkers(adapter, {
+      processes,
+      databaseUrl: ctx.databaseUrl,
+      concurrency: scale.concurrency,
+    });
+    const started = nowMs();
+    await group.go();
+    const settled = await waitDrained(ctx, group, n, DRAIN_TIMEOUT_MS);
+    ctx.progress.status('stopping workers');
+    const results = await group.stop();
+    group = undefined;
+    await verify(ctx, results, n);
+    const rate = (n / (settled - started)) * 1000;
+    results.forEach((result, k) => {
+      details.push({
+        workload,
+        system: ctx.system,
+        metric: `max RSS p${k + 1}`,
+        value: result.maxRss / 2 ** 20,
+        unit: adapter.inProcessWorkers ? 'MB (harness process)' : 'MB',
+      });
+    });
+    if (workload === 'W5') {
+      const w2 = ctx.earlier.find((r) => r.workload === 'W2-1p' && r.system === ctx.system);
+      if (w2 !== undefined) {
+        details.push({
+          workload,
+          system: ctx.system,
+          metric: 'vs own W2-1p',
+          value: (rate / w2.value - 1) * 100,
+          unit: '%',
+        });
+      }
+    }
+    return {
+      rows: [{ workload, system: ctx.system, value: rate, unit: 'jobs/s' }],
+      details,
+    };
+  } finally {
+    group?.kill();
+  }
+}
