@@ -360,9 +360,14 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         job,
         Array.from({ length: 6 }, () => ({ payload: {} })),
       );
-      await waitFor(
-        async () => (await storage.listHot({ state: 'fetched', limit: 10 })).length >= 5,
-      );
+      // One job running and five claimed ahead: stop() must let the first finish and release the rest.
+      await waitFor(async () => {
+        const [running, fetched] = await Promise.all([
+          storage.listHot({ state: 'processing', limit: 10 }),
+          storage.listHot({ state: 'fetched', limit: 10 }),
+        ]);
+        return running.length === 1 && fetched.length === 5;
+      });
       await chokaq.stop();
       expect(finished).toBe(1);
       const view = await factory.reopen(storage);
@@ -625,6 +630,28 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect(parked).toMatchObject({ state: 'pending', attempts: 0 });
       expect(runs).toBe(2);
       expect(first).toHaveLength(2);
+    });
+
+    it('sends a job parked by an open circuit to the DLQ once its retry lifetime would pass', async () => {
+      if (await skip()) return;
+      const fragile = defineJob({
+        type: 'fragile.aging.v1',
+        retry: { maxAttempts: 1, maxAge: 2000 },
+        circuit: { failureThreshold: 1, breakDuration: '1h' },
+        handle() {
+          throw new Error('dependency down');
+        },
+      });
+      const chokaq = await engine({ jobs: [fragile], concurrency: 1, circuitBreakerDelay: '5s' });
+      const first = await chokaq.enqueue(fragile, {});
+      await waitFor(async () => (await chokaq.getJob(first.id))?.where === 'dlq');
+      const { id } = await chokaq.enqueue(fragile, {});
+      const dead = await waitFor(async () => {
+        const f = await chokaq.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(dead).toMatchObject({ reason: 'RetryLifetimeExpired', attempts: 0 });
+      expect(dead.errorDetails).toContain('Circuit breaker open');
     });
 
     it('does not open the circuit for fatal payload errors', async () => {
