@@ -15,6 +15,7 @@ import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
 import type { FailureReason, HotState } from './job/state.js';
 import { ChokaQEvents, type ChokaQEventMap, type ChokaQEventName } from './observability/events.js';
 import { countEvents, type EngineCounters } from './observability/counters.js';
+import { Batcher, ItemFailure } from './runtime/batcher.js';
 import { Completer } from './runtime/completer.js';
 import { ActiveRuns } from './runtime/active-runs.js';
 import { CircuitBreakers, type CircuitStats } from './runtime/circuit-breaker.js';
@@ -85,6 +86,9 @@ export class ChokaQ {
   private readonly registry: JobRegistry;
   private readonly events: ChokaQEvents;
   private readonly completer: Completer;
+  private readonly inserter = new Batcher<NewJob, EnqueueResult>({
+    run: (rows) => this.insertBatch(rows),
+  });
   private readonly shutdown = new AbortController();
   private readonly executor: Executor;
   private readonly runs = new ActiveRuns();
@@ -359,6 +363,9 @@ export class ChokaQ {
         );
       }
       results = await storage.enqueueWithin(options.client, rows);
+    } else if (rows.length === 1) {
+      // Single enqueues from concurrent callers share one insert (see `inserter`).
+      results = [await this.inserter.add(rows[0] as NewJob)];
     } else {
       results = await storage.enqueue(rows);
     }
@@ -372,6 +379,29 @@ export class ChokaQ {
       });
     });
     return results;
+  }
+
+  /**
+   * Writes single enqueues that arrive in the same event-loop turn with one statement: one
+   * commit for many callers instead of one each. The statement is atomic, so if it fails for one
+   * row (a duplicate id), the rows are written one by one and only that caller sees the error.
+   */
+  private async insertBatch(rows: NewJob[]): Promise<(EnqueueResult | ItemFailure)[]> {
+    const { storage } = this.config;
+    try {
+      return await storage.enqueue(rows);
+    } catch (error) {
+      const retryable = error instanceof ChokaQError && error.retryable;
+      if (rows.length === 1 || retryable) throw error;
+      return Promise.all(
+        rows.map((row) =>
+          storage.enqueue([row]).then(
+            ([result]) => result as EnqueueResult,
+            (rowError: unknown) => new ItemFailure(rowError),
+          ),
+        ),
+      );
+    }
   }
 
   /** Finds a job wherever it is: hot (pending/fetched/processing), archive or DLQ. */

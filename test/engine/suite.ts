@@ -265,6 +265,25 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect(await chokaq.listJobs()).toHaveLength(1);
     });
 
+    it('groups concurrent single enqueues, yet fails only the caller whose row is bad', async () => {
+      if (await skip()) return;
+      const job = defineJob({ type: 'group.v1', handle: () => undefined });
+      const chokaq = await engine({ jobs: [job] }, false);
+      await chokaq.enqueue(job, {}, { id: 'taken' });
+      const settled = await Promise.allSettled(
+        ['a', 'b', 'taken', 'c'].map((id) => chokaq.enqueue(job, {}, { id })),
+      );
+      expect(settled.map((r) => r.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+      ]);
+      expect(settled[2]).toMatchObject({ reason: { code: 'CHOKAQ_DUPLICATE_JOB_ID' } });
+      const ids = (await chokaq.listJobs()).map((j) => j.id).sort();
+      expect(ids).toEqual(['a', 'b', 'c', 'taken']);
+    });
+
     it('holds delayed jobs until due and runs higher priority first', async () => {
       if (await skip()) return;
       const order: string[] = [];
