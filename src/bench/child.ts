@@ -47,10 +47,17 @@ async function onMessage(message: ToChild): Promise<void> {
     case 'stop': {
       recorder.endCpu();
       await worker?.stop();
-      send({ type: 'done', ...recorder.finish() });
-      // Let the IPC message flush, then leave even if a library left a handle open.
-      process.disconnect?.();
-      setTimeout(() => process.exit(0), 2000).unref();
+      // Disconnect only once the (large) result has been written to the channel; then leave
+      // even if a library left a handle open.
+      process.send?.(
+        { type: 'done', ...recorder.finish() } satisfies FromChild,
+        undefined,
+        {},
+        () => {
+          process.disconnect?.();
+          setTimeout(() => process.exit(0), 2000).unref();
+        },
+      );
       return;
     }
   }
