@@ -40,6 +40,8 @@ export interface SystemAdapter {
    * ones), then ANALYZEs the tables. Resolves to a note saying where the rows went.
    */
   seedHistory(archive: number, dead: number): Promise<string>;
+  /** ANALYZEs this system's job tables, as autovacuum would have on a live system. */
+  analyze(): Promise<void>;
   /** Jobs of the run not settled yet (pending, claimed or running). */
   unsettled(): Promise<number>;
   /** Succeeded jobs of the run that the system keeps, or `null` when it deletes them. */

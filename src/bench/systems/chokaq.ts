@@ -121,6 +121,10 @@ export class ChokaQAdapter implements SystemAdapter {
     return `${archive.toLocaleString('en-US')} rows in ${SCHEMA}.jobs_archive, ${dead.toLocaleString('en-US')} in ${SCHEMA}.jobs_dlq (one INSERT … SELECT generate_series each), then ANALYZE`;
   }
 
+  async analyze(): Promise<void> {
+    await this.db().query(`ANALYZE ${SCHEMA}.jobs_hot, ${SCHEMA}.queues`);
+  }
+
   unsettled(): Promise<number> {
     return count(this.db(), `SELECT count(*) FROM ${SCHEMA}.jobs_hot`);
   }

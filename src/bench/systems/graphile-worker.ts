@@ -113,6 +113,12 @@ export class GraphileWorkerAdapter implements SystemAdapter {
     return `archive not applicable (graphile-worker deletes succeeded jobs); ${dead.toLocaleString('en-US')} permanently failed rows (attempts = max_attempts) in ${SCHEMA}._private_jobs, where it keeps them, then ANALYZE`;
   }
 
+  async analyze(): Promise<void> {
+    await this.requirePool().query(
+      `ANALYZE ${SCHEMA}._private_jobs, ${SCHEMA}._private_tasks, ${SCHEMA}._private_job_queues`,
+    );
+  }
+
   unsettled(): Promise<number> {
     return count(
       this.requirePool(),

@@ -124,6 +124,10 @@ export class PgBossAdapter implements SystemAdapter {
     return `${archive.toLocaleString('en-US')} completed rows in ${SCHEMA}.archive; ${dead.toLocaleString('en-US')} failed rows in ${SCHEMA}.job (where pg-boss keeps failed jobs until archiving), then ANALYZE`;
   }
 
+  async analyze(): Promise<void> {
+    await this.requirePool().query(`ANALYZE ${SCHEMA}.job, ${SCHEMA}.queue`);
+  }
+
   unsettled(): Promise<number> {
     return count(
       this.requirePool(),
