@@ -79,8 +79,8 @@ export class ChokaQAdapter implements SystemAdapter {
         ],
       });
     }
-    this.client = this.engine(this.system === 'chokaq-embedded');
-    await this.client.start(); // opens storage and migrates; workers start only in createWorker()
+    this.client = this.engine(false); // enqueue-only: workers run only in createWorker()
+    await this.client.start(); // opens storage and migrates
   }
 
   async enqueue(job: BenchJob): Promise<void> {
