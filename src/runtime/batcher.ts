@@ -9,11 +9,6 @@ export interface BatcherOptions<T, R> {
   run(items: T[]): Promise<(R | ItemFailure)[]>;
   /** Largest batch handed to `run`. Default: `500`. */
   maxBatch?: number;
-  /**
-   * How long to wait for more items after the first one arrives, in ms. `0` flushes on the next
-   * macrotask, which already gathers everything queued in the same event-loop turn. Default: `0`.
-   */
-  lingerMs?: number;
 }
 
 interface Pending<T, R> {
@@ -29,15 +24,13 @@ interface Pending<T, R> {
 export class Batcher<T, R> {
   private readonly run: (items: T[]) => Promise<(R | ItemFailure)[]>;
   private readonly maxBatch: number;
-  private readonly lingerMs: number;
   private queue: Pending<T, R>[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private scheduled: NodeJS.Immediate | undefined;
   private running: Promise<void> | undefined;
 
   constructor(options: BatcherOptions<T, R>) {
     this.run = (items) => options.run(items);
     this.maxBatch = options.maxBatch ?? 500;
-    this.lingerMs = options.lingerMs ?? 0;
   }
 
   /** Items waiting for a batch. */
@@ -61,14 +54,18 @@ export class Batcher<T, R> {
     }
   }
 
+  /**
+   * Flushes at the end of this event-loop turn (setImmediate): everything added in the same turn
+   * goes into one batch, at no added latency to speak of.
+   */
   private schedule(): void {
-    if (this.running || this.timer) return;
-    this.timer = setTimeout(() => this.flushNow(), this.lingerMs);
+    if (this.running || this.scheduled) return;
+    this.scheduled = setImmediate(() => this.flushNow());
   }
 
   private flushNow(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
     if (this.running || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.maxBatch);
     this.running = this.execute(batch).finally(() => {

@@ -71,7 +71,11 @@ export class Executor {
     }
   }
 
-  /** Runs `job` (already processing under `lease`) and settles it. Never throws. */
+  /**
+   * Runs `job` (already processing under `lease`) and hands its settlement to the completer.
+   * Resolves as soon as the handler is done, so the slot is free for the next job while the
+   * settlement is still being written (the completer batches it; `stop()` drains it). Never throws.
+   */
   async run(job: HotJob, lease: Lease): Promise<RunOutcome> {
     const { clock, shutdown, runs } = this.options;
     const definition = this.options.registry.find(job.type);
@@ -101,23 +105,25 @@ export class Executor {
       const cause = aborted instanceof RunAborted ? aborted : undefined;
       if (result.done && result.error === undefined) {
         const durationMs = Math.max(0, clock.now() - startedMs);
-        const applied = await this.settle(job, {
+        const skipNote = note;
+        void this.settle(job, {
           kind: 'archive',
           lease,
           durationMs,
-          ...(note === undefined ? {} : { note }),
+          ...(skipNote === undefined ? {} : { note: skipNote }),
+        }).then((applied) => {
+          if (applied && skipNote !== undefined) {
+            this.options.events.emit('job:skipped', {
+              id: job.id,
+              type: job.type,
+              queue: job.queue,
+              reason: skipNote,
+            });
+          }
         });
-        if (applied && note !== undefined) {
-          this.options.events.emit('job:skipped', {
-            id: job.id,
-            type: job.type,
-            queue: job.queue,
-            reason: note,
-          });
-        }
         return 'succeeded';
       }
-      if (cause) return await this.finishAborted(job, lease, cause, result.done);
+      if (cause) return this.finishAborted(job, lease, cause, result.done);
       const error = result.done ? result.error : undefined;
       const decision = decideFailure({
         error,
@@ -126,7 +132,7 @@ export class Executor {
         createdAtMs: job.createdAt.getTime(),
         nowMs: clock.now(),
       });
-      await this.settle(
+      void this.settle(
         job,
         decision.kind === 'retry'
           ? {
@@ -189,18 +195,18 @@ export class Executor {
   }
 
   /** Settles a run whose signal was aborted; `cooperative` when the handler returned in time. */
-  private async finishAborted(
+  private finishAborted(
     job: HotJob,
     lease: Lease,
     cause: RunAborted,
     cooperative: boolean,
-  ): Promise<RunOutcome> {
+  ): RunOutcome {
     const reason = ABORT_DEATH[cause.why];
     if (reason) {
-      await this.settle(job, { kind: 'dead', lease, reason, error: cause.message });
+      void this.settle(job, { kind: 'dead', lease, reason, error: cause.message });
     } else if (cause.why === 'shutdown' && cooperative) {
       // Our own shutdown interrupted the run: refund the attempt and run it again at once.
-      await this.settle(job, {
+      void this.settle(job, {
         kind: 'retry',
         lease,
         from: 'processing',

@@ -34,6 +34,8 @@ export interface WorkerOptions {
 
 /** How often the paused-queue list is re-read while working, in ms. */
 const PAUSE_REFRESH_MS = 1000;
+/** How long the fetch loop waits while the completer's backlog is over its limit, in ms. */
+const BACKLOG_WAIT_MS = 10;
 /** Back-off after a failed claim, in ms; doubles up to the cap. */
 const CLAIM_ERROR_BACKOFF_MS = 250;
 const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
@@ -55,9 +57,12 @@ export class Worker {
   private pausedReadAt = 0;
   private waitingForSlots = false;
   private lastActivityMs = 0;
+  /** Settlements allowed to wait in the completer before claiming pauses. */
+  private readonly backlogLimit: number;
 
   constructor(private readonly options: WorkerOptions) {
     this.slots = new Slots(options.concurrency);
+    this.backlogLimit = Math.max(1000, 4 * (options.concurrency + options.prefetch));
     this.starter = new Batcher({
       run: async (leases) => {
         const started = new Map((await options.store.start(leases)).map((job) => [job.id, job]));
@@ -141,10 +146,16 @@ export class Worker {
   }
 
   private async fetchLoop(): Promise<void> {
-    const { store, workerId, queues, pollIntervalMs, prefetch, logger, events } = this.options;
+    const { store, workerId, queues, pollIntervalMs, prefetch, logger, events, completer } =
+      this.options;
     let errorBackoff = CLAIM_ERROR_BACKOFF_MS;
     while (!this.stopping) {
       this.lastActivityMs = this.options.clock.now();
+      if (completer.backlog >= this.backlogLimit) {
+        // Settlements are piling up (slow database): finish writing them before running more.
+        await this.wakeup.wait(BACKLOG_WAIT_MS);
+        continue;
+      }
       const room = this.slots.free + prefetch - this.buffer.length;
       // Claim in worthwhile batches: wait until a quarter of the window is free, unless idle.
       const minimum =
@@ -157,36 +168,59 @@ export class Worker {
         this.waitingForSlots = false;
         continue;
       }
+      // Free slots only exist while the buffer is empty (dispatch fills them first), so reserve
+      // them: the claim starts that many jobs at once and each has a slot waiting. While any
+      // circuit is not closed, every job goes through the permit check and the start gate instead.
+      const reserved = this.circuitsClosed() ? this.reserveFreeSlots() : 0;
       let claimed: HotJob[];
       try {
         await this.refreshPaused();
-        claimed = await store.claim({ workerId, limit: room, queues });
+        claimed = await store.claim({ workerId, limit: room, queues, startCount: reserved });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
       } catch (error) {
+        for (let i = 0; i < reserved; i++) this.slots.release();
         logger.warn('claim failed; backing off', { delayMs: errorBackoff, error: String(error) });
         events.emit('worker:error', { where: 'claim', error });
         await this.wakeup.wait(errorBackoff);
         errorBackoff = Math.min(errorBackoff * 2, CLAIM_ERROR_BACKOFF_CAP_MS);
         continue;
       }
-      this.buffer.push(...claimed);
+      const started = claimed.filter((job) => job.state === 'processing');
+      for (let i = started.length; i < reserved; i++) this.slots.release();
+      for (const job of started) this.launch(job, true);
+      this.buffer.push(...claimed.filter((job) => job.state === 'fetched'));
       this.dispatch();
       if (claimed.length < room && !this.stopping) await this.wakeup.wait(jitter(pollIntervalMs));
     }
   }
 
+  /** Takes every free slot; returns how many. */
+  private reserveFreeSlots(): number {
+    let reserved = 0;
+    while (this.slots.tryAcquire()) reserved++;
+    return reserved;
+  }
+
+  private circuitsClosed(): boolean {
+    return this.options.circuits?.stats().every((circuit) => circuit.state === 'closed') ?? true;
+  }
+
   private dispatch(): void {
     while (this.buffer.length > 0 && !this.stopping && this.slots.tryAcquire()) {
-      const job = this.buffer.shift() as HotJob;
-      void this.runOne(job).finally(() => {
-        this.slots.release();
-        this.dispatch();
-        if (this.waitingForSlots) this.wakeup.notify();
-      });
+      this.launch(this.buffer.shift() as HotJob, false);
     }
   }
 
-  private async runOne(job: HotJob): Promise<void> {
+  /** Runs a job in a slot already taken, and frees the slot when the handler is done. */
+  private launch(job: HotJob, startedByClaim: boolean): void {
+    void this.runOne(job, startedByClaim).finally(() => {
+      this.slots.release();
+      this.dispatch();
+      if (this.waitingForSlots) this.wakeup.notify();
+    });
+  }
+
+  private async runOne(job: HotJob, startedByClaim: boolean): Promise<void> {
     const { events, logger, completer, executor, clock } = this.options;
     const lease: Lease = {
       id: job.id,
@@ -197,18 +231,24 @@ export class Worker {
     let permit: CircuitPermit | null = null;
     let outcome: RunOutcome = 'neutral';
     try {
-      if (this.paused.has(job.queue)) {
-        await completer.settle({ kind: 'release', lease });
-        return;
-      }
-      if (this.options.circuits) {
-        permit = this.options.circuits.acquire(job.type);
-        if (!permit) {
-          await this.rescheduleForOpenCircuit(job, lease);
+      let started: HotJob | null = job;
+      if (startedByClaim) {
+        // Already running: count it in its circuit if a permit is to be had, run it either way.
+        permit = this.options.circuits?.acquire(job.type) ?? null;
+      } else {
+        if (this.paused.has(job.queue)) {
+          await completer.settle({ kind: 'release', lease });
           return;
         }
+        if (this.options.circuits) {
+          permit = this.options.circuits.acquire(job.type);
+          if (!permit) {
+            await this.rescheduleForOpenCircuit(job, lease);
+            return;
+          }
+        }
+        started = await this.starter.add(lease);
       }
-      const started = await this.starter.add(lease);
       if (!started) {
         logger.warn('lease lost before start; skipping', base);
         events.emit('job:conflict', { ...base, step: 'start' });

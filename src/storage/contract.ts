@@ -124,6 +124,13 @@ export interface ClaimRequest {
   limit: number;
   /** Only these queues; `null` = every queue. */
   queues: readonly string[] | null;
+  /**
+   * The first `startCount` claimed rows (in claim order) are started at once — processing,
+   * `attempts + 1`, `startedAt` and `heartbeatAt` stamped, as `start` would — because the worker
+   * has a free slot for each and runs them right away: the claim is their lease check. The rest
+   * are fetched. Default: `0`.
+   */
+  startCount?: number;
 }
 
 /** Identifies one claim of one job: every worker write is guarded by all three. */

@@ -396,6 +396,38 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(next?.leaseToken).not.toBe(token);
       });
 
+      it('starts the first startCount claimed jobs at once, in claim order', async () => {
+        await enqueueOne({ id: 'low', queue: 's', priority: 1 });
+        await enqueueOne({ id: 'high', queue: 's', priority: 50 });
+        await enqueueOne({ id: 'mid', queue: 's', priority: 20 });
+        const rows = await store.claim({ workerId: 'w', limit: 10, queues: ['s'], startCount: 2 });
+        expect(rows.map((r) => [r.id, r.state, r.attempts])).toEqual([
+          ['high', 'processing', 1],
+          ['mid', 'processing', 1],
+          ['low', 'fetched', 0],
+        ]);
+        const high = await hot('high');
+        expect(high).toMatchObject({ state: 'processing', attempts: 1, workerId: 'w' });
+        expect(high?.startedAt).toBeInstanceOf(Date);
+        expect(high?.heartbeatAt).toBeInstanceOf(Date);
+        // A job started by the claim is held by its lease: it heartbeats and settles like any other.
+        const [beat] = await store.heartbeat([leaseOf(rows[0]!)]);
+        expect(beat).toEqual({ alive: true, cancelRequested: false });
+        expect(await store.start([leaseOf(rows[0]!)])).toEqual([]);
+      });
+
+      it('starts jobs of capped queues by the claim too, within the cap', async () => {
+        await store.updateQueue('capped-s', { maxWorkers: 2 });
+        await enqueueMany('capped-s', 4);
+        const rows = await store.claim({
+          workerId: 'w',
+          limit: 10,
+          queues: ['capped-s'],
+          startCount: 1,
+        });
+        expect(rows.map((r) => r.state)).toEqual(['processing', 'fetched']);
+      });
+
       it('returns nothing from an empty store and respects the limit', async () => {
         expect(await store.claim({ workerId: 'w', limit: 5, queues: null })).toEqual([]);
         await enqueueMany('lim', 5);

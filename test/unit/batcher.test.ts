@@ -174,9 +174,9 @@ describe('Batcher', () => {
     expect(batcher.backlog).toBe(0);
   });
 
-  it('drain flushes at once without waiting for the linger time', async () => {
+  it('drain flushes at once without waiting for the scheduled flush', async () => {
     const { batches, run } = recorder();
-    const batcher = new Batcher<number, number>({ run, lingerMs: 60_000 });
+    const batcher = new Batcher<number, number>({ run });
     const item = batcher.add(1);
     await within(batcher.drain(), 500);
     await expect(within(item, 100)).resolves.toBe(2);
@@ -187,20 +187,5 @@ describe('Batcher', () => {
     const { batches, run } = recorder();
     await within(new Batcher<number, number>({ run }).drain(), 100);
     expect(batches).toEqual([]);
-  });
-
-  it('waits lingerMs after the first item before running the batch', async () => {
-    vi.useFakeTimers();
-    const { batches, run } = recorder();
-    const batcher = new Batcher<number, number>({ run, lingerMs: 50 });
-    const first = batcher.add(1);
-    await vi.advanceTimersByTimeAsync(30);
-    expect(batches).toEqual([]);
-    const second = batcher.add(2);
-    await vi.advanceTimersByTimeAsync(19);
-    expect(batches).toEqual([]);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(batches).toEqual([[1, 2]]);
-    await expect(Promise.all([first, second])).resolves.toEqual([2, 4]);
   });
 });

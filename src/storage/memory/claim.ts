@@ -38,8 +38,9 @@ function isEligible(tables: Tables, row: HotJob, allowed: Set<string> | null, no
 }
 
 /**
- * Moves up to `request.limit` due pending rows to fetched under `leaseToken`; returns the stored
- * rows claimed, in claim order (the caller copies them).
+ * Moves up to `request.limit` due pending rows to fetched under `leaseToken`, starting the first
+ * `request.startCount` of them; returns the stored rows claimed, in claim order (the caller copies
+ * them).
  */
 export function claimJobs(
   tables: Tables,
@@ -69,6 +70,11 @@ export function claimJobs(
     row.updatedAt = new Date(now);
     claimed.push(row);
   }
+  const startCount = Math.max(0, Math.floor(request.startCount ?? 0));
+  const leases = claimed
+    .slice(0, startCount)
+    .map((row) => ({ id: row.id, workerId: request.workerId, leaseToken }));
+  startJobs(tables, leases, now);
   return claimed;
 }
 

@@ -242,6 +242,7 @@ export class SqlStore implements Store {
     if ((queues !== null && queues.length === 0) || request.limit < 1) return [];
     const db = await this.db();
     const token = uuidv7();
+    const startCount = Math.max(0, Math.floor(request.startCount ?? 0));
     // Fast path: queues without a cap need no lock, so one autocommit statement claims them.
     const rows = await db.query<Row>(this.sql.claim, [
       request.workerId,
@@ -249,6 +250,7 @@ export class SqlStore implements Store {
       queues,
       token,
       false,
+      startCount,
     ]);
     const room = request.limit - rows.length;
     const capped = await this.cappedQueues(db);
@@ -257,7 +259,15 @@ export class SqlStore implements Store {
       const more = await db.transaction(async (tx) => {
         // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
         await tx.query(this.sql.claim_lock_capped_queues, [wanted]);
-        return tx.query<Row>(this.sql.claim, [request.workerId, room, wanted, token, true]);
+        const started = rows.filter((row) => Number(row.status) === 2).length;
+        return tx.query<Row>(this.sql.claim, [
+          request.workerId,
+          room,
+          wanted,
+          token,
+          true,
+          Math.max(0, startCount - started),
+        ]);
       });
       rows.push(...more);
     }

@@ -5,7 +5,9 @@
 --   then keep the best `limit` rows overall by priority desc, run_at, id.
 -- Parameters: $1 worker id (text), $2 limit (int), $3 queue names (text[]) or NULL for all,
 --   $4 lease token (text), $5 capped (boolean): false claims only from queues without a
---   maxWorkers cap, true only from capped ones.
+--   maxWorkers cap, true only from capped ones; $6 start count (int): the first $6 rows in claim
+--   order are started at once (processing, attempts + 1, started_at and heartbeat_at stamped)
+--   because the worker has a free slot for each; the rest are fetched.
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   Uncapped claims run alone, as one autocommit statement (the fast path: one round trip).
 --   Capped claims must run in a transaction right after claim_lock_capped_queues.
@@ -27,7 +29,8 @@ WITH eligible AS (
     AND ($3::text[] IS NULL OR q.name = ANY($3::text[]))
 ),
 picked AS (
-  SELECT c.id, c.priority, c.run_at
+  SELECT c.id, c.priority, c.run_at,
+         row_number() OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS rank
   FROM eligible e
   CROSS JOIN LATERAL (
     SELECT h.id, h.priority, h.run_at
@@ -44,7 +47,11 @@ picked AS (
 ),
 claimed AS (
   UPDATE :SCHEMA.jobs_hot h
-  SET status = 1, worker_id = $1::text, lease_token = $4::text, updated_at = now()
+  SET status = CASE WHEN p.rank <= $6::int THEN 2 ELSE 1 END,
+      attempts = h.attempts + CASE WHEN p.rank <= $6::int THEN 1 ELSE 0 END,
+      started_at = CASE WHEN p.rank <= $6::int THEN now() ELSE h.started_at END,
+      heartbeat_at = CASE WHEN p.rank <= $6::int THEN now() ELSE h.heartbeat_at END,
+      worker_id = $1::text, lease_token = $4::text, updated_at = now()
   FROM picked p
   WHERE h.id = p.id
   RETURNING h.*
