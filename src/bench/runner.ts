@@ -2,10 +2,10 @@
  * The bench runner: every selected workload for every selected system against one PostgreSQL
  * database, with progress on stderr, then the table (stdout) and, with `--json`, the document.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { adminPool, dropSchema, ensureDatabase, serverInfo } from './db.js';
 import { formatDetails, formatSkips, formatTable, toJson, type BenchReport } from './report.js';
 import { MissingPeerError, type SystemAdapter } from './systems/adapter.js';
@@ -191,7 +191,16 @@ function versions(): Record<string, string> {
     try {
       out[name] = (require(path) as { version: string }).version;
     } catch {
-      out[name] = 'not installed';
+      // A package whose exports hide package.json: find it above its entry point.
+      try {
+        let dir = dirname(require.resolve(name));
+        while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+        out[name] = (
+          JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }
+        ).version;
+      } catch {
+        out[name] = 'not installed';
+      }
     }
   };
   read('chokaq', '../../package.json');
