@@ -62,6 +62,7 @@ export class ChokaQEvents {
 
   /** Emits to every listener, logging listener errors. */
   emit<E extends ChokaQEventName>(event: E, payload: ChokaQEventMap[E]): void {
+    if (this.emitter.listenerCount(event) === 0) return; // the hot path: nobody listens
     for (const listener of this.emitter.listeners(event)) {
       try {
         (listener as (p: ChokaQEventMap[E]) => void)(payload);

@@ -242,12 +242,17 @@ export class Executor {
   private context(job: HotJob, signal: AbortSignal, skip: (reason: string) => void): JobContext {
     const { events, logger } = this.options;
     const base = { id: job.id, type: job.type, queue: job.queue };
+    let log: Logger | undefined;
     return {
       ...base,
       attempt: job.attempts,
       createdAt: job.createdAt,
       signal,
-      log: logger.child(`job:${job.type}`),
+      // Made on first use: most handlers never log, and a child logger per run costs.
+      get log(): Logger {
+        log ??= logger.child(`job:${job.type}`);
+        return log;
+      },
       skip,
       progress: (percent: number) => {
         const clamped = Math.min(100, Math.max(0, Number.isFinite(percent) ? percent : 0));

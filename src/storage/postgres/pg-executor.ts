@@ -1,7 +1,47 @@
 /** {@link Executor} over a `pg` pool: one pooled client per transaction, BEGIN/COMMIT/ROLLBACK. */
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { mapDriverError } from '../sql/errors.js';
-import { clientExecutor, type Executor } from '../sql/executor.js';
+import type { Executor } from '../sql/executor.js';
+
+const statementNames = new Map<string, string>();
+
+/**
+ * The statement as a named prepared statement: `pg` parses it once per connection, and
+ * PostgreSQL can reuse its plan instead of planning the claim and settle statements on every call.
+ */
+function prepared(sql: string, params: readonly unknown[]): pg.QueryConfig {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `chokaq_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    statementNames.set(sql, name);
+  }
+  return { name, text: sql, values: [...params] };
+}
+
+/** An executor over one checked-out client, inside a transaction this module opened. */
+function transactionExecutor(client: pg.PoolClient): Executor {
+  const executor: Executor = {
+    kind: 'postgres',
+    async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+      try {
+        return (await client.query(prepared(sql, params))).rows as R[];
+      } catch (error) {
+        throw mapDriverError(error);
+      }
+    },
+    async run(script: string): Promise<void> {
+      try {
+        await client.query(script);
+      } catch (error) {
+        throw mapDriverError(error);
+      }
+    },
+    transaction: <T>(fn: (tx: Executor) => Promise<T>): Promise<T> => fn(executor),
+    close: () => Promise.resolve(),
+  };
+  return executor;
+}
 
 /**
  * Wraps `pool`. `close()` ends the pool only when `ownsPool` is true.
@@ -13,7 +53,7 @@ export function pgExecutor(pool: pg.Pool, ownsPool = true): Executor {
     kind: 'postgres',
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
       try {
-        const result = await pool.query(sql, [...params]);
+        const result = await pool.query(prepared(sql, params));
         return result.rows as R[];
       } catch (error) {
         throw mapDriverError(error);
@@ -43,7 +83,7 @@ export function pgExecutor(pool: pg.Pool, ownsPool = true): Executor {
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const result = await fn(clientExecutor(client));
+        const result = await fn(transactionExecutor(client));
         await client.query('COMMIT');
         return result;
       } catch (error) {
