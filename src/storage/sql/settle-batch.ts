@@ -43,14 +43,18 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
       archive.length === 0
         ? null
         : [...lease(archive), archive.map((s) => s.durationMs), archive.map((s) => s.note ?? null)],
+    // In the parameter order of move_to_dlq.sql, lease-guarded.
     dead:
       dead.length === 0
         ? null
         : [
-            ...lease(dead),
+            dead.map((s) => s.lease.id),
+            dead.map((s) => HOT_STATE_CODE[s.from ?? 'processing']),
             dead.map((s) => FAILURE_REASON_CODE[s.reason]),
             dead.map((s) => s.error),
-            dead.map((s) => HOT_STATE_CODE[s.from ?? 'processing']),
+            dead.map(() => null),
+            dead.map((s) => s.lease.workerId),
+            dead.map((s) => s.lease.leaseToken),
           ],
     retry:
       retry.length === 0

@@ -306,7 +306,7 @@ export class SqlStore implements Store {
     const db = await this.db();
     const statements: [string, unknown[][] | null][] = [
       [this.sql.settle_archive, groups.archive],
-      [this.sql.settle_dead, groups.dead],
+      [this.sql.move_to_dlq, groups.dead],
       [this.sql.settle_retry, groups.retry],
       [this.sql.settle_release, groups.release],
     ];
@@ -521,6 +521,8 @@ export class SqlStore implements Store {
       moves.map((m) => m.reason),
       moves.map((m) => m.error),
       moves.map((m) => m.actor),
+      moves.map(() => null), // no lease guard: the caller locked and checked these rows
+      moves.map(() => null),
     ]);
     return new Map(rows.map((row) => [String(row.id), rescuedJobOf(row)]));
   }

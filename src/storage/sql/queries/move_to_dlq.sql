@@ -1,22 +1,26 @@
--- Purpose: move hot rows chosen by the caller → DLQ with a reason and error per row, with the
---   failed counter and the failure metric bucket (per reason) changed by exactly the rows moved;
---   lost_attempts is carried over. Shared by cancel and the rescue steps (not lease-guarded:
---   settle_dead is the worker's path).
--- Parameters (parallel arrays): $1 id text[], $2 expected status smallint[], $3 failure reason
---   code smallint[], $4 error text[], $5 last_modified_by text[] (NULL elements keep the row's).
--- Locking: the caller must already hold the row locks in this transaction (cancel_lock,
---   rescue_pick_*); stats_summary and metric_buckets rows are upserted once per key, in key
---   order, as settle_dead does, so concurrent settlers cannot deadlock on them.
+-- Purpose: move hot rows → DLQ with a reason and error per row, with the failed counter and the
+--   failure metric bucket (per reason) changed by exactly the rows moved; lost_attempts is
+--   carried over. The one statement behind every DLQ move: a worker's settle (lease-guarded),
+--   cancel and the rescue steps (their rows are already locked and checked).
+-- Parameters (parallel arrays): $1 id text[], $2 expected status smallint[] (0 pending,
+--   1 fetched, 2 processing), $3 failure reason code smallint[], $4 error text[],
+--   $5 last_modified_by text[] (NULL elements keep the row's), $6 worker id text[] and
+--   $7 lease token text[]: a row moves only while it still holds that lease; NULL elements (cancel
+--   and rescue, which locked the rows themselves) skip the lease guard.
+-- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
+--   once per key, in key order, so concurrent movers cannot deadlock on them.
 -- Returns: id, queue, type of each moved job.
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[])
-    AS t(id, from_status, reason, error, actor)
+  SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[],
+                       $6::text[], $7::text[])
+    AS t(id, from_status, reason, error, actor, worker_id, lease_token)
 ),
 moved AS (
   DELETE FROM :SCHEMA.jobs_hot h
   USING input i
   WHERE h.id = i.id
     AND h.status = i.from_status
+    AND (i.worker_id IS NULL OR (h.worker_id = i.worker_id AND h.lease_token = i.lease_token))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
             h.created_by, coalesce(i.actor, h.last_modified_by) AS last_modified_by,
             h.created_at, i.reason, i.error
