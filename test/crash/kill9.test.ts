@@ -159,8 +159,16 @@ describe.skipIf(!pgUp)('crash: SIGKILL of worker processes under load (PostgreSQ
     const elapsedMs = Date.now() - startedAt;
     expect(settled, `not settled within ${RUN_LIMIT_MS} ms: ${JSON.stringify(last)}`).toBe(true);
 
-    // The survivors stop gracefully (exit 0) once everything is settled.
+    // The survivors stop gracefully (exit 0) once everything is settled. A replacement spawned
+    // just now may still be starting: SIGTERM is only handled once it printed READY.
     const survivors = current.filter((c) => c.alive());
+    const readyBy = Date.now() + 30_000;
+    while (
+      survivors.some((c) => c.alive() && !c.stdout.includes('READY')) &&
+      Date.now() < readyBy
+    ) {
+      await sleep(POLL_MS);
+    }
     await killAll(survivors, 10_000);
     for (const child of survivors) {
       expect(await child.exited, `${child.name}: ${child.stderr}`).toEqual({
