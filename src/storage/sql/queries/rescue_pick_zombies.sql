@@ -8,8 +8,8 @@
 --   $3 opted-in type keys, lower-case (text[]), $4 their lost_attempts maximum (float8[]).
 -- Locking: FOR UPDATE OF the hot rows, SKIP LOCKED: a row a worker is settling or heartbeating
 --   right now is not a zombie this time; the locks are held until the rescue transaction ends.
---   The first age test uses the smallest timeout of any queue (an init plan), so it can scan
---   jobs_hot_alive_idx; the second applies each row's own timeout.
+--   Processing rows are found through the small partial jobs_hot_active_idx; the first age test
+--   uses the smallest timeout of any queue (an init plan), the second each row's own timeout.
 -- Returns: id, queue, type, cancel_requested_by, action ('cancel' | 'retry' | 'dead').
 WITH retry_types AS (
   SELECT * FROM unnest($3::text[], $4::float8[]) AS t(type_key, max_lost)

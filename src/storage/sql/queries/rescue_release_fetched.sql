@@ -1,8 +1,9 @@
 -- Purpose: rescue step (a): fetched rows not touched for the timeout go back to pending, with no
 --   worker and no lease. attempts and run_at are kept (no run happened).
 -- Parameters: $1 fetched timeout in ms (float8), $2 most rows to move (int).
--- Locking: FOR UPDATE SKIP LOCKED on the stale rows, oldest first (jobs_hot_fetched_idx): a row
---   a worker is starting or releasing right now is left to the worker.
+-- Locking: FOR UPDATE SKIP LOCKED on the stale rows, oldest first (found through the small
+--   partial jobs_hot_active_idx over fetched + processing rows): a row a worker is starting or
+--   releasing right now is left to the worker.
 -- Returns: id of each released job.
 WITH stale AS (
   SELECT h.id
