@@ -13,6 +13,8 @@ const MAX_ROUNDS = 5;
 /** The two statements the algorithm needs, bound to a schema. */
 export interface EnqueueStatements {
   enqueue: string;
+  /** The cheaper insert for batches without idempotency keys. */
+  plain: string;
   holders: string;
 }
 
@@ -43,12 +45,16 @@ export async function enqueueJobs(
   statements: EnqueueStatements,
   jobs: readonly NewJob[],
 ): Promise<EnqueueResult[]> {
+  if (jobs.every((job) => job.idempotencyKey === null)) {
+    await insert(db, statements.plain, plainParams(jobs));
+    return jobs.map((job) => ({ id: job.id, created: true }));
+  }
   const results: (EnqueueResult | undefined)[] = new Array<EnqueueResult | undefined>(jobs.length);
   let todo = jobs.map((_, index) => index);
   for (let round = 0; round < MAX_ROUNDS && todo.length > 0; round++) {
     const batch = todo.map((index) => jobs[index] as NewJob);
     const inserted = new Set(
-      (await insert(db, statements.enqueue, batch)).map((row) => String(row.id)),
+      (await insert(db, statements.enqueue, enqueueParams(batch))).map((row) => String(row.id)),
     );
     const skipped: number[] = [];
     for (const index of todo) {
@@ -84,13 +90,23 @@ export async function enqueueJobs(
   return results as EnqueueResult[];
 }
 
-async function insert(
-  db: Executor,
-  sql: string,
-  jobs: readonly NewJob[],
-): Promise<{ id: unknown }[]> {
+/** The parallel array parameters of `enqueue_plain.sql`, in order. */
+function plainParams(jobs: readonly NewJob[]): unknown[] {
+  return [
+    jobs.map((j) => j.id),
+    jobs.map((j) => j.queue),
+    jobs.map((j) => j.type),
+    jobs.map((j) => j.payload),
+    jobs.map((j) => j.priority),
+    jobs.map((j) => Math.max(0, j.delayMs)),
+    jobs.map((j) => j.tags),
+    jobs.map((j) => j.createdBy),
+  ];
+}
+
+async function insert(db: Executor, sql: string, params: unknown[]): Promise<{ id: unknown }[]> {
   try {
-    return await db.query<{ id: unknown }>(sql, enqueueParams(jobs));
+    return await db.query<{ id: unknown }>(sql, params);
   } catch (error) {
     if (errorCode(error) === '23505' && errorConstraint(error)?.endsWith('_pkey') === true) {
       throw new ChokaQError('CHOKAQ_DUPLICATE_JOB_ID', 'A job with this id is already active.', {

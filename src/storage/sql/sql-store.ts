@@ -213,7 +213,15 @@ export class SqlStore implements Store {
 
   /** Runs the enqueue algorithm on `db` (the pool, or a caller's transaction). */
   protected enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
-    return enqueueJobs(db, { enqueue: this.sql.enqueue, holders: this.sql.enqueue_holders }, jobs);
+    return enqueueJobs(
+      db,
+      {
+        enqueue: this.sql.enqueue,
+        plain: this.sql.enqueue_plain,
+        holders: this.sql.enqueue_holders,
+      },
+      jobs,
+    );
   }
 
   async listen(onWake: (queue: string) => void): Promise<Unlisten> {

@@ -1,0 +1,25 @@
+-- Purpose: bulk insert of new jobs none of which has an idempotency key (the common case): the
+--   same insert as enqueue.sql without the conflict arbiter, ordering and RETURNING, so a batch
+--   costs less on both sides. Ensures a queues row per distinct queue.
+-- Parameters (parallel arrays, one element per job): $1 id text[], $2 queue text[],
+--   $3 type text[], $4 payload text[], $5 priority int[], $6 delay_ms float8[], $7 tags text[],
+--   $8 created_by text[].
+-- Locking: row inserts only; queue rows inserted in name order (no deadlocks between batches).
+--   A duplicate id raises 23505 on jobs_hot_pkey and nothing is written.
+-- Returns: nothing; every row was inserted when the statement succeeds.
+WITH input AS (
+  SELECT *
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::float8[],
+              $7::text[], $8::text[])
+    AS t(id, queue, type, payload, priority, delay_ms, tags, created_by)
+),
+ensure_queues AS (
+  INSERT INTO :SCHEMA.queues (name, updated_at)
+  SELECT DISTINCT queue, now() FROM input ORDER BY 1
+  ON CONFLICT (name) DO NOTHING
+)
+INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, priority, status, attempts, run_at,
+                              created_at, updated_at, created_by)
+SELECT id, queue, type, payload, tags, priority, 0, 0,
+       now() + delay_ms * interval '1 millisecond', now(), now(), created_by
+FROM input
