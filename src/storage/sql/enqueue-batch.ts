@@ -90,18 +90,11 @@ export async function enqueueJobs(
   return results as EnqueueResult[];
 }
 
-/** The parallel array parameters of `enqueue_plain.sql`, in order. */
+/** The parameters of `enqueue_plain.sql`: those of `enqueue.sql` without the idempotency keys. */
 function plainParams(jobs: readonly NewJob[]): unknown[] {
-  return [
-    jobs.map((j) => j.id),
-    jobs.map((j) => j.queue),
-    jobs.map((j) => j.type),
-    jobs.map((j) => j.payload),
-    jobs.map((j) => j.priority),
-    jobs.map((j) => Math.max(0, j.delayMs)),
-    jobs.map((j) => j.tags),
-    jobs.map((j) => j.createdBy),
-  ];
+  const params = enqueueParams(jobs);
+  params.splice(6, 1);
+  return params;
 }
 
 async function insert(db: Executor, sql: string, params: unknown[]): Promise<{ id: unknown }[]> {
