@@ -47,11 +47,6 @@ export class Slots {
     this.wake();
   }
 
-  /** Resolves when at least one slot is free (does not take it). */
-  async whenFree(): Promise<void> {
-    while (this.free === 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
   /** Resolves once no slot is in use. */
   async idle(): Promise<void> {
     while (this.used > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));

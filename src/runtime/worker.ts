@@ -56,7 +56,6 @@ export class Worker {
   private paused = new Set<string>();
   private pausedReadAt = 0;
   private waitingForSlots = false;
-  private lastActivityMs = 0;
   /** Settlements allowed to wait in the completer before claiming pauses. */
   private readonly backlogLimit: number;
 
@@ -84,11 +83,6 @@ export class Worker {
   /** Current concurrency. */
   get concurrency(): number {
     return this.slots.capacity;
-  }
-
-  /** Last time (ms) the fetch loop was alive; feeds health checks. */
-  get lastHeartbeatMs(): number {
-    return this.lastActivityMs;
   }
 
   /** Starts the fetch loop and subscribes to wake-ups. */
@@ -150,7 +144,6 @@ export class Worker {
       this.options;
     let errorBackoff = CLAIM_ERROR_BACKOFF_MS;
     while (!this.stopping) {
-      this.lastActivityMs = this.options.clock.now();
       if (completer.backlog >= this.backlogLimit) {
         // Settlements are piling up (slow database): finish writing them before running more.
         await this.wakeup.wait(BACKLOG_WAIT_MS);
