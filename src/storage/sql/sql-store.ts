@@ -261,9 +261,10 @@ export class SqlStore implements Store {
       startCount,
     ]);
     const room = request.limit - rows.length;
+    if (room <= 0) return rows.map(hotJobOf);
     const capped = await this.cappedQueues(db);
     const wanted = queues === null ? capped : capped.filter((name) => queues.includes(name));
-    if (room > 0 && wanted.length > 0) {
+    if (wanted.length > 0) {
       const more = await db.transaction(async (tx) => {
         // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
         await tx.query(this.sql.claim_lock_capped_queues, [wanted]);
