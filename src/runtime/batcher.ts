@@ -27,15 +27,23 @@ export class Batcher<T, R> {
   private queue: Pending<T, R>[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private running: Promise<void> | undefined;
+  private inFlight = 0;
+  private waiters: { most: number; resolve(): void }[] = [];
 
   constructor(options: BatcherOptions<T, R>) {
     this.run = (items) => options.run(items);
     this.maxBatch = options.maxBatch ?? 500;
   }
 
-  /** Items waiting for a batch. */
-  get backlog(): number {
-    return this.queue.length;
+  /** Items not yet done: waiting plus in the batch being run. */
+  get unfinished(): number {
+    return this.queue.length + this.inFlight;
+  }
+
+  /** Resolves once at most `most` items are unfinished (at once if that holds now). */
+  whenAtMost(most: number): Promise<void> {
+    if (this.unfinished <= most) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ most, resolve }));
   }
 
   /** Adds an item; resolves with its result once its batch ran. */
@@ -68,10 +76,21 @@ export class Batcher<T, R> {
     this.scheduled = undefined;
     if (this.running || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.maxBatch);
+    this.inFlight = batch.length;
     this.running = this.execute(batch).finally(() => {
       this.running = undefined;
+      this.inFlight = 0;
+      this.wakeWaiters();
       if (this.queue.length > 0) this.schedule();
     });
+  }
+
+  private wakeWaiters(): void {
+    const unfinished = this.unfinished;
+    const ready = this.waiters.filter((w) => w.most >= unfinished);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.most < unfinished);
+    for (const waiter of ready) waiter.resolve();
   }
 
   private async execute(batch: Pending<T, R>[]): Promise<void> {

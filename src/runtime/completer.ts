@@ -33,9 +33,14 @@ export class Completer {
     });
   }
 
-  /** Settlements waiting for their batch. */
-  get backlog(): number {
-    return this.batcher.backlog;
+  /** Settlements not yet written: waiting for their batch or in the one being written. */
+  get unsettled(): number {
+    return this.batcher.unfinished;
+  }
+
+  /** Resolves once at most `most` settlements are unsettled. */
+  whenUnsettledAtMost(most: number): Promise<void> {
+    return this.batcher.whenAtMost(most);
   }
 
   /** Queues a settlement; resolves `true` if it applied, `false` on a lease conflict. */

@@ -34,8 +34,6 @@ export interface WorkerOptions {
 
 /** How often the paused-queue list is re-read while working, in ms. */
 const PAUSE_REFRESH_MS = 1000;
-/** How long the fetch loop waits while the completer's backlog is over its limit, in ms. */
-const BACKLOG_WAIT_MS = 10;
 /** Back-off after a failed claim, in ms; doubles up to the cap. */
 const CLAIM_ERROR_BACKOFF_MS = 250;
 const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
@@ -56,12 +54,9 @@ export class Worker {
   private paused = new Set<string>();
   private pausedReadAt = 0;
   private waitingForSlots = false;
-  /** Settlements allowed to wait in the completer before claiming pauses. */
-  private readonly backlogLimit: number;
 
   constructor(private readonly options: WorkerOptions) {
     this.slots = new Slots(options.concurrency);
-    this.backlogLimit = Math.max(1000, 4 * (options.concurrency + options.prefetch));
     this.starter = new Batcher({
       run: async (leases) => {
         const started = new Map((await options.store.start(leases)).map((job) => [job.id, job]));
@@ -140,15 +135,9 @@ export class Worker {
   }
 
   private async fetchLoop(): Promise<void> {
-    const { store, workerId, queues, pollIntervalMs, prefetch, logger, events, completer } =
-      this.options;
+    const { store, workerId, queues, pollIntervalMs, prefetch, logger, events } = this.options;
     let errorBackoff = CLAIM_ERROR_BACKOFF_MS;
     while (!this.stopping) {
-      if (completer.backlog >= this.backlogLimit) {
-        // Settlements are piling up (slow database): finish writing them before running more.
-        await this.wakeup.wait(BACKLOG_WAIT_MS);
-        continue;
-      }
       const room = this.slots.free + prefetch - this.buffer.length;
       // Claim in worthwhile batches: wait until a quarter of the window is free, unless idle.
       const minimum =
@@ -204,9 +193,15 @@ export class Worker {
     }
   }
 
-  /** Runs a job in a slot already taken, and frees the slot when the handler is done. */
+  /**
+   * Runs a job in a slot already taken, and frees the slot when the handler is done, its
+   * settlement still being written behind. To bound what a crash can re-run (the runs in flight
+   * plus the unwritten settlements, at most twice the concurrency), the slot is held while more
+   * than `concurrency` settlements are unwritten.
+   */
   private launch(job: HotJob, startedByClaim: boolean): void {
-    void this.runOne(job, startedByClaim).finally(() => {
+    void this.runOne(job, startedByClaim).finally(async () => {
+      await this.options.completer.whenUnsettledAtMost(this.slots.capacity);
       this.slots.release();
       this.dispatch();
       if (this.waitingForSlots) this.wakeup.notify();

@@ -2,7 +2,8 @@
  * Crash proof with real processes: two worker processes drain 5,000 jobs from PostgreSQL while
  * the test SIGKILLs a random one every 1–3 s and starts a replacement. Every job must end exactly
  * once (archive or DLQ, never both, none lost), and every re-execution must be explained by a
- * kill: the at-least-once window of a crash is the jobs running in the killed process.
+ * kill: the at-least-once window of a crash is the jobs running in the killed process plus its
+ * finished runs whose settlements were not yet written.
  *
  * The job type opts in to `retryZombies`, so the killed runs come back through zombie rescue
  * (heartbeat 200 ms, zombie timeout 1.5 s, rescue every 300 ms). Each handler run INSERTs
@@ -33,8 +34,13 @@ const JOBS = 5000;
 /** Jobs become due over this span, so there is always work in flight when a kill lands. */
 const SPREAD_MS = 14_000;
 const WORKERS = 2;
-/** Concurrency of each worker (see the fixture): a kill loses at most this many runs. */
+/** Concurrency of each worker (see the fixture). */
 const CONCURRENCY = 8;
+/**
+ * Most runs a kill can lose: the handlers in flight plus the settlements not yet written, which
+ * the worker keeps at or under `concurrency` before it frees a finished run's slot.
+ */
+const MAX_LOST_PER_KILL = 2 * CONCURRENCY;
 const MIN_KILLS = 4;
 const MAX_KILLS = 40;
 /** The drain (kills included) must finish within this long after the workers started. */
@@ -212,7 +218,7 @@ describe.skipIf(!pgUp)('crash: SIGKILL of worker processes under load (PostgreSQ
     expect(archived.filter((r) => r.attempts !== 1)).toEqual([]);
 
     // Re-executions: every run but a job's last was made by a process we killed, and a killed
-    // process loses at most its concurrency's worth of runs.
+    // process loses at most MAX_LOST_PER_KILL runs.
     const reExecuted = [...runsOf].filter(([, pids]) => pids.length > 1);
     const unexplained = reExecuted.filter(([, pids]) =>
       pids.slice(0, -1).some((pid) => !killed.has(pid)),
@@ -223,11 +229,11 @@ describe.skipIf(!pgUp)('crash: SIGKILL of worker processes under load (PostgreSQ
       for (const pid of pids.slice(0, -1)) lostPerPid.set(pid, (lostPerPid.get(pid) ?? 0) + 1);
     }
     for (const [pid, lost] of lostPerPid) {
-      expect(lost, `runs lost by killed pid ${pid}`).toBeLessThanOrEqual(CONCURRENCY);
+      expect(lost, `runs lost by killed pid ${pid}`).toBeLessThanOrEqual(MAX_LOST_PER_KILL);
     }
     const extraRuns = executions.length - runsOf.size;
     expect(extraRuns).toBe(reExecuted.reduce((sum, [, pids]) => sum + pids.length - 1, 0));
-    expect(extraRuns).toBeLessThanOrEqual(killed.size * CONCURRENCY);
+    expect(extraRuns).toBeLessThanOrEqual(killed.size * MAX_LOST_PER_KILL);
 
     // Zombies that ran again carry their lost runs; a lost run is refunded, never counted.
     const lostOf = new Map(archived.map((r) => [r.id, r.lost_attempts]));

@@ -54,15 +54,15 @@ describe('Batcher', () => {
     expect(batches).toEqual([[1, 2]]);
   });
 
-  it('does not run before the first item arrives and reports the backlog', async () => {
+  it('does not run before the first item arrives and counts unfinished items', async () => {
     const { batches, run } = recorder();
     const batcher = new Batcher<number, number>({ run });
-    expect(batcher.backlog).toBe(0);
+    expect(batcher.unfinished).toBe(0);
     const pending = batcher.add(5);
-    expect(batcher.backlog).toBe(1);
+    expect(batcher.unfinished).toBe(1);
     expect(batches).toEqual([]);
     await within(pending);
-    expect(batcher.backlog).toBe(0);
+    expect(batcher.unfinished).toBe(0);
   });
 
   it('splits at maxBatch, keeping order', async () => {
@@ -98,7 +98,7 @@ describe('Batcher', () => {
     // give a second batch every chance to start early: it must not
     await new Promise((r) => setTimeout(r, 20));
     expect(gates).toHaveLength(1);
-    expect(batcher.backlog).toBe(2);
+    expect(batcher.unfinished).toBe(4); // two in the running batch, two waiting
     gates[0]?.resolve();
     await within(Promise.all([a, b]));
     await vi.waitFor(() => expect(gates).toHaveLength(2), { timeout: 1000, interval: 1 });
@@ -171,7 +171,36 @@ describe('Batcher', () => {
     // item callbacks run in the microtasks right after their batch; one more turn flushes them
     await Promise.resolve();
     expect(settled.sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(batcher.backlog).toBe(0);
+    expect(batcher.unfinished).toBe(0);
+  });
+
+  it('resolves whenAtMost only once enough batches have finished', async () => {
+    const gates: { resolve(): void }[] = [];
+    const batcher = new Batcher<number, number>({
+      maxBatch: 2,
+      run: async (items) => {
+        const gate = deferred();
+        gates.push(gate);
+        await gate.promise;
+        return items;
+      },
+    });
+    const items = [1, 2, 3, 4].map((n) => batcher.add(n));
+    await within(batcher.whenAtMost(4)); // holds already
+    let atMostTwo = false;
+    let atMostZero = false;
+    void batcher.whenAtMost(2).then(() => (atMostTwo = true));
+    void batcher.whenAtMost(0).then(() => (atMostZero = true));
+    await vi.waitFor(() => expect(gates).toHaveLength(1), { timeout: 1000, interval: 1 });
+    await new Promise((r) => setTimeout(r, 10));
+    expect([atMostTwo, atMostZero]).toEqual([false, false]);
+    gates[0]?.resolve();
+    await vi.waitFor(() => expect(atMostTwo).toBe(true), { timeout: 1000, interval: 1 });
+    expect(atMostZero).toBe(false);
+    await vi.waitFor(() => expect(gates).toHaveLength(2), { timeout: 1000, interval: 1 });
+    gates[1]?.resolve();
+    await vi.waitFor(() => expect(atMostZero).toBe(true), { timeout: 1000, interval: 1 });
+    await within(Promise.all(items));
   });
 
   it('drain flushes at once without waiting for the scheduled flush', async () => {
