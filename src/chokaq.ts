@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { resolveConfig, type ChokaQOptions, type ResolvedConfig } from './config.js';
 import { ChokaQError } from './errors.js';
 import { parsePayload, type JobDefinition } from './job/define-job.js';
@@ -89,7 +88,6 @@ export class ChokaQ {
   private readonly inserter = new Batcher<NewJob, EnqueueResult>({
     run: (rows) => this.insertBatch(rows),
   });
-  private readonly shutdown = new AbortController();
   private readonly executor: Executor;
   private readonly runs = new ActiveRuns();
   private readonly counts: Readonly<EngineCounters>;
@@ -105,8 +103,6 @@ export class ChokaQ {
     this.config = resolveConfig(options);
     this.registry = new JobRegistry(this.config.jobs);
     this.events = new ChokaQEvents(this.config.logger.child('events'));
-    // Every running job listens for shutdown; that is one listener per slot, not a leak.
-    setMaxListeners(0, this.shutdown.signal);
     this.counts = countEvents(this.events);
     this.completer = new Completer({
       store: this.config.storage,
@@ -123,7 +119,6 @@ export class ChokaQ {
       events: this.events,
       logger: this.config.logger.child('executor'),
       clock: this.config.clock,
-      shutdown: this.shutdown.signal,
       runs: this.runs,
       abortGraceMs: this.config.abortGraceMs,
     });
@@ -287,7 +282,7 @@ export class ChokaQ {
         this.config.logger.warn('grace period over; aborting running jobs', {
           running: stillRunning,
         });
-        this.shutdown.abort();
+        for (const run of this.runs.all()) run.abort('shutdown', 'Worker shutdown');
         const settled = await Promise.race([
           this.worker.idle().then(() => true),
           new Promise<boolean>((resolve) =>

@@ -40,7 +40,12 @@ export interface ChokaQOptions {
   worker?: boolean;
   /** Jobs run at once in this process; change later with `setConcurrency`. Default: `10`. */
   concurrency?: number;
-  /** Jobs claimed ahead of free slots, so a freed slot starts the next job without a round trip. Default: `concurrency`. */
+  /**
+   * Jobs claimed ahead of free slots, so a freed slot starts the next job without waiting for a
+   * claim. Each prefetched job costs one more write (its start), so it pays only when the
+   * database is far away; nearby, claims that start jobs in free slots at once are faster.
+   * Default: `0`.
+   */
   prefetch?: number;
   /** Idle poll interval (wake-ups usually come sooner through notifications). Default: `'1s'`. */
   pollInterval?: Duration;
@@ -131,7 +136,7 @@ export function resolveConfig(options: ChokaQOptions): ResolvedConfig {
       `concurrency must be an integer ≥ 1, got ${concurrency}`,
     );
   }
-  const prefetch = options.prefetch ?? concurrency;
+  const prefetch = options.prefetch ?? 0;
   if (!Number.isInteger(prefetch) || prefetch < 0) {
     throw new ChokaQError(
       'CHOKAQ_INVALID_CONFIG',

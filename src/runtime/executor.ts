@@ -30,9 +30,7 @@ export interface ExecutorOptions {
   events: ChokaQEvents;
   logger: Logger;
   clock: Clock;
-  /** Aborted when the engine stops waiting for running handlers. */
-  shutdown: AbortSignal;
-  /** Registry of runs in progress, shared with the heartbeater and local cancels. */
+  /** Registry of runs in progress, shared with the heartbeater, local cancels and shutdown. */
   runs: ActiveRuns;
   /** How long an aborted handler may take to return before it is abandoned, in ms. */
   abortGraceMs: number;
@@ -77,19 +75,22 @@ export class Executor {
    * settlement is still being written (the completer batches it; `stop()` drains it). Never throws.
    */
   async run(job: HotJob, lease: Lease): Promise<RunOutcome> {
-    const { clock, shutdown, runs } = this.options;
+    const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
     const controller = new AbortController();
+    const grace = new GraceTimer(this.options.abortGraceMs);
+    // Every abort goes through here (timeout, cancel, lost lease, heartbeat, shutdown), so the
+    // grace period starts without a listener on the signal.
     const run: ActiveRun = {
       job,
       lease,
       abort: (why, message) => {
-        if (!controller.signal.aborted) controller.abort(new RunAborted(why, message));
+        if (controller.signal.aborted) return;
+        controller.abort(new RunAborted(why, message));
+        grace.start();
       },
     };
     runs.add(run);
-    const onShutdown = (): void => run.abort('shutdown', 'Worker shutdown');
-    shutdown.addEventListener('abort', onShutdown, { once: true });
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
     const timer = setTimeout(
@@ -100,7 +101,7 @@ export class Executor {
     let note: string | undefined;
     const ctx = this.context(job, controller.signal, (reason) => (note = reason));
     try {
-      const result = await this.call(job, definition, ctx, controller.signal);
+      const result = await this.call(job, definition, ctx, grace);
       const aborted: unknown = controller.signal.reason;
       const cause = aborted instanceof RunAborted ? aborted : undefined;
       if (result.done && result.error === undefined) {
@@ -147,17 +148,17 @@ export class Executor {
       return classifyFailure(error).kind === 'fatal' ? 'neutral' : 'failed';
     } finally {
       clearTimeout(timer);
-      shutdown.removeEventListener('abort', onShutdown);
+      grace.clear();
       runs.delete(job.id);
     }
   }
 
-  /** Runs the handler; once the signal aborts, waits at most `abortGraceMs` for it to return. */
+  /** Runs the handler; once the run is aborted, waits at most the grace period for it to return. */
   private async call(
     job: HotJob,
     definition: AnyJobDefinition | undefined,
     ctx: JobContext,
-    signal: AbortSignal,
+    grace: GraceTimer,
   ): Promise<CallResult> {
     const work = this.invoke(job, definition, ctx).then(
       (): CallResult => ({ done: true }),
@@ -166,19 +167,7 @@ export class Executor {
         error: error ?? new Error('handler threw undefined'),
       }),
     );
-    let graceTimer: NodeJS.Timeout | undefined;
-    let startGrace: (() => void) | undefined;
-    const abandoned = new Promise<CallResult>((resolve) => {
-      startGrace = (): void => {
-        graceTimer = setTimeout(() => resolve({ done: false }), this.options.abortGraceMs);
-      };
-      if (signal.aborted) startGrace();
-      else signal.addEventListener('abort', startGrace, { once: true });
-    });
-    const result = await Promise.race([work, abandoned]);
-    // The run is over either way: no grace timer may outlive it (it would hold the process open).
-    if (startGrace) signal.removeEventListener('abort', startGrace);
-    clearTimeout(graceTimer);
+    const result = await Promise.race([work, grace.expired]);
     if (!result.done) {
       this.options.logger.error('handler ignored its abort signal; abandoning it', {
         id: job.id,
@@ -316,5 +305,30 @@ export class Executor {
 
   private policyOf(definition: AnyJobDefinition | undefined): RetryPolicy {
     return (definition && this.policies.get(definition)) ?? this.options.retry;
+  }
+}
+
+/**
+ * The grace period of an aborted run: `expired` resolves `abortGraceMs` after `start()`, unless
+ * `clear()` came first (the run is over; no timer may outlive it and hold the process open).
+ */
+class GraceTimer {
+  readonly expired: Promise<CallResult>;
+  private resolve: ((result: CallResult) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ms: number) {
+    this.expired = new Promise((resolve) => (this.resolve = resolve));
+  }
+
+  start(): void {
+    if (this.timer || !this.resolve) return;
+    const resolve = this.resolve;
+    this.timer = setTimeout(() => resolve({ done: false }), this.ms);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.resolve = undefined;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * ChokaQ under test, on both providers. Users' settings: a typed job definition, concurrency 32,
- * default prefetch (= concurrency), default poll interval, pool, batching and notify debounce.
+ * default prefetch (0), default poll interval, pool, batching and notify debounce.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
@@ -49,7 +49,7 @@ export class ChokaQAdapter implements SystemAdapter {
     this.inProcessWorkers = system === 'chokaq-embedded';
     this.settings = {
       concurrency: String(options.concurrency),
-      prefetch: 'default (= concurrency)',
+      prefetch: 'default (0)',
       pollInterval: 'default (1s; wake-ups by NOTIFY, debounced per queue)',
       storage:
         system === 'chokaq-postgres'

@@ -45,15 +45,20 @@ picked AS (
   ORDER BY c.priority DESC, c.run_at, c.id
   LIMIT $2::int
 ),
+started AS (
+  SELECT array_agg(id) AS ids FROM picked WHERE rank <= $6::int
+),
 claimed AS (
+  -- Rows by primary key from an array, not a join with picked: the cached generic plan then
+  -- stays an index lookup however many rows the planner guesses picked holds.
   UPDATE :SCHEMA.jobs_hot h
-  SET status = CASE WHEN p.rank <= $6::int THEN 2 ELSE 1 END,
-      attempts = h.attempts + CASE WHEN p.rank <= $6::int THEN 1 ELSE 0 END,
-      started_at = CASE WHEN p.rank <= $6::int THEN now() ELSE h.started_at END,
-      heartbeat_at = CASE WHEN p.rank <= $6::int THEN now() ELSE h.heartbeat_at END,
+  SET status = CASE WHEN h.id = ANY(s.ids) THEN 2 ELSE 1 END,
+      attempts = h.attempts + CASE WHEN h.id = ANY(s.ids) THEN 1 ELSE 0 END,
+      started_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.started_at END,
+      heartbeat_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.heartbeat_at END,
       worker_id = $1::text, lease_token = $4::text, updated_at = now()
-  FROM picked p
-  WHERE h.id = p.id
+  FROM started s
+  WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING h.*
 )
 SELECT * FROM claimed ORDER BY priority DESC, run_at, id
