@@ -1,0 +1,70 @@
+/**
+ * The claim statement's plan on PostgreSQL, under both plans a prepared statement can get: a
+ * custom plan (parameters known) and the cached generic plan PostgreSQL may switch to after a few
+ * executions. Either way the claim must read candidates through `jobs_hot_fetch_idx` and update
+ * rows through the primary key, never scan the whole hot table.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/index.js';
+import { postgres } from '../../src/storage/postgres/index.js';
+import { QUERIES } from '../../src/storage/sql/generated.js';
+import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+
+const pgUp = await postgresAvailable();
+const ROWS = 20_000;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** Every node of a plan tree, depth first. */
+function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+}
+
+describe.skipIf(!pgUp)('claim plan (PostgreSQL)', () => {
+  const schema = uniqueSchema('plan');
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
+    await store.open();
+    await store.close();
+    db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('plan')`);
+    await db.query(
+      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at)
+       SELECT 'j' || lpad(g::text, 8, '0'), 'plan', 'plan.job', '{}', now() - interval '1 s'
+       FROM generate_series(1, $1::int) AS g`,
+      [ROWS],
+    );
+    await db.query(`ANALYZE "${schema}".jobs_hot, "${schema}".queues`);
+    await db.query(`PREPARE claim_plan AS ${QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`)}`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await dropSchema(schema);
+  });
+
+  it.each(['force_custom_plan', 'force_generic_plan'])(
+    'uses the fetch index and the primary key under %s',
+    async (mode) => {
+      await db.query(`SET plan_cache_mode = ${mode}`);
+      const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', false, 32)`,
+      );
+      const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
+      const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
+      expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+      const indexes = onHot.map((n) => n['Index Name']);
+      expect(indexes).toContain('jobs_hot_fetch_idx');
+      expect(indexes).toContain('jobs_hot_pkey');
+    },
+  );
+});
