@@ -156,7 +156,7 @@ export class Worker {
       const reserved = this.circuitsClosed() ? this.reserveFreeSlots() : 0;
       let claimed: HotJob[];
       try {
-        await this.refreshPaused();
+        this.refreshPaused();
         claimed = await store.claim({ workerId, limit: room, queues, startCount: reserved });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
       } catch (error) {
@@ -287,12 +287,25 @@ export class Worker {
     );
   }
 
-  private async refreshPaused(): Promise<void> {
+  /**
+   * Re-reads the paused queues at most once per refresh interval, in the background: the claim
+   * itself skips paused queues, so the set only holds back claimed jobs of a queue paused since,
+   * and no claim should wait a round trip for it.
+   */
+  private refreshPaused(): void {
     const now = this.options.clock.now();
     if (now - this.pausedReadAt < PAUSE_REFRESH_MS) return;
     this.pausedReadAt = now;
-    const queues = await this.options.store.listQueues();
-    this.paused = new Set(queues.filter((q) => q.paused || !q.active).map((q) => q.name));
+    this.options.store.listQueues().then(
+      (queues) => {
+        this.paused = new Set(queues.filter((q) => q.paused || !q.active).map((q) => q.name));
+      },
+      (error: unknown) => {
+        if (!this.stopping) {
+          this.options.logger.warn('could not re-read paused queues', { error: String(error) });
+        }
+      },
+    );
   }
 
   private async releaseBuffered(): Promise<void> {

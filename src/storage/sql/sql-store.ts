@@ -287,13 +287,23 @@ export class SqlStore implements Store {
    * Names of capped queues, re-read at most every {@link CAPPED_QUEUES_TTL_MS}. Exactness does not
    * depend on this cache: the fast path reads caps from its own snapshot and skips capped
    * queues, so a cap set elsewhere is honoured at once; the cache only decides whether to take
-   * the locked path, so a new capped queue may wait one refresh before its jobs are claimed.
+   * the locked path, so a new capped queue may wait one refresh (made in the background, never
+   * in a claim's way) before its jobs are claimed.
    */
   private async cappedQueues(db: Executor): Promise<string[]> {
     const now = Date.now();
-    if (!this.capped || now - this.capped.readAt > CAPPED_QUEUES_TTL_MS) {
+    const read = async (): Promise<string[]> => {
       const rows = await db.query<{ name: unknown }>(this.sql.capped_queues, []);
       this.capped = { names: rows.map((row) => String(row.name)), readAt: now };
+      return this.capped.names;
+    };
+    if (!this.capped) return read();
+    if (now - this.capped.readAt > CAPPED_QUEUES_TTL_MS) {
+      // Stale: answer from the cache and re-read in the background, so no claim waits for it.
+      this.capped.readAt = now;
+      read().catch((error: unknown) => {
+        this.logger.warn('could not re-read capped queues', { error: String(error) });
+      });
     }
     return this.capped.names;
   }
