@@ -9,6 +9,7 @@
 --   order are started at once (processing, attempts + 1, started_at and heartbeat_at stamped)
 --   because the worker has a free slot for each; the rest are fetched.
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
+--   The transaction commits with synchronous_commit off (see the final SELECT).
 --   Uncapped claims run alone, as one autocommit statement (the fast path: one round trip).
 --   Capped claims must run in a transaction right after claim_lock_capped_queues.
 -- Returns: the claimed rows, in claim order.
@@ -61,4 +62,9 @@ claimed AS (
   WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING h.*
 )
-SELECT * FROM claimed ORDER BY priority DESC, run_at, id
+-- A claim need not wait for its WAL flush: one lost in a server crash leaves its jobs pending,
+-- and any later synchronous commit (a settle) flushes it first. Only this transaction is async.
+SELECT c.*
+FROM claimed c
+CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+ORDER BY c.priority DESC, c.run_at, c.id

@@ -1,8 +1,14 @@
 /**
- * The claim statement's plan on PostgreSQL, under both plans a prepared statement can get: a
- * custom plan (parameters known) and the cached generic plan PostgreSQL may switch to after a few
- * executions. Either way the claim must read candidates through `jobs_hot_fetch_idx` and update
- * rows through the primary key, never scan the whole hot table.
+ * The claim statement on PostgreSQL.
+ *
+ * Its plan, under both plans a prepared statement can get — a custom plan (parameters known) and
+ * the cached generic plan PostgreSQL may switch to after a few executions — must read candidates
+ * through `jobs_hot_fetch_idx` and update rows through the primary key, never scan the whole hot
+ * table.
+ *
+ * It commits with `synchronous_commit` off for its own transaction only: the session setting
+ * must be back to `on` afterwards, or a later enqueue on the same pooled connection would lose
+ * its durability.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +32,7 @@ function nodesOf(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 }
 
-describe.skipIf(!pgUp)('claim plan (PostgreSQL)', () => {
+describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   const schema = uniqueSchema('plan');
   let db: pg.Client;
 
@@ -67,4 +73,22 @@ describe.skipIf(!pgUp)('claim plan (PostgreSQL)', () => {
       expect(indexes).toContain('jobs_hot_pkey');
     },
   );
+
+  it('turns synchronous_commit off for its own transaction only', async () => {
+    await db.query('RESET plan_cache_mode');
+    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2)`);
+    expect(claimed.rowCount).toBe(2);
+    expect((await db.query('SHOW synchronous_commit')).rows).toEqual([
+      { synchronous_commit: 'on' },
+    ]);
+    await db.query('BEGIN');
+    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0)`);
+    expect((await db.query('SHOW synchronous_commit')).rows).toEqual([
+      { synchronous_commit: 'off' },
+    ]);
+    await db.query('COMMIT');
+    expect((await db.query('SHOW synchronous_commit')).rows).toEqual([
+      { synchronous_commit: 'on' },
+    ]);
+  });
 });
