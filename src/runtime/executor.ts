@@ -9,9 +9,10 @@ import type { ChokaQEvents } from '../observability/events.js';
 import type { Logger } from '../observability/logger.js';
 import type { HotJob, Lease, Settlement } from '../storage/contract.js';
 import type { Clock } from '../util/clock.js';
-import { RunAborted, type AbortCause, type ActiveRun, type ActiveRuns } from './active-runs.js';
+import type { AbortCause, ActiveRun, ActiveRuns, RunAborted } from './active-runs.js';
 import type { Completer } from './completer.js';
 import { composeMiddleware, type Middleware } from './middleware.js';
+import { RunContext } from './run-context.js';
 
 /** Pipe mode: one raw handler for every type key, called with the stored type and payload text. */
 export type PipeHandler = (type: string, payload: string, ctx: JobContext) => Promise<void> | void;
@@ -77,7 +78,7 @@ export class Executor {
   async run(job: HotJob, lease: Lease): Promise<RunOutcome> {
     const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
-    const controller = new AbortController();
+    const ctx = new RunContext(job, this.options.events, this.options.logger);
     const grace = new GraceTimer(this.options.abortGraceMs);
     // Every abort goes through here (timeout, cancel, lost lease, heartbeat, shutdown), so the
     // grace period starts without a listener on the signal.
@@ -85,9 +86,7 @@ export class Executor {
       job,
       lease,
       abort: (why, message) => {
-        if (controller.signal.aborted) return;
-        controller.abort(new RunAborted(why, message));
-        grace.start();
+        if (ctx.abort(why, message)) grace.start();
       },
     };
     runs.add(run);
@@ -98,15 +97,12 @@ export class Executor {
       timeoutMs,
     );
     const startedMs = clock.now();
-    let note: string | undefined;
-    const ctx = this.context(job, controller.signal, (reason) => (note = reason));
     try {
       const result = await this.call(job, definition, ctx, grace);
-      const aborted: unknown = controller.signal.reason;
-      const cause = aborted instanceof RunAborted ? aborted : undefined;
+      const cause = ctx.abortedBy;
       if (result.done && result.error === undefined) {
         const durationMs = Math.max(0, clock.now() - startedMs);
-        const skipNote = note;
+        const skipNote = ctx.skipNote;
         void this.settle(job, {
           kind: 'archive',
           lease,
@@ -226,29 +222,6 @@ export class Executor {
       throw new ChokaQError('CHOKAQ_UNKNOWN_JOB_TYPE', `no job definition for type '${job.type}'`);
     }
     await composeMiddleware(this.options.middleware, inner, ctx, payload)();
-  }
-
-  private context(job: HotJob, signal: AbortSignal, skip: (reason: string) => void): JobContext {
-    const { events, logger } = this.options;
-    const base = { id: job.id, type: job.type, queue: job.queue };
-    let log: Logger | undefined;
-    return {
-      ...base,
-      attempt: job.attempts,
-      createdAt: job.createdAt,
-      signal,
-      // Made on first use: most handlers never log, and a child logger per run costs.
-      get log(): Logger {
-        log ??= logger.child(`job:${job.type}`);
-        return log;
-      },
-      skip,
-      progress: (percent: number) => {
-        const clamped = Math.min(100, Math.max(0, Number.isFinite(percent) ? percent : 0));
-        events.emit('job:progress', { ...base, percent: clamped });
-        return Promise.resolve();
-      },
-    };
   }
 
   private async settle(job: HotJob, settlement: Settlement): Promise<boolean> {

@@ -1,0 +1,74 @@
+import type { JobContext } from '../job/define-job.js';
+import type { ChokaQEvents } from '../observability/events.js';
+import type { Logger } from '../observability/logger.js';
+import type { HotJob } from '../storage/contract.js';
+import { RunAborted, type AbortCause } from './active-runs.js';
+
+/**
+ * The context a handler gets for one run, and the run's abort state.
+ *
+ * Built once per job on the hot path, so it is a class (one stable shape, no per-run getters) and
+ * the `AbortSignal` and the scoped logger are made only when a handler first reads them: most
+ * handlers never do. `progress` and `skip` are bound, so handlers may destructure them.
+ */
+export class RunContext implements JobContext {
+  readonly id: string;
+  readonly type: string;
+  readonly queue: string;
+  readonly attempt: number;
+  readonly createdAt: Date;
+  /** Why the run was aborted, once it was (the first cause wins). */
+  abortedBy: RunAborted | undefined;
+  /** The reason given to {@link skip}, if the handler skipped the job. */
+  skipNote: string | undefined;
+  private controller: AbortController | undefined;
+  private logger: Logger | undefined;
+
+  constructor(
+    job: HotJob,
+    private readonly events: ChokaQEvents,
+    private readonly parentLogger: Logger,
+  ) {
+    this.id = job.id;
+    this.type = job.type;
+    this.queue = job.queue;
+    this.attempt = job.attempts;
+    this.createdAt = job.createdAt;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortedBy) this.controller.abort(this.abortedBy);
+    }
+    return this.controller.signal;
+  }
+
+  get log(): Logger {
+    this.logger ??= this.parentLogger.child(`job:${this.type}`);
+    return this.logger;
+  }
+
+  readonly skip = (reason: string): void => {
+    this.skipNote = reason;
+  };
+
+  readonly progress = (percent: number): Promise<void> => {
+    const clamped = Math.min(100, Math.max(0, Number.isFinite(percent) ? percent : 0));
+    this.events.emit('job:progress', {
+      id: this.id,
+      type: this.type,
+      queue: this.queue,
+      percent: clamped,
+    });
+    return Promise.resolve();
+  };
+
+  /** Aborts the run's signal; returns `false` if it was already aborted. */
+  abort(why: AbortCause, message: string): boolean {
+    if (this.abortedBy) return false;
+    this.abortedBy = new RunAborted(why, message);
+    this.controller?.abort(this.abortedBy);
+    return true;
+  }
+}
