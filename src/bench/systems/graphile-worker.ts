@@ -110,7 +110,8 @@ export class GraphileWorkerAdapter implements SystemAdapter {
       [dead, TASK],
     );
     await db.query(`ANALYZE ${SCHEMA}._private_jobs`);
-    return `archive not applicable (graphile-worker deletes succeeded jobs); ${dead.toLocaleString('en-US')} permanently failed rows (attempts = max_attempts) in ${SCHEMA}._private_jobs, where it keeps them, then ANALYZE`;
+    await db.query('CHECKPOINT');
+    return `archive not applicable (graphile-worker deletes succeeded jobs); ${dead.toLocaleString('en-US')} permanently failed rows (attempts = max_attempts) in ${SCHEMA}._private_jobs, where it keeps them, then ANALYZE and CHECKPOINT`;
   }
 
   async analyze(): Promise<void> {

@@ -120,8 +120,9 @@ export class PgBossAdapter implements SystemAdapter {
       [dead, QUEUE],
     );
     await db.query(`ANALYZE ${SCHEMA}.archive, ${SCHEMA}.job`);
+    await db.query('CHECKPOINT');
     this.seededDead = dead;
-    return `${archive.toLocaleString('en-US')} completed rows in ${SCHEMA}.archive; ${dead.toLocaleString('en-US')} failed rows in ${SCHEMA}.job (where pg-boss keeps failed jobs until archiving), then ANALYZE`;
+    return `${archive.toLocaleString('en-US')} completed rows in ${SCHEMA}.archive; ${dead.toLocaleString('en-US')} failed rows in ${SCHEMA}.job (where pg-boss keeps failed jobs until archiving), then ANALYZE and CHECKPOINT`;
   }
 
   async analyze(): Promise<void> {
