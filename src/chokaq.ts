@@ -345,7 +345,12 @@ export class ChokaQ {
   ): Promise<EnqueueResult[]> {
     if (this.state === 'stopped')
       throw new ChokaQError('CHOKAQ_STOPPED', 'this ChokaQ was stopped');
-    const rows = await Promise.all(items.map((item) => this.toNewJob(job, item)));
+    const definition = this.definitionFor(job);
+    // Synchronous checks for every item first; schema validation (possibly async) only after.
+    const rows = items.map((item) => this.toNewJob(job, definition, item));
+    if (definition?.schema) {
+      await Promise.all(items.map((item) => parsePayload(definition, item.payload)));
+    }
     if (rows.length === 0) return [];
     await this.open();
     const { storage } = this.config;
@@ -507,20 +512,26 @@ export class ChokaQ {
     return this.opened;
   }
 
-  private async toNewJob(
-    job: AnyJobDefinition | string,
-    item: EnqueueItem<unknown>,
-  ): Promise<NewJob> {
-    const definition = typeof job === 'string' ? this.registry.find(job) : job;
-    if (typeof job === 'string') {
-      validateTypeKey(job);
-      if (!definition && !this.config.pipe) {
-        throw new ChokaQError(
-          'CHOKAQ_UNKNOWN_JOB_TYPE',
-          `no job definition for type '${job}' and no pipe handler`,
-        );
-      }
+  /** The definition enqueues of `job` use; a bare type key needs a definition or the pipe. */
+  private definitionFor(job: AnyJobDefinition | string): AnyJobDefinition | undefined {
+    if (typeof job !== 'string') return job;
+    const definition = this.registry.find(job);
+    validateTypeKey(job);
+    if (!definition && !this.config.pipe) {
+      throw new ChokaQError(
+        'CHOKAQ_UNKNOWN_JOB_TYPE',
+        `no job definition for type '${job}' and no pipe handler`,
+      );
     }
+    return definition;
+  }
+
+  /** The row for one item, its envelope validated (the payload schema is checked by the caller). */
+  private toNewJob(
+    job: AnyJobDefinition | string,
+    definition: AnyJobDefinition | undefined,
+    item: EnqueueItem<unknown>,
+  ): NewJob {
     const type = definition?.type ?? (job as string);
     const queue = item.queue ?? definition?.queue ?? 'default';
     validateQueueName(queue);
@@ -531,7 +542,6 @@ export class ChokaQ {
     const tags = item.tags ?? null;
     const createdBy = item.createdBy ?? null;
     validateAudit(createdBy, tags);
-    if (definition) await parsePayload(definition, item.payload);
     if (item.runAt !== undefined && Number.isNaN(item.runAt.getTime())) {
       throw new ChokaQError('CHOKAQ_INVALID_CONFIG', 'runAt is not a valid date');
     }

@@ -201,6 +201,41 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(row.updatedAt.getTime()).toBeGreaterThanOrEqual(row.createdAt.getTime());
       });
 
+      it('stores every field of keyless batches, whether their jobs share fields or not', async () => {
+        const shared = {
+          queue: 'shared',
+          type: 'report.build',
+          priority: 7,
+          tags: 'nightly',
+          createdBy: 'cron',
+          delayMs: 60_000,
+        };
+        const alike = [1, 2, 3].map((n) => newJob({ ...shared, payload: `{"n":${n}}` }));
+        const mixed = [
+          newJob({ ...shared, payload: '{"n":4}' }),
+          newJob({ ...shared, queue: 'shared-2', payload: '{"n":5}' }),
+          newJob({ ...shared, priority: 8, tags: null, createdBy: null, delayMs: 0 }),
+        ];
+        expect((await store.enqueue(alike)).every((r) => r.created)).toBe(true);
+        expect((await store.enqueue(mixed)).every((r) => r.created)).toBe(true);
+        for (const job of [...alike, ...mixed]) {
+          const row = await hot(job.id);
+          expect(row).toMatchObject({
+            queue: job.queue,
+            type: job.type,
+            payload: job.payload,
+            priority: job.priority,
+            tags: job.tags,
+            createdBy: job.createdBy,
+            idempotencyKey: null,
+            state: 'pending',
+          });
+          expect(row.runAt.getTime() - row.createdAt.getTime()).toBe(job.delayMs);
+        }
+        const queues = (await store.listQueues()).map((q) => q.name);
+        expect(queues).toEqual(expect.arrayContaining(['shared', 'shared-2']));
+      });
+
       it('hands the payload back byte for byte', async () => {
         const payload =
           '{"z":1,  "a":"héllo wörld — 日本語 🚀 ∑","esc":"\\u00e9\\n\\"q\\"\\\\","num":1.50,' +

@@ -10,11 +10,13 @@ import type { Executor } from './executor.js';
 /** Rounds of insert + holder look-up before giving up on a key whose holder keeps vanishing. */
 const MAX_ROUNDS = 5;
 
-/** The two statements the algorithm needs, bound to a schema. */
+/** The statements the algorithm needs, bound to a schema. */
 export interface EnqueueStatements {
   enqueue: string;
   /** The cheaper insert for batches without idempotency keys. */
   plain: string;
+  /** The cheapest: no keys, and every column but id and payload shared by all jobs. */
+  uniform: string;
   holders: string;
 }
 
@@ -46,7 +48,9 @@ export async function enqueueJobs(
   jobs: readonly NewJob[],
 ): Promise<EnqueueResult[]> {
   if (jobs.every((job) => job.idempotencyKey === null)) {
-    await insert(db, statements.plain, plainParams(jobs));
+    const uniform = uniformParams(jobs);
+    if (uniform) await insert(db, statements.uniform, uniform);
+    else await insert(db, statements.plain, plainParams(jobs));
     return jobs.map((job) => ({ id: job.id, created: true }));
   }
   const results: (EnqueueResult | undefined)[] = new Array<EnqueueResult | undefined>(jobs.length);
@@ -95,6 +99,36 @@ function plainParams(jobs: readonly NewJob[]): unknown[] {
   const params = enqueueParams(jobs);
   params.splice(6, 1);
   return params;
+}
+
+/**
+ * The parameters of `enqueue_uniform.sql`, or `undefined` when the jobs differ in anything but
+ * id and payload.
+ */
+function uniformParams(jobs: readonly NewJob[]): unknown[] | undefined {
+  const first = jobs[0];
+  if (first === undefined) return undefined;
+  const delayMs = Math.max(0, first.delayMs);
+  const shared = jobs.every(
+    (j) =>
+      j.queue === first.queue &&
+      j.type === first.type &&
+      j.priority === first.priority &&
+      Math.max(0, j.delayMs) === delayMs &&
+      j.tags === first.tags &&
+      j.createdBy === first.createdBy,
+  );
+  if (!shared) return undefined;
+  return [
+    jobs.map((j) => j.id),
+    jobs.map((j) => j.payload),
+    first.queue,
+    first.type,
+    first.priority,
+    delayMs,
+    first.tags,
+    first.createdBy,
+  ];
 }
 
 async function insert(db: Executor, sql: string, params: unknown[]): Promise<{ id: unknown }[]> {

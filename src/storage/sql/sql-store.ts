@@ -218,6 +218,7 @@ export class SqlStore implements Store {
       {
         enqueue: this.sql.enqueue,
         plain: this.sql.enqueue_plain,
+        uniform: this.sql.enqueue_uniform,
         holders: this.sql.enqueue_holders,
       },
       jobs,
