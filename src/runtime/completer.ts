@@ -33,12 +33,10 @@ export class Completer {
     });
   }
 
-  /** Settlements not yet written: waiting for their batch or in the one being written. */
-  get unsettled(): number {
-    return this.batcher.unfinished;
-  }
-
-  /** Resolves once at most `most` settlements are unsettled. */
+  /**
+   * Resolves once at most `most` settlements are unwritten (waiting for their batch or in the one
+   * being written).
+   */
   whenUnsettledAtMost(most: number): Promise<void> {
     return this.batcher.whenAtMost(most);
   }
