@@ -115,11 +115,13 @@ export class ChokaQAdapter implements SystemAdapter {
        FROM generate_series(1, $1::int) AS g`,
       [dead, QUEUE, TYPE],
     );
-    await db.query(`ANALYZE ${SCHEMA}.jobs_archive, ${SCHEMA}.jobs_dlq, ${SCHEMA}.jobs_hot`);
+    await db.query(
+      `VACUUM (ANALYZE) ${SCHEMA}.jobs_archive, ${SCHEMA}.jobs_dlq, ${SCHEMA}.jobs_hot`,
+    );
     await db.query('CHECKPOINT');
     this.seededArchive = archive;
     this.seededDead = dead;
-    return `${archive.toLocaleString('en-US')} rows in ${SCHEMA}.jobs_archive, ${dead.toLocaleString('en-US')} in ${SCHEMA}.jobs_dlq (one INSERT … SELECT generate_series each), then ANALYZE and CHECKPOINT`;
+    return `${archive.toLocaleString('en-US')} rows in ${SCHEMA}.jobs_archive, ${dead.toLocaleString('en-US')} in ${SCHEMA}.jobs_dlq (one INSERT … SELECT generate_series each), then VACUUM (ANALYZE) and CHECKPOINT`;
   }
 
   async analyze(): Promise<void> {

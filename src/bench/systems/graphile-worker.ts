@@ -109,9 +109,9 @@ export class GraphileWorkerAdapter implements SystemAdapter {
        FROM generate_series(1, $1::int) AS g`,
       [dead, TASK],
     );
-    await db.query(`ANALYZE ${SCHEMA}._private_jobs`);
+    await db.query(`VACUUM (ANALYZE) ${SCHEMA}._private_jobs`);
     await db.query('CHECKPOINT');
-    return `archive not applicable (graphile-worker deletes succeeded jobs); ${dead.toLocaleString('en-US')} permanently failed rows (attempts = max_attempts) in ${SCHEMA}._private_jobs, where it keeps them, then ANALYZE and CHECKPOINT`;
+    return `archive not applicable (graphile-worker deletes succeeded jobs); ${dead.toLocaleString('en-US')} permanently failed rows (attempts = max_attempts) in ${SCHEMA}._private_jobs, where it keeps them, then VACUUM (ANALYZE) and CHECKPOINT`;
   }
 
   async analyze(): Promise<void> {

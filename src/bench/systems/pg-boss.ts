@@ -119,10 +119,10 @@ export class PgBossAdapter implements SystemAdapter {
        FROM generate_series(1, $1::int) AS g`,
       [dead, QUEUE],
     );
-    await db.query(`ANALYZE ${SCHEMA}.archive, ${SCHEMA}.job`);
+    await db.query(`VACUUM (ANALYZE) ${SCHEMA}.archive, ${SCHEMA}.job`);
     await db.query('CHECKPOINT');
     this.seededDead = dead;
-    return `${archive.toLocaleString('en-US')} completed rows in ${SCHEMA}.archive; ${dead.toLocaleString('en-US')} failed rows in ${SCHEMA}.job (where pg-boss keeps failed jobs until archiving), then ANALYZE and CHECKPOINT`;
+    return `${archive.toLocaleString('en-US')} completed rows in ${SCHEMA}.archive; ${dead.toLocaleString('en-US')} failed rows in ${SCHEMA}.job (where pg-boss keeps failed jobs until archiving), then VACUUM (ANALYZE) and CHECKPOINT`;
   }
 
   async analyze(): Promise<void> {
