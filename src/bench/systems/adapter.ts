@@ -38,7 +38,8 @@ export interface SystemAdapter {
   /**
    * Puts finished history where this system keeps it (`archive` succeeded jobs, `dead` failed
    * ones), then VACUUMs (ANALYZE) the tables and CHECKPOINTs, so the drain pays neither for an
-   * autovacuum of the seeded rows nor for flushing their pages. Resolves to a note saying where the rows went.
+   * autovacuum of the seeded rows nor for flushing their pages. Resolves to a note saying where
+   * the rows went.
    */
   seedHistory(archive: number, dead: number): Promise<string>;
   /** ANALYZEs this system's job tables, as autovacuum would have on a live system. */
