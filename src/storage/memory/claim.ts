@@ -1,11 +1,12 @@
 /**
  * Claim and lease gate for the memory provider. Mirrors the SQL claim: eligible pending rows in
- * (priority desc, runAt asc, id asc) order, each queue's `maxWorkers` room re-checked per row, one
- * lease token for the batch.
+ * (priority desc, runAt asc, id asc) order, at most each queue's `maxWorkers` room from a queue,
+ * one lease token for the batch.
  *
  * @internal
  */
 import type { ClaimRequest, HotJob, Lease } from '../contract.js';
+import { Smallest } from './smallest.js';
 import type { Tables } from './tables.js';
 
 /** Claim order: priority desc, then runAt asc, then id asc (code-point order, like `COLLATE "C"`). */
@@ -50,25 +51,29 @@ export function claimJobs(
 ): HotJob[] {
   if (request.limit < 1) return [];
   const allowed = request.queues === null ? null : new Set(request.queues);
-  const candidates: HotJob[] = [];
-  for (const row of tables.hot.values()) {
-    if (isEligible(tables, row, allowed, now)) candidates.push(row);
-  }
-  candidates.sort(compareClaimOrder);
-
+  // Like the SQL claim: per queue the best least(limit, room) rows, then the best `limit` of those.
   const active = activeByQueue(tables);
-  const claimed: HotJob[] = [];
-  for (const row of candidates) {
-    if (claimed.length >= request.limit) break;
-    const cap = tables.queues.get(row.queue)?.maxWorkers ?? null;
-    const inUse = active.get(row.queue) ?? 0;
-    if (cap !== null && inUse >= cap) continue;
-    active.set(row.queue, inUse + 1);
+  const perQueue = new Map<string, Smallest<HotJob>>();
+  for (const row of tables.hot.values()) {
+    if (!isEligible(tables, row, allowed, now)) continue;
+    let best = perQueue.get(row.queue);
+    if (best === undefined) {
+      const cap = tables.queues.get(row.queue)?.maxWorkers ?? null;
+      const room = cap === null ? request.limit : Math.max(0, cap - (active.get(row.queue) ?? 0));
+      best = new Smallest(Math.min(request.limit, room), compareClaimOrder);
+      perQueue.set(row.queue, best);
+    }
+    best.offer(row);
+  }
+  const claimed = [...perQueue.values()]
+    .flatMap((best) => best.sorted())
+    .sort(compareClaimOrder)
+    .slice(0, request.limit);
+  for (const row of claimed) {
     row.state = 'fetched';
     row.workerId = request.workerId;
     row.leaseToken = leaseToken;
     row.updatedAt = new Date(now);
-    claimed.push(row);
   }
   const startCount = Math.max(0, Math.floor(request.startCount ?? 0));
   const leases = claimed
