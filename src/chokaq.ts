@@ -289,7 +289,7 @@ export class ChokaQ {
             setTimeout(() => resolve(false), ABORT_WAIT_MS).unref(),
           ),
         ]);
-        if (!settled) {
+        if (!settled && this.worker.running > 0) {
           // A handler that ignores its signal keeps running; its job stays processing and is
           // found by zombie rescue. Stopping must not hang on it.
           this.config.logger.error('handlers ignored their abort signal; stopping without them', {

@@ -7,9 +7,10 @@ import { RunAborted, type AbortCause } from './active-runs.js';
 /**
  * The context a handler gets for one run, and the run's abort state.
  *
- * Built once per job on the hot path, so it is a class (one stable shape, no per-run getters) and
- * the `AbortSignal` and the scoped logger are made only when a handler first reads them: most
- * handlers never do. `progress` and `skip` are bound, so handlers may destructure them.
+ * Built once per job on the hot path, so it is a class (one stable shape; an object literal with
+ * a getter cost microseconds per job) and the scoped logger is made only when a handler first
+ * reads `log`: most handlers never do. `progress` and `skip` are bound, so handlers may
+ * destructure them; a spread copy (`{ ...ctx }`) has every field but `log`.
  */
 export class RunContext implements JobContext {
   readonly id: string;
@@ -17,45 +18,48 @@ export class RunContext implements JobContext {
   readonly queue: string;
   readonly attempt: number;
   readonly createdAt: Date;
-  /** Why the run was aborted, once it was (the first cause wins). */
-  abortedBy: RunAborted | undefined;
-  /** The reason given to {@link skip}, if the handler skipped the job. */
-  skipNote: string | undefined;
-  private controller: AbortController | undefined;
-  private logger: Logger | undefined;
+  readonly signal: AbortSignal;
+  readonly #controller = new AbortController();
+  readonly #events: ChokaQEvents;
+  readonly #parentLogger: Logger;
+  #logger: Logger | undefined;
+  #abortedBy: RunAborted | undefined;
+  #skipNote: string | undefined;
 
-  constructor(
-    job: HotJob,
-    private readonly events: ChokaQEvents,
-    private readonly parentLogger: Logger,
-  ) {
+  constructor(job: HotJob, events: ChokaQEvents, parentLogger: Logger) {
     this.id = job.id;
     this.type = job.type;
     this.queue = job.queue;
     this.attempt = job.attempts;
     this.createdAt = job.createdAt;
+    this.signal = this.#controller.signal;
+    this.#events = events;
+    this.#parentLogger = parentLogger;
   }
 
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.abortedBy) this.controller.abort(this.abortedBy);
-    }
-    return this.controller.signal;
-  }
-
+  /** Logger scoped to this job (made on first use). */
   get log(): Logger {
-    this.logger ??= this.parentLogger.child(`job:${this.type}`);
-    return this.logger;
+    this.#logger ??= this.#parentLogger.child(`job:${this.type}`);
+    return this.#logger;
+  }
+
+  /** Why the run was aborted, once it was (the first cause wins). */
+  get abortedBy(): RunAborted | undefined {
+    return this.#abortedBy;
+  }
+
+  /** The reason given to {@link skip}, if the handler skipped the job. */
+  get skipNote(): string | undefined {
+    return this.#skipNote;
   }
 
   readonly skip = (reason: string): void => {
-    this.skipNote = reason;
+    this.#skipNote = reason;
   };
 
   readonly progress = (percent: number): Promise<void> => {
     const clamped = Math.min(100, Math.max(0, Number.isFinite(percent) ? percent : 0));
-    this.events.emit('job:progress', {
+    this.#events.emit('job:progress', {
       id: this.id,
       type: this.type,
       queue: this.queue,
@@ -66,9 +70,9 @@ export class RunContext implements JobContext {
 
   /** Aborts the run's signal; returns `false` if it was already aborted. */
   abort(why: AbortCause, message: string): boolean {
-    if (this.abortedBy) return false;
-    this.abortedBy = new RunAborted(why, message);
-    this.controller?.abort(this.abortedBy);
+    if (this.#abortedBy) return false;
+    this.#abortedBy = new RunAborted(why, message);
+    this.#controller.abort(this.#abortedBy);
     return true;
   }
 }

@@ -59,6 +59,8 @@ export class Worker {
   private paused = new Set<string>();
   private pausedReadAt = 0;
   private waitingForSlots = false;
+  /** Finished runs keeping their slot until enough settlements are written. */
+  private holding = 0;
 
   constructor(private readonly options: WorkerOptions) {
     this.slots = new Slots(options.concurrency);
@@ -70,9 +72,9 @@ export class Worker {
     });
   }
 
-  /** Jobs running now. */
+  /** Jobs running now (a finished run holding its slot for back-pressure is not running). */
   get running(): number {
-    return this.slots.inUse;
+    return this.slots.inUse - this.holding;
   }
 
   /** Jobs claimed and waiting for a slot. */
@@ -118,7 +120,8 @@ export class Worker {
 
   /**
    * Stops claiming, returns prefetched jobs to pending, and waits up to `graceMs` for running
-   * handlers. Returns the number still running when the grace period ended.
+   * handlers (and for finished runs' slots). Returns the number of handlers still running when
+   * the grace period ended.
    */
   async stop(graceMs: number): Promise<number> {
     this.stopping = true;
@@ -131,7 +134,7 @@ export class Worker {
       setTimeout(() => resolve(false), graceMs).unref(),
     );
     await Promise.race([idle, timedOut]);
-    return this.slots.inUse;
+    return this.running;
   }
 
   /** Resolves once no handler is running. */
@@ -206,7 +209,9 @@ export class Worker {
    */
   private launch(job: HotJob, startedByClaim: boolean): void {
     void this.runOne(job, startedByClaim).finally(async () => {
+      this.holding += 1;
       await this.options.completer.whenUnsettledAtMost(this.slots.capacity * UNSETTLED_PER_SLOT);
+      this.holding -= 1;
       this.slots.release();
       this.dispatch();
       if (this.waitingForSlots) this.wakeup.notify();

@@ -36,15 +36,20 @@ function context(logger: Logger = silentLogger): { ctx: RunContext; events: Chok
 }
 
 describe('RunContext', () => {
-  it('carries the job fields a handler sees', () => {
+  it('carries the job fields a handler sees, also in a spread copy', () => {
     const { ctx } = context();
-    expect({ ...ctx, skip: undefined, progress: undefined }).toMatchObject({
+    const copy = { ...ctx };
+    expect(Object.keys(copy).sort()).toEqual(
+      ['attempt', 'createdAt', 'id', 'progress', 'queue', 'signal', 'skip', 'type'].sort(),
+    );
+    expect(copy).toMatchObject({
       id: 'job-1',
       type: 'mail.send.v1',
       queue: 'mail',
       attempt: 2,
       createdAt: new Date(1000),
     });
+    expect(copy.signal).toBe(ctx.signal);
   });
 
   it('fires a signal read before the abort', () => {
@@ -60,7 +65,7 @@ describe('RunContext', () => {
     expect(ctx.abortedBy).toBe(fired);
   });
 
-  it('hands out an already aborted signal when first read after the abort', () => {
+  it('shows an abort on the signal even when it is read only afterwards', () => {
     const { ctx } = context();
     ctx.abort('timeout', 'Timeout: execution exceeded 10 ms');
     expect(ctx.signal.aborted).toBe(true);

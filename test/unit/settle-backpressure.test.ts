@@ -56,6 +56,7 @@ describe('settle back-pressure', () => {
       Array.from({ length: JOBS }, (_, n) => ({ payload: { n } })),
     );
     expect(await settledValue(() => runs)).toBe(3 * CONCURRENCY);
+    expect(chokaq.running).toBe(0); // the held slots belong to finished runs
     release();
     await drain(chokaq, { timeoutMs: 5000 });
     expect(runs).toBe(JOBS);
