@@ -58,6 +58,7 @@ export class Worker {
   private unlisten: (() => Promise<void>) | undefined;
   private paused = new Set<string>();
   private pausedReadAt = 0;
+  private pausedReading = false;
   private waitingForSlots = false;
   /** Finished runs keeping their slot until enough settlements are written. */
   private holding = 0;
@@ -304,18 +305,24 @@ export class Worker {
    */
   private refreshPaused(): void {
     const now = this.options.clock.now();
-    if (now - this.pausedReadAt < PAUSE_REFRESH_MS) return;
+    if (this.pausedReading || now - this.pausedReadAt < PAUSE_REFRESH_MS) return;
     this.pausedReadAt = now;
-    this.options.store.listQueues().then(
-      (queues) => {
-        this.paused = new Set(queues.filter((q) => q.paused || !q.active).map((q) => q.name));
-      },
-      (error: unknown) => {
-        if (!this.stopping) {
-          this.options.logger.warn('could not re-read paused queues', { error: String(error) });
-        }
-      },
-    );
+    this.pausedReading = true; // one read at a time, so an older answer never lands last
+    this.options.store
+      .listQueues()
+      .then(
+        (queues) => {
+          this.paused = new Set(queues.filter((q) => q.paused || !q.active).map((q) => q.name));
+        },
+        (error: unknown) => {
+          if (!this.stopping) {
+            this.options.logger.warn('could not re-read paused queues', { error: String(error) });
+          }
+        },
+      )
+      .finally(() => {
+        this.pausedReading = false;
+      });
   }
 
   private async releaseBuffered(): Promise<void> {

@@ -129,6 +129,7 @@ export class SqlStore implements Store {
   private readonly migrateOnOpen: boolean;
   private executor: Executor | null = null;
   private capped: { names: string[]; readAt: number } | undefined;
+  private cappedReading = false;
   private opening: Promise<void> | null = null;
   private closed = false;
   private notifier: WakeNotifier | null = null;
@@ -299,12 +300,17 @@ export class SqlStore implements Store {
       return this.capped.names;
     };
     if (!this.capped) return read();
-    if (now - this.capped.readAt > CAPPED_QUEUES_TTL_MS) {
-      // Stale: answer from the cache and re-read in the background, so no claim waits for it.
-      this.capped.readAt = now;
-      read().catch((error: unknown) => {
-        this.logger.warn('could not re-read capped queues', { error: String(error) });
-      });
+    if (now - this.capped.readAt > CAPPED_QUEUES_TTL_MS && !this.cappedReading) {
+      // Stale: answer from the cache and re-read in the background, so no claim waits for it
+      // (one read at a time, so an older answer never lands last).
+      this.cappedReading = true;
+      read()
+        .catch((error: unknown) => {
+          this.logger.warn('could not re-read capped queues', { error: String(error) });
+        })
+        .finally(() => {
+          this.cappedReading = false;
+        });
     }
     return this.capped.names;
   }
