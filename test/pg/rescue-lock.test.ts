@@ -12,8 +12,6 @@ import { silentLogger } from '../../src/index.js';
 import type { FailureReason } from '../../src/job/state.js';
 import type {
   HotJob,
-  Lease,
-  NewJob,
   QueueStats,
   RescueOptions,
   RescueResult,
@@ -21,8 +19,11 @@ import type {
 } from '../../src/storage/contract.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { validateSchema } from '../../src/storage/sql/schema.js';
-import { uuidv7 } from '../../src/util/uuid.js';
+import { ids, leaseOf, newJob, sorted } from '../conformance/helpers.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+
+/** Ids of `rows`, sorted. */
+const sortedIds = (rows: readonly { id: string }[]): string[] => sorted(ids(rows));
 
 const pgUp = await postgresAvailable();
 
@@ -37,29 +38,6 @@ const OPTIONS: RescueOptions = {
   processingTimeoutMs: 60_000,
   retryZombieTypes: { [FLAKY]: 3 },
 };
-
-function newJob(queue: string, type: string): NewJob {
-  return {
-    id: uuidv7(),
-    queue,
-    type,
-    payload: '{}',
-    priority: 10,
-    delayMs: 0,
-    idempotencyKey: null,
-    tags: null,
-    createdBy: null,
-  };
-}
-
-function leaseOf(job: HotJob): Lease {
-  if (job.workerId === null || job.leaseToken === null) throw new Error(`${job.id} has no lease`);
-  return { id: job.id, workerId: job.workerId, leaseToken: job.leaseToken };
-}
-
-function idsOf(rows: readonly { id: string }[]): string[] {
-  return rows.map((row) => row.id).sort();
-}
 
 /** Every id moved by `results` in the list `key`, duplicates kept. */
 function movedBy(
@@ -96,7 +74,9 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
 
   /** Enqueues `count` jobs of `type` into `queue`, then claims and starts them on `first`. */
   async function running(queue: string, type: string, count: number): Promise<HotJob[]> {
-    await first.enqueue(Array.from({ length: count }, () => newJob(queue, type)));
+    await first.enqueue(
+      Array.from({ length: count }, () => newJob({ queue, type, payload: '{}' })),
+    );
     const claimed = await first.claim({ workerId: `w-${queue}`, limit: count, queues: [queue] });
     const started = await first.start(claimed.map(leaseOf));
     expect(started).toHaveLength(count);
@@ -158,7 +138,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
     }
     const after = await first.rescue(OPTIONS);
     expect(after.skipped).toBe(false);
-    expect(idsOf(after.dead)).toEqual(idsOf(zombies));
+    expect(sortedIds(after.dead)).toEqual(sortedIds(zombies));
     expect((await statsOf('held')).failedTotal).toBe(3);
   });
 
@@ -169,12 +149,12 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
       const plain = await running(queue, PLAIN, 40);
       const flaky = await running(queue, FLAKY, 10);
       const asked = await running(queue, PLAIN, 5);
-      expect(await first.cancel(idsOf(asked), 'ops')).toEqual({
+      expect(await first.cancel(sortedIds(asked), 'ops')).toEqual({
         cancelled: [],
         requested: asked.map((job) => job.id),
       });
       // A stale fetched row, released (not moved to the DLQ) by whichever rescue runs.
-      await first.enqueue([newJob(queue, PLAIN)]);
+      await first.enqueue([newJob({ queue, type: PLAIN, payload: '{}' })]);
       const [stale] = await first.claim({ workerId: 'w-stale', limit: 1, queues: [queue] });
       if (stale === undefined) throw new Error('nothing claimed');
       await admin.query(
@@ -197,9 +177,9 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
         }
       }
       expect(results.some((result) => !result.skipped)).toBe(true);
-      expect(movedBy(results, 'dead')).toEqual(idsOf(plain));
-      expect(movedBy(results, 'retried')).toEqual(idsOf(flaky));
-      expect(movedBy(results, 'cancelled')).toEqual(idsOf(asked));
+      expect(movedBy(results, 'dead')).toEqual(sortedIds(plain));
+      expect(movedBy(results, 'retried')).toEqual(sortedIds(flaky));
+      expect(movedBy(results, 'cancelled')).toEqual(sortedIds(asked));
       expect(results.reduce((sum, result) => sum + result.released, 0)).toBe(1);
 
       const stats = await statsOf(queue);
@@ -214,7 +194,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
       });
       expect(await failuresOf(queue)).toEqual({ Zombie: 40, Cancelled: 5 });
       const dlq = await first.listDead({ queue, limit: 1000 });
-      expect(idsOf(dlq)).toEqual(idsOf([...plain, ...asked]));
+      expect(sortedIds(dlq)).toEqual(sortedIds([...plain, ...asked]));
       for (const job of dlq) {
         expect(job.errorDetails).toBe(
           job.reason === 'Cancelled'
@@ -270,10 +250,10 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
 
       const settled = jobs.filter((_, index) => applied[index] === true).map((job) => job.id);
       const buried = result.dead.map((job) => job.id);
-      expect([...settled, ...buried].sort()).toEqual(idsOf(jobs));
+      expect([...settled, ...buried].sort()).toEqual(sortedIds(jobs));
 
-      const archive = idsOf(await first.listArchive({ queue, limit: 100 }));
-      const dlq = idsOf(await first.listDead({ queue, limit: 100 }));
+      const archive = sortedIds(await first.listArchive({ queue, limit: 100 }));
+      const dlq = sortedIds(await first.listDead({ queue, limit: 100 }));
       expect(archive).toEqual([...settled].sort());
       expect(dlq).toEqual([...buried].sort());
       expect(await first.listHot({ queue, limit: 100 })).toEqual([]);

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.js';
 import { embedded } from '../../src/storage/embedded/index.js';
 import { LOCKFILE_NAME, acquireDirectoryLock } from '../../src/storage/embedded/lockfile.js';
+import { newJob } from '../conformance/helpers.js';
 
 const dirs: string[] = [];
 
@@ -39,19 +40,7 @@ describe('embedded data directory lock', () => {
     // The failed open must not have removed the first store's lock.
     expect(existsSync(lockPath)).toBe(true);
 
-    await first.enqueue([
-      {
-        id: 'kept',
-        queue: 'default',
-        type: 't.v1',
-        payload: '{}',
-        priority: 10,
-        delayMs: 0,
-        idempotencyKey: null,
-        tags: null,
-        createdBy: null,
-      },
-    ]);
+    await first.enqueue([newJob({ id: 'kept', type: 't.v1', payload: '{}' })]);
     await first.close();
     expect(existsSync(lockPath)).toBe(false);
 

@@ -1,26 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
-import type { HotJob, Lease, NewJob, RescueOptions, Store } from '../../src/storage/contract.js';
+import type { HotJob, NewJob, RescueOptions, Store } from '../../src/storage/contract.js';
 import { memory } from '../../src/storage/memory/index.js';
 import { FakeClock } from '../../src/util/clock.js';
+import { newJob as conformanceJob, leaseOf } from '../conformance/helpers.js';
 
+/** A job with id `id` and an empty object as payload. */
 function newJob(id: string, overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    id,
-    queue: 'default',
-    type: 'test.v1',
-    payload: '{}',
-    priority: 10,
-    delayMs: 0,
-    idempotencyKey: null,
-    tags: null,
-    createdBy: null,
-    ...overrides,
-  };
-}
-
-function leaseOf(job: HotJob): Lease {
-  return { id: job.id, workerId: job.workerId ?? '', leaseToken: job.leaseToken ?? '' };
+  return conformanceJob({ id, payload: '{}', ...overrides });
 }
 
 const START = Date.UTC(2026, 0, 1, 12, 0, 0);
