@@ -347,7 +347,8 @@ export class ChokaQ {
       throw new ChokaQError('CHOKAQ_STOPPED', 'this ChokaQ was stopped');
     const definition = this.definitionFor(job);
     // Synchronous checks for every item first; schema validation (possibly async) only after.
-    const rows = items.map((item) => this.toNewJob(job, definition, item));
+    const type = definition?.type ?? (job as string);
+    const rows = items.map((item) => this.toNewJob(type, definition, item));
     if (definition?.schema) {
       await Promise.all(items.map((item) => parsePayload(definition, item.payload)));
     }
@@ -528,11 +529,10 @@ export class ChokaQ {
 
   /** The row for one item, its envelope validated (the payload schema is checked by the caller). */
   private toNewJob(
-    job: AnyJobDefinition | string,
+    type: string,
     definition: AnyJobDefinition | undefined,
     item: EnqueueItem<unknown>,
   ): NewJob {
-    const type = definition?.type ?? (job as string);
     const queue = item.queue ?? definition?.queue ?? 'default';
     validateQueueName(queue);
     const priority = item.priority ?? definition?.priority ?? 10;
