@@ -363,6 +363,27 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect(peak).toBeLessThanOrEqual(5);
     });
 
+    it('claims no more jobs than it has free slots by default (no prefetch)', async () => {
+      if (await skip()) return;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const job = defineJob({ type: 'held.v1', handle: () => gate });
+      const chokaq = await engine({ jobs: [job], concurrency: 2, pollInterval: 20 });
+      const storage = chokaq.storage;
+      await chokaq.enqueueMany(
+        job,
+        Array.from({ length: 5 }, () => ({ payload: {} })),
+      );
+      await waitFor(
+        async () => (await storage.listHot({ state: 'processing', limit: 10 })).length === 2,
+      );
+      await sleep(100); // more polls: none may claim ahead of the slots
+      const states = (await storage.listHot({ limit: 10 })).map((j) => j.state).sort();
+      expect(states).toEqual(['pending', 'pending', 'pending', 'processing', 'processing']);
+      release();
+      await chokaq.stop();
+    });
+
     it('returns prefetched jobs to pending on stop and lets running ones finish', async () => {
       if (await skip()) return;
       let finished = 0;
