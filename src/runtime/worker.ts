@@ -2,6 +2,7 @@ import type { ChokaQEvents } from '../observability/events.js';
 import type { Logger } from '../observability/logger.js';
 import type { HotJob, Lease, Store } from '../storage/contract.js';
 import type { Clock } from '../util/clock.js';
+import { BackgroundRefresh } from '../util/background-refresh.js';
 import { Batcher } from './batcher.js';
 import type { Completer } from './completer.js';
 import type { CircuitBreakers, CircuitPermit } from './circuit-breaker.js';
@@ -56,15 +57,30 @@ export class Worker {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
-  private paused = new Set<string>();
-  private pausedReadAt = 0;
-  private pausedReading = false;
+  /**
+   * Paused (or inactive) queues. The claim itself skips them, so this only holds back claimed
+   * jobs of a queue paused since; re-read in the background, so no claim waits for it.
+   */
+  private readonly paused: BackgroundRefresh<ReadonlySet<string>>;
   private waitingForSlots = false;
   /** Finished runs keeping their slot until enough settlements are written. */
   private holding = 0;
 
   constructor(private readonly options: WorkerOptions) {
     this.slots = new Slots(options.concurrency);
+    this.paused = new BackgroundRefresh({
+      read: async () => {
+        const queues = await options.store.listQueues();
+        return new Set(queues.filter((q) => q.paused || !q.active).map((q) => q.name));
+      },
+      maxAgeMs: PAUSE_REFRESH_MS,
+      clock: options.clock,
+      onError: (error) => {
+        if (!this.stopping) {
+          options.logger.warn('could not re-read paused queues', { error: String(error) });
+        }
+      },
+    });
     this.starter = new Batcher({
       run: async (leases) => {
         const started = new Map((await options.store.start(leases)).map((job) => [job.id, job]));
@@ -114,8 +130,12 @@ export class Worker {
 
   /** Marks a queue paused or resumed locally, without waiting for the next refresh. */
   notePaused(queue: string, paused: boolean): void {
-    if (paused) this.paused.add(queue);
-    else this.paused.delete(queue);
+    this.paused.patch((current) => {
+      const next = new Set(current);
+      if (paused) next.add(queue);
+      else next.delete(queue);
+      return next;
+    });
     this.wakeup.notify();
   }
 
@@ -165,7 +185,7 @@ export class Worker {
       const reserved = this.circuitsClosed() ? this.reserveFreeSlots() : 0;
       let claimed: HotJob[];
       try {
-        this.refreshPaused();
+        this.paused.peek(); // keeps the list fresh, in the background
         claimed = await store.claim({ workerId, limit: room, queues, startCount: reserved });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
       } catch (error) {
@@ -235,7 +255,7 @@ export class Worker {
         // Already running: count it in its circuit if a permit is to be had, run it either way.
         permit = this.options.circuits?.acquire(job.type) ?? null;
       } else {
-        if (this.paused.has(job.queue)) {
+        if (this.paused.peek()?.has(job.queue) === true) {
           await completer.settle({ kind: 'release', lease });
           return;
         }
@@ -296,33 +316,6 @@ export class Worker {
           }
         : { kind: 'retry', lease, from: 'fetched', delayMs: circuitDelayMs, error },
     );
-  }
-
-  /**
-   * Re-reads the paused queues at most once per refresh interval, in the background: the claim
-   * itself skips paused queues, so the set only holds back claimed jobs of a queue paused since,
-   * and no claim should wait a round trip for it.
-   */
-  private refreshPaused(): void {
-    const now = this.options.clock.now();
-    if (this.pausedReading || now - this.pausedReadAt < PAUSE_REFRESH_MS) return;
-    this.pausedReadAt = now;
-    this.pausedReading = true; // one read at a time, so an older answer never lands last
-    this.options.store
-      .listQueues()
-      .then(
-        (queues) => {
-          this.paused = new Set(queues.filter((q) => q.paused || !q.active).map((q) => q.name));
-        },
-        (error: unknown) => {
-          if (!this.stopping) {
-            this.options.logger.warn('could not re-read paused queues', { error: String(error) });
-          }
-        },
-      )
-      .finally(() => {
-        this.pausedReading = false;
-      });
   }
 
   private async releaseBuffered(): Promise<void> {

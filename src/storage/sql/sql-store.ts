@@ -6,6 +6,8 @@ import { ChokaQError } from '../../errors.js';
 import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
 import type { FailureReason, HotState } from '../../job/state.js';
 import type { Logger } from '../../observability/logger.js';
+import { BackgroundRefresh } from '../../util/background-refresh.js';
+import { systemClock } from '../../util/clock.js';
 import { uuidv7 } from '../../util/uuid.js';
 import type {
   ArchivedJob,
@@ -128,8 +130,13 @@ export class SqlStore implements Store {
   private readonly backend: SqlBackend;
   private readonly migrateOnOpen: boolean;
   private executor: Executor | null = null;
-  private capped: { names: string[]; readAt: number } | undefined;
-  private cappedReading = false;
+  /**
+   * Names of capped queues. Exactness does not depend on this cache: the fast path reads caps
+   * from its own snapshot and skips capped queues, so a cap set elsewhere is honoured at once;
+   * the cache only decides whether to take the locked path, so a new capped queue may wait one
+   * refresh (made in the background, never in a claim's way) before its jobs are claimed.
+   */
+  private readonly capped: BackgroundRefresh<string[]>;
   private opening: Promise<void> | null = null;
   private closed = false;
   private notifier: WakeNotifier | null = null;
@@ -144,6 +151,18 @@ export class SqlStore implements Store {
     this.backend = options.backend;
     this.migrateOnOpen = options.migrate;
     this.logger = options.logger;
+    this.capped = new BackgroundRefresh({
+      read: async () => {
+        const db = await this.db();
+        const rows = await db.query<{ name: unknown }>(this.sql.capped_queues, []);
+        return rows.map((row) => String(row.name));
+      },
+      maxAgeMs: CAPPED_QUEUES_TTL_MS,
+      clock: systemClock,
+      onError: (error) => {
+        this.logger.warn('could not re-read capped queues', { error: String(error) });
+      },
+    });
   }
 
   /** Opens the backend and, unless disabled, migrates the schema. Idempotent. */
@@ -264,7 +283,7 @@ export class SqlStore implements Store {
     ]);
     const room = request.limit - rows.length;
     if (room <= 0) return rows.map(hotJobOf);
-    const capped = await this.cappedQueues(db);
+    const capped = await this.capped.get();
     const wanted = queues === null ? capped : capped.filter((name) => queues.includes(name));
     if (wanted.length > 0) {
       const more = await db.transaction(async (tx) => {
@@ -283,36 +302,6 @@ export class SqlStore implements Store {
       rows.push(...more);
     }
     return rows.map(hotJobOf);
-  }
-
-  /**
-   * Names of capped queues, re-read at most every {@link CAPPED_QUEUES_TTL_MS}. Exactness does not
-   * depend on this cache: the fast path reads caps from its own snapshot and skips capped
-   * queues, so a cap set elsewhere is honoured at once; the cache only decides whether to take
-   * the locked path, so a new capped queue may wait one refresh (made in the background, never
-   * in a claim's way) before its jobs are claimed.
-   */
-  private async cappedQueues(db: Executor): Promise<string[]> {
-    const now = Date.now();
-    const read = async (): Promise<string[]> => {
-      const rows = await db.query<{ name: unknown }>(this.sql.capped_queues, []);
-      this.capped = { names: rows.map((row) => String(row.name)), readAt: now };
-      return this.capped.names;
-    };
-    if (!this.capped) return read();
-    if (now - this.capped.readAt > CAPPED_QUEUES_TTL_MS && !this.cappedReading) {
-      // Stale: answer from the cache and re-read in the background, so no claim waits for it
-      // (one read at a time, so an older answer never lands last).
-      this.cappedReading = true;
-      read()
-        .catch((error: unknown) => {
-          this.logger.warn('could not re-read capped queues', { error: String(error) });
-        })
-        .finally(() => {
-          this.cappedReading = false;
-        });
-    }
-    return this.capped.names;
   }
 
   async start(leases: readonly Lease[]): Promise<HotJob[]> {
@@ -641,7 +630,7 @@ export class SqlStore implements Store {
 
   async updateQueue(name: string, patch: QueuePatch): Promise<QueueInfo> {
     const db = await this.db();
-    if (patch.maxWorkers !== undefined) this.capped = undefined; // re-read caps on the next claim
+    if (patch.maxWorkers !== undefined) this.capped.invalidate(); // re-read caps on the next claim
     const [row] = await db.query<Row>(this.sql.update_queue, [
       name,
       patch.paused !== undefined,
