@@ -500,7 +500,9 @@ export class ChokaQ {
     validateQueueName(name);
     await this.open();
     const info = await this.config.storage.updateQueue(name, patch);
-    this.worker?.notePaused(info.name, info.paused || !info.active);
+    if (patch.paused !== undefined || patch.active !== undefined) {
+      this.worker?.notePaused(info.name, info.paused || !info.active);
+    }
     this.events.emit('queue:updated', info);
     return info;
   }

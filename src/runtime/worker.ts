@@ -75,6 +75,7 @@ export class Worker {
       },
       maxAgeMs: PAUSE_REFRESH_MS,
       clock: options.clock,
+      initial: new Set(), // so a pause noted before the first read already counts
       onError: (error) => {
         if (!this.stopping) {
           options.logger.warn('could not re-read paused queues', { error: String(error) });

@@ -1,24 +1,32 @@
 import type { Clock } from './clock.js';
 
-/** Settings of a {@link BackgroundRefresh}. */
+/** Settings of a {@link BackgroundRefresh}. All required except `initial`. */
 export interface BackgroundRefreshOptions<T> {
   /** Reads the value from its source (a database query, say). */
   read: () => Promise<T>;
   /** Age in ms after which the cached value is re-read, in the background. */
   maxAgeMs: number;
+  /** Time source for the value's age. */
   clock: Clock;
   /**
    * Called with the error of a failed background read; the old value stays in use and the next
    * background read waits `maxAgeMs`.
    */
   onError: (error: unknown) => void;
+  /**
+   * A value to use (and {@link BackgroundRefresh.patch}) until the first read lands; it counts as
+   * stale, so the first look starts a read.
+   * @default undefined — nothing is cached until the first read lands
+   */
+  initial?: T;
 }
 
 /**
  * A slowly changing value kept in memory, re-read in the background once it is older than
- * `maxAgeMs`, so that callers answer from the cache and never wait for a re-read. Reads do not
- * pile up (one at a time until a local change), and a read that started before a local change
- * ({@link patch}, {@link invalidate}) never lands over it.
+ * `maxAgeMs`, so that callers answer from the cache and never wait for a re-read. A read that
+ * started before a local change ({@link patch}, {@link invalidate}) never lands over it — neither
+ * its value nor its failure. Reads run one at a time, except that a local change may start a new
+ * read while an older one is still on its way.
  */
 export class BackgroundRefresh<T> {
   private cached: { value: T; readAt: number } | undefined;
@@ -28,11 +36,16 @@ export class BackgroundRefresh<T> {
   /** When the last background read failed; the next waits `maxAgeMs` from then. */
   private failedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly options: BackgroundRefreshOptions<T>) {}
+  constructor(private readonly options: BackgroundRefreshOptions<T>) {
+    if (options.initial !== undefined) {
+      this.cached = { value: options.initial, readAt: Number.NEGATIVE_INFINITY };
+    }
+  }
 
   /**
-   * The cached value, or `undefined` before a first read has landed; starts a background read
-   * when there is none yet or it is stale.
+   * The cached value, or `undefined` while there is none; starts a background read when the
+   * value is missing or stale, unless a read is on its way or the last one failed less than
+   * `maxAgeMs` ago.
    */
   peek(): T | undefined {
     this.refreshIfStale();
@@ -40,9 +53,8 @@ export class BackgroundRefresh<T> {
   }
 
   /**
-   * The cached value; waits for a read only when there is none yet (first use, or after
-   * {@link invalidate}), and then rejects if that read fails. Re-reads a stale value in the
-   * background.
+   * The cached value; waits for a read only when there is none (no `initial`, first use, or after
+   * {@link invalidate}), and then rejects if that read fails. Otherwise like {@link peek}.
    */
   async get(): Promise<T> {
     if (this.cached === undefined) return this.read();
@@ -50,7 +62,7 @@ export class BackgroundRefresh<T> {
     return this.cached.value;
   }
 
-  /** Changes the cached value locally at once (no-op before a first read has landed). */
+  /** Changes the cached value locally at once (only the generation moves while there is none). */
   patch(change: (value: T) => T): void {
     this.generation += 1;
     if (this.cached) this.cached = { value: change(this.cached.value), readAt: this.cached.readAt };
@@ -68,7 +80,9 @@ export class BackgroundRefresh<T> {
     const now = clock.now();
     if (now - this.failedAt < maxAgeMs) return;
     if (this.cached && now - this.cached.readAt < maxAgeMs) return;
+    const generation = this.generation;
     this.read().catch((error: unknown) => {
+      if (generation !== this.generation) return; // superseded by a local change
       this.failedAt = clock.now();
       onError(error);
     });

@@ -2,24 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { BackgroundRefresh } from '../../src/util/background-refresh.js';
 import { FakeClock } from '../../src/util/clock.js';
 
-/** A source whose reads the test answers one by one, in the order they were made. */
+/** A source whose reads the test answers, by default in the order they were made. */
 function source(): {
   reads: number;
-  answer(value: string): Promise<void>;
-  fail(error: Error): Promise<void>;
+  answer(value: string, index?: number): Promise<void>;
+  fail(error: Error, index?: number): Promise<void>;
   read: () => Promise<string>;
 } {
   const pending: { resolve(v: string): void; reject(e: Error): void }[] = [];
-  const settle = async (fn: (p: (typeof pending)[number]) => void): Promise<void> => {
-    const next = pending.shift();
-    if (!next) throw new Error('no read is waiting');
+  const settle = async (
+    index: number,
+    fn: (p: (typeof pending)[number]) => void,
+  ): Promise<void> => {
+    const [next] = pending.splice(index, 1);
+    if (!next) throw new Error(`no read #${index} is waiting`);
     fn(next);
     await new Promise((resolve) => setImmediate(resolve)); // let the answer land
   };
   const src = {
     reads: 0,
-    answer: (value: string) => settle((p) => p.resolve(value)),
-    fail: (error: Error) => settle((p) => p.reject(error)),
+    answer: (value: string, index = 0) => settle(index, (p) => p.resolve(value)),
+    fail: (error: Error, index = 0) => settle(index, (p) => p.reject(error)),
     read: () => {
       src.reads += 1;
       return new Promise<string>((resolve, reject) => pending.push({ resolve, reject }));
@@ -28,7 +31,7 @@ function source(): {
   return src;
 }
 
-function setup(): {
+function setup(initial?: string): {
   clock: FakeClock;
   src: ReturnType<typeof source>;
   errors: unknown[];
@@ -42,6 +45,7 @@ function setup(): {
     maxAgeMs: 1000,
     clock,
     onError: (error) => errors.push(error),
+    ...(initial === undefined ? {} : { initial }),
   });
   return { clock, src, errors, cache };
 }
@@ -94,8 +98,8 @@ describe('BackgroundRefresh', () => {
     cache.patch((value) => `${value}+local`);
     expect(cache.peek()).toBe('a+local');
     await src.answer('old'); // the read made before the patch
+    // That peek found the value still stale and started a read of the new generation.
     expect(cache.peek()).toBe('a+local');
-    // Still stale, so the next look reads again, and that answer lands.
     expect(src.reads).toBe(3);
     await src.answer('fresh');
     expect(cache.peek()).toBe('fresh');
@@ -110,6 +114,38 @@ describe('BackgroundRefresh', () => {
     expect(cache.peek()).toBeUndefined(); // starts a new read
     await src.answer('fresh');
     expect(cache.peek()).toBe('fresh');
+  });
+
+  it('with an initial value, a patch counts at once and the first read made before it never lands', async () => {
+    const { src, cache } = setup('');
+    expect(cache.peek()).toBe(''); // stale from the start: read #1 starts
+    cache.patch((value) => `${value}paused`);
+    expect(cache.peek()).toBe('paused'); // read #2 starts, for the new generation
+    expect(src.reads).toBe(2);
+    await src.answer('old');
+    expect(cache.peek()).toBe('paused');
+    await src.answer('fresh');
+    expect(cache.peek()).toBe('fresh');
+  });
+
+  it('an older read answered after a newer one does not land, and its failure is not reported', async () => {
+    const { clock, src, errors, cache } = setup();
+    const first = cache.get();
+    await src.answer('a');
+    await first;
+    clock.advance(1000);
+    cache.peek(); // read #2, generation 0
+    cache.patch((value) => `${value}+local`);
+    cache.peek(); // read #3, generation 1
+    expect(src.reads).toBe(3);
+    await src.answer('new', 1);
+    expect(cache.peek()).toBe('new');
+    await src.fail(new Error('old read failed'));
+    expect(errors).toEqual([]);
+    expect(cache.peek()).toBe('new');
+    clock.advance(1000);
+    cache.peek(); // no back-off from the superseded failure
+    expect(src.reads).toBe(4);
   });
 
   it('after invalidate, get waits for a fresh read and an older one never lands', async () => {

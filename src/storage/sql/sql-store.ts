@@ -630,7 +630,6 @@ export class SqlStore implements Store {
 
   async updateQueue(name: string, patch: QueuePatch): Promise<QueueInfo> {
     const db = await this.db();
-    if (patch.maxWorkers !== undefined) this.capped.invalidate(); // re-read caps on the next claim
     const [row] = await db.query<Row>(this.sql.update_queue, [
       name,
       patch.paused !== undefined,
@@ -643,6 +642,8 @@ export class SqlStore implements Store {
       patch.zombieTimeoutSeconds ?? null,
     ]);
     if (row === undefined) throw new Error(`updateQueue returned no row for ${name}`);
+    // After the write, so a re-read that started before it never lands: the next claim re-reads.
+    if (patch.maxWorkers !== undefined) this.capped.invalidate();
     return queueInfoOf(row);
   }
 
