@@ -50,6 +50,16 @@ function setup(initial?: string): {
   return { clock, src, errors, cache };
 }
 
+/** A cache whose first read answered 'a' (read #1), now exactly `maxAgeMs` old: stale. */
+async function staleAfterFirstRead(): Promise<ReturnType<typeof setup>> {
+  const ready = setup();
+  const first = ready.cache.get();
+  await ready.src.answer('a');
+  await first;
+  ready.clock.advance(1000);
+  return ready;
+}
+
 describe('BackgroundRefresh', () => {
   it('waits for the first read only, then answers from the cache while it is fresh', async () => {
     const { clock, src, cache } = setup();
@@ -65,11 +75,7 @@ describe('BackgroundRefresh', () => {
   });
 
   it('answers a stale value at once and re-reads it once, in the background', async () => {
-    const { clock, src, cache } = setup();
-    const first = cache.get();
-    await src.answer('a');
-    await first;
-    clock.advance(1000);
+    const { src, cache } = await staleAfterFirstRead();
     expect(await cache.get()).toBe('a');
     expect(cache.peek()).toBe('a');
     expect(await cache.get()).toBe('a');
@@ -89,11 +95,7 @@ describe('BackgroundRefresh', () => {
   });
 
   it('keeps a local patch over a read that started before it', async () => {
-    const { clock, src, cache } = setup();
-    const first = cache.get();
-    await src.answer('a');
-    await first;
-    clock.advance(1000);
+    const { src, cache } = await staleAfterFirstRead();
     cache.peek(); // starts a re-read
     cache.patch((value) => `${value}+local`);
     expect(cache.peek()).toBe('a+local');
@@ -129,11 +131,7 @@ describe('BackgroundRefresh', () => {
   });
 
   it('an older read answered after a newer one does not land, and its failure is not reported', async () => {
-    const { clock, src, errors, cache } = setup();
-    const first = cache.get();
-    await src.answer('a');
-    await first;
-    clock.advance(1000);
+    const { clock, src, errors, cache } = await staleAfterFirstRead();
     cache.peek(); // read #2, generation 0
     cache.patch((value) => `${value}+local`);
     cache.peek(); // read #3, generation 1
@@ -149,11 +147,7 @@ describe('BackgroundRefresh', () => {
   });
 
   it('after invalidate, get waits for a fresh read and an older one never lands', async () => {
-    const { clock, src, cache } = setup();
-    const first = cache.get();
-    await src.answer('a');
-    await first;
-    clock.advance(1000);
+    const { src, cache } = await staleAfterFirstRead();
     cache.peek(); // background re-read, made before the change
     cache.invalidate();
     const next = cache.get();
