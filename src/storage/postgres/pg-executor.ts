@@ -19,24 +19,31 @@ function prepared(sql: string, params: readonly unknown[]): pg.QueryConfig {
   return { name, text: sql, values: [...params] };
 }
 
-/** An executor over one checked-out client, inside a transaction this module opened. */
-function transactionExecutor(client: pg.PoolClient): Executor {
-  const executor: Executor = {
-    kind: 'postgres',
+/** `query` (as a prepared statement) and `run` over a pool or a checked-out client, errors mapped. */
+function statementsOn(target: pg.Pool | pg.PoolClient): Pick<Executor, 'query' | 'run'> {
+  return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
       try {
-        return (await client.query(prepared(sql, params))).rows as R[];
+        return (await target.query(prepared(sql, params))).rows as R[];
       } catch (error) {
         throw mapDriverError(error);
       }
     },
     async run(script: string): Promise<void> {
       try {
-        await client.query(script);
+        await target.query(script);
       } catch (error) {
         throw mapDriverError(error);
       }
     },
+  };
+}
+
+/** An executor over one checked-out client, inside a transaction this module opened. */
+function transactionExecutor(client: pg.PoolClient): Executor {
+  const executor: Executor = {
+    kind: 'postgres',
+    ...statementsOn(client),
     transaction: <T>(fn: (tx: Executor) => Promise<T>): Promise<T> => fn(executor),
     close: () => Promise.resolve(),
   };
@@ -51,21 +58,7 @@ export function pgExecutor(pool: pg.Pool, ownsPool = true): Executor {
   let closed = false;
   return {
     kind: 'postgres',
-    async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-      try {
-        const result = await pool.query(prepared(sql, params));
-        return result.rows as R[];
-      } catch (error) {
-        throw mapDriverError(error);
-      }
-    },
-    async run(script: string): Promise<void> {
-      try {
-        await pool.query(script);
-      } catch (error) {
-        throw mapDriverError(error);
-      }
-    },
+    ...statementsOn(pool),
     async transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
       let client: pg.PoolClient;
       try {
