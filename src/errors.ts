@@ -5,6 +5,12 @@
 export const ERROR_CODES = {
   CHOKAQ_INVALID_DURATION: 'A duration option could not be parsed.',
   CHOKAQ_INVALID_CONFIG: 'An option passed to ChokaQ, a job definition or a provider is invalid.',
+  CHOKAQ_UNKNOWN_OPTION:
+    'An options object has a key ChokaQ does not know (a typo such as `concurency`).',
+  CHOKAQ_INVALID_ARGUMENT:
+    'An argument of a call (an id list, a limit, a date, a delay) has the wrong type or is out of range.',
+  CHOKAQ_INVALID_FILTER:
+    'A list filter names a value that does not exist (an unknown state or failure reason).',
   CHOKAQ_INVALID_QUEUE:
     'A queue name is blank, too long or has characters outside [A-Za-z0-9_.:-].',
   CHOKAQ_INVALID_JOB_TYPE: 'A job type key is blank or too long.',
@@ -20,6 +26,7 @@ export const ERROR_CODES = {
   CHOKAQ_NO_HANDLER:
     'A job was claimed but neither a job definition nor a pipe handler can run it.',
   CHOKAQ_STORAGE_UNAVAILABLE: 'The storage could not be reached; the call is safe to retry.',
+  CHOKAQ_STORAGE_ERROR: 'The storage failed in an unexpected way; the driver error is the `cause`.',
   CHOKAQ_STORAGE_LOCKED: 'The embedded data directory is in use by another process.',
   CHOKAQ_MIGRATION_FAILED:
     'Applying the schema migrations failed; nothing of that migration was kept.',
@@ -38,15 +45,21 @@ export class ChokaQError extends Error {
   readonly code: ErrorCode;
   /** Whether repeating the same call later may succeed (storage outages, lock contention). */
   readonly retryable: boolean;
+  /**
+   * Path of the offending input, such as `concurrency`, `items[3].priority` or
+   * `queues.emails.maxWorkers`, when the error is about one input; else `undefined`.
+   */
+  readonly field: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; retryable?: boolean },
+    options?: { cause?: unknown; retryable?: boolean; field?: string },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ChokaQError';
     this.code = code;
     this.retryable = options?.retryable ?? false;
+    this.field = options?.field;
   }
 }

@@ -1,5 +1,12 @@
-export { ChokaQ, type EnqueueItem, type EnqueueOptions, type PayloadOf } from './chokaq.js';
-export type { ChokaQOptions, QueueSettings } from './config.js';
+export { ChokaQ, type CancelOptions, type ResurrectOptions } from './chokaq.js';
+export type {
+  EnqueueItem,
+  EnqueueManyOptions,
+  EnqueueOptions,
+  PayloadOf,
+} from './enqueue/options.js';
+export type { ChokaQOptions, QueueSettings } from './config/options.js';
+export type { ArchiveFilter, DeadFilter, HotFilter } from './operator/inputs.js';
 export { ChokaQError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { FatalError, ThrottledError } from './job/errors.js';
 export {
@@ -19,20 +26,16 @@ export {
   type JobState,
 } from './job/state.js';
 export type { Middleware } from './runtime/middleware.js';
-export type {
-  CircuitEvent,
-  CircuitPolicy,
-  CircuitState,
-  CircuitStats,
-} from './runtime/circuit-breaker.js';
+export type { CircuitPolicy } from './job/circuit-policy.js';
+export type { CircuitEvent, CircuitState, CircuitStats } from './runtime/circuit-breaker.js';
 export {
   idempotency,
   type IdempotencyOptions,
   type IdempotencyOutcome,
 } from './idempotency/middleware.js';
 export type { PipeHandler } from './runtime/executor.js';
-export type { ChokaQEventMap, ChokaQEventName } from './observability/events.js';
-export type { EngineCounters } from './observability/counters.js';
+export type { ChokaQEventMap, ChokaQEventName } from './runtime/events.js';
+export type { EngineCounters } from './runtime/counters.js';
 export {
   consoleLogger,
   fromPino,
@@ -41,6 +44,17 @@ export {
   type LogLevel,
 } from './observability/logger.js';
 export { memory } from './storage/memory/index.js';
-export type * from './storage/contract.js';
+export type {
+  ArchivedJob,
+  CancelResult,
+  DeadJob,
+  EnqueueResult,
+  FoundJob,
+  HotJob,
+  QueueInfo,
+  QueueStats,
+} from './storage/model.js';
+export type { ClaimBegin, IdempotencyClaims } from './storage/idempotency.js';
+export type { Storage } from './storage/store.js';
 export type { Duration } from './util/duration.js';
 export { FakeClock, systemClock, type Clock } from './util/clock.js';

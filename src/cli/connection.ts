@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger.js';
-import type { Store } from '../storage/contract.js';
+import type { Store } from '../storage/store.js';
 
 /** Where a command's jobs live: PostgreSQL when a URL is given, else the embedded store. */
 export interface ConnectionOptions {

@@ -11,7 +11,7 @@ import type { JobContext } from '../job/define-job.js';
 import { normalizeIdempotencyKey } from '../job/envelope.js';
 import { ThrottledError } from '../job/errors.js';
 import type { Middleware } from '../runtime/middleware.js';
-import type { IdempotencyClaims } from '../storage/contract.js';
+import type { IdempotencyClaims } from '../storage/idempotency.js';
 import { toMs, type Duration } from '../util/duration.js';
 
 /** What the middleware did with one run, reported to {@link IdempotencyOptions.onOutcome}. */

@@ -1,10 +1,17 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ChokaQError } from '../errors.js';
+import {
+  checkFunction,
+  checkInteger,
+  checkOptions,
+  invalid,
+  isPlainObject,
+} from '../util/check.js';
 import type { Logger } from '../observability/logger.js';
-import { toMs, type Duration } from '../util/duration.js';
+import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
 import { validateQueueName, validateTypeKey, validatePriority } from './envelope.js';
 import { resolveRetryPolicy, type RetryOptions } from './retry.js';
-import type { CircuitPolicy } from '../runtime/circuit-breaker.js';
+import { checkCircuitPolicy, resolveCircuitPolicy, type CircuitPolicy } from './circuit-policy.js';
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {
@@ -93,35 +100,70 @@ export function defineJob(
   spec: JobSpec<any> & { payload?: StandardSchemaV1 | undefined },
 ): JobDefinition<any, any> {
   /* eslint-enable @typescript-eslint/no-explicit-any */
-  validateTypeKey(spec.type);
+  if (!isPlainObject(spec))
+    throw invalid('CHOKAQ_INVALID_CONFIG', 'defineJob(spec)', 'an object', spec);
+  validateTypeKey(spec.type, 'defineJob(spec).type');
+  const field = `job '${spec.type}'`;
+  checkOptions(spec, field, SPEC_KEYS);
   const queue = spec.queue ?? 'default';
-  validateQueueName(queue);
+  validateQueueName(queue, `${field}.queue`);
   const priority = spec.priority ?? 10;
-  validatePriority(priority);
-  const policy = resolveRetryPolicy(spec.retry); // fail at definition, not at the first failure
+  validatePriority(priority, `${field}.priority`);
+  const policy = resolveRetryPolicy(spec.retry, undefined, `${field}.retry`); // fail now, not at the first failure
   const retryZombies = spec.retryZombies ?? false;
   const maxLostRuns =
-    retryZombies === true ? policy.maxAttempts : retryZombies === false ? 0 : retryZombies;
-  if (!Number.isInteger(maxLostRuns) || maxLostRuns < 0) {
-    throw new ChokaQError(
-      'CHOKAQ_INVALID_CONFIG',
-      `job '${spec.type}': retryZombies must be a boolean or an integer ≥ 0`,
+    retryZombies === true
+      ? policy.maxAttempts
+      : retryZombies === false
+        ? 0
+        : checkInteger(retryZombies, `${field}.retryZombies`, { min: 0, max: 1_000_000 });
+  if (spec.circuit !== undefined) {
+    resolveCircuitPolicy(
+      [checkCircuitPolicy(spec.circuit, `${field}.circuit`)],
+      `${field}.circuit`,
     );
   }
-  if (typeof spec.handle !== 'function') {
-    throw new ChokaQError('CHOKAQ_INVALID_CONFIG', `job '${spec.type}' needs a handle function`);
+  if (spec.payload !== undefined && !isStandardSchema(spec.payload)) {
+    throw invalid(
+      'CHOKAQ_INVALID_CONFIG',
+      `${field}.payload`,
+      'a Standard Schema (zod, valibot, arktype, …)',
+      spec.payload,
+    );
   }
+  checkFunction(spec.handle, `${field}.handle`);
   return Object.freeze({
     type: spec.type,
     queue,
     priority,
     retry: spec.retry,
-    timeoutMs: spec.timeout === undefined ? undefined : toMs(spec.timeout, `${spec.type}.timeout`),
+    timeoutMs:
+      spec.timeout === undefined
+        ? undefined
+        : toMs(spec.timeout, `${field}.timeout`, { min: 1, max: MAX_TIMER_MS }),
     maxLostRuns,
     circuit: spec.circuit,
     schema: spec.payload,
     handle: spec.handle,
   });
+}
+
+const SPEC_KEYS = [
+  'type',
+  'queue',
+  'priority',
+  'retry',
+  'timeout',
+  'retryZombies',
+  'circuit',
+  'payload',
+  'handle',
+] as const;
+
+/** Whether `value` implements Standard Schema v1 (`~standard.validate`). */
+function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  const standard = (value as { '~standard'?: { validate?: unknown } } | null)?.['~standard'];
+  return typeof standard?.validate === 'function';
 }
 
 /**
@@ -131,6 +173,7 @@ export function defineJob(
 export async function parsePayload<In, Out>(
   definition: JobDefinition<In, Out>,
   value: unknown,
+  field = 'payload',
 ): Promise<Out> {
   if (!definition.schema) return value as Out;
   const result = await definition.schema['~standard'].validate(value);
@@ -145,7 +188,8 @@ export async function parsePayload<In, Out>(
       .join('; ');
     throw new ChokaQError(
       'CHOKAQ_PAYLOAD_INVALID',
-      `payload of '${definition.type}' is invalid: ${issues}`,
+      `${field} of '${definition.type}' is invalid: ${issues}`,
+      { field },
     );
   }
   return result.value;

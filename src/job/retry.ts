@@ -1,17 +1,17 @@
-import { ChokaQError } from '../errors.js';
+import { checkInteger, checkOptions, invalid } from '../util/check.js';
 import { toMs, type Duration } from '../util/duration.js';
 
 /** Retry settings as a user writes them (on a job definition or as the ChokaQ default). */
 export interface RetryOptions {
-  /** Total runs including the first. Default: `3`. */
+  /** Total runs including the first (1–1,000,000). Default: `3`. */
   maxAttempts?: number;
-  /** Delay after the first failed run. Default: `'3s'`. */
+  /** Delay after the first failed run (1 ms to 24.8 days). Default: `'3s'`. */
   baseDelay?: Duration;
-  /** Growth factor per further failed run. Default: `2`. */
+  /** Growth factor per further failed run (1–1000). Default: `2`. */
   multiplier?: number;
-  /** Cap on any delay, jitter and retry-after included. Default: `'1h'`. */
+  /** Cap on any delay, jitter and retry-after included (at least `baseDelay`, at most 24.8 days). Default: `'1h'`. */
   maxDelay?: Duration;
-  /** Largest random amount added to a backoff delay (clipped to `maxDelay`). Default: `'1s'`. */
+  /** Largest random amount added to a backoff delay (clipped to `maxDelay`; 0 to 24.8 days). Default: `'1s'`. */
   jitter?: Duration;
   /**
    * Retry budget from the job's creation: a retry that would start later goes to the DLQ with
@@ -40,44 +40,66 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAgeMs: 86_400_000,
 };
 
+const RETRY_KEYS = [
+  'maxAttempts',
+  'baseDelay',
+  'multiplier',
+  'maxDelay',
+  'jitter',
+  'maxAge',
+] as const satisfies readonly (keyof RetryOptions)[];
+
+/** Largest `maxDelay` (about 24.8 days). */
+const MAX_RETRY_DELAY_MS = 2_147_483_647;
+
 /**
- * Resolves user options on top of `base` and validates them.
- * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` naming the offending option, or
- *   `CHOKAQ_INVALID_DURATION` for an unparseable duration.
+ * Resolves user options on top of `base` and checks them; `field` names them in errors.
+ * @throws ChokaQError `CHOKAQ_INVALID_CONFIG`, `CHOKAQ_UNKNOWN_OPTION` or
+ *   `CHOKAQ_INVALID_DURATION` naming the offending option.
  */
 export function resolveRetryPolicy(
   options: RetryOptions | undefined,
   base: RetryPolicy = DEFAULT_RETRY_POLICY,
+  field = 'retry',
 ): RetryPolicy {
+  const given = checkOptions(options, field, RETRY_KEYS);
+  const ms = (value: Duration | undefined, name: keyof RetryOptions, fallback: number, min = 1) =>
+    value === undefined
+      ? fallback
+      : toMs(value, `${field}.${name}`, { min, max: MAX_RETRY_DELAY_MS });
   const policy: RetryPolicy = {
-    maxAttempts: options?.maxAttempts ?? base.maxAttempts,
-    baseDelayMs:
-      options?.baseDelay === undefined
-        ? base.baseDelayMs
-        : toMs(options.baseDelay, 'retry.baseDelay'),
-    multiplier: options?.multiplier ?? base.multiplier,
-    maxDelayMs:
-      options?.maxDelay === undefined ? base.maxDelayMs : toMs(options.maxDelay, 'retry.maxDelay'),
-    jitterMs: options?.jitter === undefined ? base.jitterMs : toMs(options.jitter, 'retry.jitter'),
+    maxAttempts:
+      given.maxAttempts === undefined
+        ? base.maxAttempts
+        : checkInteger(given.maxAttempts, `${field}.maxAttempts`, { min: 1, max: 1_000_000 }),
+    baseDelayMs: ms(given.baseDelay, 'baseDelay', base.baseDelayMs),
+    multiplier:
+      given.multiplier === undefined ? base.multiplier : checkMultiplier(given.multiplier, field),
+    maxDelayMs: ms(given.maxDelay, 'maxDelay', base.maxDelayMs),
+    jitterMs: ms(given.jitter, 'jitter', base.jitterMs, 0),
     maxAgeMs:
-      options?.maxAge === undefined
+      given.maxAge === undefined
         ? base.maxAgeMs
-        : options.maxAge === null
+        : given.maxAge === null
           ? null
-          : toMs(options.maxAge, 'retry.maxAge'),
+          : toMs(given.maxAge, `${field}.maxAge`, { min: 1 }),
   };
-  const problems: string[] = [];
-  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1)
-    problems.push('retry.maxAttempts must be an integer ≥ 1');
-  if (!(policy.multiplier >= 1)) problems.push('retry.multiplier must be ≥ 1');
-  if (policy.baseDelayMs <= 0) problems.push('retry.baseDelay must be > 0');
-  if (policy.maxDelayMs < policy.baseDelayMs)
-    problems.push('retry.maxDelay must be ≥ retry.baseDelay');
-  if (policy.maxDelayMs > 2_147_483_647) problems.push('retry.maxDelay must be ≤ 2147483647 ms');
-  if (policy.maxAgeMs !== null && policy.maxAgeMs <= 0)
-    problems.push('retry.maxAge must be > 0 or null');
-  if (problems.length > 0) throw new ChokaQError('CHOKAQ_INVALID_CONFIG', problems.join('; '));
+  if (policy.maxDelayMs < policy.baseDelayMs) {
+    throw invalid(
+      'CHOKAQ_INVALID_CONFIG',
+      `${field}.maxDelay`,
+      `at least baseDelay (${policy.baseDelayMs} ms)`,
+      given.maxDelay ?? policy.maxDelayMs,
+    );
+  }
   return policy;
+}
+
+function checkMultiplier(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > 1000) {
+    throw invalid('CHOKAQ_INVALID_CONFIG', `${field}.multiplier`, 'a number from 1 to 1000', value);
+  }
+  return value;
 }
 
 /**

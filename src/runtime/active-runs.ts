@@ -1,4 +1,5 @@
-import type { HotJob, Lease } from '../storage/contract.js';
+import type { HotJob } from '../storage/model.js';
+import type { Lease } from '../storage/store.js';
 
 /** Why a run's signal was aborted. */
 export type AbortCause = 'timeout' | 'shutdown' | 'cancel' | 'lost' | 'heartbeat';

@@ -1,42 +1,11 @@
 import { ChokaQError } from '../errors.js';
+import {
+  checkCircuitPolicy,
+  resolveCircuitPolicy,
+  type CircuitPolicy,
+  type ResolvedCircuitPolicy,
+} from '../job/circuit-policy.js';
 import type { Clock } from '../util/clock.js';
-import { toMs, type Duration } from '../util/duration.js';
-
-/**
- * Settings of one circuit (one job type key). Fields left out fall back to the `defaultPolicy`
- * given to {@link CircuitBreakers}, then to the built-in defaults below.
- */
-export interface CircuitPolicy {
-  /**
-   * Consecutive failures (within `failureWindow` of each other) that open the circuit. An integer
-   * of at least 1.
-   * @default 5
-   */
-  failureThreshold?: number;
-  /**
-   * How long an open circuit rejects every start before a probe is allowed. More than 0.
-   * @default '30s'
-   */
-  breakDuration?: Duration;
-  /**
-   * Probes allowed at once while half-open, and probe successes needed to close the circuit.
-   * An integer of at least 1.
-   * @default 1
-   */
-  halfOpenMaxCalls?: number;
-  /**
-   * How long half-open probes may stay outstanding (counted from the start of the half-open round)
-   * before they are forgotten and a new probe may be granted. More than 0.
-   * @default '30s'
-   */
-  probeTimeout?: Duration;
-  /**
-   * A failure arriving this long (or longer) after the previous failure restarts the count at 1
-   * instead of adding to it. More than 0.
-   * @default '60s'
-   */
-  failureWindow?: Duration;
-}
 
 /**
  * State of one circuit: `closed` permits every start, `open` rejects every start, `half-open`
@@ -110,17 +79,9 @@ export interface CircuitStats {
   resetAt: Date | null;
 }
 
-interface ResolvedPolicy {
-  failureThreshold: number;
-  breakMs: number;
-  halfOpenMaxCalls: number;
-  probeTimeoutMs: number;
-  failureWindowMs: number;
-}
-
 interface Circuit {
   readonly key: string;
-  readonly policy: ResolvedPolicy;
+  readonly policy: ResolvedCircuitPolicy;
   state: CircuitState;
   /** Bumped on every state change and on probe expiry; permits of older generations are stale. */
   generation: number;
@@ -138,14 +99,6 @@ interface PermitInfo {
   readonly probe: boolean;
 }
 
-const BUILT_IN: Required<CircuitPolicy> = {
-  failureThreshold: 5,
-  breakDuration: '30s',
-  halfOpenMaxCalls: 1,
-  probeTimeout: '30s',
-  failureWindow: '60s',
-};
-
 /**
  * Per-key circuit breakers (one circuit per job type key, created on first use). Pure logic: time
  * comes from the injected clock and nothing happens between calls.
@@ -157,8 +110,8 @@ const BUILT_IN: Required<CircuitPolicy> = {
  */
 export class CircuitBreakers {
   private readonly clock: Clock;
-  private readonly defaultPolicy: ResolvedPolicy;
-  private readonly policies = new Map<string, ResolvedPolicy>();
+  private readonly defaultPolicy: ResolvedCircuitPolicy;
+  private readonly policies = new Map<string, ResolvedCircuitPolicy>();
   private readonly circuits = new Map<string, Circuit>();
   private readonly permits = new WeakMap<CircuitPermit, PermitInfo>();
   private readonly onEvent: ((event: CircuitEvent) => void) | undefined;
@@ -171,8 +124,8 @@ export class CircuitBreakers {
   constructor(options: CircuitBreakersOptions) {
     this.clock = options.clock;
     this.onEvent = options.onEvent;
-    const base = checkObject(options.defaultPolicy ?? {}, 'defaultPolicy');
-    this.defaultPolicy = resolvePolicy([base], 'defaultPolicy');
+    const base = checkCircuitPolicy(options.defaultPolicy, 'defaultPolicy');
+    this.defaultPolicy = resolveCircuitPolicy([base], 'defaultPolicy');
     for (const [rawKey, policy] of Object.entries(options.policies ?? {})) {
       const key = rawKey.toLowerCase();
       if (this.policies.has(key)) {
@@ -182,7 +135,7 @@ export class CircuitBreakers {
         );
       }
       const path = `policies.${rawKey}`;
-      this.policies.set(key, resolvePolicy([base, checkObject(policy, path)], path));
+      this.policies.set(key, resolveCircuitPolicy([base, checkCircuitPolicy(policy, path)], path));
     }
   }
 
@@ -366,56 +319,4 @@ export class CircuitBreakers {
       // A listener must not break the breaker; see CircuitBreakersOptions.onEvent.
     }
   }
-}
-
-function checkObject(policy: CircuitPolicy, path: string): CircuitPolicy {
-  if (typeof policy !== 'object' || policy === null) {
-    throw new ChokaQError('CHOKAQ_INVALID_CONFIG', `${path} must be an object`);
-  }
-  return policy;
-}
-
-/** Each field from the last layer that sets it, else the built-in default; then validated. */
-function resolvePolicy(layers: CircuitPolicy[], path: string): ResolvedPolicy {
-  const pick = <K extends keyof CircuitPolicy>(field: K): NonNullable<CircuitPolicy[K]> => {
-    for (let i = layers.length - 1; i >= 0; i -= 1) {
-      const value = layers[i]?.[field];
-      if (value !== undefined) return value;
-    }
-    return BUILT_IN[field];
-  };
-  return {
-    failureThreshold: count(pick('failureThreshold'), `${path}.failureThreshold`),
-    breakMs: positiveMs(pick('breakDuration'), `${path}.breakDuration`),
-    halfOpenMaxCalls: count(pick('halfOpenMaxCalls'), `${path}.halfOpenMaxCalls`),
-    probeTimeoutMs: positiveMs(pick('probeTimeout'), `${path}.probeTimeout`),
-    failureWindowMs: positiveMs(pick('failureWindow'), `${path}.failureWindow`),
-  };
-}
-
-function count(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ChokaQError(
-      'CHOKAQ_INVALID_CONFIG',
-      `${name} must be an integer of at least 1, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-function positiveMs(value: Duration, name: string): number {
-  let ms: number;
-  try {
-    ms = toMs(value, name);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new ChokaQError('CHOKAQ_INVALID_CONFIG', detail, { cause: error });
-  }
-  if (ms <= 0) {
-    throw new ChokaQError(
-      'CHOKAQ_INVALID_CONFIG',
-      `${name} must be more than 0 ms, got ${String(value)}`,
-    );
-  }
-  return ms;
 }

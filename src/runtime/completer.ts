@@ -1,11 +1,13 @@
 import type { Logger } from '../observability/logger.js';
-import type { Settlement, Store } from '../storage/contract.js';
-import { Batcher, ItemFailure } from './batcher.js';
+import type { Settlement, Store } from '../storage/store.js';
+import { Batcher, ItemFailure } from '../util/batcher.js';
+import { sleep, type Clock } from '../util/clock.js';
 
 /** Options of a {@link Completer}. */
 export interface CompleterOptions {
   store: Store;
   logger: Logger;
+  clock: Clock;
   /** Most settlements per transaction. Default: `500`. */
   maxBatch?: number;
   /** Attempts per batch when the storage fails, with doubling back-off from 200 ms. Default: `5`. */
@@ -22,11 +24,13 @@ export class Completer {
   private readonly store: Store;
   private readonly logger: Logger;
   private readonly attempts: number;
+  private readonly clock: Clock;
 
   constructor(options: CompleterOptions) {
     this.store = options.store;
     this.logger = options.logger;
     this.attempts = options.attempts ?? 5;
+    this.clock = options.clock;
     this.batcher = new Batcher({
       run: (items) => this.settleBatch(items),
       maxBatch: options.maxBatch ?? 500,
@@ -85,7 +89,7 @@ export class Completer {
           delayMs: delay,
           error: String(error),
         });
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await sleep(this.clock, delay);
       }
     }
   }

@@ -5,10 +5,11 @@ import { decideFailure } from '../job/failure-decision.js';
 import type { FailureReason } from '../job/state.js';
 import type { AnyJobDefinition, JobRegistry } from '../job/registry.js';
 import { resolveRetryPolicy, type RetryPolicy } from '../job/retry.js';
-import type { ChokaQEvents } from '../observability/events.js';
+import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
-import type { HotJob, Lease, Settlement } from '../storage/contract.js';
-import type { Clock } from '../util/clock.js';
+import type { HotJob } from '../storage/model.js';
+import type { Lease, Settlement } from '../storage/store.js';
+import type { CancelTimer, Clock } from '../util/clock.js';
 import type { AbortCause, ActiveRun, ActiveRuns, RunAborted } from './active-runs.js';
 import type { Completer } from './completer.js';
 import { composeMiddleware, type Middleware } from './middleware.js';
@@ -79,7 +80,7 @@ export class Executor {
     const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
     const ctx = new RunContext(job, this.options.events, this.options.logger);
-    const grace = new GraceTimer(this.options.abortGraceMs);
+    const grace = new GraceTimer(clock, this.options.abortGraceMs);
     // Every abort goes through here (timeout, cancel, lost lease, heartbeat, shutdown), so the
     // grace period starts without a listener on the signal.
     const run: ActiveRun = {
@@ -92,7 +93,7 @@ export class Executor {
     runs.add(run);
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
-    const timer = setTimeout(
+    const cancelTimeout = clock.schedule(
       () => run.abort('timeout', `Timeout: execution exceeded ${timeoutMs} ms`),
       timeoutMs,
     );
@@ -143,7 +144,7 @@ export class Executor {
       );
       return classifyFailure(error).kind === 'fatal' ? 'neutral' : 'failed';
     } finally {
-      clearTimeout(timer);
+      cancelTimeout();
       grace.clear();
       runs.delete(job.id);
     }
@@ -288,20 +289,23 @@ export class Executor {
 class GraceTimer {
   readonly expired: Promise<CallResult>;
   private resolve: ((result: CallResult) => void) | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private cancel: CancelTimer | undefined;
 
-  constructor(private readonly ms: number) {
+  constructor(
+    private readonly clock: Clock,
+    private readonly ms: number,
+  ) {
     this.expired = new Promise((resolve) => (this.resolve = resolve));
   }
 
   start(): void {
-    if (this.timer || !this.resolve) return;
+    if (this.cancel || !this.resolve) return;
     const resolve = this.resolve;
-    this.timer = setTimeout(() => resolve({ done: false }), this.ms);
+    this.cancel = this.clock.schedule(() => resolve({ done: false }), this.ms);
   }
 
   clear(): void {
-    clearTimeout(this.timer);
+    this.cancel?.();
     this.resolve = undefined;
   }
 }

@@ -1,8 +1,9 @@
-import type { ChokaQEvents } from '../observability/events.js';
 import type { Logger } from '../observability/logger.js';
-import type { Store } from '../storage/contract.js';
-import type { ActiveRuns } from './active-runs.js';
-import { jitter } from './wakeup.js';
+import type { Store } from '../storage/store.js';
+import type { Clock } from '../util/clock.js';
+import type { ActiveRun, ActiveRuns } from './active-runs.js';
+import type { ChokaQEvents } from './events.js';
+import { LoopService } from './service.js';
 
 /** Settings of a {@link Heartbeater}. */
 export interface HeartbeaterOptions {
@@ -16,6 +17,7 @@ export interface HeartbeaterOptions {
   cancelOnFailure: boolean;
   events: ChokaQEvents;
   logger: Logger;
+  clock: Clock;
 }
 
 /**
@@ -26,27 +28,34 @@ export interface HeartbeaterOptions {
  * (`cancelOnFailure`) or reported as degraded and the count restarts.
  */
 export class Heartbeater {
-  private timer: NodeJS.Timeout | undefined;
-  private beating: Promise<void> | undefined;
   private readonly failures = new Map<string, number>();
-  private stopped = false;
+  private readonly loop: LoopService;
 
-  constructor(private readonly options: HeartbeaterOptions) {}
+  constructor(private readonly options: HeartbeaterOptions) {
+    this.loop = new LoopService({
+      intervalMs: options.intervalMs,
+      pass: () => this.beat(),
+      onError: () => undefined, // beat() handles its own failures
+      clock: options.clock,
+    });
+  }
 
   /** Starts the interval. */
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.loop.start();
   }
 
   /** Stops the interval and waits for a beat in flight. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.beating;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  /** Runs one heartbeat for every run in progress now (also used by tests). */
+  /** Resolves after the next heartbeat pass (a test signal). */
+  nextBeat(): Promise<void> {
+    return this.loop.nextPass();
+  }
+
+  /** Runs one heartbeat for every run in progress now. */
   async beat(): Promise<void> {
     const { store, runs, logger, events } = this.options;
     const active = runs.all();
@@ -55,6 +64,9 @@ export class Heartbeater {
     try {
       const results = await store.heartbeat(active.map((run) => run.lease));
       active.forEach((run, i) => {
+        // A run that ended while the heartbeat was on its way has settled (or is settling) its
+        // job: a missing lease is its own doing, not a loss.
+        if (!this.stillRunning(run)) return;
         const result = results[i];
         this.failures.delete(run.job.id);
         if (!result?.alive) {
@@ -67,11 +79,17 @@ export class Heartbeater {
     } catch (error) {
       logger.warn('heartbeat failed', { runs: active.length, error: String(error) });
       events.emit('worker:error', { where: 'heartbeat', error });
-      for (const run of active)
+      for (const run of active) {
+        if (!this.stillRunning(run)) continue;
         this.countFailure(run.job.id, () =>
           run.abort('heartbeat', 'HeartbeatFailure: heartbeats kept failing'),
         );
+      }
     }
+  }
+
+  private stillRunning(run: ActiveRun): boolean {
+    return this.options.runs.get(run.job.id) === run;
   }
 
   private countFailure(id: string, abort: () => void): void {
@@ -93,16 +111,5 @@ export class Heartbeater {
         failures: count,
       });
     }
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.beating = this.beat().finally(() => {
-        this.beating = undefined;
-        this.schedule();
-      });
-    }, jitter(this.options.intervalMs));
-    this.timer.unref();
   }
 }

@@ -1,7 +1,8 @@
-import type { ChokaQEvents } from '../observability/events.js';
 import type { Logger } from '../observability/logger.js';
-import type { RescueOptions, RescueResult, Store } from '../storage/contract.js';
-import { jitter } from './wakeup.js';
+import type { RescueOptions, RescueResult, Store } from '../storage/store.js';
+import type { Clock } from '../util/clock.js';
+import type { ChokaQEvents } from './events.js';
+import { LoopService } from './service.js';
 
 /** Settings of a {@link Rescuer}. */
 export interface RescuerOptions {
@@ -12,33 +13,46 @@ export interface RescuerOptions {
   rescue: RescueOptions;
   events: ChokaQEvents;
   logger: Logger;
+  clock: Clock;
 }
+
+/** Delay of the first pass after start, in ms (capped by the interval). */
+const FIRST_PASS_MS = 1000;
 
 /**
  * The recovery loop: stale claims back to pending, zombies (expired heartbeats) to the DLQ or,
  * for opted-in types, back to pending, orphaned cancel requests to the DLQ, and expired
- * idempotency claims deleted. Every started
- * worker runs it; the store lets one process at a time do a pass, and every move is guarded, so
- * running it everywhere stays safe.
+ * idempotency claims deleted. Every started worker runs it; the store lets one process at a time
+ * do a pass, and every move is guarded, so running it everywhere stays safe.
  */
 export class Rescuer {
-  private timer: NodeJS.Timeout | undefined;
-  private pass: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly loop: LoopService;
 
-  constructor(private readonly options: RescuerOptions) {}
+  constructor(private readonly options: RescuerOptions) {
+    this.loop = new LoopService({
+      intervalMs: options.intervalMs,
+      firstDelayMs: Math.min(FIRST_PASS_MS, options.intervalMs),
+      pass: async () => {
+        await this.runOnce();
+      },
+      onError: () => undefined, // runOnce() logs and reports its own failures
+      clock: options.clock,
+    });
+  }
 
-  /** Starts the loop; the first pass runs after a short jittered delay. */
+  /** Starts the loop; the first pass runs after a short delay. */
   start(): void {
-    this.stopped = false;
-    this.schedule(Math.min(1000, this.options.intervalMs));
+    this.loop.start();
   }
 
   /** Stops the loop and waits for a pass in flight. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.pass;
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** Resolves after the next recovery pass (a test signal). */
+  nextPass(): Promise<void> {
+    return this.loop.nextPass();
   }
 
   /** Runs one pass now and reports what moved. Errors are logged and rethrown. */
@@ -60,15 +74,5 @@ export class Rescuer {
       events.emit('worker:error', { where: 'rescue', error });
       throw error;
     }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.pass = this.runOnce()
-        .catch(() => undefined)
-        .finally(() => this.schedule(jitter(this.options.intervalMs)));
-    }, delayMs);
-    this.timer.unref();
   }
 }

@@ -1,7 +1,7 @@
 import type { JobContext } from '../job/define-job.js';
-import type { ChokaQEvents } from '../observability/events.js';
+import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
-import type { HotJob } from '../storage/contract.js';
+import type { HotJob } from '../storage/model.js';
 import { RunAborted, type AbortCause } from './active-runs.js';
 
 /**

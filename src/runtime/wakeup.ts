@@ -1,10 +1,14 @@
+import type { CancelTimer, Clock } from '../util/clock.js';
+
 /**
- * A wake-up hint for a sleeping loop: `wait(ms)` resolves on the next `notify()` or after `ms`,
- * whichever comes first. A notify while nobody waits is remembered once.
+ * A wake-up hint for a sleeping loop: `wait(ms)` resolves on the next `notify()` or after `ms` on
+ * the clock, whichever comes first. A notify while nobody waits is remembered once.
  */
 export class Wakeup {
   private pending = false;
   private waiter: (() => void) | undefined;
+
+  constructor(private readonly clock: Clock) {}
 
   /** Wakes the waiting loop, or the next one to wait. */
   notify(): void {
@@ -24,12 +28,12 @@ export class Wakeup {
       return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const cancel: CancelTimer = this.clock.schedule(() => {
         this.waiter = undefined;
         resolve(false);
       }, ms);
       this.waiter = () => {
-        clearTimeout(timer);
+        cancel();
         resolve(true);
       };
     });

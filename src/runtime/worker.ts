@@ -1,9 +1,10 @@
-import type { ChokaQEvents } from '../observability/events.js';
+import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
-import type { HotJob, Lease, Store } from '../storage/contract.js';
-import type { Clock } from '../util/clock.js';
+import type { HotJob } from '../storage/model.js';
+import type { Lease, Store } from '../storage/store.js';
+import { waitAtMost, type Clock } from '../util/clock.js';
 import { BackgroundRefresh } from '../util/background-refresh.js';
-import { Batcher } from './batcher.js';
+import { Batcher } from '../util/batcher.js';
 import type { Completer } from './completer.js';
 import type { CircuitBreakers, CircuitPermit } from './circuit-breaker.js';
 import type { Executor, RunOutcome } from './executor.js';
@@ -51,7 +52,7 @@ const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
  */
 export class Worker {
   private readonly slots: Slots;
-  private readonly wakeup = new Wakeup();
+  private readonly wakeup: Wakeup;
   private readonly starter: Batcher<Lease, HotJob | null>;
   private buffer: HotJob[] = [];
   private stopping = false;
@@ -68,6 +69,7 @@ export class Worker {
 
   constructor(private readonly options: WorkerOptions) {
     this.slots = new Slots(options.concurrency);
+    this.wakeup = new Wakeup(options.clock);
     this.paused = new BackgroundRefresh({
       read: async () => {
         const queues = await options.store.listQueues();
@@ -151,11 +153,7 @@ export class Worker {
     await this.loop;
     await this.unlisten?.().catch(() => undefined);
     await this.releaseBuffered();
-    const idle = this.slots.idle().then(() => true);
-    const timedOut = new Promise<boolean>((resolve) =>
-      setTimeout(() => resolve(false), graceMs).unref(),
-    );
-    await Promise.race([idle, timedOut]);
+    await waitAtMost(this.options.clock, this.slots.idle(), graceMs);
     return this.running;
   }
 

@@ -7,6 +7,9 @@ import type { ChokaQ } from '../chokaq.js';
 export { memory } from '../storage/memory/index.js';
 export { FakeClock } from '../util/clock.js';
 
+/** Most hot jobs one look of {@link drain} reads. */
+const DRAIN_SCAN_LIMIT = 100_000;
+
 /** Options of {@link drain}. */
 export interface DrainOptions {
   /** Give up (reject) after this many ms. Default: `10_000`. */
@@ -26,7 +29,7 @@ export async function drain(chokaq: ChokaQ, options: DrainOptions = {}): Promise
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [hot, now] = await Promise.all([
-      chokaq.listJobs({ limit: 100_000 }),
+      chokaq.storage.listHot({ limit: DRAIN_SCAN_LIMIT }),
       chokaq.storage.now(),
     ]);
     const busy = hot.filter((job) => job.state !== 'pending' || job.runAt <= now).length;

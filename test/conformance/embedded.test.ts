@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { embedded } from '../../src/storage/embedded/index.js';
-import type { Store } from '../../src/storage/contract.js';
+import type { Store } from '../../src/storage/store.js';
 import { uniqueSchema } from '../helpers/pg.js';
 import { describeStoreConformance } from './suite.js';
 

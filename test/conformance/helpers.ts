@@ -2,7 +2,8 @@
  * Plain helpers shared by the conformance files (suite.ts, reliability.ts): job builders, lease
  * extraction and bounded waits. Nothing here talks to a store.
  */
-import type { HotJob, Lease, NewJob } from '../../src/storage/contract.js';
+import type { HotJob } from '../../src/storage/model.js';
+import type { Lease, NewJob } from '../../src/storage/store.js';
 import { uuidv7 } from '../../src/util/uuid.js';
 
 export const sleep = (ms: number): Promise<void> =>

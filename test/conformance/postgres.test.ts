@@ -1,5 +1,5 @@
 import { postgres } from '../../src/storage/postgres/index.js';
-import type { Store } from '../../src/storage/contract.js';
+import type { Store } from '../../src/storage/store.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { describeStoreConformance } from './suite.js';
 

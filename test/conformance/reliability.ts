@@ -2,7 +2,7 @@
  * Conformance tests of the reliability verbs: `heartbeat`, `rescue`, `cancel`, the lost-run and
  * from-fetched settlements, and the fields they maintain (`lostAttempts`, cancel requests, archive
  * notes). Registered by `describeStoreConformance` in suite.ts, so every provider runs them against
- * a fresh store per test. The specification is the TSDoc of `src/storage/contract.ts`.
+ * a fresh store per test. The specification is the TSDoc of `src/storage/store.ts`.
  *
  * The SQL stores judge staleness with the database clock, so these tests age rows with real,
  * short sleeps against tiny timeouts (a fetched row 200 ms old against 100 ms, a heartbeat 250 ms
@@ -10,17 +10,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FailureReason } from '../../src/job/state.js';
+import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
 import type {
-  ArchivedJob,
-  DeadJob,
-  HotJob,
   MetricBucket,
   NewJob,
-  QueueStats,
   RescueOptions,
   RescuedJob,
   Store,
-} from '../../src/storage/contract.js';
+} from '../../src/storage/store.js';
 import { ids, leaseOf, newJob, sleep, sorted } from './helpers.js';
 
 /** The store of the running test and the suite's helpers bound to it. */

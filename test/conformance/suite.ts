@@ -1,6 +1,6 @@
 /**
  * The storage conformance suite: every provider (memory, embedded, postgres) runs these tests and
- * must pass all of them. The specification is the TSDoc of `src/storage/contract.ts`; a test here
+ * must pass all of them. The specification is the TSDoc of `src/storage/store.ts`; a test here
  * asserts only what the contract promises, never a quirk of one implementation.
  *
  * Time-dependent checks use real, short delays because the SQL stores schedule with the database
@@ -9,15 +9,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
 import type { FailureReason } from '../../src/job/state.js';
-import type {
-  ArchivedJob,
-  DeadJob,
-  HotJob,
-  MetricBucket,
-  NewJob,
-  QueueStats,
-  Store,
-} from '../../src/storage/contract.js';
+import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
+import type { MetricBucket, NewJob, Store } from '../../src/storage/store.js';
 import { ids, leaseOf, newJob, sleep, sorted, waitUntil } from './helpers.js';
 import { describeReliability } from './reliability.js';
 

@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll } from 'vitest';
 import { embedded } from '../../src/storage/embedded/index.js';
-import type { Store } from '../../src/storage/contract.js';
+import type { Store } from '../../src/storage/store.js';
 import { uniqueSchema } from '../helpers/pg.js';
 import { describeEngine } from './suite.js';
 

@@ -1,6 +1,6 @@
 import { afterAll } from 'vitest';
 import { postgres } from '../../src/storage/postgres/index.js';
-import type { Store } from '../../src/storage/contract.js';
+import type { Store } from '../../src/storage/store.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { describeEngine } from './suite.js';
 

@@ -8,8 +8,8 @@ import {
   ThrottledError,
   type ChokaQOptions,
   type JobContext,
-  type Store,
 } from '../../src/index.js';
+import type { Store } from '../../src/storage/store.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 /** How a test file provides fresh stores to the engine suite. */
@@ -619,7 +619,10 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
           runs++;
         },
       });
-      const chokaq = await engine({ jobs: [safe], zombieTimeout: 200, rescueInterval: 100 }, false);
+      const chokaq = await engine(
+        { jobs: [safe], zombieTimeout: 200, heartbeatInterval: 50, rescueInterval: 100 },
+        false,
+      );
       const storage = chokaq.storage;
       const { id } = await chokaq.enqueue(safe, {}, { queue: 'elsewhere' });
       const [claimed] = await storage.claim({

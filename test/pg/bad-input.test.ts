@@ -19,8 +19,8 @@ import {
   silentLogger,
   type DeadJob,
   type ErrorCode,
-  type Store,
 } from '../../src/index.js';
+import type { Store } from '../../src/storage/store.js';
 import type { AnyJobDefinition } from '../../src/job/registry.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';

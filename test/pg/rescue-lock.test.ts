@@ -10,13 +10,8 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/index.js';
 import type { FailureReason } from '../../src/job/state.js';
-import type {
-  HotJob,
-  QueueStats,
-  RescueOptions,
-  RescueResult,
-  Store,
-} from '../../src/storage/contract.js';
+import type { HotJob, QueueStats } from '../../src/storage/model.js';
+import type { RescueOptions, RescueResult, Store } from '../../src/storage/store.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { validateSchema } from '../../src/storage/sql/schema.js';
 import { ids, leaseOf, newJob, sorted } from '../conformance/helpers.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Batcher, ItemFailure } from '../../src/runtime/batcher.js';
+import { Batcher, ItemFailure } from '../../src/util/batcher.js';
 
 /** A promise whose settlement the test controls. */
 function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {

@@ -4,9 +4,9 @@ import {
   CircuitBreakers,
   type CircuitEvent,
   type CircuitPermit,
-  type CircuitPolicy,
   type CircuitState,
 } from '../../src/runtime/circuit-breaker.js';
+import type { CircuitPolicy } from '../../src/job/circuit-policy.js';
 import { FakeClock } from '../../src/util/clock.js';
 
 function setup(
@@ -223,16 +223,37 @@ describe('CircuitBreakers — keys and policies', () => {
     expect(breakers.acquire('eMaIl')).toBeNull();
   });
 
-  it.each<[string, CircuitPolicy, string]>([
-    ['failureThreshold 0', { failureThreshold: 0 }, 'failureThreshold'],
-    ['failureThreshold 1.5', { failureThreshold: 1.5 }, 'failureThreshold'],
-    ['halfOpenMaxCalls 0', { halfOpenMaxCalls: 0 }, 'halfOpenMaxCalls'],
-    ['halfOpenMaxCalls NaN', { halfOpenMaxCalls: Number.NaN }, 'halfOpenMaxCalls'],
-    ['breakDuration 0', { breakDuration: 0 }, 'breakDuration'],
-    ['breakDuration -1', { breakDuration: -1 }, 'breakDuration'],
-    ['probeTimeout 0s', { probeTimeout: '0s' }, 'probeTimeout'],
-    ['failureWindow garbage', { failureWindow: 'soon' as unknown as '1s' }, 'failureWindow'],
-  ])('rejects %s', (_label, policy, field) => {
+  it.each<[string, CircuitPolicy, string, string]>([
+    ['failureThreshold 0', { failureThreshold: 0 }, 'failureThreshold', 'CHOKAQ_INVALID_CONFIG'],
+    [
+      'failureThreshold 1.5',
+      { failureThreshold: 1.5 },
+      'failureThreshold',
+      'CHOKAQ_INVALID_CONFIG',
+    ],
+    ['halfOpenMaxCalls 0', { halfOpenMaxCalls: 0 }, 'halfOpenMaxCalls', 'CHOKAQ_INVALID_CONFIG'],
+    [
+      'halfOpenMaxCalls NaN',
+      { halfOpenMaxCalls: Number.NaN },
+      'halfOpenMaxCalls',
+      'CHOKAQ_INVALID_CONFIG',
+    ],
+    ['breakDuration 0', { breakDuration: 0 }, 'breakDuration', 'CHOKAQ_INVALID_DURATION'],
+    ['breakDuration -1', { breakDuration: -1 }, 'breakDuration', 'CHOKAQ_INVALID_DURATION'],
+    ['probeTimeout 0s', { probeTimeout: '0s' }, 'probeTimeout', 'CHOKAQ_INVALID_DURATION'],
+    [
+      'failureWindow garbage',
+      { failureWindow: 'soon' as unknown as '1s' },
+      'failureWindow',
+      'CHOKAQ_INVALID_DURATION',
+    ],
+    [
+      'an unknown key',
+      { failureTreshold: 3 } as unknown as CircuitPolicy,
+      'failureTreshold',
+      'CHOKAQ_UNKNOWN_OPTION',
+    ],
+  ])('rejects %s', (_label, policy, field, code) => {
     for (const options of [{ defaultPolicy: policy }, { policies: { email: policy } }]) {
       let caught: unknown;
       try {
@@ -241,7 +262,7 @@ describe('CircuitBreakers — keys and policies', () => {
         caught = error;
       }
       expect(caught).toBeInstanceOf(ChokaQError);
-      expect((caught as ChokaQError).code).toBe('CHOKAQ_INVALID_CONFIG');
+      expect((caught as ChokaQError).code).toBe(code);
       expect((caught as ChokaQError).message).toContain(field);
     }
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChokaQ, defineJob, memory, silentLogger, type Store } from '../../src/index.js';
+import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
+import type { Store } from '../../src/storage/store.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 /** A real memory store whose heartbeat writes fail, as when the database stops answering them. */

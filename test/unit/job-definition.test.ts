@@ -6,7 +6,7 @@ import {
   LIMITS,
   normalizeIdempotencyKey,
   serializePayload,
-  validateAudit,
+  checkEnvelopeText,
   validateJobId,
   validatePriority,
   validateQueueName,
@@ -133,15 +133,20 @@ describe('normalizeIdempotencyKey', () => {
   });
 });
 
-describe('validateAudit', () => {
-  it('accepts null and values at the limits', () => {
-    expect(thrownCode(() => validateAudit(null, null))).toBeUndefined();
-    expect(thrownCode(() => validateAudit('c'.repeat(100), 't'.repeat(1000)))).toBeUndefined();
+describe('checkEnvelopeText', () => {
+  it('accepts null, undefined and values at the limit', () => {
+    expect(checkEnvelopeText(null, 'tags', 1000)).toBeNull();
+    expect(checkEnvelopeText(undefined, 'tags', 1000)).toBeNull();
+    expect(checkEnvelopeText('c'.repeat(100), 'createdBy', 100)).toBe('c'.repeat(100));
   });
 
-  it('rejects createdBy over 100 and tags over 1000 characters', () => {
-    expect(thrownCode(() => validateAudit('c'.repeat(101), null))).toBe('CHOKAQ_INVALID_ENVELOPE');
-    expect(thrownCode(() => validateAudit(null, 't'.repeat(1001)))).toBe('CHOKAQ_INVALID_ENVELOPE');
+  it('rejects values over the limit and non-strings, naming the field and the value', () => {
+    expect(thrownCode(() => checkEnvelopeText('c'.repeat(101), 'createdBy', 100))).toBe(
+      'CHOKAQ_INVALID_ENVELOPE',
+    );
+    expect(() => checkEnvelopeText(42, 'items[2].tags', 1000)).toThrow(
+      'items[2].tags must be a string of at most 1000 characters, or null, got 42 (number)',
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
-import type { HotJob, NewJob, RescueOptions, Store } from '../../src/storage/contract.js';
+import type { HotJob } from '../../src/storage/model.js';
+import type { NewJob, RescueOptions, Store } from '../../src/storage/store.js';
 import { memory } from '../../src/storage/memory/index.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { newJob as conformanceJob, leaseOf } from '../conformance/helpers.js';

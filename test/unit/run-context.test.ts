@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/index.js';
-import { ChokaQEvents } from '../../src/observability/events.js';
+import { ChokaQEvents } from '../../src/runtime/events.js';
 import { RunAborted } from '../../src/runtime/active-runs.js';
 import { RunContext } from '../../src/runtime/run-context.js';
-import type { HotJob } from '../../src/storage/contract.js';
+import type { HotJob } from '../../src/storage/model.js';
 
 const job: HotJob = {
   id: 'job-1',

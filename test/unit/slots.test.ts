@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Slots } from '../../src/runtime/slots.js';
 import { jitter, Wakeup } from '../../src/runtime/wakeup.js';
+import { FakeClock, systemClock } from '../../src/util/clock.js';
 
 /** Lets pending promise callbacks run (no timers involved). */
 async function flushMicrotasks(): Promise<void> {
@@ -15,10 +16,6 @@ function track(promise: Promise<unknown>): { done: boolean } {
   });
   return state;
 }
-
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 describe('Slots', () => {
   it('hands out slots up to the capacity', () => {
@@ -117,54 +114,53 @@ describe('Slots', () => {
 });
 
 describe('Wakeup', () => {
-  it('resolves true when notified during a wait', async () => {
-    vi.useFakeTimers();
-    const wakeup = new Wakeup();
+  it('resolves true when notified during a wait, and cancels its timer', async () => {
+    const clock = new FakeClock();
+    const wakeup = new Wakeup(clock);
     const result = wakeup.wait(10_000);
     wakeup.notify();
     await expect(result).resolves.toBe(true);
-    expect(vi.getTimerCount()).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
   });
 
-  it('resolves false when the time passes without a notify', async () => {
-    vi.useFakeTimers();
-    const wakeup = new Wakeup();
+  it('resolves false when the time passes on its clock without a notify', async () => {
+    const clock = new FakeClock();
+    const wakeup = new Wakeup(clock);
     const result = track(wakeup.wait(1000));
-    await vi.advanceTimersByTimeAsync(999);
+    await clock.advanceAsync(999);
     expect(result.done).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
+    await clock.advanceAsync(1);
     expect(result.done).toBe(true);
-    vi.useRealTimers();
-    await expect(new Wakeup().wait(5)).resolves.toBe(false);
+    await expect(new Wakeup(systemClock).wait(5)).resolves.toBe(false);
   });
 
   it('remembers a notify made before the wait, once', async () => {
-    vi.useFakeTimers();
-    const wakeup = new Wakeup();
+    const clock = new FakeClock();
+    const wakeup = new Wakeup(clock);
     wakeup.notify();
     wakeup.notify();
     await expect(wakeup.wait(10_000)).resolves.toBe(true);
     const second = wakeup.wait(50);
-    await vi.advanceTimersByTimeAsync(50);
+    await clock.advanceAsync(50);
     await expect(second).resolves.toBe(false);
   });
 
   it('does not remember a notify that woke a waiter', async () => {
-    vi.useFakeTimers();
-    const wakeup = new Wakeup();
+    const clock = new FakeClock();
+    const wakeup = new Wakeup(clock);
     const first = wakeup.wait(1000);
     wakeup.notify();
     await expect(first).resolves.toBe(true);
     const second = wakeup.wait(100);
-    await vi.advanceTimersByTimeAsync(100);
+    await clock.advanceAsync(100);
     await expect(second).resolves.toBe(false);
   });
 
   it('a notify after a timed-out wait is remembered for the next wait', async () => {
-    vi.useFakeTimers();
-    const wakeup = new Wakeup();
+    const clock = new FakeClock();
+    const wakeup = new Wakeup(clock);
     const first = wakeup.wait(10);
-    await vi.advanceTimersByTimeAsync(10);
+    await clock.advanceAsync(10);
     await expect(first).resolves.toBe(false);
     wakeup.notify();
     await expect(wakeup.wait(10_000)).resolves.toBe(true);

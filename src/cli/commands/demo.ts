@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ChokaQ } from '../../chokaq.js';
 import { consoleLogger, type LogLevel } from '../../observability/logger.js';
-import type { QueueStats } from '../../storage/contract.js';
+import type { QueueStats } from '../../storage/model.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
 import { SAMPLE_MIX, sampleJobFor, type SamplePayload } from '../demo/sample-jobs.js';
 import { CliError, type CliIo } from '../io.js';

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ChokaQ } from '../../chokaq.js';
-import type { ChokaQOptions } from '../../config.js';
+import type { ChokaQOptions } from '../../config/options.js';
 import { consoleLogger } from '../../observability/logger.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
 import { CliError, type CliIo } from '../io.js';

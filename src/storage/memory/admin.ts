@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import type { QueueInfo, QueuePatch } from '../contract.js';
+import type { QueueInfo } from '../model.js';
+import type { QueuePatch } from '../store.js';
 import type { Tables } from './tables.js';
 
 /** Fields of a pending-job edit; absent fields keep their value. */

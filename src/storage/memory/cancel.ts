@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { CancelResult } from '../contract.js';
+import type { CancelResult } from '../model.js';
 import { moveToDead } from './settle.js';
 import type { Tables } from './tables.js';
 

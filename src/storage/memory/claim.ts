@@ -5,7 +5,8 @@
  *
  * @internal
  */
-import type { ClaimRequest, HotJob, Lease } from '../contract.js';
+import type { HotJob } from '../model.js';
+import type { ClaimRequest, Lease } from '../store.js';
 import { Smallest } from './smallest.js';
 import type { Tables } from './tables.js';
 

@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import type { ArchivedJob, DeadJob, HotJob, MetricBucket, QueueInfo } from '../contract.js';
+import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
+import type { MetricBucket } from '../store.js';
 
 /** Copies a `Date | null`. */
 function copyDate(value: Date | null): Date | null {

@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import type { DeadJob, HotJob, ResurrectOptions } from '../contract.js';
+import type { DeadJob, HotJob } from '../model.js';
+import type { ResurrectRequest } from '../store.js';
 import type { Tables } from './tables.js';
 
 /** Default priority of a resurrected job. */
@@ -14,7 +15,7 @@ export const RESURRECT_PRIORITY = 10;
  * The pending hot row a DLQ row becomes when resurrected with `options`: a fresh start, with no
  * lost runs and no cancel request.
  */
-function toResurrected(row: DeadJob, options: ResurrectOptions, now: Date): HotJob {
+function toResurrected(row: DeadJob, options: ResurrectRequest, now: Date): HotJob {
   return {
     id: row.id,
     queue: row.queue,
@@ -56,7 +57,7 @@ export interface ResurrectOutcome {
 export function resurrectJobs(
   tables: Tables,
   ids: readonly string[],
-  options: ResurrectOptions,
+  options: ResurrectRequest,
   now: Date,
 ): ResurrectOutcome {
   const moved: string[] = [];

@@ -5,7 +5,8 @@
  * @internal
  */
 import { ChokaQError } from '../../errors.js';
-import type { EnqueueResult, HotJob, NewJob } from '../contract.js';
+import type { EnqueueResult, HotJob } from '../model.js';
+import type { NewJob } from '../store.js';
 import type { Tables } from './tables.js';
 
 /** What one enqueue wrote: the per-job results and the queues that received new rows. */

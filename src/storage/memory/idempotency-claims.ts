@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../util/clock.js';
 import { checkClaimKey, checkClaimTtl } from '../claim-input.js';
-import type { ClaimBegin, IdempotencyClaims } from '../contract.js';
+import type { ClaimBegin, IdempotencyClaims } from '../idempotency.js';
 
 /** One key's entry. */
 interface ClaimEntry {

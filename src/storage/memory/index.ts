@@ -4,7 +4,7 @@
  * For tests and work that may be lost on exit.
  */
 import { systemClock, type Clock } from '../../util/clock.js';
-import type { Store } from '../contract.js';
+import type { Store } from '../store.js';
 import { MemoryStore } from './memory-store.js';
 
 /** Options of {@link memory}. */

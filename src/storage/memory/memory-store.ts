@@ -12,24 +12,26 @@ import { uuidv7 } from '../../util/uuid.js';
 import type {
   ArchivedJob,
   CancelResult,
-  ClaimRequest,
   DeadJob,
   EnqueueResult,
   FoundJob,
-  HeartbeatResult,
   HotJob,
+  QueueInfo,
+  QueueStats,
+} from '../model.js';
+import type {
+  ClaimRequest,
+  HeartbeatResult,
   Lease,
   MetricBucket,
   NewJob,
-  QueueInfo,
   QueuePatch,
-  QueueStats,
   RescueOptions,
   RescueResult,
-  ResurrectOptions,
+  ResurrectRequest,
   Settlement,
   Store,
-} from '../contract.js';
+} from '../store.js';
 import { editPendingJob, upsertQueue, type PendingEdit } from './admin.js';
 import { cancelJobs } from './cancel.js';
 import { claimJobs, startJobs } from './claim.js';
@@ -165,7 +167,7 @@ export class MemoryStore implements Store {
   }
 
   /** {@inheritDoc Store.resurrect} */
-  resurrect(ids: readonly string[], options: ResurrectOptions): Promise<string[]> {
+  resurrect(ids: readonly string[], options: ResurrectRequest): Promise<string[]> {
     return atomically(() => {
       const outcome = resurrectJobs(this.tables, ids, options, this.time());
       this.wake.notify(outcome.wokenQueues);

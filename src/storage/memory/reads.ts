@@ -5,14 +5,8 @@
  * @internal
  */
 import { FAILURE_REASON_CODE, type FailureReason, type HotState } from '../../job/state.js';
-import type {
-  ArchivedJob,
-  DeadJob,
-  HotJob,
-  MetricBucket,
-  QueueInfo,
-  QueueStats,
-} from '../contract.js';
+import type { ArchivedJob, DeadJob, HotJob, QueueInfo, QueueStats } from '../model.js';
+import type { MetricBucket } from '../store.js';
 import type { Tables } from './tables.js';
 
 /** Newest first by `time`, then id descending, so equal times still list in a stable order. */

@@ -5,7 +5,8 @@
  *
  * @internal
  */
-import type { HeartbeatResult, HotJob, Lease, RescueOptions, RescuedJob } from '../contract.js';
+import type { HotJob } from '../model.js';
+import type { HeartbeatResult, Lease, RescueOptions, RescuedJob } from '../store.js';
 import { heldRow } from './claim.js';
 import { recordRetry } from './counters.js';
 import { moveToDead, refundRun, toPending } from './settle.js';

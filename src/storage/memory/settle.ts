@@ -6,7 +6,8 @@
  * @internal
  */
 import type { FailureReason } from '../../job/state.js';
-import type { ArchivedJob, DeadJob, HotJob, Settlement } from '../contract.js';
+import type { ArchivedJob, DeadJob, HotJob } from '../model.js';
+import type { Settlement } from '../store.js';
 import { heldRow } from './claim.js';
 import { recordFailure, recordRetry, recordSuccess } from './counters.js';
 import type { Tables } from './tables.js';

@@ -6,7 +6,8 @@
  *
  * @internal
  */
-import type { ArchivedJob, DeadJob, HotJob, MetricBucket, QueueInfo } from '../contract.js';
+import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
+import type { MetricBucket } from '../store.js';
 
 /** Lifetime counters of one queue (the `stats_summary` row). */
 export interface QueueCounters {

@@ -5,7 +5,8 @@
 import pg from 'pg';
 import { ChokaQError } from '../../errors.js';
 import { consoleLogger, type Logger } from '../../observability/logger.js';
-import type { EnqueueResult, NewJob } from '../contract.js';
+import type { EnqueueResult } from '../model.js';
+import type { NewJob } from '../store.js';
 import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
 import { DEFAULT_SCHEMA, validateSchema } from '../sql/schema.js';

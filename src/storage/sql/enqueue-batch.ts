@@ -3,7 +3,8 @@
  * (caller's transaction): one bulk insert, then holder look-ups for skipped idempotency keys.
  */
 import { ChokaQError } from '../../errors.js';
-import type { EnqueueResult, NewJob } from '../contract.js';
+import type { EnqueueResult } from '../model.js';
+import type { NewJob } from '../store.js';
 import { errorCode, errorConstraint } from './errors.js';
 import type { Executor } from './executor.js';
 

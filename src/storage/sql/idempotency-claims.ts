@@ -7,7 +7,7 @@
  * @internal Reach it through `SqlStore.idempotencyClaims()`.
  */
 import { checkClaimKey, checkClaimTtl } from '../claim-input.js';
-import type { ClaimBegin, IdempotencyClaims } from '../contract.js';
+import type { ClaimBegin, IdempotencyClaims } from '../idempotency.js';
 import type { Executor } from './executor.js';
 import type { QueryName } from './generated.js';
 import { toDate, toNumber, toStr, type Row } from './rows.js';

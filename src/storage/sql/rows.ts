@@ -1,15 +1,9 @@
 /**
- * Row → contract type mapping. Drivers disagree on types (`pg` returns int8 as a string, PGlite
+ * Row → read model mapping. Drivers disagree on types (`pg` returns int8 as a string, PGlite
  * as a number or bigint; timestamps may arrive as Date or string), so every value is normalised.
  */
-import type {
-  ArchivedJob,
-  DeadJob,
-  HotJob,
-  MetricBucket,
-  QueueInfo,
-  QueueStats,
-} from '../contract.js';
+import type { ArchivedJob, DeadJob, HotJob, QueueInfo, QueueStats } from '../model.js';
+import type { MetricBucket } from '../store.js';
 import { HOT_STATE_BY_CODE, failureReasonOf } from '../../job/state.js';
 
 /** A raw row as a driver returns it. */

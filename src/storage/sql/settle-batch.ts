@@ -3,7 +3,7 @@
  * Each kind then runs as one statement over its arrays.
  */
 import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
-import type { Settlement } from '../contract.js';
+import type { Settlement } from '../store.js';
 
 /** The settlements of one call, grouped by kind, with their parameters. */
 export interface SettleGroups {

@@ -12,25 +12,27 @@ import { uuidv7 } from '../../util/uuid.js';
 import type {
   ArchivedJob,
   CancelResult,
-  ClaimRequest,
   DeadJob,
   EnqueueResult,
   FoundJob,
-  HeartbeatResult,
   HotJob,
+  QueueInfo,
+  QueueStats,
+} from '../model.js';
+import type {
+  ClaimRequest,
+  HeartbeatResult,
   Lease,
   MetricBucket,
   NewJob,
-  QueueInfo,
   QueuePatch,
-  QueueStats,
   RescueOptions,
   RescueResult,
   RescuedJob,
-  ResurrectOptions,
+  ResurrectRequest,
   Settlement,
   Store,
-} from '../contract.js';
+} from '../store.js';
 import { enqueueJobs } from './enqueue-batch.js';
 import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
@@ -585,7 +587,7 @@ export class SqlStore implements Store {
     return rows.map(deadJobOf);
   }
 
-  async resurrect(ids: readonly string[], options: ResurrectOptions): Promise<string[]> {
+  async resurrect(ids: readonly string[], options: ResurrectRequest): Promise<string[]> {
     if (ids.length === 0) return [];
     const db = await this.db();
     const rows = await db.query<{ id: unknown }>(this.sql.resurrect, [

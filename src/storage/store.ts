@@ -1,14 +1,26 @@
 /**
- * The storage contract: every provider (memory, embedded, postgres) implements {@link Store} and
+ * The storage seam: every provider (memory, embedded, postgres) implements {@link Store} and
  * passes the same conformance suite (test/conformance). Core code talks to storage only through
  * it. The verbs are domain verbs, not SQL: a SQL Server provider could implement them too.
  *
  * Times: the store owns the clock used for scheduling and eligibility (the database clock for SQL
- * stores, the injected {@link Clock} for memory), so callers pass delays, never timestamps.
+ * stores, the injected clock for memory), so callers pass delays, never timestamps.
  *
- * @internal Unstable until 1.0; implement it only to add a provider.
+ * @internal Unstable until 1.0; implement it only to add a provider. Users see the shapes of
+ * `storage/model.ts`.
  */
 import type { FailureReason, HotState } from '../job/state.js';
+import type { IdempotencyClaims } from './idempotency.js';
+import type {
+  ArchivedJob,
+  CancelResult,
+  DeadJob,
+  EnqueueResult,
+  FoundJob,
+  HotJob,
+  QueueInfo,
+  QueueStats,
+} from './model.js';
 
 /** A job to insert, already validated by the caller (see `job/envelope.ts`). */
 export interface NewJob {
@@ -27,95 +39,6 @@ export interface NewJob {
   tags: string | null;
   createdBy: string | null;
 }
-
-/** Result of inserting one {@link NewJob}, in input order. */
-export interface EnqueueResult {
-  /** The new job's id, or the id of the active job that already holds the idempotency key. */
-  id: string;
-  /** `false` when an active job with the same idempotency key already existed (nothing written). */
-  created: boolean;
-}
-
-/** A row of the hot table: pending, fetched or processing. */
-export interface HotJob {
-  id: string;
-  queue: string;
-  type: string;
-  payload: string;
-  tags: string | null;
-  idempotencyKey: string | null;
-  priority: number;
-  state: HotState;
-  /**
-   * Handler runs that crossed the lease gate (start) and ended in the handler's own success or
-   * failure. Claims, releases and reschedules do not count; a lost run is refunded (see `lostAttempts`).
-   */
-  attempts: number;
-  /** Runs lost through no fault of the handler (shutdown abort, zombie retried). Never count against maxAttempts. */
-  lostAttempts: number;
-  /** When an operator asked to cancel this job while it was processing; `null` otherwise. */
-  cancelRequestedAt: Date | null;
-  /** Who asked to cancel. */
-  cancelRequestedBy: string | null;
-  workerId: string | null;
-  /** Token of the current claim; `null` when pending. */
-  leaseToken: string | null;
-  /** Not claimable before this time. Equals `createdAt` when enqueued without delay. */
-  runAt: Date;
-  createdAt: Date;
-  startedAt: Date | null;
-  heartbeatAt: Date | null;
-  updatedAt: Date;
-  createdBy: string | null;
-  lastModifiedBy: string | null;
-  /** Error text of the most recent failed run, kept across retries. */
-  lastError: string | null;
-}
-
-/** A row of the archive: a job that succeeded. */
-export interface ArchivedJob {
-  id: string;
-  queue: string;
-  type: string;
-  payload: string;
-  tags: string | null;
-  attempts: number;
-  workerId: string | null;
-  createdBy: string | null;
-  lastModifiedBy: string | null;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date;
-  /** Measured handler time in ms. */
-  durationMs: number | null;
-  lostAttempts: number;
-  /** Why the handler was skipped (for example an idempotency duplicate), else `null`. */
-  note: string | null;
-}
-
-/** A row of the dead-letter queue: a job that failed for good. */
-export interface DeadJob {
-  id: string;
-  queue: string;
-  type: string;
-  payload: string;
-  tags: string | null;
-  reason: FailureReason;
-  errorDetails: string | null;
-  attempts: number;
-  lostAttempts: number;
-  workerId: string | null;
-  createdBy: string | null;
-  lastModifiedBy: string | null;
-  createdAt: Date;
-  failedAt: Date;
-}
-
-/** Where {@link Store.getJob} found a job. */
-export type FoundJob =
-  | { where: 'hot'; job: HotJob }
-  | { where: 'archive'; job: ArchivedJob }
-  | { where: 'dlq'; job: DeadJob };
 
 /** Options of one claim. */
 export interface ClaimRequest {
@@ -220,49 +143,12 @@ export interface RescueResult {
   cancelled: RescuedJob[];
 }
 
-/** What one {@link Store.cancel} did. */
-export interface CancelResult {
-  /** Pending or fetched jobs moved to the DLQ as `Cancelled`. */
-  cancelled: string[];
-  /** Processing jobs that now carry a cancel request; their owner aborts them at its next heartbeat. */
-  requested: string[];
-}
-
-/** Per-queue runtime controls (the `queues` table). */
-export interface QueueInfo {
-  name: string;
-  paused: boolean;
-  /** Inactive (hidden) queues are never claimed. */
-  active: boolean;
-  /** Cap on fetched + processing jobs of the queue across all processes; `null` = no cap. */
-  maxWorkers: number | null;
-  /** Per-queue zombie timeout in seconds; `null` = the global default. */
-  zombieTimeoutSeconds: number | null;
-  updatedAt: Date;
-}
-
 /** A change to a queue's controls; absent fields keep their value. Creates the queue if missing. */
 export interface QueuePatch {
   paused?: boolean;
   active?: boolean;
   maxWorkers?: number | null;
   zombieTimeoutSeconds?: number | null;
-}
-
-/** Counts and lifetime counters of one queue. */
-export interface QueueStats {
-  queue: string;
-  pending: number;
-  fetched: number;
-  processing: number;
-  /** Rows now in the archive / DLQ for this queue. */
-  archived: number;
-  dead: number;
-  /** Lifetime totals: never decremented by purges or resurrection. */
-  succeededTotal: number;
-  failedTotal: number;
-  retriedTotal: number;
-  lastActivityAt: Date | null;
 }
 
 /** One row of the per-second outcome aggregate (`metric_buckets`). */
@@ -279,35 +165,13 @@ export interface MetricBucket {
 }
 
 /** Edits applied when resurrecting a DLQ job; absent fields keep the stored value. */
-export interface ResurrectOptions {
+export interface ResurrectRequest {
   /** Recorded as `lastModifiedBy`. */
   actor: string;
   payload?: string;
   tags?: string | null;
   /** Default: 10. */
   priority?: number;
-}
-
-/** Result of {@link IdempotencyClaims.begin}. */
-export type ClaimBegin =
-  | { status: 'claimed' }
-  | { status: 'completed'; jobId: string; completedAt: Date }
-  | { status: 'in-progress'; jobId: string };
-
-/**
- * Per-key claims behind the idempotency middleware: at most one job runs the side effects of a
- * key at a time, and a completed key is remembered for its result TTL. Expired entries behave as
- * absent.
- */
-export interface IdempotencyClaims {
-  /** Claims `key` for `jobId` for `inProgressTtlMs`, unless a live claim or completion exists. */
-  begin(key: string, jobId: string, inProgressTtlMs: number): Promise<ClaimBegin>;
-  /** Marks the owner's in-progress claim completed for `resultTtlMs` (`null` = forever). `false` when not the owner. */
-  complete(key: string, jobId: string, resultTtlMs: number | null): Promise<boolean>;
-  /** Drops the owner's in-progress claim (the run failed). `false` when not the owner. */
-  release(key: string, jobId: string): Promise<boolean>;
-  /** Deletes expired entries; returns how many. */
-  purgeExpired(): Promise<number>;
 }
 
 /** What every storage provider offers. All methods may throw `ChokaQError` with a stable code. */
@@ -403,7 +267,7 @@ export interface Store {
    * cleared, priority from options (default 10). Returns the ids actually moved; ids missing from
    * the DLQ are skipped. Concurrent resurrects of one id move it once.
    */
-  resurrect(ids: readonly string[], options: ResurrectOptions): Promise<string[]>;
+  resurrect(ids: readonly string[], options: ResurrectRequest): Promise<string[]>;
   /** Deletes DLQ rows for good; returns how many were deleted. Lifetime counters stay. */
   purgeDead(ids: readonly string[]): Promise<number>;
   /**
@@ -431,3 +295,10 @@ export interface Store {
   /** The idempotency claim store sharing this store's database (memory: this process). */
   idempotencyClaims(): IdempotencyClaims;
 }
+
+/**
+ * A storage provider as `new ChokaQ({ storage })` takes it: made by `memory()`,
+ * `embedded()` (`chokaq/embedded`) or `postgres()` (`chokaq/postgres`). Its methods are ChokaQ's
+ * internal seam ({@link Store}) and may change before 1.0; call ChokaQ's own methods instead.
+ */
+export type Storage = Store;

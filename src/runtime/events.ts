@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { FailureReason } from '../job/state.js';
-import type { CircuitEvent } from '../runtime/circuit-breaker.js';
-import type { QueueInfo } from '../storage/contract.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../observability/logger.js';
+import { checkFunction, checkOneOf } from '../util/check.js';
+import type { QueueInfo } from '../storage/model.js';
+import type { CircuitEvent } from './circuit-breaker.js';
 
 /** Fields every job event carries. */
 export interface JobEventBase {
@@ -42,6 +43,25 @@ export interface ChokaQEventMap {
 /** Name of a ChokaQ event. */
 export type ChokaQEventName = keyof ChokaQEventMap;
 
+/** Every event name once; a `Record` over the map's keys, so none can be missing. */
+const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
+  'job:enqueued': true,
+  'job:started': true,
+  'job:progress': true,
+  'job:succeeded': true,
+  'job:retrying': true,
+  'job:dead': true,
+  'job:skipped': true,
+  'job:rescued': true,
+  'job:conflict': true,
+  'circuit:changed': true,
+  'queue:updated': true,
+  'worker:error': true,
+};
+
+/** Every event name, for checking a name given at run time. */
+export const EVENT_NAMES = Object.keys(EVENT_NAME_SET) as ChokaQEventName[];
+
 /** Typed wrapper over EventEmitter; a throwing listener is logged and does not disturb others. */
 export class ChokaQEvents {
   private readonly emitter = new EventEmitter();
@@ -50,8 +70,14 @@ export class ChokaQEvents {
     this.emitter.setMaxListeners(100);
   }
 
-  /** Adds a listener. */
+  /**
+   * Adds a listener.
+   * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` for an unknown event name or a listener that
+   *   is not a function.
+   */
   on<E extends ChokaQEventName>(event: E, listener: (payload: ChokaQEventMap[E]) => void): void {
+    checkOneOf(event, 'event', EVENT_NAMES, 'CHOKAQ_INVALID_ARGUMENT');
+    checkFunction(listener, 'listener', 'CHOKAQ_INVALID_ARGUMENT');
     this.emitter.on(event, listener);
   }
 

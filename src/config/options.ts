@@ -1,0 +1,111 @@
+/**
+ * The options of `new ChokaQ(options)`, each with its default and its bounds. `resolve.ts`
+ * checks them once and turns them into the runtime's settings.
+ */
+import type { CircuitPolicy } from '../job/circuit-policy.js';
+import type { AnyJobDefinition } from '../job/registry.js';
+import type { RetryOptions } from '../job/retry.js';
+import type { Logger } from '../observability/logger.js';
+import type { PipeHandler } from '../runtime/executor.js';
+import type { Middleware } from '../runtime/middleware.js';
+import type { Storage } from '../storage/store.js';
+import type { Clock } from '../util/clock.js';
+import type { Duration } from '../util/duration.js';
+
+/** Per-queue settings applied when ChokaQ starts. */
+export interface QueueSettings {
+  /**
+   * Cap on this queue's running + prefetched jobs across all processes (1–1,000,000); `null`
+   * removes it. Default: unchanged.
+   */
+  maxWorkers?: number | null;
+  /**
+   * Handler time limit for jobs of this queue (a job type's own `timeout` wins); 1 ms to 24.8 days.
+   * Default: the ChokaQ `timeout`.
+   */
+  timeout?: Duration;
+  /**
+   * Heartbeat age after which a running job of this queue is a zombie (applied at start); whole
+   * seconds, more than `heartbeatInterval`. Default: `zombieTimeout`.
+   */
+  zombieTimeout?: Duration;
+}
+
+/** Options of `new ChokaQ(options)`. Unknown option names are an error. */
+export interface ChokaQOptions {
+  /** Where jobs live: `memory()`, `embedded()` from `chokaq/embedded`, or `postgres()` from `chokaq/postgres`. */
+  storage: Storage;
+  /** Typed job definitions (bus mode). Default: none. */
+  jobs?: readonly AnyJobDefinition[];
+  /** One raw handler for every type key without a definition (pipe mode). Default: none. */
+  pipe?: PipeHandler;
+  /** Middleware around every run, outermost first. Default: none. */
+  middleware?: readonly Middleware[];
+  /** Per-queue settings, keyed by queue name. Default: none. */
+  queues?: Readonly<Record<string, QueueSettings>>;
+  /** Queues this process works on (up to 1,000 names). Default: all queues. */
+  workerQueues?: readonly string[];
+  /** Whether `start()` runs workers; `false` makes an enqueue-only client. Default: `true`. */
+  worker?: boolean;
+  /** Jobs run at once in this process (1–10,000); change later with `setConcurrency`. Default: `10`. */
+  concurrency?: number;
+  /**
+   * Jobs claimed ahead of free slots (0–10,000), so a freed slot starts the next job without
+   * waiting for a claim. Each prefetched job costs one more write (its start), so it pays only
+   * when the database is far away; nearby, claims that start jobs in free slots at once are
+   * faster. Default: `0`.
+   */
+  prefetch?: number;
+  /**
+   * Idle poll interval, 1 ms to 24.8 days (wake-ups usually come sooner through notifications).
+   * Default: `'1s'`.
+   */
+  pollInterval?: Duration;
+  /** Default handler time limit, 1 ms to 24.8 days. Default: `'15m'`. */
+  timeout?: Duration;
+  /** Default retry settings for every job type. Default: see {@link RetryOptions}. */
+  retry?: RetryOptions;
+  /**
+   * How long `stop()` waits for running handlers before aborting their signals, 0 to 24.8 days.
+   * Default: `'30s'`.
+   */
+  shutdownGracePeriod?: Duration;
+  /**
+   * How long a handler whose signal was aborted (timeout, cancel, failing heartbeats) may take to
+   * return before ChokaQ abandons it and finalises the job, 0 to 24.8 days. Default: `'5s'`.
+   */
+  abortGracePeriod?: Duration;
+  /**
+   * Mean interval of the running jobs' heartbeat (±20 % jitter), 1 ms to 24.8 days, less than
+   * every zombie timeout. Default: `'10s'`.
+   */
+  heartbeatInterval?: Duration;
+  /** Consecutive failed heartbeat writes before a run counts as degraded (1–1,000,000). Default: `10`. */
+  heartbeatFailureThreshold?: number;
+  /** Abort a run whose heartbeats keep failing (DLQ `HeartbeatFailure`) instead of warning. Default: `false`. */
+  cancelOnHeartbeatFailure?: boolean;
+  /**
+   * Default circuit breaker of every job type (a type's own `circuit` wins); `false` turns circuit
+   * breakers off. Default: `{}` (5 failures within 60 s open it for 30 s, then 1 probe).
+   */
+  circuitBreaker?: CircuitPolicy | false;
+  /** Delay of a claimed job whose circuit is open (no attempt used); more than 0. Default: `'5s'`. */
+  circuitBreakerDelay?: Duration;
+  /** Mean interval of the recovery loop (±20 % jitter), 1 ms to 24.8 days. Default: `'1m'`. */
+  rescueInterval?: Duration;
+  /** A claimed job not started for this long goes back to pending; more than 0. Default: `'10m'`. */
+  fetchedTimeout?: Duration;
+  /**
+   * A running job whose heartbeat is older than this is a zombie (per queue:
+   * `queues.<name>.zombieTimeout`); whole seconds, more than `heartbeatInterval`. Default: `'10m'`.
+   */
+  zombieTimeout?: Duration;
+  /** Largest serialized payload accepted by enqueue, in UTF-8 bytes (1 to 100,000,000). Default: `1_000_000`. */
+  maxPayloadBytes?: number;
+  /** Identity stamped on claimed jobs (1–100 characters). Default: `<hostname>-<pid>-<4 hex>`. */
+  workerId?: string;
+  /** Where ChokaQ logs; also handed to the storage provider. Default: `consoleLogger()` at level `info`. */
+  logger?: Logger;
+  /** Time source and timers for durations, retries, polls and heartbeats. Default: the system clock. */
+  clock?: Clock;
+}

@@ -1,0 +1,78 @@
+import {
+  checkEnvelopeText,
+  LIMITS,
+  normalizeIdempotencyKey,
+  serializePayload,
+  validateJobId,
+  validatePriority,
+  validateQueueName,
+} from '../job/envelope.js';
+import type { AnyJobDefinition } from '../job/registry.js';
+import type { NewJob } from '../storage/store.js';
+import { checkOptions, invalid } from '../util/check.js';
+import { MAX_DURATION_MS, toMs } from '../util/duration.js';
+import { uuidv7 } from '../util/uuid.js';
+import { ENQUEUE_ITEM_KEYS, type EnqueueItem } from './options.js';
+
+/** What {@link toNewJob} needs besides the item. */
+export interface NewJobContext {
+  /** The stored type key. */
+  type: string;
+  /** The job's definition, if it has one (pipe mode: none). */
+  definition: AnyJobDefinition | undefined;
+  maxPayloadBytes: number;
+  /** Now, in ms since the epoch (for ids and `runAt`). */
+  nowMs: number;
+}
+
+/**
+ * The row for one enqueue item, its envelope checked (the payload's schema is checked by the
+ * caller). `field` names the item in error messages: `options` or `items[3]`.
+ * @throws ChokaQError with the code of the offending field; nothing is written.
+ */
+export function toNewJob(
+  item: EnqueueItem<unknown>,
+  field: string,
+  context: NewJobContext,
+): NewJob {
+  checkOptions(item, field, ENQUEUE_ITEM_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
+  const { definition } = context;
+  const queue = item.queue ?? definition?.queue ?? 'default';
+  validateQueueName(queue, `${field}.queue`);
+  const priority = item.priority ?? definition?.priority ?? 10;
+  validatePriority(priority, `${field}.priority`);
+  const id = item.id ?? uuidv7(context.nowMs);
+  validateJobId(id, `${field}.id`);
+  return {
+    id,
+    queue,
+    type: context.type,
+    payload: serializePayload(item.payload, context.maxPayloadBytes, `${field}.payload`),
+    priority,
+    delayMs: delayOf(item, field, context.nowMs),
+    idempotencyKey: normalizeIdempotencyKey(item.idempotencyKey, `${field}.idempotencyKey`),
+    tags: checkEnvelopeText(item.tags, `${field}.tags`, LIMITS.tagsLength),
+    createdBy: checkEnvelopeText(item.createdBy, `${field}.createdBy`, LIMITS.createdByLength),
+  };
+}
+
+/** Milliseconds until the item may run: from `runAt` (a past time is now) or `delay`. */
+function delayOf(item: EnqueueItem<unknown>, field: string, nowMs: number): number {
+  if (item.runAt !== undefined) {
+    const runAt: unknown = item.runAt;
+    if (!(runAt instanceof Date) || Number.isNaN(runAt.getTime())) {
+      throw invalid('CHOKAQ_INVALID_ARGUMENT', `${field}.runAt`, 'a valid Date', runAt);
+    }
+    const delayMs = Math.max(0, runAt.getTime() - nowMs);
+    if (delayMs > MAX_DURATION_MS) {
+      throw invalid(
+        'CHOKAQ_INVALID_ARGUMENT',
+        `${field}.runAt`,
+        'at most 36,500 days from now',
+        runAt,
+      );
+    }
+    return delayMs;
+  }
+  return item.delay === undefined ? 0 : toMs(item.delay, `${field}.delay`);
+}

@@ -1,0 +1,201 @@
+import type { JobRegistry } from '../job/registry.js';
+import type { CircuitStats } from './circuit-breaker.js';
+import { waitAtMost } from '../util/clock.js';
+import { ActiveRuns } from './active-runs.js';
+import { CircuitBreakers } from './circuit-breaker.js';
+import { Completer } from './completer.js';
+import type { ChokaQEvents } from './events.js';
+import { Executor } from './executor.js';
+import { Heartbeater } from './heartbeater.js';
+import { Rescuer } from './rescuer.js';
+import type { EngineSettings } from './settings.js';
+import { Worker } from './worker.js';
+
+/** How long `stop()` waits for aborted handlers to return before giving up on them, in ms. */
+const ABORT_WAIT_MS = 5000;
+
+/** What an {@link Engine} is made of. */
+export interface EngineOptions {
+  settings: EngineSettings;
+  registry: JobRegistry;
+  events: ChokaQEvents;
+  /** Opens the store once (shared with the enqueue pipeline). */
+  open: () => Promise<void>;
+}
+
+/**
+ * The running half of ChokaQ, composed: the worker with its executor and completer, the
+ * heartbeater, the recovery loop and the circuit breakers, started and stopped in order.
+ */
+export class Engine {
+  private readonly config: EngineSettings;
+  private readonly runs = new ActiveRuns();
+  private readonly completer: Completer;
+  private readonly executor: Executor;
+  private readonly circuits: CircuitBreakers | undefined;
+  private worker: Worker | undefined;
+  private heartbeater: Heartbeater | undefined;
+  private rescuer: Rescuer | undefined;
+
+  constructor(private readonly options: EngineOptions) {
+    const { settings: config, registry, events } = options;
+    this.config = config;
+    const { storage, logger, clock } = config;
+    this.completer = new Completer({ store: storage, logger: logger.child('completer'), clock });
+    this.executor = new Executor({
+      registry,
+      pipe: config.pipe,
+      middleware: config.middleware,
+      retry: config.retry,
+      timeoutMs: config.timeoutMs,
+      queueTimeoutsMs: config.queueTimeoutsMs,
+      completer: this.completer,
+      events,
+      logger: logger.child('executor'),
+      clock,
+      runs: this.runs,
+      abortGraceMs: config.abortGraceMs,
+    });
+    this.circuits =
+      config.circuitBreaker === false
+        ? undefined
+        : new CircuitBreakers({
+            clock,
+            defaultPolicy: config.circuitBreaker,
+            policies: Object.fromEntries(
+              registry.all().flatMap((d) => (d.circuit ? [[d.type, d.circuit]] : [])),
+            ),
+            onEvent: (event) => events.emit('circuit:changed', event),
+          });
+  }
+
+  /** Jobs running now in this process. */
+  get running(): number {
+    return this.worker?.running ?? 0;
+  }
+
+  /** State of every job type's circuit breaker seen so far (empty when breakers are off). */
+  circuitStats(): CircuitStats[] {
+    return this.circuits?.stats() ?? [];
+  }
+
+  /**
+   * Opens storage, applies the per-queue settings and, unless the worker is off, starts the
+   * heartbeater, the recovery loop and the worker.
+   */
+  async start(): Promise<void> {
+    const { config } = this;
+    await this.options.open();
+    for (const [name, { maxWorkers, zombieTimeoutSeconds }] of Object.entries(config.queueStart)) {
+      if (maxWorkers === undefined && zombieTimeoutSeconds === undefined) continue;
+      await config.storage.updateQueue(name, {
+        ...(maxWorkers === undefined ? {} : { maxWorkers }),
+        ...(zombieTimeoutSeconds === undefined ? {} : { zombieTimeoutSeconds }),
+      });
+    }
+    if (!config.worker) return;
+    this.startMaintenance();
+    const { storage, logger, clock } = config;
+    this.worker = new Worker({
+      workerId: config.workerId,
+      concurrency: config.concurrency,
+      prefetch: config.prefetch,
+      pollIntervalMs: config.pollIntervalMs,
+      queues: config.workerQueues,
+      store: storage,
+      executor: this.executor,
+      circuits: this.circuits,
+      circuitDelayMs: config.circuitDelayMs,
+      completer: this.completer,
+      events: this.options.events,
+      logger: logger.child('worker'),
+      clock,
+    });
+    await this.worker.start();
+    logger.info('worker started', {
+      workerId: config.workerId,
+      storage: storage.kind,
+      concurrency: config.concurrency,
+    });
+  }
+
+  /** Starts the heartbeat of running jobs and the recovery loop. */
+  private startMaintenance(): void {
+    const { config } = this;
+    const { storage, logger, clock } = config;
+    const events = this.options.events;
+    this.heartbeater = new Heartbeater({
+      store: storage,
+      runs: this.runs,
+      intervalMs: config.heartbeatIntervalMs,
+      failureThreshold: config.heartbeatFailureThreshold,
+      cancelOnFailure: config.cancelOnHeartbeatFailure,
+      events,
+      logger: logger.child('heartbeat'),
+      clock,
+    });
+    this.heartbeater.start();
+    const retryZombieTypes: Record<string, number> = {};
+    for (const definition of this.options.registry.all()) {
+      if (definition.maxLostRuns > 0) retryZombieTypes[definition.type] = definition.maxLostRuns;
+    }
+    this.rescuer = new Rescuer({
+      store: storage,
+      intervalMs: config.rescueIntervalMs,
+      rescue: {
+        fetchedTimeoutMs: config.fetchedTimeoutMs,
+        processingTimeoutMs: config.zombieTimeoutMs,
+        retryZombieTypes,
+      },
+      events,
+      logger: logger.child('rescue'),
+      clock,
+    });
+    this.rescuer.start();
+  }
+
+  /** Aborts the runs of `ids` in this process (their cancel request is already stored). */
+  abortLocal(ids: readonly string[], actor: string): void {
+    for (const id of ids) this.runs.get(id)?.abort('cancel', `Cancelled by ${actor} while running`);
+  }
+
+  /** Marks a queue paused or resumed for this process's worker without waiting for a re-read. */
+  notePaused(queue: string, paused: boolean): void {
+    this.worker?.notePaused(queue, paused);
+  }
+
+  /** Changes how many jobs this process runs at once. */
+  setConcurrency(concurrency: number): void {
+    this.worker?.setConcurrency(concurrency);
+  }
+
+  /**
+   * Graceful stop: the recovery loop ends, the worker claims no more and returns prefetched jobs,
+   * running handlers get `shutdownGracePeriod`, then their signals abort (up to a few seconds more
+   * for them to return), heartbeats end once no handler runs, settlements are written and storage
+   * closes.
+   */
+  async stop(): Promise<void> {
+    const { config } = this;
+    await this.rescuer?.stop();
+    if (this.worker) {
+      const stillRunning = await this.worker.stop(config.shutdownGraceMs);
+      if (stillRunning > 0) {
+        config.logger.warn('grace period over; aborting running jobs', { running: stillRunning });
+        for (const run of this.runs.all()) run.abort('shutdown', 'Worker shutdown');
+        const settled = await waitAtMost(config.clock, this.worker.idle(), ABORT_WAIT_MS);
+        if (!settled && this.worker.running > 0) {
+          // A handler that ignores its signal keeps running; its job stays processing and is
+          // found by zombie rescue. Stopping must not hang on it.
+          config.logger.error('handlers ignored their abort signal; stopping without them', {
+            running: this.worker.running,
+          });
+        }
+      }
+    }
+    // Heartbeats run until the handlers are done, so a long graceful drain is not taken for a zombie.
+    await this.heartbeater?.stop();
+    await this.completer.drain();
+    await config.storage.close();
+  }
+}

@@ -1,0 +1,89 @@
+import type { CancelTimer, Clock } from '../util/clock.js';
+import { jitter } from './wakeup.js';
+
+/** Settings of a {@link LoopService}. */
+export interface LoopServiceOptions {
+  /** Mean time between passes, in ms (each wait jittered ±20 %). */
+  intervalMs: number;
+  /** Wait before the first pass, in ms. Default: one jittered interval. */
+  firstDelayMs?: number;
+  /** One pass. A throw is reported to `onError` and the loop goes on. */
+  pass: () => Promise<void>;
+  /** Called with the error of a failed pass. */
+  onError: (error: unknown) => void;
+  clock: Clock;
+}
+
+/**
+ * One lifecycle for every background loop (heartbeats, recovery, and later retention and
+ * schedules): `start()` schedules passes on the clock, one at a time; `stop()` is idempotent, safe
+ * before `start()`, cancels the next pass and waits for the one in flight. Tests wait for a pass
+ * with {@link LoopService.nextPass} instead of sleeping.
+ */
+export class LoopService {
+  private cancelTimer: CancelTimer | undefined;
+  private running: Promise<void> | undefined;
+  private active = false;
+  private passWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: LoopServiceOptions) {}
+
+  /** Whether the loop is started and not stopped. */
+  get started(): boolean {
+    return this.active;
+  }
+
+  /** Starts the loop. Idempotent. */
+  start(): void {
+    if (this.active) return;
+    this.active = true;
+    this.schedule(this.options.firstDelayMs ?? jitter(this.options.intervalMs));
+  }
+
+  /** Stops the loop and waits for a pass in flight. Idempotent; safe before `start()`. */
+  async stop(): Promise<void> {
+    this.active = false;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    await this.running;
+  }
+
+  /**
+   * Runs one pass now, after the one in flight (if any); resolves when it is done. Errors go to
+   * `onError`, as for scheduled passes.
+   */
+  async runNow(): Promise<void> {
+    while (this.running) await this.running;
+    this.running = this.runPass();
+    try {
+      await this.running;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /** Resolves when the next pass (scheduled or {@link runNow}) has finished. */
+  nextPass(): Promise<void> {
+    return new Promise((resolve) => this.passWaiters.push(resolve));
+  }
+
+  private async runPass(): Promise<void> {
+    try {
+      await this.options.pass();
+    } catch (error) {
+      this.options.onError(error);
+    } finally {
+      const waiters = this.passWaiters;
+      this.passWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.active) return;
+    this.cancelTimer = this.options.clock.schedule(() => {
+      this.cancelTimer = undefined;
+      void this.runNow().finally(() => this.schedule(jitter(this.options.intervalMs)));
+    }, delayMs);
+  }
+}

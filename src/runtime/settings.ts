@@ -1,0 +1,52 @@
+import type { CircuitPolicy } from '../job/circuit-policy.js';
+import type { AnyJobDefinition } from '../job/registry.js';
+import type { RetryPolicy } from '../job/retry.js';
+import type { Logger } from '../observability/logger.js';
+import type { Store } from '../storage/store.js';
+import type { Clock } from '../util/clock.js';
+import type { PipeHandler } from './executor.js';
+import type { Middleware } from './middleware.js';
+
+/** Per-queue settings the engine applies at start. */
+export interface QueueStartSettings {
+  /** Cap to set; `null` removes it; `undefined` leaves it. */
+  maxWorkers: number | null | undefined;
+  /** Zombie timeout to set, in whole seconds; `undefined` leaves it. */
+  zombieTimeoutSeconds: number | undefined;
+}
+
+/**
+ * The engine's settings: `ChokaQOptions` after defaults and checks (config/resolve.ts), durations
+ * in ms. The runtime reads only these.
+ */
+export interface EngineSettings {
+  storage: Store;
+  jobs: readonly AnyJobDefinition[];
+  pipe: PipeHandler | undefined;
+  middleware: readonly Middleware[];
+  /** Settings applied to queues at start, by queue name. */
+  queueStart: Readonly<Record<string, QueueStartSettings>>;
+  workerQueues: readonly string[] | null;
+  worker: boolean;
+  concurrency: number;
+  prefetch: number;
+  pollIntervalMs: number;
+  timeoutMs: number;
+  /** Per-queue handler time limits from `queues.<name>.timeout`. */
+  queueTimeoutsMs: Readonly<Record<string, number>>;
+  retry: RetryPolicy;
+  shutdownGraceMs: number;
+  abortGraceMs: number;
+  heartbeatIntervalMs: number;
+  heartbeatFailureThreshold: number;
+  cancelOnHeartbeatFailure: boolean;
+  circuitBreaker: CircuitPolicy | false;
+  circuitDelayMs: number;
+  rescueIntervalMs: number;
+  fetchedTimeoutMs: number;
+  zombieTimeoutMs: number;
+  maxPayloadBytes: number;
+  workerId: string;
+  logger: Logger;
+  clock: Clock;
+}
