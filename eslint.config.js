@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'src/storage/sql/generated.ts'] },
+  { ignores: ['dist', 'bench/dist', 'node_modules', 'src/storage/sql/generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

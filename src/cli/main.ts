@@ -2,7 +2,6 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { ChokaQError } from '../errors.js';
-import { benchCommand, BENCH_USAGE } from './commands/bench.js';
 import { demoCommand, DEMO_USAGE } from './commands/demo.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
@@ -11,12 +10,9 @@ import { CliError, type CliIo } from './io.js';
 const USAGE = `Usage: chokaq <command> [options]
 
 Commands:
-  bench      compare ChokaQ with pg-boss and graphile-worker on the same PostgreSQL
   demo       run sample jobs on the embedded store (no server needed)
   migrate    apply schema migrations
   worker     run a worker for your job definitions until SIGTERM/SIGINT
-
-${BENCH_USAGE}
 
 ${DEMO_USAGE}
 
@@ -30,8 +26,6 @@ export async function run(argv: string[], io: CliIo, stopSignal?: AbortSignal): 
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case 'bench':
-        return await benchCommand(rest, io);
       case 'demo':
         return await demoCommand(rest, io, stopSignal);
       case 'migrate':

@@ -35,6 +35,11 @@ describe('chokaq CLI', () => {
     const help = await cli(['help']);
     expect(help.code).toBe(0);
     expect(help.out).toContain('chokaq demo');
+    // The benchmark is a repository tool (npm run bench), not a command of the package.
+    expect(help.out).not.toContain('bench');
+    const bench = await cli(['bench']);
+    expect(bench.code).toBe(2);
+    expect(bench.err).toMatch(/^chokaq: unknown command 'bench'/);
     const bad = await cli(['frobnicate']);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/^chokaq: unknown command 'frobnicate'/);

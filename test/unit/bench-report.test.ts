@@ -7,8 +7,8 @@ import {
   percentile,
   ratios,
   toJson,
-} from '../../src/bench/report.js';
-import type { Row } from '../../src/bench/types.js';
+} from '../../bench/report.js';
+import type { Row } from '../../bench/types.js';
 
 const rows: Row[] = [
   { workload: 'W2-1p', system: 'chokaq-postgres', value: 30_000, unit: 'jobs/s' },

@@ -1,9 +1,9 @@
 /**
- * Shared types of the benchmark harness (`chokaq bench`). Nothing here is part of the public
- * API: the bench is a development tool shipped with the CLI.
+ * Shared types of the benchmark harness (`npm run bench`). The bench is a development tool of
+ * this repository, not part of the published package.
  */
 
-/** Default database of `chokaq bench`, created when missing. */
+/** Default database of `npm run bench`, created when missing. */
 export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/chokaq_bench';
 
 /** Systems the bench compares, in table order. */
@@ -31,6 +31,18 @@ export const WORKLOADS = [
   'W5',
 ] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
+
+/** Options of one bench run. */
+export interface BenchOptions {
+  systems: readonly SystemName[];
+  workloads: readonly WorkloadName[];
+  quick: boolean;
+  databaseUrl: string;
+  /** Where to write the JSON document, if anywhere. */
+  jsonFile: string | undefined;
+  /** The command line, for the report. */
+  command: string;
+}
 
 /** Units of the headline figures; the direction says which way is better. */
 export type Unit = 'jobs/s' | 'ms';

@@ -1,5 +1,5 @@
 /**
- * graphile-worker under test (loaded with `import()`, so the shipped package runs without it).
+ * graphile-worker under test (loaded with `import()`, so the bench runs without it).
  * 0.16.6 is the newest release that runs on Node 20; the `localQueue` and completion-batching
  * options of its performance page (`localQueue: { size: 500 }`, `completeJobBatchDelay: 0`,
  * `failJobBatchDelay: 0`) arrived in 0.17, which needs Node 22. The settings used are the rest of

@@ -1,5 +1,5 @@
 /**
- * pg-boss under test (loaded with `import()`, so the shipped package runs without it). Settings
+ * pg-boss under test (loaded with `import()`, so the bench runs without it). Settings
  * follow its docs for throughput: `work()` fetches `batchSize: 500` jobs per round trip, polls at
  * the smallest interval it accepts (0.5 s; pg-boss 10 has no LISTEN/NOTIFY wake-up), and — since
  * each `work()` call adds one polling worker that handles one batch at a time — `concurrency`

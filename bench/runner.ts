@@ -10,7 +10,7 @@ import { adminPool, dropSchema, ensureDatabase, serverInfo } from './db.js';
 import { formatDetails, formatSkips, formatTable, toJson, type BenchReport } from './report.js';
 import { MissingPeerError, type SystemAdapter } from './systems/adapter.js';
 import { loadAdapter } from './systems/index.js';
-import { SYSTEMS, WORKLOADS, type SystemName, type WorkloadName } from './types.js';
+import type { BenchOptions, SystemName, WorkloadName } from './types.js';
 import {
   CorrectnessError,
   FULL_SCALE,
@@ -23,18 +23,6 @@ import { runDrain } from './workloads/w2-drain.js';
 import { runLatency } from './workloads/w3-latency.js';
 import { runSteady } from './workloads/w4-steady.js';
 import { runScale } from './workloads/w5-scale.js';
-
-/** Options of one bench run. */
-export interface BenchOptions {
-  systems: readonly SystemName[];
-  workloads: readonly WorkloadName[];
-  quick: boolean;
-  databaseUrl: string;
-  /** Where to write the JSON document, if anywhere. */
-  jsonFile: string | undefined;
-  /** The command line, for the report. */
-  command: string;
-}
 
 /** Output streams of the runner. */
 export interface BenchIo {
@@ -93,7 +81,7 @@ export async function runBench(
       }
     }
     io.stderr.write(
-      `chokaq bench: ${plan.length} runs${options.quick ? ' (--quick)' : ''} on ${describeUrl(options.databaseUrl)}\n`,
+      `bench: ${plan.length} runs${options.quick ? ' (--quick)' : ''} on ${describeUrl(options.databaseUrl)}\n`,
     );
     for (const [k, [workload, system]] of plan.entries()) {
       const adapter = adapters.get(system) as SystemAdapter;
@@ -203,7 +191,7 @@ function versions(): Record<string, string> {
       }
     }
   };
-  read('chokaq', '../../package.json');
+  read('chokaq', 'chokaq/package.json');
   read('pg-boss', 'pg-boss/package.json');
   read('graphile-worker', 'graphile-worker/package.json');
   read('pg', 'pg/package.json');
@@ -246,7 +234,3 @@ class Progress {
     this.out.write(`${this.out.isTTY ? '\r\x1b[K' : ''}${this.label}: ${result}\n`);
   }
 }
-
-/** Every system and workload, for the CLI defaults. */
-export const ALL_SYSTEMS = SYSTEMS;
-export const ALL_WORKLOADS = WORKLOADS;

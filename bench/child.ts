@@ -64,7 +64,7 @@ async function onMessage(message: ToChild): Promise<void> {
 }
 
 if (process.send === undefined) {
-  process.stderr.write('chokaq bench: child.js is a worker process of `chokaq bench`\n');
+  process.stderr.write('bench: child.js is a worker process of `npm run bench`\n');
   process.exit(2);
 }
 process.on('message', (message: ToChild) => {

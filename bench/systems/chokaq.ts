@@ -1,16 +1,15 @@
 /**
  * ChokaQ under test, on both providers. Users' settings: a typed job definition, concurrency 32,
- * default prefetch (0), default poll interval, pool, batching and notify debounce.
+ * default prefetch (0), default poll interval, pool, batching and notify debounce. Imported by the
+ * package's own name only, which resolves through its `exports` to the built dist/, as an
+ * installed package would.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
-import { ChokaQ } from '../../chokaq.js';
-import { defineJob } from '../../job/define-job.js';
-import { consoleLogger } from '../../observability/logger.js';
-import type { Store } from '../../storage/contract.js';
-import { embedded } from '../../storage/embedded/index.js';
-import { postgres } from '../../storage/postgres/index.js';
+import { ChokaQ, consoleLogger, defineJob, type ChokaQOptions } from 'chokaq';
+import { embedded } from 'chokaq/embedded';
+import { postgres } from 'chokaq/postgres';
 import { adminPool, count, dropSchema } from '../db.js';
 import type { BenchJob, JobSink, SystemName } from '../types.js';
 import type { AdapterOptions, SystemAdapter, WorkerSide } from './adapter.js';
@@ -170,7 +169,7 @@ export class ChokaQAdapter implements SystemAdapter {
   /** A ChokaQ instance over a new store; with `worker` it runs jobs once started. */
   private engine(worker: boolean): ChokaQ {
     const logger = consoleLogger('error');
-    let storage: Store;
+    let storage: ChokaQOptions['storage'];
     if (this.system === 'chokaq-postgres') {
       storage = postgres({ connectionString: this.options.databaseUrl, schema: SCHEMA, logger });
     } else {
