@@ -44,3 +44,4 @@ export { memory } from './storage/memory/index.js';
 export type * from './storage/contract.js';
 export type { Duration } from './util/duration.js';
 export { FakeClock, systemClock, type Clock } from './util/clock.js';
+export type { WorkerModule } from './cli/worker-module.js';
