@@ -58,3 +58,4 @@ export type { ClaimBegin, IdempotencyClaims } from './storage/idempotency.js';
 export type { Storage } from './storage/store.js';
 export type { Duration } from './util/duration.js';
 export { FakeClock, systemClock, type Clock } from './util/clock.js';
+export type { WorkerModule } from './cli/worker-module.js';

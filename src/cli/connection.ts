@@ -1,12 +1,18 @@
 import type { Logger } from '../observability/logger.js';
 import type { Store } from '../storage/store.js';
+import { DEFAULT_SCHEMA } from '../storage/sql/schema.js';
+
+/** The embedded store's folder when neither `--data-dir` nor `CHOKAQ_DATA_DIR` names one. */
+export const DEFAULT_DATA_DIR = './.chokaq';
 
 /** Where a command's jobs live: PostgreSQL when a URL is given, else the embedded store. */
 export interface ConnectionOptions {
   /** `--database-url`, else `CHOKAQ_DATABASE_URL`. */
   databaseUrl: string | undefined;
-  /** `--data-dir`, else `CHOKAQ_DATA_DIR`, else `./.chokaq`. */
+  /** `--data-dir`, else `CHOKAQ_DATA_DIR`, else {@link DEFAULT_DATA_DIR}. */
   dataDir: string;
+  /** Whether `dataDir` came from `--data-dir` or `CHOKAQ_DATA_DIR` rather than the default. */
+  dataDirGiven: boolean;
   /** `--schema`. Default: `chokaq`. */
   schema: string | undefined;
 }
@@ -20,9 +26,11 @@ export function connectionFrom(
   },
   env: Readonly<Record<string, string | undefined>>,
 ): ConnectionOptions {
+  const dataDir = values['data-dir'] ?? env.CHOKAQ_DATA_DIR;
   return {
     databaseUrl: values['database-url'] ?? env.CHOKAQ_DATABASE_URL,
-    dataDir: values['data-dir'] ?? env.CHOKAQ_DATA_DIR ?? './.chokaq',
+    dataDir: dataDir ?? DEFAULT_DATA_DIR,
+    dataDirGiven: dataDir !== undefined,
     schema: values.schema,
   };
 }
@@ -38,8 +46,24 @@ export async function openStore(connection: ConnectionOptions, logger: Logger): 
   return embedded({ dataDir: connection.dataDir, logger, ...schema });
 }
 
-/** Human description of where the data lives, with any password hidden. */
+/** Human description of where the data lives and in which schema, with any password hidden. */
 export function describeConnection(connection: ConnectionOptions): string {
-  if (!connection.databaseUrl) return `embedded store in ${connection.dataDir}`;
-  return `PostgreSQL ${connection.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')}`;
+  const where = connection.databaseUrl
+    ? `PostgreSQL ${hidePassword(connection.databaseUrl)}`
+    : `embedded store in ${connection.dataDir}`;
+  return `${where}, schema ${connection.schema ?? DEFAULT_SCHEMA}`;
+}
+
+/** `url` with the password (in the user part or a `password` parameter) replaced by `***`. */
+export function hidePassword(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Not a URL (pg also takes other forms): hide whatever sits between `user:` and `@`.
+    return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+  }
+  if (parsed.password !== '') parsed.password = '***';
+  if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
+  return parsed.href;
 }

@@ -6,46 +6,110 @@ import { demoCommand, DEMO_USAGE } from './commands/demo.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
 import { CliError, type CliIo } from './io.js';
+import { packageVersion } from './version.js';
+
+/** One `chokaq <command>`. */
+interface Command {
+  /** One line for the command list. */
+  summary: string;
+  /** What `chokaq <command> --help` prints. */
+  usage: string;
+  run(args: string[], io: CliIo, stopSignal?: AbortSignal): Promise<number>;
+}
+
+const COMMANDS = new Map<string, Command>([
+  [
+    'demo',
+    {
+      summary: 'run sample jobs on the embedded store (no server needed)',
+      usage: DEMO_USAGE,
+      run: demoCommand,
+    },
+  ],
+  [
+    'migrate',
+    {
+      summary: 'apply schema migrations',
+      usage: MIGRATE_USAGE,
+      run: (args, io) => migrateCommand(args, io),
+    },
+  ],
+  [
+    'worker',
+    {
+      summary: 'run a worker for your job definitions until SIGTERM/SIGINT',
+      usage: WORKER_USAGE,
+      run: workerCommand,
+    },
+  ],
+]);
 
 const USAGE = `Usage: chokaq <command> [options]
 
 Commands:
-  demo       run sample jobs on the embedded store (no server needed)
-  migrate    apply schema migrations
-  worker     run a worker for your job definitions until SIGTERM/SIGINT
+${[...COMMANDS].map(([name, command]) => `  ${name.padEnd(9)}  ${command.summary}`).join('\n')}
 
-${DEMO_USAGE}
+Options:
+  -h, --help     print this help, or with a command that command's options
+  -v, --version  print the version
 
-${MIGRATE_USAGE}
-
-${WORKER_USAGE}
+Run 'chokaq <command> --help' (or 'chokaq help <command>') for a command's options.
 `;
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function run(argv: string[], io: CliIo, stopSignal?: AbortSignal): Promise<number> {
-  const [command, ...rest] = argv;
+  const [name, ...rest] = argv;
   try {
-    switch (command) {
-      case 'demo':
-        return await demoCommand(rest, io, stopSignal);
-      case 'migrate':
-        return await migrateCommand(rest, io);
-      case 'worker':
-        return await workerCommand(rest, io, stopSignal);
+    switch (name) {
       case undefined:
+        io.stderr.write(USAGE);
+        return 2;
+      case '--version':
+      case '-v':
+        io.stdout.write(`${packageVersion()}\n`);
+        return 0;
       case 'help':
       case '--help':
       case '-h':
-        io.stdout.write(USAGE);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new CliError(`unknown command '${command}'; run 'chokaq help'`);
+        io.stdout.write(rest[0] === undefined ? USAGE : `${commandNamed(rest[0]).usage}\n`);
+        return 0;
+    }
+    const command = commandNamed(name);
+    if (asksForHelp(rest)) {
+      io.stdout.write(`${command.usage}\n`);
+      return 0;
+    }
+    try {
+      return await command.run(rest, io, stopSignal);
+    } catch (error) {
+      throw argumentError(error, name) ?? error;
     }
   } catch (error) {
     const code = error instanceof ChokaQError ? ` (${error.code})` : '';
     io.stderr.write(`chokaq: ${error instanceof Error ? error.message : String(error)}${code}\n`);
     return error instanceof CliError ? error.exitCode : 1;
   }
+}
+
+function commandNamed(name: string): Command {
+  const command = COMMANDS.get(name);
+  if (command === undefined) throw new CliError(`unknown command '${name}'; run 'chokaq help'`);
+  return command;
+}
+
+/** `--help` or `-h` before any `--` (after it, arguments are positional). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
+/** A `parseArgs` rejection (unknown option, missing value, …) as one line with a pointer to help. */
+function argumentError(error: unknown, command: string): CliError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (!(error instanceof Error) || typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_'))
+    return undefined;
+  const oneLine = error.message.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '');
+  return new CliError(`${oneLine}; run 'chokaq ${command} --help'`);
 }
 
 // npm links the bin, so compare real paths to know whether this file is the entry point.

@@ -11,11 +11,15 @@ export const DEMO_USAGE = `chokaq demo [--headless --jobs N] [--data-dir DIR | -
 
 Runs sample jobs (fast, slow, flaky, throttled, poison) on the embedded store (no server needed),
 or on PostgreSQL when --database-url / CHOKAQ_DATABASE_URL is set.
-  --headless        enqueue --jobs jobs, wait until all settled, print a JSON summary, exit
-  --jobs N          jobs to enqueue (headless; default 2000)
-  --rate N          new jobs per second while interactive (default 20)
-  --concurrency N   jobs run at once (default 32)
-  --timeout SEC     headless: give up after this many seconds (default 300)`;
+  --headless           enqueue --jobs jobs, wait until all settled, print a JSON summary, exit
+  --jobs N             jobs to enqueue (headless; default 2000)
+  --rate N             new jobs per second while interactive (default 20)
+  --concurrency N      jobs run at once (default 32)
+  --timeout SEC        headless: give up after this many seconds (default 300)
+  --data-dir DIR       embedded store folder, created if missing (default: CHOKAQ_DATA_DIR,
+                       else ./.chokaq)
+  --database-url URL   PostgreSQL (default: CHOKAQ_DATABASE_URL)
+  --schema NAME        schema holding ChokaQ's tables (default: chokaq)`;
 
 const DEMO_QUEUES = new Set(SAMPLE_MIX.map(({ job }) => job.queue));
 

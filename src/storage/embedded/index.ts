@@ -5,7 +5,7 @@
  * normalised by the row mappers, a small `shared_buffers`, and a periodic VACUUM of the hot table
  * (PGlite runs no autovacuum).
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
 import { ChokaQError } from '../../errors.js';
@@ -186,16 +186,21 @@ export interface EmbeddedMigrateOptions {
 }
 
 /**
- * Migrates an embedded data directory (for the CLI). Takes the directory lock, so it fails with
- * `CHOKAQ_STORAGE_LOCKED` while an app has the directory open.
+ * Migrates an embedded data directory (for the CLI), creating it if missing. Takes the directory
+ * lock, so it fails with `CHOKAQ_STORAGE_LOCKED` while an app has the directory open. A dry run
+ * of a missing directory creates nothing: it reports every migration.
  *
  * @returns The migrations applied, or with `dryRun` those that would be applied.
  */
 export async function migrate(options: EmbeddedMigrateOptions = {}): Promise<MigrationStep[]> {
   const schema = validateSchema(options.schema ?? DEFAULT_SCHEMA);
-  const opened = await openPglite({ dataDir: options.dataDir ?? './.chokaq' });
+  const dataDir = options.dataDir ?? './.chokaq';
+  const dryRun = options.dryRun ?? false;
+  // A fresh volatile instance has no migrations applied, exactly like a directory not yet made.
+  const missing = dataDir !== MEMORY_DATA_DIR && !existsSync(resolve(dataDir));
+  const opened = await openPglite({ dataDir: dryRun && missing ? MEMORY_DATA_DIR : dataDir });
   try {
-    return await migrateSchema(opened.executor, schema, { dryRun: options.dryRun ?? false });
+    return await migrateSchema(opened.executor, schema, { dryRun });
   } finally {
     try {
       await opened.executor.close();
