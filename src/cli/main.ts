@@ -2,7 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { ChokaQError } from '../errors.js';
-import { benchCommand, BENCH_USAGE } from './commands/bench.js';
+import { benchIfPresent, BENCH_SYNOPSIS } from './commands/bench-loader.js';
 import { demoCommand, DEMO_USAGE } from './commands/demo.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
@@ -16,7 +16,7 @@ Commands:
   migrate    apply schema migrations
   worker     run a worker for your job definitions until SIGTERM/SIGINT
 
-${BENCH_USAGE}
+${BENCH_SYNOPSIS}
 
 ${DEMO_USAGE}
 
@@ -31,7 +31,7 @@ export async function run(argv: string[], io: CliIo, stopSignal?: AbortSignal): 
   try {
     switch (command) {
       case 'bench':
-        return await benchCommand(rest, io);
+        return await benchIfPresent(rest, io);
       case 'demo':
         return await demoCommand(rest, io, stopSignal);
       case 'migrate':

@@ -35,6 +35,9 @@ describe('chokaq CLI', () => {
     const help = await cli(['help']);
     expect(help.code).toBe(0);
     expect(help.out).toContain('chokaq demo');
+    const benchHelp = await cli(['bench', '--help']);
+    expect(benchHelp.code).toBe(0);
+    expect(benchHelp.out).toContain('--only LIST          systems: chokaq-postgres');
     const bad = await cli(['frobnicate']);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/^chokaq: unknown command 'frobnicate'/);

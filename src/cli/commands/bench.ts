@@ -18,7 +18,8 @@ checked: each job ran once, all settled, nothing left. See docs/benchmarks.md.
   --only LIST          systems: ${SYSTEMS.join(', ')}
   --workloads LIST     W1, W2, W3, W4, W5 or full names (${WORKLOADS.join(', ')})
   --json FILE          also write {"rows":[{"workload","system","value","unit"},…],…} to FILE
-  --database-url URL   default: CHOKAQ_DATABASE_URL, else ${DEFAULT_BENCH_URL} (created if missing)`;
+  --database-url URL   default: CHOKAQ_DATABASE_URL, else ${DEFAULT_BENCH_URL} (created if missing)
+  --help               print this text`;
 
 /** Workload names by the short forms the CLI accepts. */
 const WORKLOAD_ALIASES: Record<string, readonly WorkloadName[]> = {
@@ -39,9 +40,14 @@ export async function benchCommand(args: string[], io: CliIo): Promise<number> {
       workloads: { type: 'string' },
       json: { type: 'string' },
       'database-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   });
+  if (values.help) {
+    io.stdout.write(`${BENCH_USAGE}\n`);
+    return 0;
+  }
   const systems = values.only === undefined ? [...SYSTEMS] : parseSystems(values.only);
   const workloads =
     values.workloads === undefined ? [...WORKLOADS] : parseWorkloads(values.workloads);
