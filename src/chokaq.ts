@@ -41,7 +41,7 @@ import type {
   QueueStats,
 } from './storage/model.js';
 import { openOnce } from './storage/open-once.js';
-import type { QueuePatch, Storage } from './storage/store.js';
+import type { QueuePatch, Store } from './storage/store.js';
 import { checkBoolean, checkInteger, checkOptions } from './util/check.js';
 
 /** Options of {@link ChokaQ.dlq}'s `resurrect`. */
@@ -105,7 +105,7 @@ export class ChokaQ {
   }
 
   /** The storage this engine uses. */
-  get storage(): Storage {
+  get storage(): Store {
     return this.config.storage;
   }
 

@@ -55,7 +55,7 @@ export type {
   QueueStats,
 } from './storage/model.js';
 export type { ClaimBegin, IdempotencyClaims } from './storage/idempotency.js';
-export type { Storage } from './storage/store.js';
+export type { Store } from './storage/store.js';
 export type { Duration } from './util/duration.js';
 export { FakeClock, systemClock, type Clock } from './util/clock.js';
 export type { WorkerModule } from './cli/worker-module.js';

@@ -8,7 +8,7 @@ import type { RetryOptions } from '../job/retry.js';
 import type { Logger } from '../observability/logger.js';
 import type { PipeHandler } from '../runtime/executor.js';
 import type { Middleware } from '../runtime/middleware.js';
-import type { Storage } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
 
@@ -34,7 +34,7 @@ export interface QueueSettings {
 /** Options of `new ChokaQ(options)`. Unknown option names are an error. */
 export interface ChokaQOptions {
   /** Where jobs live: `memory()`, `embedded()` from `chokaq/embedded`, or `postgres()` from `chokaq/postgres`. */
-  storage: Storage;
+  storage: Store;
   /** Typed job definitions (bus mode). Default: none. */
   jobs?: readonly AnyJobDefinition[];
   /** One raw handler for every type key without a definition (pipe mode). Default: none. */

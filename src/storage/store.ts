@@ -6,7 +6,9 @@
  * Times: the store owns the clock used for scheduling and eligibility (the database clock for SQL
  * stores, the injected clock for memory), so callers pass delays, never timestamps.
  *
- * @internal Unstable until 1.0; implement it only to add a provider. Users see the shapes of
+ * The package root exports the {@link Store} type only so that provider objects made by
+ * `memory()`, `embedded()` and `postgres()` can be named; its methods are ChokaQ's internal seam,
+ * unstable until 1.0 — call ChokaQ's own methods instead. Users see the shapes of
  * `storage/model.ts`.
  */
 import type { FailureReason, HotState } from '../job/state.js';
@@ -295,10 +297,3 @@ export interface Store {
   /** The idempotency claim store sharing this store's database (memory: this process). */
   idempotencyClaims(): IdempotencyClaims;
 }
-
-/**
- * A storage provider as `new ChokaQ({ storage })` takes it: made by `memory()`,
- * `embedded()` (`chokaq/embedded`) or `postgres()` (`chokaq/postgres`). Its methods are ChokaQ's
- * internal seam ({@link Store}) and may change before 1.0; call ChokaQ's own methods instead.
- */
-export type Storage = Store;

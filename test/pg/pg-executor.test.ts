@@ -16,7 +16,7 @@ describe.skipIf(!available)('pgExecutor transactions', () => {
   });
 
   it('turns a connection killed between two statements into a retryable error, not a crash', async () => {
-    const db = pgExecutor(pool, false);
+    const db = pgExecutor(pool);
     const attempt = db.transaction(async (tx) => {
       const [row] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
       await admin.query('select pg_terminate_backend($1)', [row?.pid]);

@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite';
 import { ChokaQError } from '../../errors.js';
 import { consoleLogger, type Logger } from '../../observability/logger.js';
 import type { Executor } from '../sql/executor.js';
@@ -16,9 +16,12 @@ import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js
 import { DEFAULT_SCHEMA, validateSchema, withSchema } from '../sql/schema.js';
 import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
 import { acquireDirectoryLock, type DirectoryLock } from './lockfile.js';
+import type { PgliteInstance } from './pglite.js';
 import { pgliteExecutor } from './pglite-executor.js';
 
 export type { MigrationStep } from '../sql/migrator.js';
+export type { PgliteInstance, PgliteSession } from './pglite.js';
+export type { SqlStore } from '../sql/sql-store.js';
 
 /** The `dataDir` value for a volatile, in-memory instance. */
 export const MEMORY_DATA_DIR = 'memory://';
@@ -33,9 +36,10 @@ export interface EmbeddedOptions {
   dataDir?: string;
   /**
    * An already started PGlite instance to use instead of creating one (for example one instance
-   * shared by many test schemas). The store neither locks a directory for it nor closes it.
+   * shared by many test schemas), for example a `PGlite`. The store neither locks a directory for
+   * it nor closes it.
    */
-  pglite?: PGliteInterface;
+  pglite?: PgliteInstance;
   /**
    * Schema holding ChokaQ's tables; `^[a-z_][a-z0-9_]{0,62}$`.
    * @default 'chokaq'
@@ -89,7 +93,7 @@ export function embedded(options: EmbeddedOptions = {}): SqlStore {
 
 /** An opened PGlite with the resources tied to it. */
 interface Opened {
-  db: PGliteInterface;
+  db: PgliteInstance;
   executor: Executor;
   lock: DirectoryLock | null;
 }
@@ -98,7 +102,7 @@ interface Opened {
 async function openPglite(options: EmbeddedOptions): Promise<Opened> {
   if (options.pglite !== undefined) {
     await options.pglite.waitReady;
-    return { db: options.pglite, executor: pgliteExecutor(options.pglite, false), lock: null };
+    return { db: options.pglite, executor: pgliteExecutor(options.pglite), lock: null };
   }
   const dataDir = options.dataDir ?? './.chokaq';
   let lock: DirectoryLock | null = null;
@@ -111,7 +115,7 @@ async function openPglite(options: EmbeddedOptions): Promise<Opened> {
       ...(dataDir === MEMORY_DATA_DIR ? {} : { dataDir: resolve(dataDir) }),
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
     });
-    return { db, executor: pgliteExecutor(db, true), lock };
+    return { db, executor: pgliteExecutor(db, () => db.close()), lock };
   } catch (error) {
     lock?.release();
     throw error;

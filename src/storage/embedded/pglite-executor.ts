@@ -3,14 +3,11 @@
  * through `db.transaction()` (which holds the mutex): a raw `BEGIN` sent through `query()` would
  * let another caller's statements run inside, and be lost in, this transaction.
  */
-import type { PGliteInterface, Transaction } from '@electric-sql/pglite';
 import { mapDriverError } from '../sql/errors.js';
 import type { Executor } from '../sql/executor.js';
+import type { PgliteInstance, PgliteSession } from './pglite.js';
 
-/** What both a PGlite instance and a PGlite transaction offer. */
-type Session = Pick<Transaction, 'query' | 'exec'>;
-
-function sessionExecutor(session: Session, transaction: Executor['transaction']): Executor {
+function sessionExecutor(session: PgliteSession, transaction: Executor['transaction']): Executor {
   return {
     kind: 'embedded',
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
@@ -34,10 +31,11 @@ function sessionExecutor(session: Session, transaction: Executor['transaction'])
 }
 
 /**
- * Wraps a PGlite instance. `close()` closes the instance only when `owns` is true (a shared
- * instance passed in by the caller stays open).
+ * Wraps a PGlite instance. `close()` calls `closeDb` (the owner's way to close an instance it
+ * started) unless the instance is closed already; a caller's instance stays open.
+ * @param closeDb Closes the instance; omitted for a caller's instance. Default: none.
  */
-export function pgliteExecutor(db: PGliteInterface, owns: boolean): Executor {
+export function pgliteExecutor(db: PgliteInstance, closeDb?: () => Promise<void>): Executor {
   let closed = false;
   const base = sessionExecutor(db, async <T>(fn: (tx: Executor) => Promise<T>): Promise<T> => {
     try {
@@ -54,7 +52,7 @@ export function pgliteExecutor(db: PGliteInterface, owns: boolean): Executor {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      if (owns && !db.closed) await db.close();
+      if (closeDb !== undefined && !db.closed) await closeDb();
     },
   };
 }

@@ -13,15 +13,27 @@ import { DEFAULT_SCHEMA, validateSchema } from '../sql/schema.js';
 import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
 import { PgListener } from './listener.js';
 import { pgExecutor } from './pg-executor.js';
+import type { PostgresPool } from './pool.js';
 
 export type { MigrationStep } from '../sql/migrator.js';
+export type { SqlStore } from '../sql/sql-store.js';
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryable,
+  PostgresQueryResult,
+  PostgresStatement,
+} from './pool.js';
 
 /** Options of {@link postgres}. Give `connectionString` or `pool`. */
 export interface PostgresOptions {
-  /** A PostgreSQL URL; the provider creates (and closes) its own pool. */
-  connectionString?: string;
-  /** An existing pool to use; the provider never ends it. */
-  pool?: pg.Pool;
+  /**
+   * A PostgreSQL URL; the provider creates (and closes) its own pool. `undefined` counts as not
+   * given, so `process.env.DATABASE_URL` can be passed as it is.
+   */
+  connectionString?: string | undefined;
+  /** An existing pool to use, for example a `pg.Pool`; the provider never ends it. */
+  pool?: PostgresPool;
   /**
    * Schema holding ChokaQ's tables; `^[a-z_][a-z0-9_]{0,62}$`.
    * @default 'chokaq'
@@ -103,7 +115,8 @@ function postgresBackend(options: PostgresOptions, logger: Logger): SqlBackend {
       `poolSize must be a positive integer, got ${poolSize}.`,
     );
   }
-  let pool: pg.Pool | null = null;
+  let pool: PostgresPool | null = null;
+  let ownedPool: pg.Pool | null = null;
   let executor: Executor | null = null;
   const listeners = new Set<PgListener>();
   const onIdleError = (error: Error): void => {
@@ -114,11 +127,13 @@ function postgresBackend(options: PostgresOptions, logger: Logger): SqlBackend {
       if (executor !== null) return Promise.resolve(executor);
       if (options.pool !== undefined) {
         pool = options.pool;
-        executor = pgExecutor(pool, false);
+        executor = pgExecutor(pool);
       } else {
-        pool = new pg.Pool({ connectionString: options.connectionString, max: poolSize });
-        pool.on('error', onIdleError);
-        executor = pgExecutor(pool, true);
+        const owned = new pg.Pool({ connectionString: options.connectionString, max: poolSize });
+        owned.on('error', onIdleError);
+        ownedPool = owned;
+        pool = owned;
+        executor = pgExecutor(owned, () => owned.end());
       }
       return Promise.resolve(executor);
     },
@@ -142,7 +157,8 @@ function postgresBackend(options: PostgresOptions, logger: Logger): SqlBackend {
       await Promise.all(open.map((listener) => listener.stop()));
       const current = executor;
       executor = null;
-      if (pool !== null && options.pool === undefined) pool.off('error', onIdleError);
+      ownedPool?.off('error', onIdleError);
+      ownedPool = null;
       pool = null;
       await current?.close();
     },
@@ -182,7 +198,7 @@ export async function migrate(options: PostgresMigrateOptions): Promise<Migratio
   const schema = validateSchema(options.schema ?? DEFAULT_SCHEMA);
   const pool = new pg.Pool({ connectionString: options.connectionString, max: 1 });
   pool.on('error', () => undefined);
-  const executor = pgExecutor(pool, true);
+  const executor = pgExecutor(pool, () => pool.end());
   try {
     return await migrateSchema(executor, schema, { dryRun: options.dryRun ?? false });
   } finally {

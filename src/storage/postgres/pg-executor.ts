@@ -1,8 +1,13 @@
 /** {@link Executor} over a `pg` pool: one pooled client per transaction, BEGIN/COMMIT/ROLLBACK. */
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
 import { mapDriverError } from '../sql/errors.js';
 import type { Executor } from '../sql/executor.js';
+import type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryable,
+  PostgresStatement,
+} from './pool.js';
 
 const statementNames = new Map<string, string>();
 
@@ -10,7 +15,7 @@ const statementNames = new Map<string, string>();
  * The statement as a named prepared statement: `pg` parses it once per connection, and
  * PostgreSQL can reuse its plan instead of planning the claim and settle statements on every call.
  */
-function prepared(sql: string, params: readonly unknown[]): pg.QueryConfig {
+function prepared(sql: string, params: readonly unknown[]): PostgresStatement {
   let name = statementNames.get(sql);
   if (name === undefined) {
     name = `chokaq_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
@@ -20,7 +25,7 @@ function prepared(sql: string, params: readonly unknown[]): pg.QueryConfig {
 }
 
 /** `query` (as a prepared statement) and `run` over a pool or a checked-out client, errors mapped. */
-function statementsOn(target: pg.Pool | pg.PoolClient): Pick<Executor, 'query' | 'run'> {
+function statementsOn(target: PostgresQueryable): Pick<Executor, 'query' | 'run'> {
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
       try {
@@ -40,7 +45,7 @@ function statementsOn(target: pg.Pool | pg.PoolClient): Pick<Executor, 'query' |
 }
 
 /** An executor over one checked-out client, inside a transaction this module opened. */
-function transactionExecutor(client: pg.PoolClient): Executor {
+function transactionExecutor(client: PostgresPoolClient): Executor {
   const executor: Executor = {
     kind: 'postgres',
     ...statementsOn(client),
@@ -51,16 +56,17 @@ function transactionExecutor(client: pg.PoolClient): Executor {
 }
 
 /**
- * Wraps `pool`. `close()` ends the pool only when `ownsPool` is true.
- * @param ownsPool Whether this executor created the pool. Default: `true`.
+ * Wraps `pool`. `close()` calls `endPool` (the owner's way to end a pool it created), else leaves
+ * the pool alone.
+ * @param endPool Ends the pool; omitted for a caller's pool. Default: none.
  */
-export function pgExecutor(pool: pg.Pool, ownsPool = true): Executor {
+export function pgExecutor(pool: PostgresPool, endPool?: () => Promise<void>): Executor {
   let closed = false;
   return {
     kind: 'postgres',
     ...statementsOn(pool),
     async transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
-      let client: pg.PoolClient;
+      let client: PostgresPoolClient;
       try {
         client = await pool.connect();
       } catch (error) {
@@ -96,7 +102,7 @@ export function pgExecutor(pool: pg.Pool, ownsPool = true): Executor {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      if (ownsPool) await pool.end();
+      await endPool?.();
     },
   };
 }
