@@ -2,7 +2,9 @@
 /**
  * Compiles the SQL sources into src/storage/sql/generated.ts:
  * - src/storage/sql/migrations/NNNN_name.sql → MIGRATIONS (ordered by version);
- * - src/storage/sql/queries/name.sql → QUERIES (header comment lines dropped).
+ * - src/storage/sql/queries/name.sql → QUERIES (header comment lines dropped), with the hot-state
+ *   names `:PENDING`, `:FETCHED` and `:PROCESSING` replaced by their codes from HOT_STATE_CODE in
+ *   src/job/state.ts (literal constants, so the planner still matches the partial indexes).
  *
  * Usage: `node scripts/gen-sql.mjs` writes the module; `--check` exits 1 when it is stale.
  */
@@ -15,6 +17,24 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sqlDir = join(root, 'src', 'storage', 'sql');
 const target = join(sqlDir, 'generated.ts');
+
+/** The hot-state codes of `HOT_STATE_CODE` in src/job/state.ts, the one place they are defined. */
+function hotStateCodes() {
+  const source = readFileSync(join(root, 'src', 'job', 'state.ts'), 'utf8');
+  const body = /HOT_STATE_CODE[^=]*=\s*\{([^}]*)\}/.exec(source)?.[1];
+  if (!body) throw new Error('HOT_STATE_CODE not found in src/job/state.ts');
+  const codes = {};
+  for (const [, name, code] of body.matchAll(/(\w+):\s*(\d+)/g)) codes[name.toUpperCase()] = code;
+  for (const name of ['PENDING', 'FETCHED', 'PROCESSING']) {
+    if (codes[name] === undefined) throw new Error(`HOT_STATE_CODE has no ${name.toLowerCase()}`);
+  }
+  return codes;
+}
+
+/** Replaces the state names (`:PENDING`, …) of a statement by their codes. */
+function withStateCodes(sql, codes) {
+  return sql.replace(/(?<!:):(PENDING|FETCHED|PROCESSING)\b/g, (_, name) => codes[name]);
+}
 
 /** SQL files of a folder, sorted by name. */
 function sqlFiles(folder) {
@@ -46,12 +66,13 @@ function migrations() {
 }
 
 function queries() {
+  const codes = hotStateCodes();
   return sqlFiles('queries').map((file) => {
     const match = /^([a-z][a-z0-9_]*)\.sql$/.exec(file);
     if (!match) throw new Error(`query file name must be snake_case.sql: ${file}`);
     const text = readFileSync(join(sqlDir, 'queries', file), 'utf8');
     if (!/^--/.test(text)) throw new Error(`query ${file} must start with a header comment`);
-    const sql = compact(text);
+    const sql = withStateCodes(compact(text), codes);
     if (sql.length === 0) throw new Error(`query ${file} is empty`);
     return { name: match[1], sql };
   });

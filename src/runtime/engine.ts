@@ -102,6 +102,8 @@ export class Engine {
       prefetch: config.prefetch,
       pollIntervalMs: config.pollIntervalMs,
       queues: config.workerQueues,
+      // A worker claims only what it can run; pipe mode runs every type.
+      types: config.pipe ? null : this.options.registry.all().map((definition) => definition.type),
       store: storage,
       executor: this.executor,
       circuits: this.circuits,

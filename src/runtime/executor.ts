@@ -41,6 +41,20 @@ export interface ExecutorOptions {
 /** How a run ended, as far as the circuit breaker is concerned. */
 export type RunOutcome = 'succeeded' | 'failed' | 'neutral';
 
+/** How a run ended, handed back as soon as the handler is done. */
+export interface RunResult {
+  outcome: RunOutcome;
+  /**
+   * Resolves `true` once the run's settlement was written, `false` on a conflict, a failed write
+   * or when there was nothing to write. The outcome counts (for the circuit breaker) only then:
+   * a success is not a success before its archive commits.
+   */
+  settled: Promise<boolean>;
+}
+
+/** The result of a run that leaves nothing to count. */
+const NOTHING_WRITTEN: Promise<boolean> = Promise.resolve(false);
+
 /** What a finished or abandoned handler call produced. */
 type CallResult = { done: true; error?: unknown } | { done: false };
 
@@ -74,9 +88,10 @@ export class Executor {
   /**
    * Runs `job` (already processing under `lease`) and hands its settlement to the completer.
    * Resolves as soon as the handler is done, so the slot is free for the next job while the
-   * settlement is still being written (the completer batches it; `stop()` drains it). Never throws.
+   * settlement is still being written (the completer batches it; `stop()` drains it); the
+   * result's `settled` follows the write. Never throws.
    */
-  async run(job: HotJob, lease: Lease): Promise<RunOutcome> {
+  async run(job: HotJob, lease: Lease): Promise<RunResult> {
     const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
     const ctx = new RunContext(job, this.options.events, this.options.logger);
@@ -104,7 +119,7 @@ export class Executor {
       if (result.done && result.error === undefined) {
         const durationMs = Math.max(0, clock.now() - startedMs);
         const skipNote = ctx.skipNote;
-        void this.settle(job, {
+        const settled = this.settle(job, {
           kind: 'archive',
           lease,
           durationMs,
@@ -118,8 +133,9 @@ export class Executor {
               reason: skipNote,
             });
           }
+          return applied;
         });
-        return 'succeeded';
+        return { outcome: 'succeeded', settled };
       }
       if (cause) return this.finishAborted(job, lease, cause, result.done);
       const error = result.done ? result.error : undefined;
@@ -130,7 +146,7 @@ export class Executor {
         createdAtMs: job.createdAt.getTime(),
         nowMs: clock.now(),
       });
-      void this.settle(
+      const settled = this.settle(
         job,
         decision.kind === 'retry'
           ? {
@@ -142,7 +158,7 @@ export class Executor {
             }
           : { kind: 'dead', lease, reason: decision.reason, error: decision.error },
       );
-      return classifyFailure(error).kind === 'fatal' ? 'neutral' : 'failed';
+      return { outcome: classifyFailure(error).kind === 'fatal' ? 'neutral' : 'failed', settled };
     } finally {
       cancelTimeout();
       grace.clear();
@@ -186,13 +202,14 @@ export class Executor {
     lease: Lease,
     cause: RunAborted,
     cooperative: boolean,
-  ): RunOutcome {
+  ): RunResult {
     const reason = ABORT_DEATH[cause.why];
+    let settled = NOTHING_WRITTEN;
     if (reason) {
-      void this.settle(job, { kind: 'dead', lease, reason, error: cause.message });
+      settled = this.settle(job, { kind: 'dead', lease, reason, error: cause.message });
     } else if (cause.why === 'shutdown' && cooperative) {
       // Our own shutdown interrupted the run: refund the attempt and run it again at once.
-      void this.settle(job, {
+      settled = this.settle(job, {
         kind: 'retry',
         lease,
         from: 'processing',
@@ -202,7 +219,7 @@ export class Executor {
       });
     }
     // A lost lease has nothing left to settle; an abandoned shutdown run is left for zombie rescue.
-    return 'neutral';
+    return { outcome: 'neutral', settled };
   }
 
   private async invoke(

@@ -7,7 +7,7 @@ import { BackgroundRefresh } from '../util/background-refresh.js';
 import { Batcher } from '../util/batcher.js';
 import type { Completer } from './completer.js';
 import type { CircuitBreakers, CircuitPermit } from './circuit-breaker.js';
-import type { Executor, RunOutcome } from './executor.js';
+import type { Executor, RunResult } from './executor.js';
 import { Slots } from './slots.js';
 import { jitter, Wakeup } from './wakeup.js';
 
@@ -22,6 +22,8 @@ export interface WorkerOptions {
   pollIntervalMs: number;
   /** Queues served, or `null` for all. */
   queues: readonly string[] | null;
+  /** Job types this process can run, or `null` for every type (pipe mode). */
+  types: readonly string[] | null;
   store: Store;
   executor: Executor;
   /** Per-type circuit breakers, or `undefined` when disabled. */
@@ -163,7 +165,8 @@ export class Worker {
   }
 
   private async fetchLoop(): Promise<void> {
-    const { store, workerId, queues, pollIntervalMs, prefetch, logger, events } = this.options;
+    const { store, workerId, queues, types, pollIntervalMs, prefetch, logger, events } =
+      this.options;
     let errorBackoff = CLAIM_ERROR_BACKOFF_MS;
     while (!this.stopping) {
       const room = this.slots.free + prefetch - this.buffer.length;
@@ -185,7 +188,7 @@ export class Worker {
       let claimed: HotJob[];
       try {
         this.paused.peek(); // keeps the list fresh, in the background
-        claimed = await store.claim({ workerId, limit: room, queues, startCount: reserved });
+        claimed = await store.claim({ workerId, limit: room, queues, types, startCount: reserved });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
       } catch (error) {
         for (let i = 0; i < reserved; i++) this.slots.release();
@@ -247,7 +250,7 @@ export class Worker {
     };
     const base = { id: job.id, type: job.type, queue: job.queue };
     let permit: CircuitPermit | null = null;
-    let outcome: RunOutcome = 'neutral';
+    let result: RunResult | undefined;
     try {
       let started: HotJob | null = job;
       if (startedByClaim) {
@@ -277,21 +280,33 @@ export class Worker {
         attempt: started.attempts,
         queueLagMs: Math.max(0, clock.now() - started.runAt.getTime()),
       });
-      outcome = await executor.run(started, lease);
+      result = await executor.run(started, lease);
     } catch (error) {
       logger.error('job could not be started', { ...base, error: String(error) });
       events.emit('worker:error', { where: 'start', error });
     } finally {
-      if (permit) this.report(permit, outcome);
+      if (permit) this.report(permit, result);
     }
   }
 
-  /** Tells the circuit breaker how a run ended; fatal payloads and aborted runs count as neither. */
-  private report(permit: CircuitPermit, outcome: RunOutcome): void {
+  /**
+   * Tells the circuit breaker how a run ended, once its settlement is written: a success counts
+   * only after its archive committed, and a run whose write conflicted or failed counts as
+   * neither (as do fatal payloads and aborted runs).
+   */
+  private report(permit: CircuitPermit, result: RunResult | undefined): void {
     const circuits = this.options.circuits;
-    if (outcome === 'succeeded') circuits?.success(permit);
-    else if (outcome === 'failed') circuits?.failure(permit);
-    else circuits?.release(permit);
+    if (!circuits) return;
+    if (result === undefined || result.outcome === 'neutral') {
+      circuits.release(permit);
+      return;
+    }
+    const { outcome } = result;
+    void result.settled.then((written) => {
+      if (!written) circuits.release(permit);
+      else if (outcome === 'succeeded') circuits.success(permit);
+      else circuits.failure(permit);
+    });
   }
 
   /**

@@ -50,6 +50,12 @@ export interface ClaimRequest {
   /** Only these queues; `null` = every queue. */
   queues: readonly string[] | null;
   /**
+   * Only jobs of these type keys (matched without regard to case) — the types the worker can run;
+   * `null` = every type (pipe mode). Jobs of other types stay pending for a worker that knows them.
+   * Default: `null`.
+   */
+  types?: readonly string[] | null;
+  /**
    * The first `startCount` claimed rows (in claim order) are started at once — processing,
    * `attempts + 1`, `startedAt` and `heartbeatAt` stamped, as `start` would — because the worker
    * has a free slot for each and runs them right away: the claim is their lease check. The rest
@@ -143,6 +149,8 @@ export interface RescueResult {
   retried: RescuedJob[];
   /** Jobs with a cancel request that were not running (any more), moved to the DLQ as `Cancelled`. */
   cancelled: RescuedJob[];
+  /** Expired idempotency claims deleted (they already behaved as absent). */
+  idempotencyClaimsPurged: number;
 }
 
 /** A change to a queue's controls; absent fields keep their value. Creates the queue if missing. */
@@ -210,9 +218,11 @@ export interface Store {
 
   /**
    * Claims due pending jobs: state → fetched with `workerId` and a fresh lease token shared by the
-   * batch. Eligible: pending, `runAt` ≤ now, queue not paused and active, queue in `queues`.
-   * Order: priority desc, then runAt, then id. Never hands one row to two claimers. A queue's
-   * `maxWorkers` is exact across concurrent claimers: fetched + processing never exceed it.
+   * batch (the first `startCount` → processing). Eligible: pending, `runAt` ≤ now, no cancel
+   * request, queue not paused and active, queue in `queues`, type in `types`. Order: priority
+   * desc, then runAt, then id — across all eligible queues, capped or not. Never hands one row to
+   * two claimers. A queue's `maxWorkers` is exact across concurrent claimers: fetched +
+   * processing never exceed it.
    */
   claim(request: ClaimRequest): Promise<HotJob[]>;
 
@@ -240,7 +250,8 @@ export interface Store {
    * One recovery pass, atomic per step: stale fetched rows → pending; zombies (processing rows with
    * an expired heartbeat) → DLQ `Zombie` (failed counter, failure bucket) or, for opted-in types,
    * → pending with the run refunded (retried counter); rows carrying a cancel request that are no
-   * longer processing (or are zombies) → DLQ `Cancelled`. At most one process rescues at a time
+   * longer processing (or are zombies) → DLQ `Cancelled`; expired idempotency claims are deleted.
+   * At most one process rescues at a time
    * (SQL stores take a transaction-scoped advisory lock; others get `skipped: true`), yet every
    * step is guarded, so running it everywhere stays safe.
    */
@@ -266,7 +277,7 @@ export interface Store {
 
   /**
    * Moves DLQ jobs back to pending atomically: attempts 0, idempotency key, schedule and worker
-   * cleared, priority from options (default 10). Returns the ids actually moved; ids missing from
+   * cleared, priority from options (default 10), the DLQ error text kept as `lastError`. Returns the ids actually moved; ids missing from
    * the DLQ are skipped. Concurrent resurrects of one id move it once.
    */
   resurrect(ids: readonly string[], options: ResurrectRequest): Promise<string[]>;

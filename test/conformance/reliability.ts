@@ -555,6 +555,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(await store.rescue(PATIENT)).toEqual({
         skipped: false,
         released: 0,
+        idempotencyClaimsPurged: 0,
         dead: [],
         retried: [],
         cancelled: [rescued({ id: job.id, queue: 'cr', type: TYPE })],
@@ -582,7 +583,14 @@ export function describeReliability(ctx: ConformanceContext): void {
           processingTimeoutMs: 60_000,
           retryZombieTypes: {},
         }),
-      ).toEqual({ skipped: false, released: 1, dead: [], retried: [], cancelled: [] });
+      ).toEqual({
+        skipped: false,
+        released: 1,
+        dead: [],
+        retried: [],
+        cancelled: [],
+        idempotencyClaimsPurged: 0,
+      });
       expect(await hot(stale.id)).toMatchObject({
         state: 'pending',
         attempts: 0,
@@ -623,6 +631,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       ).toEqual({
         skipped: false,
         released: 0,
+        idempotencyClaimsPurged: 0,
         dead: [rescued(zombie)],
         retried: [],
         cancelled: [],
@@ -669,6 +678,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       ).toEqual({
         skipped: false,
         released: 0,
+        idempotencyClaimsPurged: 0,
         dead: [rescued(short)],
         retried: [],
         cancelled: [],
@@ -709,6 +719,7 @@ export function describeReliability(ctx: ConformanceContext): void {
         expect(result).toEqual({
           skipped: false,
           released: 0,
+          idempotencyClaimsPurged: 0,
           // A type that did not opt in dies on the first pass.
           dead: round === 1 ? [rescued(other)] : [],
           retried: [{ id: job.id, queue: 'rzt', type: FLAKY }],
@@ -736,6 +747,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(await store.rescue(options)).toEqual({
         skipped: false,
         released: 0,
+        idempotencyClaimsPurged: 0,
         dead: [{ id: job.id, queue: 'rzt', type: FLAKY }],
         retried: [],
         cancelled: [],
@@ -771,6 +783,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       ).toEqual({
         skipped: false,
         released: 0,
+        idempotencyClaimsPurged: 0,
         dead: [],
         retried: [],
         cancelled: [{ id: zombie.id, queue: 'rzc', type: FLAKY }],
@@ -809,6 +822,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(await store.rescue(options)).toEqual({
         skipped: false,
         released: 0,
+        idempotencyClaimsPurged: 0,
         dead: [],
         retried: [],
         cancelled: [],

@@ -12,6 +12,7 @@ import type { FailureReason } from '../../src/job/state.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
 import type { MetricBucket, NewJob, Store } from '../../src/storage/store.js';
 import { ids, leaseOf, newJob, sleep, sorted, waitUntil } from './helpers.js';
+import { describeEdgeCases } from './edge-cases.js';
 import { describeReliability } from './reliability.js';
 
 /** How the suite obtains stores of one provider. */
@@ -1496,7 +1497,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
     // ------------------------------------------- heartbeat, rescue, cancel (reliability.ts)
 
-    describeReliability({
+    const context = {
       store: () => store,
       enqueueOne,
       hot,
@@ -1506,7 +1507,12 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       processing,
       statsOf,
       bucketsOf,
-    });
+    };
+    describeReliability(context);
+
+    // ---------------------------------------- where providers used to differ (edge-cases.ts)
+
+    describeEdgeCases(context);
 
     // ------------------------------------------------------------------------ wake and life
 

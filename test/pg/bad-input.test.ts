@@ -24,6 +24,7 @@ import type { Store } from '../../src/storage/store.js';
 import type { AnyJobDefinition } from '../../src/job/registry.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { waitFor } from '../helpers/wait.js';
 
 const pgUp = await postgresAvailable();
 
@@ -335,7 +336,7 @@ for (const provider of providers) {
       await expectNothingWritten(chokaq);
     });
 
-    it('moves a planted row of an unknown type to the DLQ as Fatal after one attempt', async () => {
+    it('leaves a planted row of an unknown type pending for a worker that can run it', async () => {
       await harness.insertRaw({
         id: 'ghost-1',
         queue: 'default',
@@ -343,19 +344,28 @@ for (const provider of providers) {
         payload: '{"a":1}',
       });
       let ran = 0;
-      const chokaq = await worker([
-        defineJob({ type: 'bad.other.v1', queue: 'default', handle: () => void ran++ }),
-      ]);
-      const dead = await waitForDead(chokaq, 'ghost-1');
-      expect(dead.reason).toBe('Fatal');
-      expect(dead.attempts).toBe(1);
-      expect(dead.type).toBe('ghost.type.v1');
-      expect(dead.payload).toBe('{"a":1}');
-      expect(dead.errorDetails).toContain('ghost.type.v1');
-      expect(ran).toBe(0);
-      expect(await harness.hotCount()).toBe(0);
-      const stats = (await chokaq.queues.stats()).find((s) => s.queue === 'default');
-      expect(stats).toMatchObject({ dead: 1, failedTotal: 1, retriedTotal: 0, succeededTotal: 0 });
+      const other = defineJob({ type: 'bad.other.v1', queue: 'default', handle: () => void ran++ });
+      const chokaq = await worker([other]);
+      // The ghost row comes first in claim order; the worker claims past it and runs its own job.
+      const { id } = await chokaq.enqueue(other, {});
+      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
+      expect(ran).toBe(1);
+      expect(await chokaq.getJob('ghost-1')).toMatchObject({
+        where: 'hot',
+        job: { state: 'pending', attempts: 0, workerId: null },
+      });
+      // A worker that can run every type (pipe mode) takes it.
+      const piped: string[] = [];
+      const pipeWorker = new ChokaQ({
+        storage: harness.storage,
+        pipe: (type, payload) => void piped.push(`${type} ${payload}`),
+        pollInterval: 25,
+        logger: silentLogger,
+      });
+      engines.push(pipeWorker);
+      await pipeWorker.start();
+      await waitFor(async () => (await chokaq.getJob('ghost-1'))?.where === 'archive');
+      expect(piped).toEqual(['ghost.type.v1 {"a":1}']);
     });
 
     it('moves a planted row with malformed JSON to the DLQ as Fatal without running it', async () => {

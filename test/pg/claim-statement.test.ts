@@ -58,12 +58,23 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     await dropSchema(schema);
   });
 
-  it.each(['force_custom_plan', 'force_generic_plan'])(
-    'uses the fetch index and the primary key under %s',
-    async (mode) => {
+  // Every shape of claim the store sends: all types (pipe mode) or the worker's types, with or
+  // without capped queues (the locked path claims from every queue in one statement).
+  const shapes = [
+    ['pipe mode', 'false', 'NULL'],
+    ["the worker's types", 'false', "ARRAY['plan.job']"],
+    ['capped queues too', 'true', "ARRAY['other.job', 'plan.job']"],
+  ];
+  it.each(
+    ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
+      shapes.map(([label, capped, types]) => [mode, label, capped, types] as const),
+    ),
+  )(
+    'uses the fetch index and the primary key under %s (%s)',
+    async (mode, _label, capped, types) => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', false, 32)`,
+        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', ${capped}, 32, ${types})`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
       const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
@@ -80,11 +91,11 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]
         ?.synchronous_commit;
     const before = await setting(); // the server's own setting: `on` unless configured otherwise
-    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2)`);
+    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2, NULL)`);
     expect(claimed.rowCount).toBe(2);
     expect(await setting()).toBe(before);
     await db.query('BEGIN');
-    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0)`);
+    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0, NULL)`);
     expect(await setting()).toBe('off');
     await db.query('COMMIT');
     expect(await setting()).toBe(before);

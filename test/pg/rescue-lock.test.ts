@@ -121,6 +121,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
       expect(await first.rescue(OPTIONS)).toEqual({
         skipped: true,
         released: 0,
+        idempotencyClaimsPurged: 0,
         dead: [],
         retried: [],
         cancelled: [],
@@ -165,6 +166,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
           expect(result).toEqual({
             skipped: true,
             released: 0,
+            idempotencyClaimsPurged: 0,
             dead: [],
             retried: [],
             cancelled: [],

@@ -260,6 +260,7 @@ describe('memory store', () => {
         expect(await store.rescue(rescueOptions())).toEqual({
           skipped: false,
           released: 0,
+          idempotencyClaimsPurged: 0,
           dead: [],
           retried: [],
           cancelled: [],
@@ -318,6 +319,7 @@ describe('memory store', () => {
         expect(await store.rescue(rescueOptions())).toEqual({
           skipped: false,
           released: 0,
+          idempotencyClaimsPurged: 0,
           dead: [{ id: 'z', queue: 'q', type: 'Mail.Send' }],
           retried: [],
           cancelled: [],

@@ -1,7 +1,7 @@
 /**
- * Claim and lease gate for the memory provider. Mirrors the SQL claim: eligible pending rows in
- * (priority desc, runAt asc, id asc) order, at most each queue's `maxWorkers` room from a queue,
- * one lease token for the batch.
+ * Claim and lease gate for the memory provider. Mirrors the SQL claim: eligible pending rows of
+ * the requested types in (priority desc, runAt asc, id asc) order across queues, at most each
+ * queue's `maxWorkers` room from a queue, one lease token for the batch.
  *
  * @internal
  */
@@ -31,10 +31,17 @@ function activeByQueue(tables: Tables): Map<string, number> {
  * Whether a pending row may be claimed now, ignoring the `maxWorkers` cap. A row carrying a cancel
  * request is never claimed: rescue moves it to the DLQ instead.
  */
-function isEligible(tables: Tables, row: HotJob, allowed: Set<string> | null, now: Date): boolean {
+function isEligible(
+  tables: Tables,
+  row: HotJob,
+  allowed: Set<string> | null,
+  types: Set<string> | null,
+  now: Date,
+): boolean {
   if (row.state !== 'pending' || row.runAt.getTime() > now.getTime()) return false;
   if (row.cancelRequestedAt !== null) return false;
   if (allowed !== null && !allowed.has(row.queue)) return false;
+  if (types !== null && !types.has(row.type.toLowerCase())) return false;
   const queue = tables.queues.get(row.queue);
   return queue === undefined || (!queue.paused && queue.active);
 }
@@ -52,11 +59,12 @@ export function claimJobs(
 ): HotJob[] {
   if (request.limit < 1) return [];
   const allowed = request.queues === null ? null : new Set(request.queues);
+  const types = request.types ? new Set(request.types.map((type) => type.toLowerCase())) : null;
   // Like the SQL claim: per queue the best least(limit, room) rows, then the best `limit` of those.
   const active = activeByQueue(tables);
   const perQueue = new Map<string, Smallest<HotJob>>();
   for (const row of tables.hot.values()) {
-    if (!isEligible(tables, row, allowed, now)) continue;
+    if (!isEligible(tables, row, allowed, types, now)) continue;
     let best = perQueue.get(row.queue);
     if (best === undefined) {
       const cap = tables.queues.get(row.queue)?.maxWorkers ?? null;

@@ -13,7 +13,7 @@ export const RESURRECT_PRIORITY = 10;
 
 /**
  * The pending hot row a DLQ row becomes when resurrected with `options`: a fresh start, with no
- * lost runs and no cancel request.
+ * lost runs and no cancel request, that remembers its failure as `lastError`.
  */
 function toResurrected(row: DeadJob, options: ResurrectRequest, now: Date): HotJob {
   return {
@@ -38,7 +38,7 @@ function toResurrected(row: DeadJob, options: ResurrectRequest, now: Date): HotJ
     updatedAt: new Date(now),
     createdBy: row.createdBy,
     lastModifiedBy: options.actor,
-    lastError: null,
+    lastError: row.errorDetails, // the failure it was resurrected from, until the next run
   };
 }
 

@@ -86,7 +86,12 @@ export class MemoryIdempotencyClaims implements IdempotencyClaims {
 
   /** {@inheritDoc IdempotencyClaims.purgeExpired} */
   purgeExpired(): Promise<number> {
-    return step(() => this.purge(this.clock.now()));
+    return step(() => this.purgeNow());
+  }
+
+  /** Deletes expired entries at once (the memory store's rescue pass); returns how many. */
+  purgeNow(): number {
+    return this.purge(this.clock.now());
   }
 
   /** Counts one operation, purging every {@link PURGE_EVERY_OPERATIONS}; returns "now". */

@@ -115,8 +115,31 @@ export class MemoryStore implements Store {
   settle(settlements: readonly Settlement[]): Promise<boolean[]> {
     return atomically(() => {
       const now = this.time();
-      return settlements.map((settlement) => settleOne(this.tables, settlement, now));
+      const seen = new Set<string>();
+      const freed: { queue: string }[] = [];
+      const applied = settlements.map((settlement) => {
+        // A lease id given twice in one call counts once: its first occurrence (as in SQL).
+        if (seen.has(settlement.lease.id)) return false;
+        seen.add(settlement.lease.id);
+        const row = this.tables.hot.get(settlement.lease.id);
+        const done = settleOne(this.tables, settlement, now);
+        if (done && row !== undefined) freed.push(row);
+        return done;
+      });
+      this.wakeCapped(freed);
+      return applied;
     });
+  }
+
+  /**
+   * Wakes listeners of the capped queues among `jobs`' queues, whose rows just left fetched or
+   * processing: a freed slot of a capped queue is claimed at once, not at the next poll.
+   */
+  private wakeCapped(jobs: readonly { queue: string }[]): void {
+    const queues = new Set(jobs.map((job) => job.queue));
+    this.wake.notify(
+      [...queues].filter((queue) => (this.tables.queues.get(queue)?.maxWorkers ?? null) !== null),
+    );
   }
 
   /** {@inheritDoc Store.heartbeat} */
@@ -130,7 +153,15 @@ export class MemoryStore implements Store {
    * The memory store serves one process, so a rescue is never skipped.
    */
   rescue(options: RescueOptions): Promise<RescueResult> {
-    return atomically(() => ({ skipped: false, ...rescueJobs(this.tables, options, this.time()) }));
+    return atomically(() => {
+      const outcome = rescueJobs(this.tables, options, this.time());
+      this.wakeCapped([...outcome.dead, ...outcome.retried, ...outcome.cancelled]);
+      return {
+        skipped: false,
+        ...outcome,
+        idempotencyClaimsPurged: this.claims?.purgeNow() ?? 0,
+      };
+    });
   }
 
   /** {@inheritDoc Store.cancel} */

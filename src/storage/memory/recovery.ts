@@ -11,15 +11,13 @@ import { heldRow } from './claim.js';
 import { recordRetry } from './counters.js';
 import { moveToDead, refundRun, toPending } from './settle.js';
 import type { Tables } from './tables.js';
-
-/** Default of {@link RescueOptions.limit}: most rows moved per step. */
-export const RESCUE_LIMIT = 1000;
-
-/** Error text of a zombie moved to the DLQ. */
-export const ZOMBIE_DEAD_ERROR = 'Zombie: worker heartbeat expired during execution';
-
-/** `lastError` of a zombie of an opted-in type returned to pending. */
-export const ZOMBIE_RETRY_ERROR = 'Zombie: heartbeat expired; run again';
+import {
+  foldRetryZombieTypes,
+  requesterOf,
+  RESCUE_LIMIT,
+  ZOMBIE_DEAD_ERROR,
+  ZOMBIE_RETRY_ERROR,
+} from '../rescue-rules.js';
 
 /** What one memory rescue moved (the store adds `skipped: false`). */
 export interface RescueOutcome {
@@ -88,32 +86,12 @@ function zombieTimeoutMs(tables: Tables, queue: string, fallbackMs: number): num
 }
 
 /**
- * The `retryZombieTypes` option keyed by lower-cased type, as the SQL store reads it: keys are
- * folded (the larger maximum wins when two fold together) and entries that are not numbers are
- * dropped. Only own keys count, so `constructor` and friends are never opted in by accident.
- */
-function retryMaxima(types: Readonly<Record<string, number>>): Map<string, number> {
-  const maxima = new Map<string, number>();
-  for (const [key, value] of Object.entries(types)) {
-    if (typeof value !== 'number' || Number.isNaN(value)) continue;
-    const folded = key.toLowerCase();
-    maxima.set(folded, Math.max(value, maxima.get(folded) ?? -Infinity));
-  }
-  return maxima;
-}
-
-/**
  * Whether a zombie of `row`'s type goes back to pending: its lower-cased type is opted in with a
  * maximum above the row's `lostAttempts`.
  */
 function mayRunAgain(row: HotJob, maxima: ReadonlyMap<string, number>): boolean {
   const max = maxima.get(row.type.toLowerCase());
   return max !== undefined && max > row.lostAttempts;
-}
-
-/** Who asked to cancel `row`, for error texts. */
-function requester(row: HotJob): string {
-  return row.cancelRequestedBy ?? 'unknown';
 }
 
 /**
@@ -129,7 +107,7 @@ function requester(row: HotJob): string {
 export function rescueJobs(tables: Tables, options: RescueOptions, now: Date): RescueOutcome {
   const limit = Math.max(0, Math.floor(options.limit ?? RESCUE_LIMIT));
   const processingTimeoutMs = Math.max(0, options.processingTimeoutMs);
-  const maxima = retryMaxima(options.retryZombieTypes);
+  const maxima = foldRetryZombieTypes(options.retryZombieTypes);
   const at = now.getTime();
   const outcome: RescueOutcome = { released: 0, dead: [], retried: [], cancelled: [] };
 
@@ -155,7 +133,7 @@ export function rescueJobs(tables: Tables, options: RescueOptions, now: Date): R
   );
   for (const row of zombies) {
     if (row.cancelRequestedAt !== null) {
-      const error = `Cancelled by ${requester(row)}: the run was lost`;
+      const error = `Cancelled by ${requesterOf(row.cancelRequestedBy)}: the run was lost`;
       moveToDead(tables, row, now, 'Cancelled', error);
       outcome.cancelled.push(rescued(row));
     } else if (mayRunAgain(row, maxima)) {
@@ -178,7 +156,7 @@ export function rescueJobs(tables: Tables, options: RescueOptions, now: Date): R
     limit,
   );
   for (const row of orphans) {
-    moveToDead(tables, row, now, 'Cancelled', `Cancelled by ${requester(row)}`);
+    moveToDead(tables, row, now, 'Cancelled', `Cancelled by ${requesterOf(row.cancelRequestedBy)}`);
     outcome.cancelled.push(rescued(row));
   }
   return outcome;

@@ -1,4 +1,8 @@
 import { ChokaQError } from '../../errors.js';
+import type { QueryName } from './generated.js';
+
+/** Every named statement, bound to one schema. */
+export type BoundQueries = Readonly<Record<QueryName, string>>;
 
 /** Allowed schema names: lower-case identifiers that never need escaping. */
 export const SCHEMA_NAME_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;

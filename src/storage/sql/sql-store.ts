@@ -33,6 +33,7 @@ import type {
   Settlement,
   Store,
 } from '../store.js';
+import { claimJobs } from './claim.js';
 import { enqueueJobs } from './enqueue-batch.js';
 import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
@@ -40,6 +41,7 @@ import { QUERIES, type QueryName } from './generated.js';
 import { SqlIdempotencyClaims } from './idempotency-claims.js';
 import { migrate } from './migrator.js';
 import { WakeNotifier } from './notifier.js';
+import { cancelIn, rescueIn } from './recovery.js';
 import {
   archivedJobOf,
   deadJobOf,
@@ -89,34 +91,6 @@ const CONFLICT_ATTEMPTS = 4;
 
 /** How long the list of capped queues is cached by a store, in ms. */
 const CAPPED_QUEUES_TTL_MS = 1000;
-
-/** Default of {@link RescueOptions.limit}: most rows moved per rescue step. */
-export const RESCUE_LIMIT = 1000;
-
-/** Error text of a zombie moved to the DLQ. */
-export const ZOMBIE_DEAD_ERROR = 'Zombie: worker heartbeat expired during execution';
-
-/** `lastError` of a zombie of an opted-in type returned to pending. */
-export const ZOMBIE_RETRY_ERROR = 'Zombie: heartbeat expired; run again';
-
-/** A row of `rescue_pick_zombies.sql`. */
-interface ZombieRow {
-  id: unknown;
-  queue: unknown;
-  type: unknown;
-  cancel_requested_by: unknown;
-  action: unknown;
-}
-
-/** One row for `move_to_dlq.sql`. */
-interface DlqMove {
-  id: string;
-  fromStatus: number;
-  reason: number;
-  error: string;
-  /** Recorded as `last_modified_by`; `null` keeps the row's. */
-  actor: string | null;
-}
 
 /** {@link Store} over SQL; `postgres()` and `embedded()` build it with their backend. */
 export class SqlStore implements Store {
@@ -269,41 +243,7 @@ export class SqlStore implements Store {
   }
 
   async claim(request: ClaimRequest): Promise<HotJob[]> {
-    const queues = request.queues === null ? null : [...request.queues];
-    if ((queues !== null && queues.length === 0) || request.limit < 1) return [];
-    const db = await this.db();
-    const token = uuidv7();
-    const startCount = Math.max(0, Math.floor(request.startCount ?? 0));
-    // Fast path: queues without a cap need no lock, so one autocommit statement claims them.
-    const rows = await db.query<Row>(this.sql.claim, [
-      request.workerId,
-      request.limit,
-      queues,
-      token,
-      false,
-      startCount,
-    ]);
-    const room = request.limit - rows.length;
-    if (room <= 0) return rows.map(hotJobOf);
-    const capped = await this.capped.get();
-    const wanted = queues === null ? capped : capped.filter((name) => queues.includes(name));
-    if (wanted.length > 0) {
-      const more = await db.transaction(async (tx) => {
-        // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
-        await tx.query(this.sql.claim_lock_capped_queues, [wanted]);
-        const started = rows.filter((row) => Number(row.status) === 2).length;
-        return tx.query<Row>(this.sql.claim, [
-          request.workerId,
-          room,
-          wanted,
-          token,
-          true,
-          Math.max(0, startCount - started),
-        ]);
-      });
-      rows.push(...more);
-    }
-    return rows.map(hotJobOf);
+    return claimJobs(await this.db(), this.sql, this.capped, request);
   }
 
   async start(leases: readonly Lease[]): Promise<HotJob[]> {
@@ -328,18 +268,21 @@ export class SqlStore implements Store {
       [this.sql.settle_release, groups.release],
     ];
     const present = statements.filter((entry): entry is [string, unknown[][]] => entry[1] !== null);
-    const run = async (on: Executor): Promise<Set<string>> => {
-      const ids = new Set<string>();
+    const run = async (on: Executor): Promise<Map<string, string>> => {
+      const moved = new Map<string, string>(); // id → queue
       for (const [sql, params] of present) {
-        for (const row of await on.query<{ id: unknown }>(sql, params)) ids.add(String(row.id));
+        for (const row of await on.query<{ id: unknown; queue: unknown }>(sql, params)) {
+          moved.set(String(row.id), String(row.queue));
+        }
       }
-      return ids;
+      return moved;
     };
     // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.
-    const applied = await this.retryOnConflict('settle', () =>
+    const moved = await this.retryOnConflict('settle', () =>
       present.length === 1 ? run(db) : db.transaction(run),
     );
-    return settleOutcome(settlements, applied);
+    this.wakeCapped(moved.values());
+    return settleOutcome(settlements, new Set(moved.keys()));
   }
 
   /**
@@ -387,161 +330,37 @@ export class SqlStore implements Store {
     });
   }
 
-  /**
-   * {@inheritDoc Store.rescue}
-   *
-   * Runs as one transaction after `pg_try_advisory_xact_lock` on the schema: (a) stale fetched
-   * rows → pending; (b) zombies → DLQ `Cancelled` (cancel requested), pending with the run
-   * refunded (opted-in type) or DLQ `Zombie`; (c) pending or fetched rows with a cancel request →
-   * DLQ `Cancelled`. Rows are picked `FOR UPDATE SKIP LOCKED`, so a worker settling a row at the
-   * same moment keeps it, and each row moves once.
-   */
+  /** {@inheritDoc Store.rescue} */
   async rescue(options: RescueOptions): Promise<RescueResult> {
-    const limit = Math.max(0, Math.floor(options.limit ?? RESCUE_LIMIT));
-    const [typeKeys, typeMaxima] = retryTypeParams(options.retryZombieTypes);
     const db = await this.db();
-    return this.retryOnConflict('rescue', () =>
-      db.transaction(async (tx): Promise<RescueResult> => {
-        const result: RescueResult = {
-          skipped: false,
-          released: 0,
-          dead: [],
-          retried: [],
-          cancelled: [],
-        };
-        const [lock] = await tx.query<{ locked: unknown }>(this.sql.rescue_lock, [this.schema]);
-        if (lock?.locked !== true) return { ...result, skipped: true };
-
-        const released = await tx.query<{ id: unknown }>(this.sql.rescue_release_fetched, [
-          Math.max(0, options.fetchedTimeoutMs),
-          limit,
-        ]);
-        result.released = released.length;
-
-        const zombies = await tx.query<ZombieRow>(this.sql.rescue_pick_zombies, [
-          Math.max(0, options.processingTimeoutMs),
-          limit,
-          typeKeys,
-          typeMaxima,
-        ]);
-        const again = zombies.filter((z) => z.action === 'retry').map((z) => String(z.id));
-        if (again.length > 0) {
-          const rows = await tx.query<Row>(this.sql.rescue_requeue_zombies, [
-            again,
-            ZOMBIE_RETRY_ERROR,
-          ]);
-          result.retried = rows.map(rescuedJobOf);
-        }
-        const buried = await this.moveToDlq(
-          tx,
-          zombies
-            .filter((z) => z.action !== 'retry')
-            .map((z) =>
-              z.action === 'cancel'
-                ? {
-                    id: String(z.id),
-                    fromStatus: HOT_STATE_CODE.processing,
-                    reason: FAILURE_REASON_CODE.Cancelled,
-                    error: `Cancelled by ${requesterOf(z.cancel_requested_by)}: the run was lost`,
-                    actor: null,
-                  }
-                : {
-                    id: String(z.id),
-                    fromStatus: HOT_STATE_CODE.processing,
-                    reason: FAILURE_REASON_CODE.Zombie,
-                    error: ZOMBIE_DEAD_ERROR,
-                    actor: null,
-                  },
-            ),
-        );
-        for (const zombie of zombies) {
-          const moved = buried.get(String(zombie.id));
-          if (moved === undefined) continue;
-          if (zombie.action === 'cancel') result.cancelled.push(moved);
-          else result.dead.push(moved);
-        }
-
-        const orphans = await tx.query<Row>(this.sql.rescue_pick_cancelled, [limit]);
-        const cancelled = await this.moveToDlq(
-          tx,
-          orphans.map((row) => ({
-            id: String(row.id),
-            fromStatus: toNumber(row.status),
-            reason: FAILURE_REASON_CODE.Cancelled,
-            error: `Cancelled by ${requesterOf(row.cancel_requested_by)}`,
-            actor: null,
-          })),
-        );
-        for (const row of orphans) {
-          const moved = cancelled.get(String(row.id));
-          if (moved !== undefined) result.cancelled.push(moved);
-        }
-        return result;
-      }),
+    const result = await this.retryOnConflict('rescue', () =>
+      db.transaction((tx) => rescueIn(tx, this.sql, this.schema, options)),
     );
+    this.wakeCapped([...result.dead, ...result.retried, ...result.cancelled].map((j) => j.queue));
+    return result;
   }
 
   /**
-   * {@inheritDoc Store.cancel}
-   *
-   * One transaction: the hot rows among `ids` are locked (`FOR UPDATE`, id order), pending and
-   * fetched ones move to the DLQ, processing ones get a cancel request unless they have one.
-   * Both lists follow the order of `ids`, each id once.
+   * Wakes every process's workers for the capped queues among `queues`, whose rows just left
+   * fetched or processing: a freed slot of a capped queue is claimed at once, not at the next
+   * poll. Uncapped queues need no wake-up (their workers claim whenever they have free slots).
    */
+  private wakeCapped(queues: Iterable<string>): void {
+    const capped = this.capped.peek();
+    if (capped === undefined || capped.length === 0) return;
+    const freed = new Set<string>();
+    for (const queue of queues) if (capped.includes(queue)) freed.add(queue);
+    if (freed.size > 0) this.notifier?.wake(freed);
+  }
+
+  /** {@inheritDoc Store.cancel} */
   async cancel(ids: readonly string[], actor: string): Promise<CancelResult> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return { cancelled: [], requested: [] };
     const db = await this.db();
     return this.retryOnConflict('cancel', () =>
-      db.transaction(async (tx): Promise<CancelResult> => {
-        const rows = await tx.query<{ id: unknown; status: unknown }>(this.sql.cancel_lock, [
-          unique,
-        ]);
-        const idle: DlqMove[] = [];
-        const running = new Set<string>();
-        for (const row of rows) {
-          const status = toNumber(row.status);
-          if (status === HOT_STATE_CODE.processing) {
-            running.add(String(row.id));
-          } else {
-            idle.push({
-              id: String(row.id),
-              fromStatus: status,
-              reason: FAILURE_REASON_CODE.Cancelled,
-              error: `Cancelled by ${actor}`,
-              actor,
-            });
-          }
-        }
-        const moved = await this.moveToDlq(tx, idle);
-        if (running.size > 0) await tx.query(this.sql.cancel_request, [[...running], actor]);
-        return {
-          cancelled: unique.filter((id) => moved.has(id)),
-          requested: unique.filter((id) => running.has(id)),
-        };
-      }),
+      db.transaction((tx) => cancelIn(tx, this.sql, unique, actor)),
     );
-  }
-
-  /**
-   * Moves hot rows this transaction has locked to the DLQ (`move_to_dlq.sql`: failed counter and
-   * failure bucket per queue and reason). Returns the moved jobs by id.
-   */
-  private async moveToDlq(
-    tx: Executor,
-    moves: readonly DlqMove[],
-  ): Promise<Map<string, RescuedJob>> {
-    if (moves.length === 0) return new Map();
-    const rows = await tx.query<Row>(this.sql.move_to_dlq, [
-      moves.map((m) => m.id),
-      moves.map((m) => m.fromStatus),
-      moves.map((m) => m.reason),
-      moves.map((m) => m.error),
-      moves.map((m) => m.actor),
-      moves.map(() => null), // no lease guard: the caller locked and checked these rows
-      moves.map(() => null),
-    ]);
-    return new Map(rows.map((row) => [String(row.id), rescuedJobOf(row)]));
   }
 
   async getJob(id: string): Promise<FoundJob | null> {
@@ -677,32 +496,6 @@ export class SqlStore implements Store {
 /** Identity of one lease, for matching heartbeat rows to their input. */
 function leaseKey(id: string, workerId: string, leaseToken: string): string {
   return JSON.stringify([id, workerId, leaseToken]);
-}
-
-/** A moved row as a rescue reports it. */
-function rescuedJobOf(row: Row): RescuedJob {
-  return { id: toStr(row.id), queue: toStr(row.queue), type: toStr(row.type) };
-}
-
-/** Who asked to cancel, for error texts. */
-function requesterOf(value: unknown): string {
-  return toStringOrNull(value) ?? 'unknown';
-}
-
-/**
- * The `retryZombieTypes` option as the parallel arrays of `rescue_pick_zombies.sql`: keys
- * lower-cased (the larger maximum wins when two keys fold together); entries that are not
- * numbers are dropped, an infinite maximum becomes a very large finite one.
- */
-function retryTypeParams(types: Readonly<Record<string, number>>): [string[], number[]] {
-  const maxima = new Map<string, number>();
-  for (const [key, value] of Object.entries(types)) {
-    if (typeof value !== 'number' || Number.isNaN(value)) continue;
-    const max = Number.isFinite(value) ? value : value > 0 ? Number.MAX_SAFE_INTEGER : 0;
-    const folded = key.toLowerCase();
-    maxima.set(folded, Math.max(max, maxima.get(folded) ?? -Infinity));
-  }
-  return [[...maxima.keys()], [...maxima.values()]];
 }
 
 /** Distinct queues that received at least one new job. */

@@ -8,6 +8,6 @@ SET cancel_requested_at = now(),
     cancel_requested_by = $2::text,
     updated_at = now()
 WHERE h.id = ANY($1::text[])
-  AND h.status = 2
+  AND h.status = :PROCESSING
   AND h.cancel_requested_at IS NULL
 RETURNING h.id

@@ -1,17 +1,21 @@
 -- Purpose: claim due pending jobs: pending → fetched with the worker id and one lease token for
 --   the whole batch. Rows carrying a cancel request are never claimed (rescue moves them to
---   the DLQ). Per eligible queue (not paused, active, in the list if given) take up to
---   least(limit, room) rows, room = max_workers − (fetched + processing) or limit when uncapped;
---   then keep the best `limit` rows overall by priority desc, run_at, id.
+--   the DLQ), nor rows of job types the worker cannot run. Per eligible queue (not paused,
+--   active, in the list if given) take up to least(limit, room) rows, room = max_workers −
+--   (fetched + processing) or limit when uncapped; then keep the best `limit` rows overall by
+--   priority desc, run_at, id — across queues, capped or not.
 -- Parameters: $1 worker id (text), $2 limit (int), $3 queue names (text[]) or NULL for all,
---   $4 lease token (text), $5 capped (boolean): false claims only from queues without a
---   maxWorkers cap, true only from capped ones; $6 start count (int): the first $6 rows in claim
---   order are started at once (processing, attempts + 1, started_at and heartbeat_at stamped)
---   because the worker has a free slot for each; the rest are fetched.
+--   $4 lease token (text), $5 with capped queues (boolean): false claims only from queues without
+--   a maxWorkers cap, true from every eligible queue; $6 start count (int): the first $6 rows in
+--   claim order are started at once (processing, attempts + 1, started_at and heartbeat_at
+--   stamped) because the worker has a free slot for each; the rest are fetched; $7 job types the
+--   worker can run, lower-case (text[]), or NULL for every type (pipe mode). The type test is a
+--   filter on the fetch index scan: rows of other types are stepped over, never locked.
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see the final SELECT).
---   Uncapped claims run alone, as one autocommit statement (the fast path: one round trip).
---   Capped claims must run in a transaction right after claim_lock_capped_queues.
+--   Without capped queues ($5 false) the claim runs alone, as one autocommit statement (the fast
+--   path: one round trip). With capped queues it must run in a transaction right after
+--   claim_lock_capped_queues, so their caps are exact.
 -- Returns: the claimed rows, in claim order.
 WITH eligible AS (
   SELECT q.name,
@@ -20,13 +24,13 @@ WITH eligible AS (
            ELSE least($2::int, greatest(q.max_workers - (
              SELECT count(*)::int
              FROM :SCHEMA.jobs_hot f
-             WHERE f.queue = q.name AND f.status IN (1, 2)
+             WHERE f.queue = q.name AND f.status IN (:FETCHED, :PROCESSING)
            ), 0))
          END AS room
   FROM :SCHEMA.queues q
   WHERE NOT q.is_paused
     AND q.is_active
-    AND (q.max_workers IS NOT NULL) = $5::boolean
+    AND ($5::boolean OR q.max_workers IS NULL)
     AND ($3::text[] IS NULL OR q.name = ANY($3::text[]))
 ),
 picked AS (
@@ -36,8 +40,9 @@ picked AS (
   CROSS JOIN LATERAL (
     SELECT h.id, h.priority, h.run_at
     FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = 0 AND h.run_at <= now()
+    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
       AND h.cancel_requested_at IS NULL
+      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
     ORDER BY h.priority DESC, h.run_at, h.id
     LIMIT e.room
     FOR UPDATE SKIP LOCKED
@@ -53,7 +58,7 @@ claimed AS (
   -- Rows by primary key from an array, not a join with picked: the cached generic plan then
   -- stays an index lookup however many rows the planner guesses picked holds.
   UPDATE :SCHEMA.jobs_hot h
-  SET status = CASE WHEN h.id = ANY(s.ids) THEN 2 ELSE 1 END,
+  SET status = CASE WHEN h.id = ANY(s.ids) THEN :PROCESSING ELSE :FETCHED END,
       attempts = h.attempts + CASE WHEN h.id = ANY(s.ids) THEN 1 ELSE 0 END,
       started_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.started_at END,
       heartbeat_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.heartbeat_at END,

@@ -9,5 +9,5 @@ SET payload = coalesce($2::text, payload),
     priority = coalesce($5::int, priority),
     last_modified_by = $6::text,
     updated_at = now()
-WHERE id = $1::text AND status = 0
+WHERE id = $1::text AND status = :PENDING
 RETURNING id

@@ -12,5 +12,5 @@ FROM unnest($1::text[], $2::text[], $3::text[]) AS l(id, worker_id, lease_token)
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
-  AND h.status = 2
+  AND h.status = :PROCESSING
 RETURNING h.id, h.worker_id, h.lease_token, h.cancel_requested_at IS NOT NULL AS cancel_requested

@@ -15,9 +15,9 @@ SELECT q.name AS queue,
 FROM :SCHEMA.queues q
 LEFT JOIN (
   SELECT queue,
-         count(*) FILTER (WHERE status = 0) AS pending,
-         count(*) FILTER (WHERE status = 1) AS fetched,
-         count(*) FILTER (WHERE status = 2) AS processing
+         count(*) FILTER (WHERE status = :PENDING) AS pending,
+         count(*) FILTER (WHERE status = :FETCHED) AS fetched,
+         count(*) FILTER (WHERE status = :PROCESSING) AS processing
   FROM :SCHEMA.jobs_hot
   GROUP BY queue
 ) h ON h.queue = q.name

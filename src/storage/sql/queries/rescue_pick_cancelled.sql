@@ -8,7 +8,7 @@
 SELECT h.id, h.queue, h.type, h.status, h.cancel_requested_by
 FROM :SCHEMA.jobs_hot h
 WHERE h.cancel_requested_at IS NOT NULL
-  AND h.status IN (0, 1)
+  AND h.status IN (:PENDING, :FETCHED)
 ORDER BY h.cancel_requested_at, h.id
 LIMIT $1::int
 FOR UPDATE SKIP LOCKED

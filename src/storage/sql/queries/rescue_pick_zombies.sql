@@ -23,7 +23,7 @@ SELECT h.id, h.queue, h.type, h.cancel_requested_by,
 FROM :SCHEMA.jobs_hot h
 LEFT JOIN :SCHEMA.queues q ON q.name = h.queue
 LEFT JOIN retry_types r ON r.type_key = lower(h.type)
-WHERE h.status = 2
+WHERE h.status = :PROCESSING
   AND coalesce(h.heartbeat_at, h.started_at, h.updated_at) < now() - (
     SELECT least($1::float8, min(zombie_timeout_seconds)::float8 * 1000) FROM :SCHEMA.queues
   ) * interval '1 millisecond'

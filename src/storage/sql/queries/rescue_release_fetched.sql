@@ -8,19 +8,19 @@
 WITH stale AS (
   SELECT h.id
   FROM :SCHEMA.jobs_hot h
-  WHERE h.status = 1
+  WHERE h.status = :FETCHED
     AND h.updated_at < now() - $1::float8 * interval '1 millisecond'
   ORDER BY h.updated_at
   LIMIT $2::int
   FOR UPDATE SKIP LOCKED
 )
 UPDATE :SCHEMA.jobs_hot h
-SET status = 0,
+SET status = :PENDING,
     worker_id = NULL,
     lease_token = NULL,
     heartbeat_at = NULL,
     updated_at = now()
 FROM stale s
 WHERE h.id = s.id
-  AND h.status = 1
+  AND h.status = :FETCHED
 RETURNING h.id

@@ -7,7 +7,7 @@
 -- Returns: id, queue, type of each requeued job.
 WITH updated AS (
   UPDATE :SCHEMA.jobs_hot h
-  SET status = 0,
+  SET status = :PENDING,
       worker_id = NULL,
       lease_token = NULL,
       heartbeat_at = NULL,
@@ -17,7 +17,7 @@ WITH updated AS (
       last_error = $2::text,
       updated_at = now()
   WHERE h.id = ANY($1::text[])
-    AND h.status = 2
+    AND h.status = :PROCESSING
   RETURNING h.id, h.queue, h.type
 ),
 stats AS (

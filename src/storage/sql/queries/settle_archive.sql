@@ -5,7 +5,7 @@
 --   $4 duration_ms float8[], $5 note text[] (NULL elements for none).
 -- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
 --   once per queue, in queue order, so concurrent settlers cannot deadlock on them.
--- Returns: id of each moved job.
+-- Returns: id and queue of each moved job.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[])
     AS t(id, worker_id, lease_token, duration_ms, note)
@@ -16,7 +16,7 @@ moved AS (
   WHERE h.id = i.id
     AND h.worker_id = i.worker_id
     AND h.lease_token = i.lease_token
-    AND h.status = 2
+    AND h.status = :PROCESSING
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
             h.created_by, h.last_modified_by, h.created_at, h.started_at, i.duration_ms, i.note
 ),
@@ -57,4 +57,4 @@ buckets AS (
     max_duration_ms = greatest(b.max_duration_ms, EXCLUDED.max_duration_ms),
     updated_at = EXCLUDED.updated_at
 )
-SELECT id FROM moved
+SELECT id, queue FROM moved

@@ -2,9 +2,9 @@
 --   No counter changes; run_at is kept, so the job stays due.
 -- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[].
 -- Locking: row locks on the updated hot rows.
--- Returns: id of each released job.
+-- Returns: id and queue of each released job.
 UPDATE :SCHEMA.jobs_hot h
-SET status = 0,
+SET status = :PENDING,
     worker_id = NULL,
     lease_token = NULL,
     heartbeat_at = NULL,
@@ -13,5 +13,5 @@ FROM unnest($1::text[], $2::text[], $3::text[]) AS l(id, worker_id, lease_token)
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
-  AND h.status = 1
-RETURNING h.id
+  AND h.status = :FETCHED
+RETURNING h.id, h.queue

@@ -7,7 +7,7 @@
 --   $7 lost boolean[].
 -- Locking: row locks on the updated hot rows; stats_summary rows upserted once per queue, in
 --   queue order.
--- Returns: id of each rescheduled job.
+-- Returns: id and queue of each rescheduled job.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::float8[],
                        $6::text[], $7::boolean[])
@@ -15,7 +15,7 @@ WITH input AS (
 ),
 updated AS (
   UPDATE :SCHEMA.jobs_hot h
-  SET status = 0,
+  SET status = :PENDING,
       worker_id = NULL,
       lease_token = NULL,
       heartbeat_at = NULL,
@@ -38,4 +38,4 @@ stats AS (
     retried_total = s.retried_total + EXCLUDED.retried_total,
     last_activity_at = EXCLUDED.last_activity_at
 )
-SELECT id FROM updated
+SELECT id, queue FROM updated

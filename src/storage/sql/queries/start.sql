@@ -3,7 +3,7 @@
 -- Locking: row locks on the matched hot rows (UPDATE).
 -- Returns: the started rows.
 UPDATE :SCHEMA.jobs_hot h
-SET status = 2,
+SET status = :PROCESSING,
     attempts = h.attempts + 1,
     started_at = now(),
     heartbeat_at = now(),
@@ -12,5 +12,5 @@ FROM unnest($1::text[], $2::text[], $3::text[]) AS l(id, worker_id, lease_token)
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
-  AND h.status = 1
+  AND h.status = :FETCHED
 RETURNING h.*

@@ -1,0 +1,189 @@
+/**
+ * Recovery and cancellation over SQL: the rescue pass and `cancel`, and the DLQ move both share.
+ * Each runs inside one transaction the store opens (and re-runs on a deadlock).
+ */
+import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
+import {
+  foldRetryZombieTypes,
+  requesterOf,
+  RESCUE_LIMIT,
+  ZOMBIE_DEAD_ERROR,
+  ZOMBIE_RETRY_ERROR,
+} from '../rescue-rules.js';
+import type { CancelResult } from '../model.js';
+import type { RescueOptions, RescueResult, RescuedJob } from '../store.js';
+import type { Executor } from './executor.js';
+import { toNumber, toStr, toStringOrNull, type Row } from './rows.js';
+import type { BoundQueries } from './schema.js';
+
+/** A row of `rescue_pick_zombies.sql`. */
+interface ZombieRow {
+  id: unknown;
+  queue: unknown;
+  type: unknown;
+  cancel_requested_by: unknown;
+  action: unknown;
+}
+
+/** One row for `move_to_dlq.sql`. */
+interface DlqMove {
+  id: string;
+  fromStatus: number;
+  reason: number;
+  error: string;
+  /** Recorded as `last_modified_by`; `null` keeps the row's. */
+  actor: string | null;
+}
+
+/**
+ * One rescue pass in transaction `tx` (see `Store.rescue`), after `pg_try_advisory_xact_lock` on
+ * `schema`: (a) stale fetched rows → pending; (b) zombies → DLQ `Cancelled` (cancel requested),
+ * pending with the run refunded (opted-in type) or DLQ `Zombie`; (c) pending or fetched rows with
+ * a cancel request → DLQ `Cancelled`; (d) expired idempotency claims deleted. Rows are picked
+ * `FOR UPDATE SKIP LOCKED`, so a worker settling a row at the same moment keeps it, and each row
+ * moves once.
+ */
+export async function rescueIn(
+  tx: Executor,
+  sql: BoundQueries,
+  schema: string,
+  options: RescueOptions,
+): Promise<RescueResult> {
+  const limit = Math.max(0, Math.floor(options.limit ?? RESCUE_LIMIT));
+  const maxima = foldRetryZombieTypes(options.retryZombieTypes);
+  const result: RescueResult = {
+    skipped: false,
+    released: 0,
+    dead: [],
+    retried: [],
+    cancelled: [],
+    idempotencyClaimsPurged: 0,
+  };
+  const [lock] = await tx.query<{ locked: unknown }>(sql.rescue_lock, [schema]);
+  if (lock?.locked !== true) return { ...result, skipped: true };
+
+  const released = await tx.query<{ id: unknown }>(sql.rescue_release_fetched, [
+    Math.max(0, options.fetchedTimeoutMs),
+    limit,
+  ]);
+  result.released = released.length;
+
+  const zombies = await tx.query<ZombieRow>(sql.rescue_pick_zombies, [
+    Math.max(0, options.processingTimeoutMs),
+    limit,
+    [...maxima.keys()],
+    [...maxima.values()],
+  ]);
+  const again = zombies.filter((z) => z.action === 'retry').map((z) => String(z.id));
+  if (again.length > 0) {
+    const rows = await tx.query<Row>(sql.rescue_requeue_zombies, [again, ZOMBIE_RETRY_ERROR]);
+    result.retried = rows.map(rescuedJobOf);
+  }
+  const buried = await moveToDlq(
+    tx,
+    sql,
+    zombies
+      .filter((z) => z.action !== 'retry')
+      .map((z) => ({
+        id: String(z.id),
+        fromStatus: HOT_STATE_CODE.processing,
+        ...(z.action === 'cancel'
+          ? {
+              reason: FAILURE_REASON_CODE.Cancelled,
+              error: `Cancelled by ${requesterOf(toStringOrNull(z.cancel_requested_by))}: the run was lost`,
+            }
+          : { reason: FAILURE_REASON_CODE.Zombie, error: ZOMBIE_DEAD_ERROR }),
+        actor: null,
+      })),
+  );
+  for (const zombie of zombies) {
+    const moved = buried.get(String(zombie.id));
+    if (moved === undefined) continue;
+    if (zombie.action === 'cancel') result.cancelled.push(moved);
+    else result.dead.push(moved);
+  }
+
+  const orphans = await tx.query<Row>(sql.rescue_pick_cancelled, [limit]);
+  const cancelled = await moveToDlq(
+    tx,
+    sql,
+    orphans.map((row) => ({
+      id: String(row.id),
+      fromStatus: toNumber(row.status),
+      reason: FAILURE_REASON_CODE.Cancelled,
+      error: `Cancelled by ${requesterOf(toStringOrNull(row.cancel_requested_by))}`,
+      actor: null,
+    })),
+  );
+  for (const row of orphans) {
+    const moved = cancelled.get(String(row.id));
+    if (moved !== undefined) result.cancelled.push(moved);
+  }
+
+  const [purged] = await tx.query<{ deleted: unknown }>(sql.idempotency_purge);
+  result.idempotencyClaimsPurged = toNumber(purged?.deleted);
+  return result;
+}
+
+/**
+ * Cancels `ids` in transaction `tx` (see `Store.cancel`): the hot rows among them are locked
+ * (`FOR UPDATE`, id order), pending and fetched ones move to the DLQ, processing ones get a
+ * cancel request unless they have one. Both lists follow the order of `ids`, each id once.
+ */
+export async function cancelIn(
+  tx: Executor,
+  sql: BoundQueries,
+  ids: readonly string[],
+  actor: string,
+): Promise<CancelResult> {
+  const rows = await tx.query<{ id: unknown; status: unknown }>(sql.cancel_lock, [ids]);
+  const idle: DlqMove[] = [];
+  const running = new Set<string>();
+  for (const row of rows) {
+    const status = toNumber(row.status);
+    if (status === HOT_STATE_CODE.processing) {
+      running.add(String(row.id));
+    } else {
+      idle.push({
+        id: String(row.id),
+        fromStatus: status,
+        reason: FAILURE_REASON_CODE.Cancelled,
+        error: `Cancelled by ${actor}`,
+        actor,
+      });
+    }
+  }
+  const moved = await moveToDlq(tx, sql, idle);
+  if (running.size > 0) await tx.query(sql.cancel_request, [[...running], actor]);
+  return {
+    cancelled: ids.filter((id) => moved.has(id)),
+    requested: ids.filter((id) => running.has(id)),
+  };
+}
+
+/**
+ * Moves hot rows this transaction has locked to the DLQ (`move_to_dlq.sql`: failed counter and
+ * failure bucket per queue and reason). Returns the moved jobs by id.
+ */
+async function moveToDlq(
+  tx: Executor,
+  sql: BoundQueries,
+  moves: readonly DlqMove[],
+): Promise<Map<string, RescuedJob>> {
+  if (moves.length === 0) return new Map();
+  const rows = await tx.query<Row>(sql.move_to_dlq, [
+    moves.map((m) => m.id),
+    moves.map((m) => m.fromStatus),
+    moves.map((m) => m.reason),
+    moves.map((m) => m.error),
+    moves.map((m) => m.actor),
+    moves.map(() => null), // no lease guard: the caller locked and checked these rows
+    moves.map(() => null),
+  ]);
+  return new Map(rows.map((row) => [String(row.id), rescuedJobOf(row)]));
+}
+
+/** A moved row as a rescue reports it. */
+function rescuedJobOf(row: Row): RescuedJob {
+  return { id: toStr(row.id), queue: toStr(row.queue), type: toStr(row.type) };
+}
