@@ -8,7 +8,6 @@ import type { FailureReason, HotState } from '../../job/state.js';
 import type { Logger } from '../../observability/logger.js';
 import { BackgroundRefresh } from '../../util/background-refresh.js';
 import { systemClock } from '../../util/clock.js';
-import { uuidv7 } from '../../util/uuid.js';
 import type {
   ArchivedJob,
   CancelResult,
@@ -28,7 +27,6 @@ import type {
   QueuePatch,
   RescueOptions,
   RescueResult,
-  RescuedJob,
   ResurrectRequest,
   Settlement,
   Store,
@@ -51,8 +49,6 @@ import {
   queueStatsOf,
   toDate,
   toNumber,
-  toStr,
-  toStringOrNull,
   type Row,
 } from './rows.js';
 import { bindQueries, validateSchema, wakeChannel } from './schema.js';
