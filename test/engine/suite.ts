@@ -739,5 +739,30 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const stats = (await chokaq.queues.stats()).find((s) => s.queue === 'default');
       expect(stats).toMatchObject({ failedTotal: 1, succeededTotal: 1, dead: 0 });
     });
+
+    it('claims the next job of a capped queue as soon as a slot frees, not at the next poll', async () => {
+      if (await skip()) return;
+      const done: number[] = [];
+      const job = defineJob<{ n: number }>({
+        type: 'narrow.v1',
+        queue: 'narrow',
+        async handle({ n }) {
+          await sleep(5);
+          done.push(n);
+        },
+      });
+      // A poll an hour apart: only the wake-up of a freed slot can start the next job in time.
+      const chokaq = await engine(
+        { jobs: [job], queues: { narrow: { maxWorkers: 1 } }, pollInterval: '1h' },
+        false,
+      );
+      await chokaq.enqueueMany(
+        job,
+        [1, 2, 3, 4].map((n) => ({ payload: { n } })),
+      );
+      await chokaq.start();
+      await waitFor(() => done.length === 4, { timeoutMs: 10_000, message: 'all four jobs' });
+      expect(done.sort()).toEqual([1, 2, 3, 4]);
+    });
   });
 }
