@@ -47,16 +47,28 @@ export type Actor = 'producer' | 'worker' | 'recovery' | 'operator';
 
 /** One allowed transition of the state machine. */
 export interface Transition {
+  /** The state before; `null`: the job did not exist. */
   readonly from: JobState | null;
-  readonly to: JobState;
+  /** The state after; `null`: the row is deleted for good (purge). */
+  readonly to: JobState | null;
   readonly actor: Actor;
   readonly trigger: string;
 }
 
-/** Every transition ChokaQ performs; anything else is a bug. */
+/**
+ * Every transition ChokaQ performs; anything else is a bug. The storage conformance suite
+ * watches every store call and fails on a state change this table does not list for the call's
+ * actor (test/conformance/transition-check.ts).
+ */
 export const TRANSITIONS: readonly Transition[] = [
   { from: null, to: 'pending', actor: 'producer', trigger: 'enqueue' },
-  { from: 'pending', to: 'fetched', actor: 'worker', trigger: 'claim' },
+  { from: 'pending', to: 'fetched', actor: 'worker', trigger: 'claim (prefetched: no free slot)' },
+  {
+    from: 'pending',
+    to: 'processing',
+    actor: 'worker',
+    trigger: 'claim that starts the job in a free slot (attempts + 1)',
+  },
   { from: 'fetched', to: 'processing', actor: 'worker', trigger: 'start (lease gate)' },
   { from: 'fetched', to: 'pending', actor: 'worker', trigger: 'release (paused queue, shutdown)' },
   {
@@ -65,18 +77,23 @@ export const TRANSITIONS: readonly Transition[] = [
     actor: 'worker',
     trigger: 'circuit open (delayed, no attempt used)',
   },
+  { from: 'fetched', to: 'dead', actor: 'worker', trigger: 'circuit open past the retry lifetime' },
   { from: 'processing', to: 'succeeded', actor: 'worker', trigger: 'handler succeeded' },
   { from: 'processing', to: 'pending', actor: 'worker', trigger: 'retryable failure (delayed)' },
+  { from: 'processing', to: 'pending', actor: 'worker', trigger: 'shutdown abort (run refunded)' },
   {
     from: 'processing',
     to: 'dead',
     actor: 'worker',
     trigger: 'fatal, exhausted, expired, timeout or cancelled',
   },
-  { from: 'processing', to: 'pending', actor: 'worker', trigger: 'shutdown abort (run refunded)' },
-  { from: 'fetched', to: 'dead', actor: 'worker', trigger: 'circuit open past the retry lifetime' },
   { from: 'fetched', to: 'pending', actor: 'recovery', trigger: 'stale claim released' },
-  { from: 'processing', to: 'dead', actor: 'recovery', trigger: 'zombie (heartbeat expired)' },
+  {
+    from: 'processing',
+    to: 'dead',
+    actor: 'recovery',
+    trigger: 'zombie (heartbeat expired), or a lost run with a cancel request',
+  },
   {
     from: 'processing',
     to: 'pending',
@@ -89,13 +106,24 @@ export const TRANSITIONS: readonly Transition[] = [
     actor: 'recovery',
     trigger: 'cancel request of a job no longer running',
   },
+  {
+    from: 'fetched',
+    to: 'dead',
+    actor: 'recovery',
+    trigger: 'cancel request of a job no longer running',
+  },
   { from: 'pending', to: 'dead', actor: 'operator', trigger: 'cancel' },
   { from: 'fetched', to: 'dead', actor: 'operator', trigger: 'cancel' },
   { from: 'dead', to: 'pending', actor: 'operator', trigger: 'resurrect' },
   { from: 'pending', to: 'pending', actor: 'operator', trigger: 'edit payload, tags or priority' },
+  { from: 'dead', to: null, actor: 'operator', trigger: 'purge' },
 ];
 
 /** Whether `actor` may move a job from `from` to `to`. */
-export function canTransition(from: JobState | null, to: JobState, actor: Actor): boolean {
+export function canTransition(
+  from: JobState | null,
+  to: JobState | null,
+  actor: Actor,
+): boolean {
   return TRANSITIONS.some((t) => t.from === from && t.to === to && t.actor === actor);
 }

@@ -14,6 +14,7 @@ import type { MetricBucket, NewJob, Store } from '../../src/storage/store.js';
 import { ids, leaseOf, newJob, sleep, sorted, waitUntil } from './helpers.js';
 import { describeEdgeCases } from './edge-cases.js';
 import { describeReliability } from './reliability.js';
+import { checkTransitions } from './transition-check.js';
 
 /** How the suite obtains stores of one provider. */
 export interface StoreFactory {
@@ -45,10 +46,14 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       if (available && factory.teardown) await factory.teardown();
     });
 
+    /** State changes the state machine does not list, seen during the current test. */
+    const violations: string[] = [];
+
     beforeEach(async (context) => {
       if (!available) context.skip(`${name} storage is not available`);
       current = await factory.make();
-      store = current;
+      violations.length = 0;
+      store = checkTransitions(current, violations);
       await store.open();
     });
 
@@ -57,9 +62,13 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       current = undefined;
       if (!done) return;
       try {
-        await done.close();
+        expect(violations, 'transitions missing from TRANSITIONS (src/job/state.ts)').toEqual([]);
       } finally {
-        if (factory.cleanup) await factory.cleanup(done);
+        try {
+          await done.close();
+        } finally {
+          if (factory.cleanup) await factory.cleanup(done);
+        }
       }
     });
 

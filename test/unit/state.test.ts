@@ -15,7 +15,7 @@ const STATES: readonly JobState[] = ['pending', 'fetched', 'processing', 'succee
 const ACTORS: readonly Actor[] = ['producer', 'worker', 'recovery', 'operator'];
 
 describe('canTransition', () => {
-  it.each<[JobState | null, JobState, Actor]>([
+  it.each<[JobState | null, JobState | null, Actor]>([
     [null, 'pending', 'producer'],
     ['pending', 'fetched', 'worker'],
     ['fetched', 'processing', 'worker'],
@@ -25,13 +25,17 @@ describe('canTransition', () => {
     ['processing', 'dead', 'worker'],
     ['dead', 'pending', 'operator'],
     ['pending', 'pending', 'operator'],
+    ['pending', 'processing', 'worker'],
+    ['fetched', 'dead', 'recovery'],
+    ['dead', null, 'operator'],
   ])('allows %s → %s by %s', (from, to, actor) => {
     expect(canTransition(from, to, actor)).toBe(true);
   });
 
-  it.each<[JobState | null, JobState, Actor]>([
-    ['pending', 'processing', 'worker'],
+  it.each<[JobState | null, JobState | null, Actor]>([
+    ['pending', 'processing', 'operator'],
     ['pending', 'succeeded', 'worker'],
+    ['succeeded', null, 'operator'],
     ['fetched', 'succeeded', 'worker'],
     ['processing', 'fetched', 'worker'],
     ['dead', 'succeeded', 'operator'],
@@ -73,7 +77,7 @@ describe('canTransition', () => {
     const listed = new Set(TRANSITIONS.map((t) => `${String(t.from)}>${t.to}>${t.actor}`));
     let allowedCount = 0;
     for (const from of [null, ...STATES]) {
-      for (const to of STATES) {
+      for (const to of [...STATES, null]) {
         for (const actor of ACTORS) {
           const allowed = canTransition(from, to, actor);
           expect(allowed).toBe(listed.has(`${String(from)}>${to}>${actor}`));
@@ -82,7 +86,9 @@ describe('canTransition', () => {
       }
     }
     expect(allowedCount).toBe(listed.size);
-    expect(listed.size).toBe(16); // 9 of the core lifecycle + 7 of recovery, cancel and shutdown
+    // 9 worker moves (claim, claim that starts, start, release/reschedule, circuit death, succeed,
+    // retry/refund, die), 5 of recovery, the producer's enqueue and 4 operator actions.
+    expect(listed.size).toBe(19);
   });
 
   it('gives every transition a trigger', () => {

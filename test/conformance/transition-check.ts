@@ -1,0 +1,88 @@
+/**
+ * Watches a store for state changes the state machine does not list. Every call that may move
+ * jobs is wrapped: the states of all jobs are read before and after it, and each change is
+ * checked against `TRANSITIONS` for the call's actor (enqueue: producer; claim, start, settle:
+ * worker; rescue: recovery; cancel, resurrect, purge, edit: operator).
+ *
+ * A call that overlaps another one (the concurrency tests) is not judged: the two snapshots would
+ * mix both calls' changes. Every sequential call of the suite is.
+ */
+import { canTransition, type Actor, type JobState } from '../../src/job/state.js';
+import type { Store } from '../../src/storage/store.js';
+
+/** The actor behind each store method that may move jobs. */
+const ACTORS: Partial<Record<keyof Store, Actor>> = {
+  enqueue: 'producer',
+  enqueueWithin: 'producer',
+  claim: 'worker',
+  start: 'worker',
+  settle: 'worker',
+  heartbeat: 'worker',
+  rescue: 'recovery',
+  cancel: 'operator',
+  resurrect: 'operator',
+  purgeDead: 'operator',
+  editPending: 'operator',
+};
+
+/** Most rows of each table a snapshot reads; the suite's tests stay far below it. */
+const SNAPSHOT_LIMIT = 100_000;
+
+/** The state of every job by id (a hot row wins over an archived or dead one with the same id). */
+async function snapshot(store: Store): Promise<Map<string, JobState>> {
+  const [hot, archived, dead] = await Promise.all([
+    store.listHot({ limit: SNAPSHOT_LIMIT }),
+    store.listArchive({ limit: SNAPSHOT_LIMIT }),
+    store.listDead({ limit: SNAPSHOT_LIMIT }),
+  ]);
+  const states = new Map<string, JobState>();
+  for (const job of archived) states.set(job.id, 'succeeded');
+  for (const job of dead) states.set(job.id, 'dead');
+  for (const job of hot) states.set(job.id, job.state);
+  return states;
+}
+
+/**
+ * `store`, with every job-moving call checked; a change the state machine does not list is
+ * added to `violations` (as `method: from → to (actor) for id`).
+ */
+export function checkTransitions(store: Store, violations: string[]): Store {
+  let calls = 0;
+  let inFlight = 0;
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      const actor = ACTORS[property as keyof Store];
+      if (actor === undefined || typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      return async (...args: unknown[]): Promise<unknown> => {
+        const mine = ++calls;
+        inFlight += 1;
+        let before: Map<string, JobState> | undefined;
+        let result: unknown;
+        try {
+          if (inFlight === 1) before = await snapshot(target);
+          result = await method.apply(target, args);
+        } finally {
+          inFlight -= 1;
+        }
+        if (before === undefined || calls !== mine || inFlight > 0) return result;
+        const after = await snapshot(target);
+        if (calls !== mine) return result; // another call started while we looked
+        for (const id of new Set([...before.keys(), ...after.keys()])) {
+          let from = before.get(id) ?? null;
+          const to = after.get(id) ?? null;
+          if (from === to) continue;
+          // A new job may reuse the id of an archived or dead one: that row is another job.
+          if (actor === 'producer' && to === 'pending') from = null;
+          if (!canTransition(from, to, actor)) {
+            violations.push(
+              `${String(property)}: ${String(from)} → ${String(to)} (${actor}) for ${id}`,
+            );
+          }
+        }
+        return result;
+      };
+    },
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * The conformance suite's transition watch (test/conformance/transition-check.ts) must catch a
+ * store that moves a job in a way the state machine does not list, and stay quiet for one that
+ * keeps to it.
+ */
+import { describe, expect, it } from 'vitest';
+import { memory } from '../../src/index.js';
+import type { Settlement } from '../../src/storage/store.js';
+import { leaseOf, newJob } from '../conformance/helpers.js';
+import { checkTransitions } from '../conformance/transition-check.js';
+
+describe('transition watch', () => {
+  it('accepts a job run through listed transitions', async () => {
+    const violations: string[] = [];
+    const store = checkTransitions(memory(), violations);
+    await store.enqueue([newJob({ id: 'ok-1' })]);
+    const [job] = await store.claim({ workerId: 'w', limit: 1, queues: null, startCount: 1 });
+    if (!job) throw new Error('nothing claimed');
+    await store.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error: 'x' }]);
+    await store.resurrect(['ok-1'], { actor: 'ops' });
+    expect(violations).toEqual([]);
+  });
+
+  it('reports a worker call that archives a job it never started', async () => {
+    const violations: string[] = [];
+    const raw = memory();
+    // A broken provider: settling an archive starts a fetched job on the side and archives it.
+    const settle = raw.settle.bind(raw);
+    raw.settle = async (items: readonly Settlement[]) => {
+      await raw.start(items.map((item) => item.lease));
+      return settle(items);
+    };
+    const store = checkTransitions(raw, violations);
+    await store.enqueue([newJob({ id: 'bad-1' })]);
+    const [job] = await store.claim({ workerId: 'w', limit: 1, queues: null });
+    if (!job) throw new Error('nothing claimed');
+    await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
+    expect(violations).toEqual(['settle: fetched → succeeded (worker) for bad-1']);
+  });
+
+  it('judges a change by the actor of the call that made it', async () => {
+    const violations: string[] = [];
+    const raw = memory();
+    // A broken provider: cancel (an operator call) archives instead of cancelling.
+    raw.cancel = async (ids) => {
+      const claimed = await raw.claim({
+        workerId: 'op',
+        limit: ids.length,
+        queues: null,
+        startCount: ids.length,
+      });
+      await raw.settle(
+        claimed.map((job) => ({ kind: 'archive', lease: leaseOf(job), durationMs: 0 })),
+      );
+      return { cancelled: [...ids], requested: [] };
+    };
+    const store = checkTransitions(raw, violations);
+    await store.enqueue([newJob({ id: 'op-1' })]);
+    await store.cancel(['op-1'], 'ops');
+    expect(violations).toEqual(['cancel: pending → succeeded (operator) for op-1']);
+  });
+});
