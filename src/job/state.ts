@@ -120,10 +120,6 @@ export const TRANSITIONS: readonly Transition[] = [
 ];
 
 /** Whether `actor` may move a job from `from` to `to`. */
-export function canTransition(
-  from: JobState | null,
-  to: JobState | null,
-  actor: Actor,
-): boolean {
+export function canTransition(from: JobState | null, to: JobState | null, actor: Actor): boolean {
   return TRANSITIONS.some((t) => t.from === from && t.to === to && t.actor === actor);
 }
