@@ -12,6 +12,7 @@ import { normalizeIdempotencyKey } from '../job/envelope.js';
 import { ThrottledError } from '../job/errors.js';
 import type { Middleware } from '../runtime/middleware.js';
 import type { IdempotencyClaims } from '../storage/idempotency.js';
+import { checkOptions } from '../util/check.js';
 import { toMs, type Duration } from '../util/duration.js';
 
 /** What the middleware did with one run, reported to {@link IdempotencyOptions.onOutcome}. */
@@ -180,8 +181,20 @@ interface ResolvedOptions {
   onOutcome: IdempotencyOptions['onOutcome'];
 }
 
+const OPTION_KEYS = [
+  'claims',
+  'key',
+  'inProgressTtl',
+  'resultTtl',
+  'minResultTtl',
+  'maxResultTtl',
+  'onOutcome',
+] as const satisfies readonly (keyof IdempotencyOptions)[];
+
 function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
-  const claims: unknown = options?.claims;
+  if (options === undefined) throw invalid('idempotency() needs options: { claims, key }');
+  checkOptions(options, 'idempotency(options)', OPTION_KEYS);
+  const claims: unknown = options.claims;
   if (
     typeof claims !== 'object' ||
     claims === null ||
@@ -195,15 +208,15 @@ function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
   if (options.onOutcome !== undefined && typeof options.onOutcome !== 'function') {
     throw invalid('idempotency onOutcome must be a function');
   }
-  const inProgressTtlMs = toMs(options.inProgressTtl ?? DEFAULT_IN_PROGRESS_TTL, 'inProgressTtl');
+  const inProgressTtlMs = toMs(options.inProgressTtl ?? DEFAULT_IN_PROGRESS_TTL, 'idempotency.inProgressTtl');
   if (inProgressTtlMs === 0) throw invalid('idempotency inProgressTtl must be above 0');
   const resultTtlMs =
     options.resultTtl === undefined || options.resultTtl === null
       ? null
-      : toMs(options.resultTtl, 'resultTtl');
-  const minMs = options.minResultTtl === undefined ? 0 : toMs(options.minResultTtl, 'minResultTtl');
+      : toMs(options.resultTtl, 'idempotency.resultTtl');
+  const minMs = options.minResultTtl === undefined ? 0 : toMs(options.minResultTtl, 'idempotency.minResultTtl');
   const maxMs =
-    options.maxResultTtl === undefined ? null : toMs(options.maxResultTtl, 'maxResultTtl');
+    options.maxResultTtl === undefined ? null : toMs(options.maxResultTtl, 'idempotency.maxResultTtl');
   if (maxMs !== null && minMs > maxMs) {
     throw invalid(`idempotency minResultTtl (${minMs} ms) exceeds maxResultTtl (${maxMs} ms)`);
   }

@@ -1,0 +1,428 @@
+/**
+ * Every public input is checked before anything happens: a bad option or argument gets a
+ * `ChokaQError` with a stable code, the field's path in `error.field`, a message naming the field
+ * and the value with its type — and nothing is written. Runs on the memory store and on
+ * PostgreSQL (nothing may reach it unchecked).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ChokaQ,
+  ChokaQError,
+  defineJob,
+  memory,
+  silentLogger,
+  type ChokaQOptions,
+  type ErrorCode,
+} from '../../src/index.js';
+import { postgres } from '../../src/storage/postgres/index.js';
+import type { Store } from '../../src/storage/store.js';
+import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+
+const pgUp = await postgresAvailable();
+
+/** The error `call` throws or rejects with; fails the test when it succeeds. */
+async function failure(call: () => unknown): Promise<ChokaQError> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof ChokaQError) return error;
+    throw new Error(`expected a ChokaQError, got ${String(error)}`, { cause: error });
+  }
+  throw new Error('expected the call to fail');
+}
+
+const mail = defineJob<{ to: string }>({ type: 'inputs.mail.v1', handle: () => undefined });
+
+/** Bad `new ChokaQ` options: [label, options, code, field, text in the message]. */
+const BAD_OPTIONS: [
+  string,
+  Partial<ChokaQOptions> & Record<string, unknown>,
+  ErrorCode,
+  string,
+  string,
+][] = [
+  [
+    'concurrency 1e9',
+    { concurrency: 1e9 },
+    'CHOKAQ_INVALID_CONFIG',
+    'concurrency',
+    '1000000000 (number)',
+  ],
+  [
+    'a typo',
+    { concurency: 5 },
+    'CHOKAQ_UNKNOWN_OPTION',
+    'options.concurency',
+    'did you mean concurrency',
+  ],
+  ['timeout 30d', { timeout: '30d' }, 'CHOKAQ_INVALID_DURATION', 'timeout', '"30d" (string)'],
+  [
+    'grace 30d',
+    { shutdownGracePeriod: '30d' },
+    'CHOKAQ_INVALID_DURATION',
+    'shutdownGracePeriod',
+    '24.8 days',
+  ],
+  [
+    'abort grace 30d',
+    { abortGracePeriod: '30d' },
+    'CHOKAQ_INVALID_DURATION',
+    'abortGracePeriod',
+    '"30d"',
+  ],
+  [
+    'a negative poll',
+    { pollInterval: -5 },
+    'CHOKAQ_INVALID_DURATION',
+    'pollInterval',
+    '-5 (number)',
+  ],
+  ['prefetch 1.5', { prefetch: 1.5 }, 'CHOKAQ_INVALID_CONFIG', 'prefetch', '1.5 (number)'],
+  [
+    'worker "yes"',
+    { worker: 'yes' as unknown as boolean },
+    'CHOKAQ_INVALID_CONFIG',
+    'worker',
+    '"yes" (string)',
+  ],
+  [
+    'a queue typo',
+    { queues: { q: { maxWorker: 3 } as never } },
+    'CHOKAQ_UNKNOWN_OPTION',
+    'queues.q.maxWorker',
+    'maxWorkers',
+  ],
+  [
+    'a bad queue name',
+    { queues: { 'a b': {} } },
+    'CHOKAQ_INVALID_QUEUE',
+    'queues.a b (queue name)',
+    '"a b"',
+  ],
+  [
+    'maxWorkers 0',
+    { queues: { q: { maxWorkers: 0 } } },
+    'CHOKAQ_INVALID_CONFIG',
+    'queues.q.maxWorkers',
+    '0 (number)',
+  ],
+  [
+    'a zombie timeout below the heartbeat',
+    { zombieTimeout: '5s' },
+    'CHOKAQ_INVALID_CONFIG',
+    'zombieTimeout',
+    'heartbeatInterval',
+  ],
+  [
+    'a retry typo',
+    { retry: { maxAttempt: 3 } as never },
+    'CHOKAQ_UNKNOWN_OPTION',
+    'retry.maxAttempt',
+    'maxAttempts',
+  ],
+  [
+    'a circuit typo',
+    { circuitBreaker: { failureTreshold: 3 } as never },
+    'CHOKAQ_UNKNOWN_OPTION',
+    'circuitBreaker.failureTreshold',
+    'failureThreshold',
+  ],
+  [
+    'a job that is no definition',
+    { jobs: [{ type: 'x' }] as never },
+    'CHOKAQ_INVALID_CONFIG',
+    'jobs[0]',
+    'defineJob',
+  ],
+  [
+    'workerId too long',
+    { workerId: 'w'.repeat(101) },
+    'CHOKAQ_INVALID_CONFIG',
+    'workerId',
+    '100 characters',
+  ],
+  [
+    'a clock without timers',
+    { clock: { now: () => 0 } as never },
+    'CHOKAQ_INVALID_CONFIG',
+    'clock',
+    'schedule',
+  ],
+];
+
+describe('new ChokaQ and defineJob reject bad options', () => {
+  it.each(BAD_OPTIONS)('%s', async (_label, options, code, field, text) => {
+    const error = await failure(
+      () => new ChokaQ({ storage: memory(), logger: silentLogger, ...options }),
+    );
+    expect({ code: error.code, field: error.field }).toEqual({ code, field });
+    expect(error.message).toContain(text);
+  });
+
+  it("rejects storage: 'postgres' (a name instead of a provider)", async () => {
+    const error = await failure(() => new ChokaQ({ storage: 'postgres' as unknown as Store }));
+    expect({ code: error.code, field: error.field }).toEqual({
+      code: 'CHOKAQ_INVALID_CONFIG',
+      field: 'storage',
+    });
+    expect(error.message).toContain('"postgres" (string)');
+  });
+
+  it.each<[string, Record<string, unknown>, ErrorCode, string]>([
+    ['timeout 30d', { timeout: '30d' }, 'CHOKAQ_INVALID_DURATION', "job 'bad.v1'.timeout"],
+    ['an unknown field', { queu: 'q' }, 'CHOKAQ_UNKNOWN_OPTION', "job 'bad.v1'.queu"],
+    [
+      'a circuit typo',
+      { circuit: { breakDuraton: '1m' } },
+      'CHOKAQ_UNKNOWN_OPTION',
+      "job 'bad.v1'.circuit.breakDuraton",
+    ],
+    ['retryZombies -1', { retryZombies: -1 }, 'CHOKAQ_INVALID_CONFIG', "job 'bad.v1'.retryZombies"],
+    [
+      'a payload that is no schema',
+      { payload: { parse: () => 1 } },
+      'CHOKAQ_INVALID_CONFIG',
+      "job 'bad.v1'.payload",
+    ],
+  ])('defineJob rejects %s', async (_label, extra, code, field) => {
+    const error = await failure(() =>
+      defineJob({ type: 'bad.v1', handle: () => undefined, ...extra } as never),
+    );
+    expect({ code: error.code, field: error.field }).toEqual({ code, field });
+  });
+});
+
+const providers: {
+  name: string;
+  available: boolean;
+  make: () => Store;
+  cleanup: () => Promise<void>;
+}[] = [
+  { name: 'memory', available: true, make: () => memory(), cleanup: () => Promise.resolve() },
+  (() => {
+    const schema = uniqueSchema('inputs');
+    return {
+      name: 'postgres',
+      available: pgUp,
+      make: () => postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger }),
+      cleanup: () => dropSchema(schema),
+    };
+  })(),
+];
+
+for (const provider of providers) {
+  describe.skipIf(!provider.available)(
+    `calls reject bad arguments and write nothing (${provider.name})`,
+    () => {
+      let chokaq: ChokaQ;
+      let storage: Store;
+
+      beforeAll(async () => {
+        storage = provider.make();
+        chokaq = new ChokaQ({ storage, jobs: [mail], logger: silentLogger, worker: false });
+        await chokaq.start();
+        // One of each, so a bad call that touched them would show.
+        await chokaq.enqueue(mail, { to: 'ada@example.com' }, { id: 'kept-1' });
+      });
+
+      afterAll(async () => {
+        await chokaq.stop();
+        await provider.cleanup();
+      });
+
+      /** Everything a call could have written. */
+      async function contents(): Promise<unknown> {
+        return {
+          hot: (await storage.listHot({ limit: 1000 })).map((j) => [j.id, j.state, j.priority]),
+          archive: (await storage.listArchive({ limit: 1000 })).map((j) => j.id),
+          dead: (await storage.listDead({ limit: 1000 })).map((j) => j.id),
+          queues: (await storage.listQueues()).map((q) => [q.name, q.paused, q.maxWorkers]),
+        };
+      }
+
+      const calls: [string, () => unknown, ErrorCode, string, string][] = [
+        [
+          'delay 1e20',
+          () => chokaq.enqueue(mail, { to: 'x' }, { delay: 1e20 }),
+          'CHOKAQ_INVALID_DURATION',
+          'options.delay',
+          '100000000000000000000 (number)',
+        ],
+        [
+          'runAt as a string',
+          () => chokaq.enqueue(mail, { to: 'x' }, { runAt: '2026-12-24' as never }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'options.runAt',
+          '"2026-12-24" (string)',
+        ],
+        [
+          'an enqueue option typo',
+          () => chokaq.enqueue(mail, { to: 'x' }, { priorty: 5 } as never),
+          'CHOKAQ_UNKNOWN_OPTION',
+          'options.priorty',
+          'priority',
+        ],
+        [
+          'an idempotency key of 42',
+          () => chokaq.enqueue(mail, { to: 'x' }, { idempotencyKey: 42 as never }),
+          'CHOKAQ_INVALID_IDEMPOTENCY_KEY',
+          'options.idempotencyKey',
+          '42 (number)',
+        ],
+        [
+          'enqueueMany given an object',
+          () => chokaq.enqueueMany(mail, { payload: { to: 'x' } } as never),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'items',
+          'an object',
+        ],
+        [
+          'enqueueMany with one bad item among good ones',
+          () =>
+            chokaq.enqueueMany(mail, [
+              { payload: { to: 'a' } },
+              { payload: { to: 'b' } },
+              { payload: { to: 'c' }, priority: 1.5 },
+            ]),
+          'CHOKAQ_INVALID_PRIORITY',
+          'items[2].priority',
+          '1.5 (number)',
+        ],
+        [
+          'a job that is neither a definition nor a key',
+          () => chokaq.enqueue({ type: 1 } as never, {}),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'job',
+          'an object',
+        ],
+        [
+          "dlq.list reason 'fatal'",
+          () => chokaq.dlq.list({ reason: 'fatal' as never }),
+          'CHOKAQ_INVALID_FILTER',
+          'filter.reason',
+          '"fatal" (string)',
+        ],
+        [
+          "listJobs state 'bogus'",
+          () => chokaq.listJobs({ state: 'bogus' as never }),
+          'CHOKAQ_INVALID_FILTER',
+          'filter.state',
+          '"bogus" (string)',
+        ],
+        [
+          'a filter typo',
+          () => chokaq.dlq.list({ queues: 'q' } as never),
+          'CHOKAQ_UNKNOWN_OPTION',
+          'filter.queues',
+          'queue',
+        ],
+        [
+          'limit -1',
+          () => chokaq.listJobs({ limit: -1 }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'filter.limit',
+          '-1 (number)',
+        ],
+        [
+          'limit 1.5',
+          () => chokaq.listArchive({ limit: 1.5 }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'filter.limit',
+          '1.5 (number)',
+        ],
+        [
+          'limit NaN',
+          () => chokaq.dlq.list({ limit: Number.NaN }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'filter.limit',
+          'NaN (number)',
+        ],
+        [
+          'limit 1e10',
+          () => chokaq.listJobs({ limit: 1e10 }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'filter.limit',
+          '10000000000 (number)',
+        ],
+        [
+          'resurrect given a filter',
+          () => chokaq.dlq.resurrect({ queue: 'default' } as never),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'ids',
+          'an object',
+        ],
+        [
+          'purge given one id as a string',
+          () => chokaq.dlq.purge('kept-1' as never),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'ids',
+          '"kept-1" (string)',
+        ],
+        [
+          'cancel with a blank id among good ones',
+          () => chokaq.cancel(['kept-1', ' ']),
+          'CHOKAQ_INVALID_JOB_ID',
+          'ids[1]',
+          '" " (string)',
+        ],
+        [
+          'resurrect with a bad priority',
+          () => chokaq.dlq.resurrect(['kept-1'], { priority: 2 ** 40 }),
+          'CHOKAQ_INVALID_PRIORITY',
+          'options.priority',
+          '(number)',
+        ],
+        [
+          'an actor too long',
+          () => chokaq.cancel(['kept-1'], { actor: 'a'.repeat(101) }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'options.actor',
+          '100 characters',
+        ],
+        [
+          'maxWorkers 0',
+          () => chokaq.queues.setMaxWorkers('default', 0),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'maxWorkers',
+          '0 (number)',
+        ],
+        [
+          'a bad queue name',
+          () => chokaq.queues.pause('no spaces'),
+          'CHOKAQ_INVALID_QUEUE',
+          'queue',
+          '"no spaces" (string)',
+        ],
+        [
+          'setConcurrency 1e9',
+          () => chokaq.setConcurrency(1e9),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'concurrency',
+          '1000000000 (number)',
+        ],
+        [
+          'an unknown event',
+          () => chokaq.on('job:finished' as never, () => undefined),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'event',
+          '"job:finished" (string)',
+        ],
+        [
+          'getJob of a number',
+          () => chokaq.getJob(42 as never),
+          'CHOKAQ_INVALID_JOB_ID',
+          'id',
+          '42 (number)',
+        ],
+      ];
+
+      it.each(calls)('%s', async (_label, call, code, field, text) => {
+        const before = await contents();
+        const error = await failure(call);
+        expect({ code: error.code, field: error.field }).toEqual({ code, field });
+        expect(error.message).toContain(text);
+        expect(await contents()).toEqual(before);
+      });
+    },
+  );
+}
