@@ -290,7 +290,7 @@ for (const provider of providers) {
         ],
         [
           'a job that is neither a definition nor a key',
-          () => chokaq.enqueue({ type: 1 } as never, {}),
+          () => chokaq.enqueue({ type: 1 } as never, {} as never),
           'CHOKAQ_INVALID_ARGUMENT',
           'job',
           'an object',
