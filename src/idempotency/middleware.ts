@@ -208,15 +208,21 @@ function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
   if (options.onOutcome !== undefined && typeof options.onOutcome !== 'function') {
     throw invalid('idempotency onOutcome must be a function');
   }
-  const inProgressTtlMs = toMs(options.inProgressTtl ?? DEFAULT_IN_PROGRESS_TTL, 'idempotency.inProgressTtl');
+  const inProgressTtlMs = toMs(
+    options.inProgressTtl ?? DEFAULT_IN_PROGRESS_TTL,
+    'idempotency.inProgressTtl',
+  );
   if (inProgressTtlMs === 0) throw invalid('idempotency inProgressTtl must be above 0');
   const resultTtlMs =
     options.resultTtl === undefined || options.resultTtl === null
       ? null
       : toMs(options.resultTtl, 'idempotency.resultTtl');
-  const minMs = options.minResultTtl === undefined ? 0 : toMs(options.minResultTtl, 'idempotency.minResultTtl');
+  const minMs =
+    options.minResultTtl === undefined ? 0 : toMs(options.minResultTtl, 'idempotency.minResultTtl');
   const maxMs =
-    options.maxResultTtl === undefined ? null : toMs(options.maxResultTtl, 'idempotency.maxResultTtl');
+    options.maxResultTtl === undefined
+      ? null
+      : toMs(options.maxResultTtl, 'idempotency.maxResultTtl');
   if (maxMs !== null && minMs > maxMs) {
     throw invalid(`idempotency minResultTtl (${minMs} ms) exceeds maxResultTtl (${maxMs} ms)`);
   }
