@@ -54,6 +54,10 @@ export interface ResurrectOptions {
   priority?: number;
 }
 
+/** Names of the options of `cancel` and `dlq.resurrect`. */
+const CANCEL_KEYS = ['actor'] as const;
+const RESURRECT_KEYS = ['actor', 'payload', 'priority'] as const;
+
 /** Options of {@link ChokaQ.cancel}. */
 export interface CancelOptions {
   /** Who cancels (1–100 characters), recorded in the error text. Default: `'operator'`. */
@@ -215,7 +219,7 @@ export class ChokaQ {
   async cancel(ids: readonly string[], options?: CancelOptions): Promise<CancelResult> {
     const checked = checkIds(ids);
     const actor = checkActor(
-      checkOptions(options, 'options', ['actor'], 'CHOKAQ_INVALID_ARGUMENT').actor,
+      checkOptions(options, 'options', CANCEL_KEYS, 'CHOKAQ_INVALID_ARGUMENT').actor,
     );
     await this.open();
     const result = await this.config.storage.cancel(checked, actor);
@@ -290,12 +294,7 @@ export class ChokaQ {
      */
     resurrect: async (ids: readonly string[], options?: ResurrectOptions): Promise<string[]> => {
       const checked = checkIds(ids);
-      const edits = checkOptions(
-        options,
-        'options',
-        ['actor', 'payload', 'priority'],
-        'CHOKAQ_INVALID_ARGUMENT',
-      );
+      const edits = checkOptions(options, 'options', RESURRECT_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
       const actor = checkActor(edits.actor);
       if (edits.priority !== undefined) validatePriority(edits.priority, 'options.priority');
       const payload =

@@ -17,6 +17,9 @@ import {
   type EnqueueOptions,
 } from './options.js';
 
+/** Names of `enqueueMany`'s options. */
+const MANY_KEYS = ['client'] as const;
+
 /** Dependencies of an {@link Enqueuer}. */
 export interface EnqueuerOptions {
   store: Store;
@@ -72,7 +75,7 @@ export class Enqueuer {
     options: EnqueueManyOptions | undefined,
   ): Promise<EnqueueResult[]> {
     const list = checkArray(items, 'items', MAX_ENQUEUE_ITEMS) as readonly EnqueueItem<unknown>[];
-    const { client } = checkOptions(options, 'options', ['client'], 'CHOKAQ_INVALID_ARGUMENT');
+    const { client } = checkOptions(options, 'options', MANY_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
     return this.write(job, list, client, (i) => `items[${i}]`);
   }
 

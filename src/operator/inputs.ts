@@ -50,6 +50,10 @@ export function checkLimit(limit: unknown, field = 'filter.limit'): number {
   return checkInteger(limit, field, { min: 1, max: MAX_LIST_LIMIT }, 'CHOKAQ_INVALID_ARGUMENT');
 }
 
+const HOT_FILTER_KEYS = ['queue', 'state', 'limit'] as const;
+const ARCHIVE_FILTER_KEYS = ['queue', 'limit'] as const;
+const DEAD_FILTER_KEYS = ['queue', 'reason', 'limit'] as const;
+
 /** Filter of `listJobs`. */
 export interface HotFilter {
   /** Only this queue. Default: every queue. */
@@ -86,12 +90,7 @@ export interface DeadFilter {
 export function checkHotFilter(
   filter: HotFilter | undefined,
 ): Required<Pick<HotFilter, 'limit'>> & HotFilter {
-  const checked = checkOptions(
-    filter,
-    'filter',
-    ['queue', 'state', 'limit'],
-    'CHOKAQ_INVALID_ARGUMENT',
-  );
+  const checked = checkOptions(filter, 'filter', HOT_FILTER_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
   if (checked.queue !== undefined) validateQueueName(checked.queue, 'filter.queue');
   if (checked.state !== undefined) {
     checkOneOf(checked.state, 'filter.state', HOT_STATES, 'CHOKAQ_INVALID_FILTER');
@@ -106,7 +105,7 @@ export function checkHotFilter(
 export function checkArchiveFilter(
   filter: ArchiveFilter | undefined,
 ): ArchiveFilter & { limit: number } {
-  const checked = checkOptions(filter, 'filter', ['queue', 'limit'], 'CHOKAQ_INVALID_ARGUMENT');
+  const checked = checkOptions(filter, 'filter', ARCHIVE_FILTER_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
   if (checked.queue !== undefined) validateQueueName(checked.queue, 'filter.queue');
   return { ...checked, limit: checkLimit(checked.limit) };
 }
@@ -116,12 +115,7 @@ export function checkArchiveFilter(
  * @throws ChokaQError as {@link checkHotFilter}; an unknown reason is `CHOKAQ_INVALID_FILTER`.
  */
 export function checkDeadFilter(filter: DeadFilter | undefined): DeadFilter & { limit: number } {
-  const checked = checkOptions(
-    filter,
-    'filter',
-    ['queue', 'reason', 'limit'],
-    'CHOKAQ_INVALID_ARGUMENT',
-  );
+  const checked = checkOptions(filter, 'filter', DEAD_FILTER_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
   if (checked.queue !== undefined) validateQueueName(checked.queue, 'filter.queue');
   if (checked.reason !== undefined) {
     checkOneOf(checked.reason, 'filter.reason', FAILURE_REASONS, 'CHOKAQ_INVALID_FILTER');

@@ -70,8 +70,10 @@ export function checkOptions<T extends object>(
 ): T {
   if (value === undefined) return {} as T;
   if (!isPlainObject(value)) throw invalid(code, field, 'an object', value);
-  for (const key of Object.keys(value)) {
-    if ((allowed as readonly string[]).includes(key)) continue;
+  const known = keySet(allowed);
+  // for…in over a plain object: no array of keys per call (enqueueMany checks every item).
+  for (const key in value) {
+    if (known.has(key)) continue;
     const near = closest(key, allowed);
     throw new ChokaQError(
       'CHOKAQ_UNKNOWN_OPTION',
@@ -80,6 +82,18 @@ export function checkOptions<T extends object>(
     );
   }
   return value;
+}
+
+/** The allowed names of each options shape, as a set, made once per list. */
+const keySets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function keySet(allowed: readonly string[]): ReadonlySet<string> {
+  let set = keySets.get(allowed);
+  if (set === undefined) {
+    set = new Set(allowed);
+    keySets.set(allowed, set);
+  }
+  return set;
 }
 
 /** Bounds of an integer check. */
