@@ -9,7 +9,12 @@ import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const available = await postgresAvailable();
+// One schema for the whole file: both describes use it, so it is dropped once both are done.
 const schema = uniqueSchema('idem');
+
+afterAll(async () => {
+  if (available) await dropSchema(schema);
+});
 
 function open(): PostgresStore {
   return postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
@@ -30,7 +35,6 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
   afterAll(async () => {
     await store?.close();
     await pool?.end();
-    await dropSchema(schema);
   });
 
   it('hands one key to exactly one of 10 concurrent claimers', async () => {
