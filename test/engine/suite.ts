@@ -11,6 +11,7 @@ import {
 } from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { watchClaims, type ClaimWatch } from '../helpers/watch-claims.js';
 
 /** How a test file provides fresh stores to the engine suite. */
 export interface EngineStoreFactory {
@@ -43,16 +44,30 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       await Promise.all(engines.splice(0).map((engine) => engine.stop()));
     });
 
-    async function engine(options: Omit<ChokaQOptions, 'storage'>, start = true): Promise<ChokaQ> {
-      const chokaq = new ChokaQ({
-        storage: await factory.make(),
-        logger: silentLogger,
-        pollInterval: 50,
-        ...options,
-      });
+    type EngineOptions = Omit<ChokaQOptions, 'storage'>;
+
+    async function engineOn(
+      storage: Store,
+      options: EngineOptions,
+      start: boolean,
+    ): Promise<ChokaQ> {
+      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
       engines.push(chokaq);
       if (start) await chokaq.start();
       return chokaq;
+    }
+
+    /** An engine on a fresh store, started unless `start` is false. */
+    async function engine(options: EngineOptions, start = true): Promise<ChokaQ> {
+      return engineOn(await factory.make(), options, start);
+    }
+
+    /** An engine not yet started whose claims can be awaited (see watchClaims). */
+    async function watchedEngine(
+      options: EngineOptions,
+    ): Promise<{ chokaq: ChokaQ; nextClaim: ClaimWatch['nextClaim'] }> {
+      const watch = watchClaims(await factory.make());
+      return { chokaq: await engineOn(watch.store, options, false), nextClaim: watch.nextClaim };
     }
 
     it('runs a job and moves it to the archive with its duration and attempt', async () => {
@@ -63,7 +78,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         async handle(payload, ctx) {
           expect(payload).toEqual({ to: 'a@b.c' });
           seen.push(ctx);
-          await sleep(15);
+          await sleep(15); // the run's own work, so its measured duration is not zero
         },
       });
       const chokaq = await engine({ jobs: [job] });
@@ -289,13 +304,19 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
           order.push(payload.name);
         },
       });
-      const chokaq = await engine({ jobs: [job], concurrency: 1, prefetch: 0 }, false);
+      const { chokaq, nextClaim } = await watchedEngine({
+        jobs: [job],
+        concurrency: 1,
+        prefetch: 0,
+      });
       await chokaq.queues.pause('ordered');
       await chokaq.enqueue(job, { name: 'low' }, { priority: 1 });
       await chokaq.enqueue(job, { name: 'high' }, { priority: 50 });
+      // Due in 400 ms of the store's clock: after 'high' and 'low' have run.
       await chokaq.enqueue(job, { name: 'later' }, { priority: 99, delay: 400 });
+      const firstClaim = nextClaim();
       await chokaq.start();
-      await sleep(150);
+      expect(await firstClaim).toEqual([]); // the paused queue is not claimed
       expect(order).toEqual([]);
       await chokaq.queues.resume('ordered');
       await waitFor(() => order.length === 3, { timeoutMs: 5000 });
@@ -328,7 +349,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         async handle() {
           active++;
           peak = Math.max(peak, active);
-          await sleep(20);
+          await sleep(20); // long enough for runs to overlap
           active--;
         },
       });
@@ -369,7 +390,8 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       await waitFor(
         async () => (await storage.listHot({ state: 'processing', limit: 10 })).length === 2,
       );
-      await sleep(100); // more polls: none may claim ahead of the slots
+      // Nothing signals a claim that does not happen: let ~5 poll intervals pass, then look.
+      await sleep(100);
       const states = (await storage.listHot({ limit: 10 })).map((j) => j.state).sort();
       expect(states).toEqual(['pending', 'pending', 'pending', 'processing', 'processing']);
       release();
@@ -378,10 +400,12 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
 
     it('returns prefetched jobs to pending on stop and lets running ones finish', async () => {
       let finished = 0;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
       const job = defineJob({
         type: 'slow.v1',
         async handle() {
-          await sleep(100);
+          await gate;
           finished++;
         },
       });
@@ -399,7 +423,14 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         ]);
         return running.length === 1 && fetched.length === 5;
       });
-      await chokaq.stop();
+      const stopped = chokaq.stop();
+      // stop() hands the prefetched jobs back while the running one still runs, then waits for it.
+      await waitFor(
+        async () => (await storage.listHot({ state: 'pending', limit: 10 })).length === 5,
+      );
+      expect(finished).toBe(0);
+      release();
+      await stopped;
       expect(finished).toBe(1);
       const view = await factory.reopen(storage);
       const left = await view.listHot({ limit: 10 });
@@ -416,8 +447,11 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
 
     it('wakes an idle worker on enqueue without waiting for the poll interval', async () => {
       const job = defineJob({ type: 'wake.v1', handle: () => undefined });
-      const chokaq = await engine({ jobs: [job], pollInterval: '1m' });
-      await sleep(300); // the first (empty) claim has happened; the worker now sleeps for a minute
+      const { chokaq, nextClaim } = await watchedEngine({ jobs: [job], pollInterval: '1m' });
+      const firstClaim = nextClaim();
+      await chokaq.start();
+      // The first claim found nothing; the worker now sleeps for a minute unless woken.
+      expect(await firstClaim).toEqual([]);
       const started = Date.now();
       const { id } = await chokaq.enqueue(job, {});
       await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive', {
@@ -428,11 +462,13 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
 
     it('abandons a handler that ignores its timeout and finalises the job as Timeout', async () => {
       let finishedLate = false;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
       const job = defineJob({
         type: 'stubborn.v1',
         timeout: 50,
         async handle() {
-          await sleep(600); // ignores ctx.signal
+          await gate; // ignores ctx.signal: runs until the test lets it end
           finishedLate = true;
         },
       });
@@ -442,8 +478,8 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         const f = await chokaq.getJob(id);
         return f?.where === 'dlq' ? f.job : undefined;
       });
-      expect(dead.reason).toBe('Timeout');
-      expect(finishedLate).toBe(false); // finalised before the handler returned
+      expect(dead.reason).toBe('Timeout'); // finalised while the handler still runs
+      release();
       await waitFor(() => finishedLate, { timeoutMs: 2000 });
       // The late result changed nothing: the job stays in the DLQ.
       expect((await chokaq.getJob(id))?.where).toBe('dlq');
@@ -452,6 +488,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
     it('applies a per-queue timeout, while a job type timeout wins over it', async () => {
       const waitForAbort = (_p: unknown, ctx: JobContext): Promise<void> =>
         new Promise<void>((resolve, reject) => {
+          // Runs 300 ms: far past the queue's 50 ms timeout, well within the type's 5 s.
           const timer = setTimeout(resolve, 300);
           ctx.signal.addEventListener('abort', () => {
             clearTimeout(timer);
@@ -555,6 +592,8 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
     });
 
     it("keeps a long job alive with heartbeats and rescues a dead worker's job as a zombie", async () => {
+      // Runs well past the 300 ms zombie timeout, which the SQL stores judge by the database
+      // clock: only its heartbeats keep it from being rescued.
       const long = defineJob({ type: 'long.v1', handle: () => sleep(700) });
       const orphan = defineJob({ type: 'orphan.v1', handle: () => undefined });
       const chokaq = await engine(
