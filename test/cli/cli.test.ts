@@ -28,6 +28,7 @@ async function cli(
   return { code, out, err };
 }
 
+const pgUp = await postgresAvailable();
 const schemas: string[] = [];
 const dirs: string[] = [];
 
@@ -146,64 +147,68 @@ describe('chokaq CLI', () => {
     ]);
   });
 
-  it('migrate --dry-run prints the SQL and applies nothing; migrate applies it once', async () => {
-    if (!(await postgresAvailable())) return;
-    const schema = uniqueSchema('cli');
-    schemas.push(schema);
-    const dry = await cli([
-      'migrate',
-      '--dry-run',
-      '--database-url',
-      TEST_DATABASE_URL,
-      '--schema',
-      schema,
-    ]);
-    expect(dry.code).toBe(0);
-    expect(dry.err).toBe(
-      `chokaq migrate: PostgreSQL ${hidePassword(TEST_DATABASE_URL)}, schema ${schema} (dry run: nothing is changed)\n`,
-    );
-    expect(dry.out).toContain('-- migration 1:');
-    expect(dry.out.toLowerCase()).toContain('create table');
-    const again = await cli(['migrate', '--dry-run', '--schema', schema], {
-      CHOKAQ_DATABASE_URL: TEST_DATABASE_URL,
-    });
-    expect(again.out).toContain('-- migration 1:'); // the dry run changed nothing
-    const applied = await cli(['migrate', '--schema', schema], {
-      CHOKAQ_DATABASE_URL: TEST_DATABASE_URL,
-    });
-    expect(applied.code).toBe(0);
-    expect(applied.err.split('\n')).toEqual([
-      `chokaq migrate: PostgreSQL ${hidePassword(TEST_DATABASE_URL)}, schema ${schema}`,
-      expect.stringMatching(/^applied 1, 2, /),
-      '',
-    ]);
-    const upToDate = await cli([
-      'migrate',
-      '--dry-run',
-      '--database-url',
-      TEST_DATABASE_URL,
-      '--schema',
-      schema,
-    ]);
-    expect(upToDate.out).toContain('nothing to apply');
-  });
+  it.skipIf(!pgUp)(
+    'migrate --dry-run prints the SQL and applies nothing; migrate applies it once',
+    async () => {
+      const schema = uniqueSchema('cli');
+      schemas.push(schema);
+      const dry = await cli([
+        'migrate',
+        '--dry-run',
+        '--database-url',
+        TEST_DATABASE_URL,
+        '--schema',
+        schema,
+      ]);
+      expect(dry.code).toBe(0);
+      expect(dry.err).toBe(
+        `chokaq migrate: PostgreSQL ${hidePassword(TEST_DATABASE_URL)}, schema ${schema} (dry run: nothing is changed)\n`,
+      );
+      expect(dry.out).toContain('-- migration 1:');
+      expect(dry.out.toLowerCase()).toContain('create table');
+      const again = await cli(['migrate', '--dry-run', '--schema', schema], {
+        CHOKAQ_DATABASE_URL: TEST_DATABASE_URL,
+      });
+      expect(again.out).toContain('-- migration 1:'); // the dry run changed nothing
+      const applied = await cli(['migrate', '--schema', schema], {
+        CHOKAQ_DATABASE_URL: TEST_DATABASE_URL,
+      });
+      expect(applied.code).toBe(0);
+      expect(applied.err.split('\n')).toEqual([
+        `chokaq migrate: PostgreSQL ${hidePassword(TEST_DATABASE_URL)}, schema ${schema}`,
+        expect.stringMatching(/^applied 1, 2, /),
+        '',
+      ]);
+      const upToDate = await cli([
+        'migrate',
+        '--dry-run',
+        '--database-url',
+        TEST_DATABASE_URL,
+        '--schema',
+        schema,
+      ]);
+      expect(upToDate.out).toContain('nothing to apply');
+    },
+  );
 
-  it('demo --headless settles every job on PostgreSQL and prints the summary last', async () => {
-    if (!(await postgresAvailable())) return;
-    const schema = uniqueSchema('demo');
-    schemas.push(schema);
-    const result = await cli(['demo', '--headless', '--jobs', '300', '--schema', schema], {
-      CHOKAQ_DATABASE_URL: TEST_DATABASE_URL,
-    });
-    expect(result.code).toBe(0);
-    const lines = result.out.trim().split('\n');
-    const summary = JSON.parse(lines[lines.length - 1] ?? '') as Record<string, number>;
-    expect(summary).toMatchObject({ enqueued: 300, hot: 0 });
-    expect(summary.archived! + summary.dlq!).toBe(300);
-    // 30 poison jobs always fail; flaky ones may exhaust their retries.
-    expect(summary.dlq).toBeGreaterThanOrEqual(30);
-    expect(summary.archived).toBeGreaterThanOrEqual(200);
-  });
+  it.skipIf(!pgUp)(
+    'demo --headless settles every job on PostgreSQL and prints the summary last',
+    async () => {
+      const schema = uniqueSchema('demo');
+      schemas.push(schema);
+      const result = await cli(['demo', '--headless', '--jobs', '300', '--schema', schema], {
+        CHOKAQ_DATABASE_URL: TEST_DATABASE_URL,
+      });
+      expect(result.code).toBe(0);
+      const lines = result.out.trim().split('\n');
+      const summary = JSON.parse(lines[lines.length - 1] ?? '') as Record<string, number>;
+      expect(summary).toMatchObject({ enqueued: 300, hot: 0 });
+      expect(summary.archived! + summary.dlq!).toBe(300);
+      // 30 poison jobs always fail; flaky ones may exhaust their retries.
+      expect(summary.dlq).toBeGreaterThanOrEqual(30);
+      expect(summary.archived).toBeGreaterThanOrEqual(200);
+    },
+  );
 
   it('demo --headless runs on the embedded store in a chosen data directory', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chokaq-demo-'));

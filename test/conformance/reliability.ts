@@ -4,9 +4,10 @@
  * notes). Registered by `describeStoreConformance` in suite.ts, so every provider runs them against
  * a fresh store per test. The specification is the TSDoc of `src/storage/store.ts`.
  *
- * The SQL stores judge staleness with the database clock, so these tests age rows with real,
- * short sleeps against tiny timeouts (a fetched row 200 ms old against 100 ms, a heartbeat 250 ms
- * old against 150 ms) and keep the rows that must survive fresh right before rescuing.
+ * The SQL stores judge staleness with the database clock, so these tests age rows in real time
+ * against tiny timeouts (100 ms for a fetched row, 150 ms for a heartbeat): they wait until the
+ * store's clock has passed the row's last sign of life plus the timeout (no fixed sleeps), and
+ * keep the rows that must survive fresh right before rescuing.
  */
 import { describe, expect, it } from 'vitest';
 import type { FailureReason } from '../../src/job/state.js';
@@ -18,7 +19,7 @@ import type {
   RescuedJob,
   Store,
 } from '../../src/storage/store.js';
-import { ids, leaseOf, newJob, sleep, sorted } from './helpers.js';
+import { ids, leaseOf, newJob, sorted } from './helpers.js';
 
 /** The store of the running test and the suite's helpers bound to it. */
 export interface ConformanceContext {
@@ -34,6 +35,8 @@ export interface ConformanceContext {
   processing: (queue: string, count: number, workerId?: string) => Promise<HotJob[]>;
   statsOf: (queue: string) => Promise<QueueStats>;
   bucketsOf: (queue: string) => Promise<MetricBucket[]>;
+  /** Resolves once the store's clock reads a later millisecond than `after`. */
+  storeTimePasses: (after: Date | number) => Promise<void>;
 }
 
 /** The type of every job made by the suite's helpers. */
@@ -48,9 +51,15 @@ const PATIENT: RescueOptions = {
   retryZombieTypes: {},
 };
 
-/** Age of a processing row's heartbeat that counts as a zombie, and the wait that makes one. */
+/** Age of a processing row's heartbeat that counts as a zombie. */
 const ZOMBIE_MS = 150;
-const ZOMBIE_WAIT_MS = 250;
+/** Age of a fetched row that counts as stale. */
+const STALE_FETCHED_MS = 100;
+
+/** When a processing row last showed life, as rescue judges it (ms since the epoch). */
+function lastSign(job: HotJob): number {
+  return (job.heartbeatAt ?? job.startedAt ?? job.updatedAt).getTime();
+}
 
 function rescued(job: { id: string; queue: string; type: string }): RescuedJob {
   return { id: job.id, queue: job.queue, type: job.type };
@@ -58,7 +67,12 @@ function rescued(job: { id: string; queue: string; type: string }): RescuedJob {
 
 /** Registers the reliability conformance tests; call inside the provider's `describe`. */
 export function describeReliability(ctx: ConformanceContext): void {
-  const { hot, archived, dead, fetched, processing, statsOf, bucketsOf } = ctx;
+  const { hot, archived, dead, fetched, processing, statsOf, bucketsOf, storeTimePasses } = ctx;
+
+  /** Resolves once every one of `jobs` is older than the zombie timeout by the store's clock. */
+  async function zombiesBy(jobs: readonly HotJob[], timeoutMs = ZOMBIE_MS): Promise<void> {
+    await storeTimePasses(Math.max(...jobs.map(lastSign)) + timeoutMs);
+  }
 
   /** Sum of failure-bucket counts of `queue`, by reason. */
   async function failuresOf(queue: string): Promise<Partial<Record<FailureReason, number>>> {
@@ -188,7 +202,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [job] = await processing('hb', 1);
       if (!job) throw new Error('unreachable');
       const startedBeat = job.heartbeatAt?.getTime() ?? Number.NaN;
-      await sleep(30);
+      await storeTimePasses(startedBeat); // a new heartbeat gets a later time
       expect(await store.heartbeat([leaseOf(job)])).toEqual([
         { alive: true, cancelRequested: false },
       ]);
@@ -202,7 +216,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(row.heartbeatAt?.getTime()).toBeGreaterThan(startedBeat);
       expect(row.startedAt?.getTime()).toBe(job.startedAt?.getTime());
 
-      await sleep(30);
+      await storeTimePasses(row.heartbeatAt ?? Number.NaN);
       expect(await store.heartbeat([leaseOf(job)])).toEqual([
         { alive: true, cancelRequested: false },
       ]);
@@ -226,7 +240,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const lease = leaseOf(job);
       const before = await hot(job.id);
       const waitingBefore = await hot(waiting.id);
-      await sleep(30);
+      await storeTimePasses(await store.now()); // a wrongful write would now change the times
 
       const results = await store.heartbeat([
         { ...lease, leaseToken: 'not-the-token' },
@@ -573,13 +587,13 @@ export function describeReliability(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [stale] = await fetched('rf', 1);
       if (!stale) throw new Error('unreachable');
-      await sleep(200);
+      await storeTimePasses(stale.updatedAt.getTime() + STALE_FETCHED_MS);
       const [fresh] = await fetched('rf-fresh', 1);
       if (!fresh) throw new Error('unreachable');
 
       expect(
         await store.rescue({
-          fetchedTimeoutMs: 100,
+          fetchedTimeoutMs: STALE_FETCHED_MS,
           processingTimeoutMs: 60_000,
           retryZombieTypes: {},
         }),
@@ -617,7 +631,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [zombie, survivor] = await processing('rz', 2);
       if (!zombie || !survivor) throw new Error('unreachable');
-      await sleep(ZOMBIE_WAIT_MS);
+      await zombiesBy([zombie]);
       expect(await store.heartbeat([leaseOf(survivor)])).toEqual([
         { alive: true, cancelRequested: false },
       ]);
@@ -666,7 +680,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [plain] = await processing('zq-plain', 1);
       const [long] = await processing('zq-long', 1);
       if (!short || !plain || !long) throw new Error('unreachable');
-      await sleep(1_250);
+      await zombiesBy([short], 1_000);
 
       // Global one hour: only the queue with a one-second timeout has zombies.
       expect(
@@ -714,7 +728,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       for (let round = 1; round <= 2; round += 1) {
         const run = await claimAndStart('rzt');
         expect(run).toMatchObject({ id: job.id, attempts: 1, lostAttempts: round - 1 });
-        await sleep(ZOMBIE_WAIT_MS);
+        await zombiesBy(round === 1 ? [run, other] : [run]);
         const result = await store.rescue(options);
         expect(result).toEqual({
           skipped: false,
@@ -743,7 +757,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       // lostAttempts is now 2, the maximum: the next zombie goes to the DLQ.
       const last = await claimAndStart('rzt');
       expect(last).toMatchObject({ attempts: 1, lostAttempts: 2 });
-      await sleep(ZOMBIE_WAIT_MS);
+      await zombiesBy([last]);
       expect(await store.rescue(options)).toEqual({
         skipped: false,
         released: 0,
@@ -769,7 +783,7 @@ export function describeReliability(ctx: ConformanceContext): void {
         cancelled: [],
         requested: [zombie.id, running.id],
       });
-      await sleep(ZOMBIE_WAIT_MS);
+      await zombiesBy([zombie]);
       expect(await store.heartbeat([leaseOf(running)])).toEqual([
         { alive: true, cancelRequested: true },
       ]);
@@ -802,7 +816,7 @@ export function describeReliability(ctx: ConformanceContext): void {
     it('moves each zombie once under concurrent rescues', async () => {
       const store = ctx.store();
       const jobs = await processing('rc', 3);
-      await sleep(ZOMBIE_WAIT_MS);
+      await zombiesBy(jobs);
       const options: RescueOptions = {
         fetchedTimeoutMs: 60_000,
         processingTimeoutMs: ZOMBIE_MS,

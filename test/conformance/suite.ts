@@ -3,15 +3,17 @@
  * must pass all of them. The specification is the TSDoc of `src/storage/store.ts`; a test here
  * asserts only what the contract promises, never a quirk of one implementation.
  *
- * Time-dependent checks use real, short delays because the SQL stores schedule with the database
- * clock. Every wait is bounded.
+ * Time-dependent checks wait until the store's own clock has passed a time (the SQL stores
+ * schedule with the database clock, so this is real time), never for a fixed delay. Every wait is
+ * bounded.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
 import type { FailureReason } from '../../src/job/state.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
 import type { MetricBucket, NewJob, Store } from '../../src/storage/store.js';
-import { ids, leaseOf, newJob, sleep, sorted, waitUntil } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeEdgeCases } from './edge-cases.js';
 import { describeReliability } from './reliability.js';
 import { checkTransitions } from './transition-check.js';
@@ -141,6 +143,20 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       const row = (await store.queueStats()).find((stats) => stats.queue === queue);
       if (!row) throw new Error(`no stats for queue ${queue}`);
       return row;
+    }
+
+    /**
+     * Resolves once the store's clock reads a later millisecond than `after`: a row stamped at
+     * `after` is then older than `now`, and rows written from now on are stamped later. Strictly
+     * later, because timestamps read back as Dates are cut to the millisecond.
+     */
+    async function storeTimePasses(after: Date | number): Promise<void> {
+      const target = typeof after === 'number' ? after : after.getTime();
+      await waitFor(async () => (await store.now()).getTime() > target, {
+        timeoutMs: 5_000,
+        intervalMs: 5,
+        message: `the store clock to pass ${new Date(target).toISOString()}`,
+      });
     }
 
     async function bucketsOf(queue: string): Promise<MetricBucket[]> {
@@ -486,7 +502,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
         expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([due]);
         expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
-        await sleep(400);
+        await storeTimePasses(row.runAt);
         expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([later]);
       });
 
@@ -496,12 +512,12 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           newJob({ id: 'ord-1', priority: 5 }),
           newJob({ id: 'ord-neg', priority: -3 }),
         ]);
-        await sleep(20);
+        await storeTimePasses((await hot('ord-3')).runAt); // each batch is due later than the last
         await store.enqueue([
           newJob({ id: 'ord-2', priority: 5 }),
           newJob({ id: 'ord-hi', priority: 9 }),
         ]);
-        await sleep(20);
+        await storeTimePasses((await hot('ord-2')).runAt);
         await store.enqueue([newJob({ id: 'ord-0', priority: 5 })]);
 
         const rows = await Promise.all(
@@ -532,7 +548,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
       it('puts a delayed job that became due earlier before a newer immediate job', async () => {
         const delayed = await enqueueOne({ delayMs: 100 });
-        await sleep(250);
+        await storeTimePasses((await hot(delayed)).runAt);
         const immediate = await enqueueOne();
         const notDue = await enqueueOne({ delayMs: 5_000, priority: 100 });
         expect(ids(await store.claim({ workerId: 'w', limit: 1, queues: null }))).toEqual([
@@ -855,7 +871,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(await store.settle([{ kind: 'release', lease: leaseOf(job) }])).toEqual([false]);
         expect((await statsOf('r')).retriedTotal).toBe(1);
 
-        await sleep(400);
+        await storeTimePasses(row.runAt);
         const [again] = await store.claim({ workerId: 'w', limit: 1, queues: null });
         expect(again).toMatchObject({ id: job.id, attempts: 1, lastError: 'boom' });
         if (!again) throw new Error('unreachable');
@@ -1457,9 +1473,9 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
       it('listHot lists newest first, filtered by queue and state', async () => {
         const a1 = await enqueueOne({ queue: 'lh1' });
-        await sleep(15);
+        await storeTimePasses((await hot(a1)).createdAt); // each job is created later
         const a2 = await enqueueOne({ queue: 'lh2' });
-        await sleep(15);
+        await storeTimePasses((await hot(a2)).createdAt);
         const a3 = await enqueueOne({ queue: 'lh1' });
         await store.claim({ workerId: 'w', limit: 1, queues: ['lh2'] });
         expect(ids(await store.listHot({ limit: 10 }))).toEqual([a3, a2, a1]);
@@ -1479,7 +1495,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         for (const job of order) {
           if (!job) throw new Error('unreachable');
           await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
-          await sleep(15);
+          await storeTimePasses((await archived(job.id)).finishedAt); // each finishes later
         }
         const newestFirst = ids(order as HotJob[]).reverse();
         expect(ids(await store.listArchive({ limit: 10 }))).toEqual(newestFirst);
@@ -1492,9 +1508,9 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
       it('listDead lists newest failed first, filtered by queue and reason', async () => {
         const j1 = await toDead('d1', 'Fatal');
-        await sleep(15);
+        await storeTimePasses((await dead(j1)).failedAt); // each fails later
         const j2 = await toDead('d2', 'Timeout');
-        await sleep(15);
+        await storeTimePasses((await dead(j2)).failedAt);
         const j3 = await toDead('d1', 'Fatal');
         expect(ids(await store.listDead({ limit: 10 }))).toEqual([j3, j2, j1]);
         expect(ids(await store.listDead({ limit: 1 }))).toEqual([j3]);
@@ -1516,6 +1532,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       processing,
       statsOf,
       bucketsOf,
+      storeTimePasses,
     };
     describeReliability(context);
 
@@ -1538,9 +1555,16 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         } finally {
           await unlisten();
         }
-        // Once unsubscribed, later enqueues no longer call it.
-        await enqueueOne({ queue: 'after' });
-        await sleep(300);
+        // Once unsubscribed, later enqueues no longer call it: a second subscriber hears the
+        // next wake-up, the first one does not.
+        const heard: string[] = [];
+        const stopHearing = await listen((queue) => heard.push(queue));
+        try {
+          await enqueueOne({ queue: 'after' });
+          expect(await waitUntil(() => heard.includes('after'), 1_500)).toBe(true);
+        } finally {
+          await stopHearing();
+        }
         expect(woken).not.toContain('after');
       });
 
@@ -1562,9 +1586,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const first = await store.now();
         expect(first).toBeInstanceOf(Date);
         expect(Math.abs(first.getTime() - Date.now())).toBeLessThan(5_000);
-        await sleep(30);
-        const second = await store.now();
-        expect(second.getTime()).toBeGreaterThan(first.getTime());
+        await storeTimePasses(first); // fails after 5 s if the clock stands still
       });
     });
   });

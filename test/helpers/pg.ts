@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { inject } from 'vitest';
+import { RUN_TAG_KEY } from './run-tag.js';
 
 /** Connection string of the PostgreSQL used by tests. */
 export const TEST_DATABASE_URL =
@@ -34,9 +36,24 @@ export async function postgresAvailable(): Promise<boolean> {
   return reachable;
 }
 
-/** A fresh schema name for one test file or test, unique across parallel runs. */
+/**
+ * A fresh `chokaq_…` name, unique across parallel runs. It carries the run's tag (see
+ * test/helpers/leftover-guard.ts), so the guard can tell this run's leftovers from other runs'
+ * objects in the shared database; outside that setup the tag is `untagged`.
+ */
+function uniqueName(prefix: string): string {
+  const tag = inject(RUN_TAG_KEY) ?? 'untagged';
+  return `chokaq_${prefix}_${tag}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A fresh schema name for one test file or test; drop it with {@link dropSchema}. */
 export function uniqueSchema(prefix = 't'): string {
-  return `chokaq_${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  return uniqueName(prefix);
+}
+
+/** A fresh database name for one test file; the test drops the database itself. */
+export function uniqueDatabase(prefix: string): string {
+  return uniqueName(prefix);
 }
 
 /** Drops a schema created by a test. */

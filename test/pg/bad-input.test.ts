@@ -114,8 +114,11 @@ const providers: Provider[] = [
         },
         async cleanup() {
           await client?.end().catch(() => undefined);
-          await storage.close();
-          await dropSchema(schema);
+          try {
+            await storage.close();
+          } finally {
+            await dropSchema(schema);
+          }
         },
       };
     },

@@ -54,8 +54,11 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await db?.end();
-    await dropSchema(schema);
+    try {
+      await db?.end();
+    } finally {
+      await dropSchema(schema);
+    }
   });
 
   // Every shape of claim the store sends: all types (pipe mode) or the worker's types, with or

@@ -6,10 +6,15 @@ import type { IdempotencyClaims } from '../../src/storage/idempotency.js';
 import type { ArchivedJob } from '../../src/storage/model.js';
 import { postgres, type PostgresStore } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { waitFor } from '../helpers/wait.js';
 
 const available = await postgresAvailable();
+// One schema for the whole file: both describes use it, so it is dropped once both are done.
 const schema = uniqueSchema('idem');
+
+afterAll(async () => {
+  if (available) await dropSchema(schema);
+});
 
 function open(): PostgresStore {
   return postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
@@ -30,8 +35,23 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
   afterAll(async () => {
     await store?.close();
     await pool?.end();
-    await dropSchema(schema);
   });
+
+  /** Resolves once the database clock, which judges expiry, is past the expiry of `key`'s claim. */
+  async function untilExpired(key: string): Promise<void> {
+    const { rows } = await pool.query<{ expires_at: Date | null }>(
+      `select expires_at from "${schema}".idempotency_claims where key = $1`,
+      [key],
+    );
+    const expiresAt = rows[0]?.expires_at;
+    if (!expiresAt) throw new Error(`claim ${key} has no expiry`);
+    // Strictly later: expires_at is read back cut to the millisecond.
+    await waitFor(async () => (await store.now()).getTime() > expiresAt.getTime(), {
+      timeoutMs: 5000,
+      intervalMs: 10,
+      message: `claim ${key} to expire`,
+    });
+  }
 
   it('hands one key to exactly one of 10 concurrent claimers', async () => {
     const results = await Promise.all(
@@ -66,13 +86,13 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
       status: 'in-progress',
       jobId: 'job-1',
     });
-    await sleep(500);
+    await untilExpired('short');
     expect(await claims.begin('short', 'job-2', 60_000)).toEqual({ status: 'claimed' });
     // The former owner lost the key.
     expect(await claims.complete('short', 'job-1', null)).toBe(false);
     expect(await claims.release('short', 'job-1')).toBe(false);
     expect(await claims.complete('short', 'job-2', 400)).toBe(true);
-    await sleep(500);
+    await untilExpired('short');
     expect(await claims.begin('short', 'job-3', 60_000)).toEqual({ status: 'claimed' });
   });
 
@@ -88,7 +108,7 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
   it('purges expired claims only', async () => {
     await claims.begin('purge-a', 'j', 10);
     await claims.begin('purge-b', 'j', 60_000);
-    await sleep(30);
+    await untilExpired('purge-a');
     expect(await claims.purgeExpired()).toBeGreaterThanOrEqual(1);
     const keys = await pool.query<{ key: string }>(
       `select key from "${schema}".idempotency_claims where key like 'purge-%'`,
@@ -124,7 +144,10 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
       type: 'idem.charge.v1',
       async handle(payload, ctx) {
         effects.push(`${payload.key}:${ctx.id}`);
-        await sleep(100);
+        // Hold the key until the other job has found it in progress, whichever runs first.
+        await waitFor(() => outcomes.includes('in_progress_duplicate'), {
+          message: 'the duplicate to find the key in progress',
+        });
       },
     });
     chokaq = new ChokaQ({
@@ -134,7 +157,9 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
         idempotency({
           claims: storage.idempotencyClaims(),
           key: (_ctx, p) => (p as { key: string }).key,
-          inProgressTtl: '2s', // an in-progress duplicate looks again after 2 s
+          // The deferred duplicate looks again after 1 s of the database clock (its run_at); the
+          // winner completes long before its claim would expire.
+          inProgressTtl: '1s',
           onOutcome: (outcome) => outcomes.push(outcome),
         }),
       ],
@@ -159,6 +184,7 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
     const duplicate = rows.find((row) => row.id !== winner);
     expect(duplicate?.note).toMatch(new RegExp(`^duplicate of job ${winner}, completed `));
     expect(rows.find((row) => row.id === winner)?.note ?? null).toBeNull();
+    expect(outcomes).toContain('in_progress_duplicate');
     expect(outcomes).toContain('completed_duplicate');
     expect(outcomes.filter((o) => o === 'completed')).toHaveLength(1);
   });

@@ -62,9 +62,12 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
 
   afterEach(async () => {
     await admin.end().catch(() => undefined);
-    await first.close();
-    await second.close();
-    await dropSchema(schema);
+    try {
+      await first.close();
+      await second.close();
+    } finally {
+      await dropSchema(schema);
+    }
   });
 
   /** Enqueues `count` jobs of `type` into `queue`, then claims and starts them on `first`. */

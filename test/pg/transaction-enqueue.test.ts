@@ -34,9 +34,12 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
   });
 
   afterAll(async () => {
-    await store?.close();
-    await pool?.end();
-    await dropSchema(schema);
+    try {
+      await store?.close();
+      await pool?.end();
+    } finally {
+      await dropSchema(schema);
+    }
   });
 
   it('rolls the jobs back with the caller transaction', async () => {
@@ -138,9 +141,12 @@ describe.skipIf(!available)('ChokaQ.enqueue with a caller client', () => {
   });
 
   afterAll(async () => {
-    await chokaq?.stop();
-    await pool?.end();
-    await dropSchema(facadeSchema);
+    try {
+      await chokaq?.stop();
+      await pool?.end();
+    } finally {
+      await dropSchema(facadeSchema);
+    }
   });
 
   it('runs a job only when the caller commits, and never one that was rolled back', async () => {

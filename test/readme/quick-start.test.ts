@@ -17,7 +17,7 @@ import {
   withTimeout,
   type Child,
 } from '../fixtures/crash-process.js';
-import { TEST_DATABASE_URL, postgresAvailable } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, postgresAvailable, uniqueDatabase } from '../helpers/pg.js';
 import {
   REPO_ROOT,
   createProject,
@@ -48,7 +48,7 @@ function withDatabase(url: string, database: string): string {
 }
 
 describe.skipIf(!pgUp)('README Quick start on PostgreSQL', () => {
-  const database = `chokaq_readme_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const database = uniqueDatabase('readme');
   const databaseUrl = withDatabase(TEST_DATABASE_URL, database);
   const children: Child[] = [];
   let dir = '';
@@ -70,9 +70,17 @@ describe.skipIf(!pgUp)('README Quick start on PostgreSQL', () => {
   });
 
   afterAll(async () => {
-    await killAll(children);
-    await db?.end();
-    removeProject(dir);
+    try {
+      await killAll(children);
+      await db?.end();
+      removeProject(dir);
+    } finally {
+      await dropDatabase();
+    }
+  });
+
+  /** Drops the throwaway database, also when the test or the cleanup before it failed. */
+  async function dropDatabase(): Promise<void> {
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await admin.connect();
     try {
@@ -80,7 +88,7 @@ describe.skipIf(!pgUp)('README Quick start on PostgreSQL', () => {
     } finally {
       await admin.end();
     }
-  });
+  }
 
   it('sends the email, keeps the delayed one waiting and stops on SIGTERM', async () => {
     const child = spawnNode('quick-start', [join(dir, 'quick-start.mjs')], {

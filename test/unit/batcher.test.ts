@@ -19,6 +19,14 @@ function within<T>(promise: Promise<T>, ms = 1000): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Lets `count` event-loop turns pass. The batcher flushes on the next turn (setImmediate), so a
+ * batch that could start early has started after a few turns.
+ */
+async function turns(count = 3): Promise<void> {
+  for (let turn = 0; turn < count; turn += 1) await new Promise((r) => setImmediate(r));
+}
+
 /** A recording `run` that doubles numbers. */
 function recorder(): { batches: number[][]; run: (items: number[]) => Promise<number[]> } {
   const batches: number[][] = [];
@@ -96,7 +104,7 @@ describe('Batcher', () => {
     const c = batcher.add(3);
     const d = batcher.add(4);
     // give a second batch every chance to start early: it must not
-    await new Promise((r) => setTimeout(r, 20));
+    await turns();
     expect(gates).toHaveLength(1);
     expect(batcher.unfinished).toBe(4); // two in the running batch, two waiting
     gates[0]?.resolve();
@@ -162,7 +170,7 @@ describe('Batcher', () => {
     const batcher = new Batcher<number, number>({
       maxBatch: 3,
       run: async (items) => {
-        await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 5)); // each batch takes a while
         return items;
       },
     });
@@ -192,7 +200,7 @@ describe('Batcher', () => {
     void batcher.whenAtMost(2).then(() => (atMostTwo = true));
     void batcher.whenAtMost(0).then(() => (atMostZero = true));
     await vi.waitFor(() => expect(gates).toHaveLength(1), { timeout: 1000, interval: 1 });
-    await new Promise((r) => setTimeout(r, 10));
+    await turns(); // nothing finished yet: neither waiter may resolve
     expect([atMostTwo, atMostZero]).toEqual([false, false]);
     gates[0]?.resolve();
     await vi.waitFor(() => expect(atMostTwo).toBe(true), { timeout: 1000, interval: 1 });

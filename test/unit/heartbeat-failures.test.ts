@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
+import { ChokaQ, defineJob, memory, silentLogger, type JobDefinition } from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A real memory store whose heartbeat writes fail, as when the database stops answering them. */
 function withFailingHeartbeats(): Store {
@@ -10,39 +10,46 @@ function withFailingHeartbeats(): Store {
   return store;
 }
 
-const slowJob = defineJob({
-  type: 'hb.slow.v1',
-  handle: (_p, ctx) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, 400);
-      ctx.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        reject(new Error('aborted'));
-      });
-    }),
-});
+/**
+ * A job whose handler runs until `done()` resolves (so it lives through as many heartbeats as the
+ * test needs), or fails as soon as its signal aborts.
+ */
+function heldJob(done: () => Promise<unknown>): JobDefinition<unknown> {
+  return defineJob({
+    type: 'hb.held.v1',
+    handle: (_p, ctx) =>
+      new Promise<void>((resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+        done().then(() => resolve(), reject);
+      }),
+  });
+}
 
 describe('heartbeat failures', () => {
   it('by default only count and warn: the job still succeeds', async () => {
+    // Runs until a heartbeat past the threshold of three has failed.
+    const job = heldJob(() => waitFor(() => chokaq.counters.heartbeatFailures >= 4));
     const chokaq = new ChokaQ({
       storage: withFailingHeartbeats(),
-      jobs: [slowJob],
+      jobs: [job],
       logger: silentLogger,
       pollInterval: 20,
       heartbeatInterval: 20,
       heartbeatFailureThreshold: 3,
     });
     await chokaq.start();
-    const { id } = await chokaq.enqueue(slowJob, {});
+    const { id } = await chokaq.enqueue(job, {});
     await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive', { timeoutMs: 5000 });
-    expect(chokaq.counters.heartbeatFailures).toBeGreaterThanOrEqual(3);
+    expect(chokaq.counters.heartbeatFailures).toBeGreaterThanOrEqual(4);
     await chokaq.stop();
   });
 
   it('with cancelOnHeartbeatFailure abort the run into the DLQ as HeartbeatFailure', async () => {
+    // Never ends by itself: only the abort after the third failed heartbeat ends it.
+    const job = heldJob(() => new Promise(() => undefined));
     const chokaq = new ChokaQ({
       storage: withFailingHeartbeats(),
-      jobs: [slowJob],
+      jobs: [job],
       logger: silentLogger,
       pollInterval: 20,
       heartbeatInterval: 20,
@@ -50,7 +57,7 @@ describe('heartbeat failures', () => {
       cancelOnHeartbeatFailure: true,
     });
     await chokaq.start();
-    const { id } = await chokaq.enqueue(slowJob, {});
+    const { id } = await chokaq.enqueue(job, {});
     const dead = await waitFor(
       async () => {
         const found = await chokaq.getJob(id);
@@ -59,14 +66,17 @@ describe('heartbeat failures', () => {
       { timeoutMs: 5000 },
     );
     expect(dead.reason).toBe('HeartbeatFailure');
-    await sleep(10);
     await chokaq.stop();
   });
 
   it('reports the late settle of a run rescued as a zombie as a conflict, changing nothing', async () => {
+    let rescued!: () => void;
+    const zombie = new Promise<void>((resolve) => (rescued = resolve));
+    // Runs on until recovery has moved its job to the DLQ, then succeeds: too late.
+    const job = heldJob(() => zombie);
     const chokaq = new ChokaQ({
       storage: withFailingHeartbeats(),
-      jobs: [slowJob],
+      jobs: [job],
       logger: silentLogger,
       pollInterval: 20,
       heartbeatInterval: 20,
@@ -75,8 +85,9 @@ describe('heartbeat failures', () => {
     });
     const conflicts: string[] = [];
     chokaq.on('job:conflict', (e) => conflicts.push(`${e.id}:${e.step}`));
+    chokaq.on('job:rescued', () => rescued());
     await chokaq.start();
-    const { id } = await chokaq.enqueue(slowJob, {});
+    const { id } = await chokaq.enqueue(job, {});
     await waitFor(() => conflicts.length === 1, { timeoutMs: 5000 });
     expect(conflicts).toEqual([`${id}:archive`]);
     const found = await chokaq.getJob(id);
