@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/storage/store.js';
 import type { ConformanceContext } from './reliability.js';
-import { ids, leaseOf, newJob, sleep, waitUntil } from './helpers.js';
+import { ids, leaseOf, newJob, waitUntil } from './helpers.js';
 
 /** Registers the edge-case conformance tests; call inside the provider's `describe`. */
 export function describeEdgeCases(ctx: ConformanceContext): void {
@@ -114,7 +114,7 @@ export function describeEdgeCases(ctx: ConformanceContext): void {
       const claims = store.idempotencyClaims();
       expect(await claims.begin('order-1', 'job-1', 1)).toEqual({ status: 'claimed' });
       expect(await claims.begin('order-2', 'job-2', 60_000)).toEqual({ status: 'claimed' });
-      await sleep(20);
+      await ctx.storeTimePasses((await store.now()).getTime() + 1); // order-1 has expired
       const result = await store.rescue({
         fetchedTimeoutMs: 60_000,
         processingTimeoutMs: 60_000,

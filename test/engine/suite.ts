@@ -759,7 +759,6 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
     });
 
     it('claims the next job of a capped queue as soon as a slot frees, not at the next poll', async () => {
-      if (await skip()) return;
       const done: number[] = [];
       const job = defineJob<{ n: number }>({
         type: 'narrow.v1',
