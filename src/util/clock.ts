@@ -83,13 +83,7 @@ export class FakeClock implements Clock {
    */
   advance(ms: number): void {
     const target = this.current + ms;
-    for (;;) {
-      const next = this.nextDue(target);
-      if (next === undefined) break;
-      this.timers = this.timers.filter((t) => t !== next);
-      this.current = next.at;
-      next.callback();
-    }
+    while (this.fireNext(target));
     this.current = target;
   }
 
@@ -99,16 +93,20 @@ export class FakeClock implements Clock {
    */
   async advanceAsync(ms: number): Promise<void> {
     const target = this.current + ms;
-    for (;;) {
-      await settle();
-      const next = this.nextDue(target);
-      if (next === undefined) break;
-      this.timers = this.timers.filter((t) => t !== next);
-      this.current = next.at;
-      next.callback();
-    }
+    do await settle();
+    while (this.fireNext(target));
     this.current = target;
     await settle();
+  }
+
+  /** Fires the earliest timer due by `target`, moving the clock to it; `false` when none is. */
+  private fireNext(target: number): boolean {
+    const next = this.nextDue(target);
+    if (next === undefined) return false;
+    this.timers = this.timers.filter((t) => t !== next);
+    this.current = next.at;
+    next.callback();
+    return true;
   }
 
   private nextDue(target: number): FakeTimer | undefined {

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { memory } from '../../src/index.js';
-import { ActiveRuns, type AbortCause, type ActiveRun } from '../../src/runtime/active-runs.js';
+import { ActiveRuns, type AbortCause } from '../../src/runtime/active-runs.js';
+import type { HotJob } from '../../src/storage/model.js';
+import type { Lease, Store } from '../../src/storage/store.js';
 import { ChokaQEvents } from '../../src/runtime/events.js';
 import { Heartbeater } from '../../src/runtime/heartbeater.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -24,6 +26,30 @@ function recordingLogger(warnings: string[]): Logger {
   return logger;
 }
 
+/** A heartbeater over `store` for one run of `job` under `lease`, recording what it does. */
+function watching(
+  store: Store,
+  job: HotJob,
+  lease: Lease,
+): { runs: ActiveRuns; heartbeater: Heartbeater; aborts: AbortCause[]; warnings: string[] } {
+  const aborts: AbortCause[] = [];
+  const warnings: string[] = [];
+  const runs = new ActiveRuns();
+  runs.add({ job, lease, abort: (why) => void aborts.push(why) });
+  const logger = recordingLogger(warnings);
+  const heartbeater = new Heartbeater({
+    store,
+    runs,
+    intervalMs: 10_000,
+    failureThreshold: 3,
+    cancelOnFailure: false,
+    events: new ChokaQEvents(logger),
+    logger,
+    clock: new FakeClock(),
+  });
+  return { runs, heartbeater, aborts, warnings };
+}
+
 describe('heartbeat racing a settle', () => {
   it('does not take a run that settled while its heartbeat was on the way for a lost lease', async () => {
     const store = memory();
@@ -40,22 +66,7 @@ describe('heartbeat racing a settle', () => {
       return heartbeat(leases);
     };
 
-    const aborts: AbortCause[] = [];
-    const run: ActiveRun = { job, lease, abort: (why) => void aborts.push(why) };
-    const runs = new ActiveRuns();
-    runs.add(run);
-    const warnings: string[] = [];
-    const logger = recordingLogger(warnings);
-    const heartbeater = new Heartbeater({
-      store,
-      runs,
-      intervalMs: 10_000,
-      failureThreshold: 3,
-      cancelOnFailure: false,
-      events: new ChokaQEvents(logger),
-      logger,
-      clock: new FakeClock(),
-    });
+    const { runs, heartbeater, aborts, warnings } = watching(store, job, lease);
 
     const beat = heartbeater.beat(); // takes the run, then waits for the store
     // Meanwhile the run ends as the executor ends it: out of the registry, archive written.
@@ -73,25 +84,10 @@ describe('heartbeat racing a settle', () => {
     await store.enqueue([newJob({ id: 'lost-1' })]);
     const [job] = await store.claim({ workerId: 'w', limit: 1, queues: null, startCount: 1 });
     if (!job) throw new Error('nothing claimed');
-    const aborts: AbortCause[] = [];
-    const runs = new ActiveRuns();
     // The lease the run holds is not the stored one: someone else took the job over.
-    runs.add({
-      job,
-      lease: { ...leaseOf(job), leaseToken: 'stale' },
-      abort: (why) => void aborts.push(why),
-    });
-    const warnings: string[] = [];
-    const logger = recordingLogger(warnings);
-    const heartbeater = new Heartbeater({
-      store,
-      runs,
-      intervalMs: 10_000,
-      failureThreshold: 3,
-      cancelOnFailure: false,
-      events: new ChokaQEvents(logger),
-      logger,
-      clock: new FakeClock(),
+    const { heartbeater, aborts, warnings } = watching(store, job, {
+      ...leaseOf(job),
+      leaseToken: 'stale',
     });
     await heartbeater.beat();
     expect(aborts).toEqual(['lost']);
