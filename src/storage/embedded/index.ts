@@ -9,7 +9,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { ChokaQError } from '../../errors.js';
-import { consoleLogger, type Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/logger.js';
+import { providerLogger } from '../../observability/provider-logger.js';
 import type { Executor } from '../sql/executor.js';
 import { QUERIES } from '../sql/generated.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
@@ -51,8 +52,9 @@ export interface EmbeddedOptions {
    */
   migrate?: boolean;
   /**
-   * Where warnings go.
-   * @default consoleLogger()
+   * Where the store logs.
+   * @default ChokaQ's `logger` (scoped `embedded`) once the store is given to `new ChokaQ()`;
+   *   `consoleLogger()` before that.
    */
   logger?: Logger;
   /**
@@ -74,7 +76,7 @@ const SHARED_BUFFERS = '16MB';
  */
 export function embedded(options: EmbeddedOptions = {}): SqlStore {
   const schema = validateSchema(options.schema ?? DEFAULT_SCHEMA);
-  const logger = (options.logger ?? consoleLogger()).child('embedded');
+  const logger = providerLogger(options.logger, 'embedded');
   const vacuumIntervalMs = options.vacuumIntervalMs ?? 60_000;
   if (!Number.isFinite(vacuumIntervalMs) || vacuumIntervalMs < 0) {
     throw new ChokaQError(

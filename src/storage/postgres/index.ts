@@ -4,7 +4,8 @@
  */
 import pg from 'pg';
 import { ChokaQError } from '../../errors.js';
-import { consoleLogger, type Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/logger.js';
+import { providerLogger } from '../../observability/provider-logger.js';
 import type { EnqueueResult } from '../model.js';
 import type { NewJob } from '../store.js';
 import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';
@@ -50,8 +51,9 @@ export interface PostgresOptions {
    */
   poolSize?: number;
   /**
-   * Where warnings go.
-   * @default consoleLogger()
+   * Where the store logs.
+   * @default ChokaQ's `logger` (scoped `postgres`) once the store is given to `new ChokaQ()`;
+   *   `consoleLogger()` before that.
    */
   logger?: Logger;
 }
@@ -91,7 +93,7 @@ export class PostgresStore extends SqlStore {
  */
 export function postgres(options: PostgresOptions): PostgresStore {
   const schema = validateSchema(options.schema ?? DEFAULT_SCHEMA);
-  const logger = (options.logger ?? consoleLogger()).child('postgres');
+  const logger = providerLogger(options.logger, 'postgres');
   return new PostgresStore({
     kind: 'postgres',
     schema,
