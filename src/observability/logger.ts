@@ -1,3 +1,5 @@
+import { hasMethods, invalid } from '../util/check.js';
+
 /**
  * Structured fields attached to a log line. `scope` is reserved for the logger's own scope: a
  * `scope` field here is left out, so a record never carries two.
@@ -99,4 +101,20 @@ function scopedPino(root: PinoLike, scope: string | undefined): Logger {
     error: (m, meta) => target.error(withoutScope(meta), m),
     child: (child) => scopedPino(root, joinScope(scope, child)),
   };
+}
+
+/**
+ * Checks that `value` has the methods of a {@link Logger}.
+ * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` naming `field` otherwise.
+ */
+export function checkLogger(value: unknown, field: string): Logger {
+  if (!hasMethods(value, ['debug', 'info', 'warn', 'error', 'child'])) {
+    throw invalid(
+      'CHOKAQ_INVALID_CONFIG',
+      field,
+      'an object with debug, info, warn, error and child functions (fromPino(pino) adapts pino)',
+      value,
+    );
+  }
+  return value as Logger;
 }
