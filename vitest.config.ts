@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // consoleLogger() reads it: passing tests print no engine or store lines ("schema migrated").
+    // Tests about log output pass their own logger; set CHOKAQ_LOG_LEVEL to see the lines.
+    env: { CHOKAQ_LOG_LEVEL: process.env.CHOKAQ_LOG_LEVEL ?? 'silent' },
     // PGlite instances and worker processes are memory-hungry; two cores run two files at a time.
     maxWorkers: 2,
     // Tags every test schema/database name with the run and fails the run on leftovers.

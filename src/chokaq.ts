@@ -82,6 +82,7 @@ export class ChokaQ {
   /** @throws ChokaQError when an option is invalid (see `ChokaQOptions`); the message names it. */
   constructor(options: ChokaQOptions) {
     this.config = resolveConfig(options);
+    this.config.storage.useLogger?.(this.config.logger);
     const registry = new JobRegistry(this.config.jobs);
     this.events = new ChokaQEvents(this.config.logger.child('events'));
     this.counts = countEvents(this.events);

@@ -1,9 +1,8 @@
 import type { Logger } from '../observability/logger.js';
 import type { Store } from '../storage/store.js';
+// The options module only, not the provider: PGlite is loaded when a command needs it.
+import { DEFAULT_DATA_DIR } from '../storage/embedded/options.js';
 import { DEFAULT_SCHEMA } from '../storage/sql/schema.js';
-
-/** The embedded store's folder when neither `--data-dir` nor `CHOKAQ_DATA_DIR` names one. */
-export const DEFAULT_DATA_DIR = './.chokaq';
 
 /** Where a command's jobs live: PostgreSQL when a URL is given, else the embedded store. */
 export interface ConnectionOptions {

@@ -5,7 +5,7 @@ import { checkCircuitPolicy, resolveCircuitPolicy } from '../job/circuit-policy.
 import { LIMITS, validateQueueName } from '../job/envelope.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy } from '../job/retry.js';
-import { consoleLogger, type Logger } from '../observability/logger.js';
+import { checkLogger, consoleLogger } from '../observability/logger.js';
 import type { EngineSettings, QueueStartSettings } from '../runtime/settings.js';
 import type { Store } from '../storage/store.js';
 import {
@@ -16,10 +16,11 @@ import {
   checkOptions,
   checkString,
   describeValue,
+  hasMethods,
   invalid,
   isPlainObject,
 } from '../util/check.js';
-import { systemClock, type Clock } from '../util/clock.js';
+import { checkClock, systemClock } from '../util/clock.js';
 import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
 import type { ChokaQOptions, QueueSettings } from './options.js';
 
@@ -145,8 +146,8 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
             LIMITS.createdByLength,
           )
         : checkString(options.workerId, 'workerId', LIMITS.createdByLength),
-    logger: options.logger === undefined ? consoleLogger() : checkLogger(options.logger),
-    clock: options.clock === undefined ? systemClock : checkClock(options.clock),
+    logger: options.logger === undefined ? consoleLogger() : checkLogger(options.logger, 'logger'),
+    clock: options.clock === undefined ? systemClock : checkClock(options.clock, 'clock'),
   };
 }
 
@@ -246,13 +247,7 @@ function checkQueueNames(value: unknown): readonly string[] {
 
 /** The storage option: a provider made by `memory()`, `embedded()` or `postgres()`. */
 function checkStorage(value: unknown): Store {
-  const methods = ['open', 'close', 'enqueue', 'claim', 'settle', 'rescue'] as const;
-  const store = value as Partial<Record<(typeof methods)[number], unknown>> | null;
-  if (
-    typeof value !== 'object' ||
-    store === null ||
-    methods.some((method) => typeof store[method] !== 'function')
-  ) {
+  if (!hasMethods(value, ['open', 'close', 'enqueue', 'claim', 'settle', 'rescue'])) {
     throw new ChokaQError(
       'CHOKAQ_INVALID_CONFIG',
       `storage must be a storage provider made by memory(), embedded() or postgres(), got ${describeValue(value)}`,
@@ -260,35 +255,4 @@ function checkStorage(value: unknown): Store {
     );
   }
   return value as Store;
-}
-
-function checkLogger(value: unknown): Logger {
-  const methods = ['debug', 'info', 'warn', 'error', 'child'] as const;
-  const logger = value as Partial<Record<(typeof methods)[number], unknown>> | null;
-  if (
-    typeof value !== 'object' ||
-    logger === null ||
-    methods.some((m) => typeof logger[m] !== 'function')
-  ) {
-    throw invalid(
-      'CHOKAQ_INVALID_CONFIG',
-      'logger',
-      'an object with debug, info, warn, error and child functions (fromPino(pino) adapts pino)',
-      value,
-    );
-  }
-  return value as Logger;
-}
-
-function checkClock(value: unknown): Clock {
-  const clock = value as Partial<Record<'now' | 'schedule', unknown>> | null;
-  if (
-    typeof value !== 'object' ||
-    clock === null ||
-    typeof clock.now !== 'function' ||
-    typeof clock.schedule !== 'function'
-  ) {
-    throw invalid('CHOKAQ_INVALID_CONFIG', 'clock', 'an object with now() and schedule()', value);
-  }
-  return value as Clock;
 }

@@ -12,6 +12,7 @@
  * `storage/model.ts`.
  */
 import type { FailureReason, HotState } from '../job/state.js';
+import type { Logger } from '../observability/logger.js';
 import type { IdempotencyClaims } from './idempotency.js';
 import type {
   ArchivedJob,
@@ -188,6 +189,13 @@ export interface ResurrectRequest {
 export interface Store {
   /** Short provider name for logs: `memory`, `embedded` or `postgres`. */
   readonly kind: string;
+
+  /**
+   * Adopts ChokaQ's logger (scoped to the provider, e.g. `chokaq:postgres`) unless the provider was
+   * given its own `logger`; ChokaQ calls it once when constructed. Providers that log nothing
+   * omit it.
+   */
+  useLogger?(logger: Logger): void;
 
   /** Applies pending migrations (no-op for memory) and opens resources. Idempotent. */
   open(): Promise<void>;

@@ -57,6 +57,13 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
+/** Whether `value` is an object (not `null`) whose `methods` are all functions. */
+export function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return methods.every((method) => typeof record[method] === 'function');
+}
+
 /**
  * Checks that `value` is a plain object whose keys are all in `allowed`; `undefined` reads as `{}`.
  * @throws ChokaQError `code` (default `CHOKAQ_INVALID_CONFIG`) when it is not an object, and

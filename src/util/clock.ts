@@ -1,3 +1,5 @@
+import { hasMethods, invalid } from './check.js';
+
 /** Cancels a timer made by {@link Clock.schedule}; calling it again does nothing. */
 export type CancelTimer = () => void;
 
@@ -144,4 +146,15 @@ export async function waitAtMost(
   } finally {
     cancel?.();
   }
+}
+
+/**
+ * Checks that `value` is a {@link Clock}: an object with `now` and `schedule` functions.
+ * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` naming `field` otherwise.
+ */
+export function checkClock(value: unknown, field: string): Clock {
+  if (!hasMethods(value, ['now', 'schedule'])) {
+    throw invalid('CHOKAQ_INVALID_CONFIG', field, 'an object with now() and schedule()', value);
+  }
+  return value as Clock;
 }

@@ -8,59 +8,31 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { ChokaQError } from '../../errors.js';
-import { consoleLogger, type Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/logger.js';
+import { providerLogger } from '../../observability/provider-logger.js';
 import type { Executor } from '../sql/executor.js';
 import { QUERIES } from '../sql/generated.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
-import { DEFAULT_SCHEMA, validateSchema, withSchema } from '../sql/schema.js';
+import { withSchema } from '../sql/schema.js';
 import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
 import { acquireDirectoryLock, type DirectoryLock } from './lockfile.js';
+import {
+  checkEmbeddedMigrateOptions,
+  checkEmbeddedOptions,
+  MEMORY_DATA_DIR,
+  type EmbeddedMigrateOptions,
+  type EmbeddedOptions,
+  type EmbeddedSettings,
+  type EmbeddedSource,
+} from './options.js';
 import type { PgliteInstance } from './pglite.js';
 import { pgliteExecutor } from './pglite-executor.js';
 
 export type { MigrationStep } from '../sql/migrator.js';
 export type { PgliteInstance, PgliteSession } from './pglite.js';
+export { MEMORY_DATA_DIR } from './options.js';
+export type { EmbeddedMigrateOptions, EmbeddedOptions } from './options.js';
 export type { SqlStore } from '../sql/sql-store.js';
-
-/** The `dataDir` value for a volatile, in-memory instance. */
-export const MEMORY_DATA_DIR = 'memory://';
-
-/** Options of {@link embedded}. */
-export interface EmbeddedOptions {
-  /**
-   * Directory of the PGlite data files, created if missing; `'memory://'` for a volatile
-   * instance. Ignored when `pglite` is given.
-   * @default './.chokaq'
-   */
-  dataDir?: string;
-  /**
-   * An already started PGlite instance to use instead of creating one (for example one instance
-   * shared by many test schemas), for example a `PGlite`. The store neither locks a directory for
-   * it nor closes it.
-   */
-  pglite?: PgliteInstance;
-  /**
-   * Schema holding ChokaQ's tables; `^[a-z_][a-z0-9_]{0,62}$`.
-   * @default 'chokaq'
-   */
-  schema?: string;
-  /**
-   * Apply pending migrations in `open()`.
-   * @default true
-   */
-  migrate?: boolean;
-  /**
-   * Where warnings go.
-   * @default consoleLogger()
-   */
-  logger?: Logger;
-  /**
-   * Interval of the hot-table VACUUM in ms; 0 disables it.
-   * @default 60000
-   */
-  vacuumIntervalMs?: number;
-}
 
 /** `shared_buffers` of instances the provider starts (PGlite's default costs ~500 MB more RSS). */
 const SHARED_BUFFERS = '16MB';
@@ -69,25 +41,20 @@ const SHARED_BUFFERS = '16MB';
  * An embedded store. Nothing starts until `open()` (or the first call), which takes the data
  * directory's lockfile, starts PGlite and applies migrations unless `migrate: false`.
  *
- * @throws `CHOKAQ_INVALID_CONFIG` for an invalid schema name or vacuum interval. `open()` throws
- *   `CHOKAQ_STORAGE_LOCKED` when another live process (or store) holds the data directory.
+ * @throws `CHOKAQ_UNKNOWN_OPTION` for an unknown option name; `CHOKAQ_INVALID_CONFIG` naming the
+ *   option for a wrong type or value (a blank `dataDir`, a reserved schema name, a vacuum interval
+ *   outside its bounds). `open()` throws `CHOKAQ_STORAGE_LOCKED` when another live process (or
+ *   store) holds the data directory.
  */
 export function embedded(options: EmbeddedOptions = {}): SqlStore {
-  const schema = validateSchema(options.schema ?? DEFAULT_SCHEMA);
-  const logger = (options.logger ?? consoleLogger()).child('embedded');
-  const vacuumIntervalMs = options.vacuumIntervalMs ?? 60_000;
-  if (!Number.isFinite(vacuumIntervalMs) || vacuumIntervalMs < 0) {
-    throw new ChokaQError(
-      'CHOKAQ_INVALID_CONFIG',
-      `vacuumIntervalMs must be a non-negative number, got ${vacuumIntervalMs}.`,
-    );
-  }
+  const settings = checkEmbeddedOptions(options);
+  const logger = providerLogger(settings.logger, 'embedded');
   return new SqlStore({
     kind: 'embedded',
-    schema,
-    migrate: options.migrate ?? true,
+    schema: settings.schema,
+    migrate: settings.migrate,
     logger,
-    backend: embeddedBackend(options, schema, vacuumIntervalMs, logger),
+    backend: embeddedBackend(settings, logger),
   });
 }
 
@@ -99,12 +66,12 @@ interface Opened {
 }
 
 /** Starts (or adopts) a PGlite instance, taking the directory lock first. */
-async function openPglite(options: EmbeddedOptions): Promise<Opened> {
-  if (options.pglite !== undefined) {
-    await options.pglite.waitReady;
-    return { db: options.pglite, executor: pgliteExecutor(options.pglite), lock: null };
+async function openPglite(source: EmbeddedSource): Promise<Opened> {
+  if ('pglite' in source) {
+    await source.pglite.waitReady;
+    return { db: source.pglite, executor: pgliteExecutor(source.pglite), lock: null };
   }
-  const dataDir = options.dataDir ?? './.chokaq';
+  const { dataDir } = source;
   let lock: DirectoryLock | null = null;
   if (dataDir !== MEMORY_DATA_DIR) {
     mkdirSync(resolve(dataDir), { recursive: true });
@@ -122,19 +89,15 @@ async function openPglite(options: EmbeddedOptions): Promise<Opened> {
   }
 }
 
-function embeddedBackend(
-  options: EmbeddedOptions,
-  schema: string,
-  vacuumIntervalMs: number,
-  logger: Logger,
-): SqlBackend {
+function embeddedBackend(settings: EmbeddedSettings, logger: Logger): SqlBackend {
+  const { vacuumIntervalMs } = settings;
   let opened: Opened | null = null;
   let vacuum: NodeJS.Timeout | null = null;
-  const vacuumSql = withSchema(QUERIES.vacuum_hot, schema);
+  const vacuumSql = withSchema(QUERIES.vacuum_hot, settings.schema);
   return {
     async open(): Promise<Executor> {
       if (opened !== null) return opened.executor;
-      const current = await openPglite(options);
+      const current = await openPglite(settings.source);
       opened = current;
       if (vacuumIntervalMs > 0) {
         vacuum = setInterval(() => {
@@ -170,36 +133,17 @@ function embeddedBackend(
   };
 }
 
-/** Options of {@link migrate}. */
-export interface EmbeddedMigrateOptions {
-  /**
-   * Data directory to migrate.
-   * @default './.chokaq'
-   */
-  dataDir?: string;
-  /**
-   * Schema to migrate.
-   * @default 'chokaq'
-   */
-  schema?: string;
-  /**
-   * Only report the migrations (with their SQL) that would run.
-   * @default false
-   */
-  dryRun?: boolean;
-}
-
 /**
  * Migrates an embedded data directory (for the CLI), creating it if missing. Takes the directory
  * lock, so it fails with `CHOKAQ_STORAGE_LOCKED` while an app has the directory open. A dry run
  * of a missing directory creates nothing: it reports every migration.
  *
  * @returns The migrations applied, or with `dryRun` those that would be applied.
+ * @throws `CHOKAQ_UNKNOWN_OPTION` or `CHOKAQ_INVALID_CONFIG` naming a bad option, before
+ *   touching the directory.
  */
 export async function migrate(options: EmbeddedMigrateOptions = {}): Promise<MigrationStep[]> {
-  const schema = validateSchema(options.schema ?? DEFAULT_SCHEMA);
-  const dataDir = options.dataDir ?? './.chokaq';
-  const dryRun = options.dryRun ?? false;
+  const { dataDir, schema, dryRun } = checkEmbeddedMigrateOptions(options);
   // A fresh volatile instance has no migrations applied, exactly like a directory not yet made.
   const missing = dataDir !== MEMORY_DATA_DIR && !existsSync(resolve(dataDir));
   const opened = await openPglite({ dataDir: dryRun && missing ? MEMORY_DATA_DIR : dataDir });

@@ -3,7 +3,8 @@
  * `postgres` and `embedded` (delays, retries, resurrection, dedupe, exact `maxWorkers` caps).
  * For tests and work that may be lost on exit.
  */
-import { systemClock, type Clock } from '../../util/clock.js';
+import { checkOptions } from '../../util/check.js';
+import { checkClock, systemClock, type Clock } from '../../util/clock.js';
 import type { Store } from '../store.js';
 import { MemoryStore } from './memory-store.js';
 
@@ -17,8 +18,13 @@ export interface MemoryOptions {
   clock?: Clock;
 }
 
+const PREFIX = 'memory(options)';
+
 /**
  * Creates an in-memory store. Nothing survives the process; every store is independent.
+ *
+ * @throws `CHOKAQ_UNKNOWN_OPTION` for an unknown option name; `CHOKAQ_INVALID_CONFIG` when
+ *   `clock` lacks `now()` or `schedule()`.
  *
  * @example
  * ```ts
@@ -26,5 +32,8 @@ export interface MemoryOptions {
  * ```
  */
 export function memory(options: MemoryOptions = {}): Store {
-  return new MemoryStore(options.clock ?? systemClock);
+  const given = checkOptions(options, PREFIX, ['clock']);
+  return new MemoryStore(
+    given.clock === undefined ? systemClock : checkClock(given.clock, `${PREFIX}.clock`),
+  );
 }

@@ -4,18 +4,26 @@
  */
 import pg from 'pg';
 import { ChokaQError } from '../../errors.js';
-import { consoleLogger, type Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/logger.js';
+import { providerLogger } from '../../observability/provider-logger.js';
 import type { EnqueueResult } from '../model.js';
 import type { NewJob } from '../store.js';
 import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
-import { DEFAULT_SCHEMA, validateSchema } from '../sql/schema.js';
 import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
 import { PgListener } from './listener.js';
+import {
+  checkPostgresMigrateOptions,
+  checkPostgresOptions,
+  type PostgresMigrateOptions,
+  type PostgresOptions,
+  type PostgresSettings,
+} from './options.js';
 import { pgExecutor } from './pg-executor.js';
 import type { PostgresPool } from './pool.js';
 
 export type { MigrationStep } from '../sql/migrator.js';
+export type { PostgresMigrateOptions, PostgresOptions } from './options.js';
 export type { SqlStore } from '../sql/sql-store.js';
 export type {
   PostgresPool,
@@ -24,37 +32,6 @@ export type {
   PostgresQueryResult,
   PostgresStatement,
 } from './pool.js';
-
-/** Options of {@link postgres}. Give `connectionString` or `pool`. */
-export interface PostgresOptions {
-  /**
-   * A PostgreSQL URL; the provider creates (and closes) its own pool. `undefined` counts as not
-   * given, so `process.env.DATABASE_URL` can be passed as it is.
-   */
-  connectionString?: string | undefined;
-  /** An existing pool to use, for example a `pg.Pool`; the provider never ends it. */
-  pool?: PostgresPool;
-  /**
-   * Schema holding ChokaQ's tables; `^[a-z_][a-z0-9_]{0,62}$`.
-   * @default 'chokaq'
-   */
-  schema?: string;
-  /**
-   * Apply pending migrations in `open()`.
-   * @default true
-   */
-  migrate?: boolean;
-  /**
-   * Size of the pool the provider creates (ignored with `pool`).
-   * @default 10
-   */
-  poolSize?: number;
-  /**
-   * Where warnings go.
-   * @default consoleLogger()
-   */
-  logger?: Logger;
-}
 
 /** The PostgreSQL store: the SQL store plus {@link PostgresStore.enqueueWithin}. */
 export class PostgresStore extends SqlStore {
@@ -86,35 +63,24 @@ export class PostgresStore extends SqlStore {
  * A PostgreSQL store. Nothing connects until `open()` (or the first call), which also applies
  * migrations unless `migrate: false`.
  *
- * @throws `CHOKAQ_INVALID_CONFIG` when neither `connectionString` nor `pool` is given, or the
- *   schema name is invalid.
+ * @throws `CHOKAQ_UNKNOWN_OPTION` for an unknown option name; `CHOKAQ_INVALID_CONFIG` naming the
+ *   option for a wrong type or value (`poolSize` outside 1–1000, a reserved schema name), or
+ *   when neither (or both of) `connectionString` and `pool` is given.
  */
 export function postgres(options: PostgresOptions): PostgresStore {
-  const schema = validateSchema(options.schema ?? DEFAULT_SCHEMA);
-  const logger = (options.logger ?? consoleLogger()).child('postgres');
+  const settings = checkPostgresOptions(options);
+  const logger = providerLogger(settings.logger, 'postgres');
   return new PostgresStore({
     kind: 'postgres',
-    schema,
-    migrate: options.migrate ?? true,
+    schema: settings.schema,
+    migrate: settings.migrate,
     logger,
-    backend: postgresBackend(options, logger),
+    backend: postgresBackend(settings, logger),
   });
 }
 
-function postgresBackend(options: PostgresOptions, logger: Logger): SqlBackend {
-  if (options.pool === undefined && options.connectionString === undefined) {
-    throw new ChokaQError(
-      'CHOKAQ_INVALID_CONFIG',
-      'postgres() needs a connectionString or a pool.',
-    );
-  }
-  const poolSize = options.poolSize ?? 10;
-  if (!Number.isInteger(poolSize) || poolSize < 1) {
-    throw new ChokaQError(
-      'CHOKAQ_INVALID_CONFIG',
-      `poolSize must be a positive integer, got ${poolSize}.`,
-    );
-  }
+function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend {
+  const { source } = settings;
   let pool: PostgresPool | null = null;
   let ownedPool: pg.Pool | null = null;
   let executor: Executor | null = null;
@@ -125,11 +91,14 @@ function postgresBackend(options: PostgresOptions, logger: Logger): SqlBackend {
   return {
     open(): Promise<Executor> {
       if (executor !== null) return Promise.resolve(executor);
-      if (options.pool !== undefined) {
-        pool = options.pool;
+      if ('pool' in source) {
+        pool = source.pool;
         executor = pgExecutor(pool);
       } else {
-        const owned = new pg.Pool({ connectionString: options.connectionString, max: poolSize });
+        const owned = new pg.Pool({
+          connectionString: source.connectionString,
+          max: settings.poolSize,
+        });
         owned.on('error', onIdleError);
         ownedPool = owned;
         pool = owned;
@@ -140,9 +109,7 @@ function postgresBackend(options: PostgresOptions, logger: Logger): SqlBackend {
     async listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten> {
       const config: pg.ClientConfig =
         pool?.options ??
-        (options.connectionString === undefined
-          ? {}
-          : { connectionString: options.connectionString });
+        ('pool' in source ? source.pool.options : { connectionString: source.connectionString });
       const listener = new PgListener({ client: config, channel, onPayload, logger });
       listeners.add(listener);
       await listener.start();
@@ -173,34 +140,21 @@ function isQueryable(value: unknown): value is QueryableClient {
   );
 }
 
-/** Options of {@link migrate}. */
-export interface PostgresMigrateOptions {
-  connectionString: string;
-  /**
-   * Schema to migrate.
-   * @default 'chokaq'
-   */
-  schema?: string;
-  /**
-   * Only report the migrations (with their SQL) that would run.
-   * @default false
-   */
-  dryRun?: boolean;
-}
-
 /**
  * Migrates a PostgreSQL schema to the newest version on its own short-lived connection (for
  * the CLI and deploy scripts). Safe to run from several processes at once.
  *
  * @returns The migrations applied, or with `dryRun` those that would be applied.
+ * @throws `CHOKAQ_UNKNOWN_OPTION` or `CHOKAQ_INVALID_CONFIG` naming a bad option, before
+ *   connecting.
  */
 export async function migrate(options: PostgresMigrateOptions): Promise<MigrationStep[]> {
-  const schema = validateSchema(options.schema ?? DEFAULT_SCHEMA);
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: 1 });
+  const settings = checkPostgresMigrateOptions(options);
+  const pool = new pg.Pool({ connectionString: settings.connectionString, max: 1 });
   pool.on('error', () => undefined);
   const executor = pgExecutor(pool, () => pool.end());
   try {
-    return await migrateSchema(executor, schema, { dryRun: options.dryRun ?? false });
+    return await migrateSchema(executor, settings.schema, { dryRun: settings.dryRun });
   } finally {
     await executor.close();
   }

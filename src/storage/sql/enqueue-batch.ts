@@ -5,7 +5,7 @@
 import { ChokaQError } from '../../errors.js';
 import type { EnqueueResult } from '../model.js';
 import type { NewJob } from '../store.js';
-import { errorCode, errorConstraint } from './errors.js';
+import { driverError, errorCode, errorConstraint } from './errors.js';
 import type { Executor } from './executor.js';
 
 /** Rounds of insert + holder look-up before giving up on a key whose holder keeps vanishing. */
@@ -138,7 +138,7 @@ async function insert(db: Executor, sql: string, params: unknown[]): Promise<{ i
   } catch (error) {
     if (errorCode(error) === '23505' && errorConstraint(error)?.endsWith('_pkey') === true) {
       throw new ChokaQError('CHOKAQ_DUPLICATE_JOB_ID', 'A job with this id is already active.', {
-        cause: error,
+        cause: driverError(error),
       });
     }
     throw error;

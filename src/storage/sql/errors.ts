@@ -18,21 +18,47 @@ const UNAVAILABLE_ERRNOS = new Set([
 interface DriverErrorShape {
   code?: unknown;
   constraint?: unknown;
-  message?: unknown;
+  severity?: unknown;
 }
 
-/** The SQLSTATE (or errno code) of a driver error, if any. */
+/** A SQLSTATE: five digits or upper-case letters, such as `42P01`. */
+const SQLSTATE_PATTERN = /^[0-9A-Z]{5}$/;
+
+/**
+ * The driver error behind `error`: the `cause` of a `CHOKAQ_STORAGE_ERROR` made by
+ * {@link mapDriverError}, else `error` itself. Lets the store inspect a mapped error's SQLSTATE.
+ */
+export function driverError(error: unknown): unknown {
+  return error instanceof ChokaQError && error.code === 'CHOKAQ_STORAGE_ERROR'
+    ? error.cause
+    : error;
+}
+
+/** The SQLSTATE (or errno code) of a driver error, also behind a `CHOKAQ_STORAGE_ERROR`. */
 export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as DriverErrorShape).code;
+  const cause = driverError(error);
+  if (typeof cause !== 'object' || cause === null) return undefined;
+  const code = (cause as DriverErrorShape).code;
   return typeof code === 'string' ? code : undefined;
 }
 
-/** The violated constraint of a driver error, if any. */
+/** The violated constraint of a driver error, also behind a `CHOKAQ_STORAGE_ERROR`. */
 export function errorConstraint(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const constraint = (error as DriverErrorShape).constraint;
+  const cause = driverError(error);
+  if (typeof cause !== 'object' || cause === null) return undefined;
+  const constraint = (cause as DriverErrorShape).constraint;
   return typeof constraint === 'string' ? constraint : undefined;
+}
+
+/**
+ * The SQLSTATE of an error the database server reported (`pg` and PGlite both give it a
+ * `severity` and a `code`); `undefined` for anything else, such as a socket error.
+ */
+function serverSqlState(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, severity } = error as DriverErrorShape;
+  if (typeof severity !== 'string' || typeof code !== 'string') return undefined;
+  return SQLSTATE_PATTERN.test(code) ? code : undefined;
 }
 
 /** Whether `error` says the database is unreachable (connection class 08, shutdown, sockets). */
@@ -49,24 +75,38 @@ export function isUnavailable(error: unknown): boolean {
   );
 }
 
-/** Whether the transaction failed on a deadlock or serialization conflict and may be retried. */
+/**
+ * Whether the transaction failed on a deadlock or serialization conflict and may be retried;
+ * also true of a `CHOKAQ_STORAGE_ERROR` made from one.
+ */
 export function isTransientConflict(error: unknown): boolean {
   const code = errorCode(error);
   return code === '40P01' || code === '40001';
 }
 
 /**
- * Converts driver errors into `ChokaQError`s where a stable code applies: unreachable storage
- * becomes retryable `CHOKAQ_STORAGE_UNAVAILABLE`. Other errors (and ChokaQErrors) pass through.
+ * Converts driver errors into `ChokaQError`s, so no raw `pg` or PGlite error reaches a caller:
+ * unreachable storage becomes retryable `CHOKAQ_STORAGE_UNAVAILABLE`; any other error the server
+ * reported with a SQLSTATE becomes `CHOKAQ_STORAGE_ERROR`, its message naming the SQLSTATE and
+ * the driver's message, the driver error as `cause` (retryable for deadlocks and serialization
+ * conflicts). Other errors (and ChokaQErrors) pass through.
  */
 export function mapDriverError(error: unknown): unknown {
   if (error instanceof ChokaQError) return error;
+  const detail = error instanceof Error ? error.message : String(error);
   if (isUnavailable(error)) {
-    const detail = error instanceof Error ? error.message : String(error);
     return new ChokaQError('CHOKAQ_STORAGE_UNAVAILABLE', `Storage unavailable: ${detail}`, {
       cause: error,
       retryable: true,
     });
+  }
+  const sqlState = serverSqlState(error);
+  if (sqlState !== undefined) {
+    return new ChokaQError(
+      'CHOKAQ_STORAGE_ERROR',
+      `Storage error (SQLSTATE ${sqlState}): ${detail}`,
+      { cause: error, retryable: isTransientConflict(error) },
+    );
   }
   return error;
 }

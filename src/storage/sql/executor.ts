@@ -46,7 +46,11 @@ export function clientExecutor(client: QueryableClient): Executor {
       }
     },
     async run(script: string): Promise<void> {
-      await client.query(script);
+      try {
+        await client.query(script);
+      } catch (error) {
+        throw mapDriverError(error);
+      }
     },
     transaction: <T>(fn: (tx: Executor) => Promise<T>): Promise<T> => fn(executor),
     close: () => Promise.resolve(),

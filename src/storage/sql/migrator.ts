@@ -41,7 +41,8 @@ export interface MigrationSource {
  *   migrations that would be applied, and nothing is changed.
  * @throws `CHOKAQ_INVALID_CONFIG` for an invalid schema name; `CHOKAQ_MIGRATION_FAILED` when a
  *   migration fails (its transaction is rolled back); `CHOKAQ_STORAGE_UNAVAILABLE` when the
- *   database cannot be reached.
+ *   database cannot be reached; `CHOKAQ_STORAGE_ERROR` when the server refuses the ledger steps
+ *   (for example no CREATE privilege on the database).
  */
 export async function migrate(
   executor: Executor,
@@ -77,13 +78,16 @@ export async function migrate(
         await tx.run(bound.sql);
         await tx.query(withSchema(QUERIES.migrate_record, schema), [next.version, next.name]);
       } catch (error) {
-        if (error instanceof ChokaQError) throw error;
+        // An outage stays CHOKAQ_STORAGE_UNAVAILABLE (retryable); a statement the server refused
+        // is the migration's failure, with the driver error as its cause.
+        const refused = error instanceof ChokaQError && error.code === 'CHOKAQ_STORAGE_ERROR';
+        if (error instanceof ChokaQError && !refused) throw error;
         throw new ChokaQError(
           'CHOKAQ_MIGRATION_FAILED',
           `Migration ${next.version} (${next.name}) of schema "${schema}" failed: ${
             error instanceof Error ? error.message : String(error)
           }`,
-          { cause: error },
+          { cause: refused ? error.cause : error },
         );
       }
       return bound;

@@ -1,4 +1,4 @@
-import { ChokaQError } from '../../errors.js';
+import { invalid } from '../../util/check.js';
 import type { QueryName } from './generated.js';
 
 /** Every named statement, bound to one schema. */
@@ -7,18 +7,32 @@ export type BoundQueries = Readonly<Record<QueryName, string>>;
 /** Allowed schema names: lower-case identifiers that never need escaping. */
 export const SCHEMA_NAME_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/**
+ * Schema names PostgreSQL keeps for itself: `pg_…` (CREATE SCHEMA refuses the prefix) and
+ * `information_schema` (the SQL-standard catalog views). `public` is an ordinary schema.
+ */
+const RESERVED_SCHEMA = /^(pg_|information_schema$)/;
+
 /** The schema used when none is configured. @default 'chokaq' */
 export const DEFAULT_SCHEMA = 'chokaq';
 
 /**
- * Returns `schema` when it matches {@link SCHEMA_NAME_PATTERN}; otherwise throws
- * `CHOKAQ_INVALID_CONFIG`. The schema is the only identifier ever spliced into SQL.
+ * Returns `schema` when it matches {@link SCHEMA_NAME_PATTERN} and is not reserved by PostgreSQL
+ * (`pg_…`, `information_schema`). The schema is the only identifier ever spliced into SQL.
+ * @param field Names the option in the error. Default: `'schema'`.
+ * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` naming `field` otherwise.
  */
-export function validateSchema(schema: string): string {
-  if (typeof schema !== 'string' || !SCHEMA_NAME_PATTERN.test(schema)) {
-    throw new ChokaQError(
+export function validateSchema(schema: unknown, field = 'schema'): string {
+  if (
+    typeof schema !== 'string' ||
+    !SCHEMA_NAME_PATTERN.test(schema) ||
+    RESERVED_SCHEMA.test(schema)
+  ) {
+    throw invalid(
       'CHOKAQ_INVALID_CONFIG',
-      `Invalid schema name ${JSON.stringify(schema)}: use 1-63 characters of [a-z0-9_], not starting with a digit.`,
+      field,
+      "1-63 characters of [a-z0-9_], not starting with a digit, and not a PostgreSQL system schema ('pg_…', 'information_schema')",
+      schema,
     );
   }
   return schema;

@@ -6,6 +6,7 @@ import { ChokaQError } from '../../errors.js';
 import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
 import type { FailureReason, HotState } from '../../job/state.js';
 import type { Logger } from '../../observability/logger.js';
+import type { ProviderLogger } from '../../observability/provider-logger.js';
 import { BackgroundRefresh } from '../../util/background-refresh.js';
 import { systemClock } from '../../util/clock.js';
 import type {
@@ -76,7 +77,8 @@ export interface SqlStoreOptions {
   schema: string;
   /** Apply pending migrations in `open()`. */
   migrate: boolean;
-  logger: Logger;
+  /** The provider's logger, also handed to its backend; see {@link SqlStore.useLogger}. */
+  logger: ProviderLogger;
 }
 
 /**
@@ -98,7 +100,7 @@ export class SqlStore implements Store {
   protected readonly sql: Readonly<Record<QueryName, string>>;
   /** The LISTEN/NOTIFY channel of the schema. */
   protected readonly channel: string;
-  protected readonly logger: Logger;
+  protected readonly logger: ProviderLogger;
   private readonly backend: SqlBackend;
   private readonly migrateOnOpen: boolean;
   private executor: Executor | null = null;
@@ -135,6 +137,11 @@ export class SqlStore implements Store {
         this.logger.warn('could not re-read capped queues', { error: String(error) });
       },
     });
+  }
+
+  /** {@inheritDoc Store.useLogger} */
+  useLogger(logger: Logger): void {
+    this.logger.adopt(logger);
   }
 
   /** Opens the backend and, unless disabled, migrates the schema. Idempotent. */
