@@ -226,3 +226,38 @@ describe('PGlite', () => {
     executor: () => pgliteExecutor(pglite),
   }));
 });
+
+describe('errors without a SQLSTATE', () => {
+  it('wraps a closed PGlite as CHOKAQ_STORAGE_UNAVAILABLE, keeping the driver error', async () => {
+    const closed = new PGlite();
+    await closed.close();
+    const error = await pgliteExecutor(closed)
+      .query('select 1')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toMatchObject({ code: 'CHOKAQ_STORAGE_UNAVAILABLE', retryable: true });
+    expect((error as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('wraps any other throw under a storage call as CHOKAQ_STORAGE_ERROR, never a raw TypeError', async () => {
+    const pglite = new PGlite();
+    try {
+      const error = await pgliteExecutor(pglite)
+        .transaction(() => Promise.reject(new TypeError('Expected a timestamp, got object')))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(ChokaQError);
+      expect(error).toMatchObject({
+        code: 'CHOKAQ_STORAGE_ERROR',
+        message: 'Storage error: Expected a timestamp, got object',
+      });
+      expect((error as Error).cause).toBeInstanceOf(TypeError);
+    } finally {
+      await pglite.close();
+    }
+  });
+});

@@ -108,7 +108,8 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
 
   it('rejects something that is not a client', async () => {
     await expect(store.enqueueWithin({}, [job('x')])).rejects.toMatchObject({
-      code: 'CHOKAQ_INVALID_CONFIG',
+      code: 'CHOKAQ_INVALID_ARGUMENT',
+      field: 'options.client',
     });
   });
 });

@@ -3,7 +3,7 @@
  * wake-ups and transactional enqueue. Works with PostgreSQL ≥ 13.
  */
 import pg from 'pg';
-import { ChokaQError } from '../../errors.js';
+import { invalid } from '../../util/check.js';
 import type { Logger } from '../../observability/logger.js';
 import { providerLogger } from '../../observability/provider-logger.js';
 import type { EnqueueResult } from '../model.js';
@@ -42,9 +42,11 @@ export class PostgresStore extends SqlStore {
    */
   async enqueueWithin(transaction: unknown, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
     if (!isQueryable(transaction)) {
-      throw new ChokaQError(
-        'CHOKAQ_INVALID_CONFIG',
-        'enqueueWithin needs a pg client (an object with query()) inside an open transaction.',
+      throw invalid(
+        'CHOKAQ_INVALID_ARGUMENT',
+        'options.client',
+        'a pg client (an object with query()) inside an open transaction',
+        transaction,
       );
     }
     if (jobs.length === 0) return [];

@@ -70,7 +70,7 @@ export function isUnavailable(error: unknown): boolean {
     }
   }
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end/i.test(
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|Client was closed|PGlite is closed/i.test(
     message,
   );
 }
@@ -89,7 +89,9 @@ export function isTransientConflict(error: unknown): boolean {
  * unreachable storage becomes retryable `CHOKAQ_STORAGE_UNAVAILABLE`; any other error the server
  * reported with a SQLSTATE becomes `CHOKAQ_STORAGE_ERROR`, its message naming the SQLSTATE and
  * the driver's message, the driver error as `cause` (retryable for deadlocks and serialization
- * conflicts). Other errors (and ChokaQErrors) pass through.
+ * conflicts); anything else thrown under a storage call (a driver `TypeError`, a row the mappers
+ * cannot read) becomes `CHOKAQ_STORAGE_ERROR` too, with the original as `cause`. ChokaQErrors pass
+ * through unchanged.
  */
 export function mapDriverError(error: unknown): unknown {
   if (error instanceof ChokaQError) return error;
@@ -108,5 +110,5 @@ export function mapDriverError(error: unknown): unknown {
       { cause: error, retryable: isTransientConflict(error) },
     );
   }
-  return error;
+  return new ChokaQError('CHOKAQ_STORAGE_ERROR', `Storage error: ${detail}`, { cause: error });
 }
