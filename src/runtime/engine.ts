@@ -28,7 +28,7 @@ export interface EngineOptions {
  * heartbeater, the recovery loop and the circuit breakers, started and stopped in order.
  */
 export class Engine {
-  private readonly config: EngineSettings;
+  private readonly settings: EngineSettings;
   private readonly runs = new ActiveRuns();
   private readonly completer: Completer;
   private readonly executor: Executor;
@@ -38,30 +38,30 @@ export class Engine {
   private rescuer: Rescuer | undefined;
 
   constructor(private readonly options: EngineOptions) {
-    const { settings: config, registry, events } = options;
-    this.config = config;
-    const { storage, logger, clock } = config;
+    const { settings, registry, events } = options;
+    this.settings = settings;
+    const { storage, logger, clock } = settings;
     this.completer = new Completer({ store: storage, logger: logger.child('completer'), clock });
     this.executor = new Executor({
       registry,
-      pipe: config.pipe,
-      middleware: config.middleware,
-      retry: config.retry,
-      timeoutMs: config.timeoutMs,
-      queueTimeoutsMs: config.queueTimeoutsMs,
+      pipe: settings.pipe,
+      middleware: settings.middleware,
+      retry: settings.retry,
+      timeoutMs: settings.timeoutMs,
+      queueTimeoutsMs: settings.queueTimeoutsMs,
       completer: this.completer,
       events,
       logger: logger.child('executor'),
       clock,
       runs: this.runs,
-      abortGraceMs: config.abortGraceMs,
+      abortGraceMs: settings.abortGraceMs,
     });
     this.circuits =
-      config.circuitBreaker === false
+      settings.circuitBreaker === false
         ? undefined
         : new CircuitBreakers({
             clock,
-            defaultPolicy: config.circuitBreaker,
+            defaultPolicy: settings.circuitBreaker,
             policies: Object.fromEntries(
               registry.all().flatMap((d) => (d.circuit ? [[d.type, d.circuit]] : [])),
             ),
@@ -84,30 +84,34 @@ export class Engine {
    * heartbeater, the recovery loop and the worker.
    */
   async start(): Promise<void> {
-    const { config } = this;
+    const { settings } = this;
     await this.options.open();
-    for (const [name, { maxWorkers, zombieTimeoutSeconds }] of Object.entries(config.queueStart)) {
+    for (const [name, { maxWorkers, zombieTimeoutSeconds }] of Object.entries(
+      settings.queueStart,
+    )) {
       if (maxWorkers === undefined && zombieTimeoutSeconds === undefined) continue;
-      await config.storage.updateQueue(name, {
+      await settings.storage.updateQueue(name, {
         ...(maxWorkers === undefined ? {} : { maxWorkers }),
         ...(zombieTimeoutSeconds === undefined ? {} : { zombieTimeoutSeconds }),
       });
     }
-    if (!config.worker) return;
+    if (!settings.worker) return;
     this.startMaintenance();
-    const { storage, logger, clock } = config;
+    const { storage, logger, clock } = settings;
     this.worker = new Worker({
-      workerId: config.workerId,
-      concurrency: config.concurrency,
-      prefetch: config.prefetch,
-      pollIntervalMs: config.pollIntervalMs,
-      queues: config.workerQueues,
+      workerId: settings.workerId,
+      concurrency: settings.concurrency,
+      prefetch: settings.prefetch,
+      pollIntervalMs: settings.pollIntervalMs,
+      queues: settings.workerQueues,
       // A worker claims only what it can run; pipe mode runs every type.
-      types: config.pipe ? null : this.options.registry.all().map((definition) => definition.type),
+      types: settings.pipe
+        ? null
+        : this.options.registry.all().map((definition) => definition.type),
       store: storage,
       executor: this.executor,
       circuits: this.circuits,
-      circuitDelayMs: config.circuitDelayMs,
+      circuitDelayMs: settings.circuitDelayMs,
       completer: this.completer,
       events: this.options.events,
       logger: logger.child('worker'),
@@ -115,23 +119,23 @@ export class Engine {
     });
     await this.worker.start();
     logger.info('worker started', {
-      workerId: config.workerId,
+      workerId: settings.workerId,
       storage: storage.kind,
-      concurrency: config.concurrency,
+      concurrency: settings.concurrency,
     });
   }
 
   /** Starts the heartbeat of running jobs and the recovery loop. */
   private startMaintenance(): void {
-    const { config } = this;
-    const { storage, logger, clock } = config;
+    const { settings } = this;
+    const { storage, logger, clock } = settings;
     const events = this.options.events;
     this.heartbeater = new Heartbeater({
       store: storage,
       runs: this.runs,
-      intervalMs: config.heartbeatIntervalMs,
-      failureThreshold: config.heartbeatFailureThreshold,
-      cancelOnFailure: config.cancelOnHeartbeatFailure,
+      intervalMs: settings.heartbeatIntervalMs,
+      failureThreshold: settings.heartbeatFailureThreshold,
+      cancelOnFailure: settings.cancelOnHeartbeatFailure,
       events,
       logger: logger.child('heartbeat'),
       clock,
@@ -143,10 +147,10 @@ export class Engine {
     }
     this.rescuer = new Rescuer({
       store: storage,
-      intervalMs: config.rescueIntervalMs,
+      intervalMs: settings.rescueIntervalMs,
       rescue: {
-        fetchedTimeoutMs: config.fetchedTimeoutMs,
-        processingTimeoutMs: config.zombieTimeoutMs,
+        fetchedTimeoutMs: settings.fetchedTimeoutMs,
+        processingTimeoutMs: settings.zombieTimeoutMs,
         retryZombieTypes,
       },
       events,
@@ -178,18 +182,18 @@ export class Engine {
    * closes.
    */
   async stop(): Promise<void> {
-    const { config } = this;
+    const { settings } = this;
     await this.rescuer?.stop();
     if (this.worker) {
-      const stillRunning = await this.worker.stop(config.shutdownGraceMs);
+      const stillRunning = await this.worker.stop(settings.shutdownGraceMs);
       if (stillRunning > 0) {
-        config.logger.warn('grace period over; aborting running jobs', { running: stillRunning });
+        settings.logger.warn('grace period over; aborting running jobs', { running: stillRunning });
         for (const run of this.runs.all()) run.abort('shutdown', 'Worker shutdown');
-        const settled = await waitAtMost(config.clock, this.worker.idle(), ABORT_WAIT_MS);
+        const settled = await waitAtMost(settings.clock, this.worker.idle(), ABORT_WAIT_MS);
         if (!settled && this.worker.running > 0) {
           // A handler that ignores its signal keeps running; its job stays processing and is
           // found by zombie rescue. Stopping must not hang on it.
-          config.logger.error('handlers ignored their abort signal; stopping without them', {
+          settings.logger.error('handlers ignored their abort signal; stopping without them', {
             running: this.worker.running,
           });
         }
@@ -198,6 +202,6 @@ export class Engine {
     // Heartbeats run until the handlers are done, so a long graceful drain is not taken for a zombie.
     await this.heartbeater?.stop();
     await this.completer.drain();
-    await config.storage.close();
+    await settings.storage.close();
   }
 }
