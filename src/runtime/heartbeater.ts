@@ -50,11 +50,6 @@ export class Heartbeater {
     return this.loop.stop();
   }
 
-  /** Resolves after the next heartbeat pass (a test signal). */
-  nextBeat(): Promise<void> {
-    return this.loop.nextPass();
-  }
-
   /** Runs one heartbeat for every run in progress now. */
   async beat(): Promise<void> {
     const { store, runs, logger, events } = this.options;

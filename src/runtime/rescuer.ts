@@ -50,11 +50,6 @@ export class Rescuer {
     return this.loop.stop();
   }
 
-  /** Resolves after the next recovery pass (a test signal). */
-  nextPass(): Promise<void> {
-    return this.loop.nextPass();
-  }
-
   /** Runs one pass now and reports what moved. Errors are logged and rethrown. */
   async runOnce(): Promise<RescueResult> {
     const { store, events, logger } = this.options;

@@ -1,0 +1,87 @@
+/**
+ * The one lifecycle of every background loop, driven by a fake clock: passes run on the clock,
+ * one at a time; stop is idempotent, safe before start, and waits for a pass in flight; a
+ * failing pass is reported and the loop goes on.
+ */
+import { describe, expect, it } from 'vitest';
+import { LoopService } from '../../src/runtime/service.js';
+import { FakeClock } from '../../src/util/clock.js';
+
+function loop(clock: FakeClock, pass: () => Promise<void>, errors: unknown[] = []): LoopService {
+  return new LoopService({
+    intervalMs: 1000,
+    firstDelayMs: 100,
+    pass,
+    onError: (error) => errors.push(error),
+    clock,
+  });
+}
+
+describe('LoopService', () => {
+  it('runs the first pass after firstDelayMs and then about every interval', async () => {
+    const clock = new FakeClock();
+    let passes = 0;
+    const service = loop(clock, () => Promise.resolve(void passes++));
+    expect(service.started).toBe(false);
+    service.start();
+    service.start(); // idempotent: one schedule
+    expect(service.started).toBe(true);
+    await clock.advanceAsync(99);
+    expect(passes).toBe(0);
+    const first = service.nextPass();
+    await clock.advanceAsync(1);
+    await first;
+    expect(passes).toBe(1);
+    await clock.advanceAsync(1200); // at most one interval + 20 % later
+    expect(passes).toBe(2);
+    await service.stop();
+    await clock.advanceAsync(10_000);
+    expect(passes).toBe(2);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('stops safely before start and waits for the pass in flight', async () => {
+    const clock = new FakeClock();
+    await loop(clock, () => Promise.resolve()).stop();
+    let release!: () => void;
+    let finished = false;
+    const service = loop(clock, async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      finished = true;
+    });
+    service.start();
+    await clock.advanceAsync(100);
+    const stopped = service.stop();
+    release();
+    await stopped;
+    expect(finished).toBe(true);
+    expect(service.started).toBe(false);
+  });
+
+  it('reports a failing pass and keeps going; runNow waits for the pass in flight', async () => {
+    const clock = new FakeClock();
+    const errors: unknown[] = [];
+    let calls = 0;
+    let running = 0;
+    let overlapped = false;
+    const service = loop(
+      clock,
+      async () => {
+        running += 1;
+        overlapped ||= running > 1;
+        calls += 1;
+        await Promise.resolve();
+        running -= 1;
+        if (calls === 1) throw new Error('first pass fails');
+      },
+      errors,
+    );
+    service.start();
+    await clock.advanceAsync(100);
+    await Promise.all([service.runNow(), service.runNow()]);
+    expect(calls).toBe(3);
+    expect(overlapped).toBe(false);
+    expect(errors).toEqual([new Error('first pass fails')]);
+    await service.stop();
+  });
+});
