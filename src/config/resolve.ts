@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ChokaQError } from '../errors.js';
 import { checkCircuitPolicy, resolveCircuitPolicy } from '../job/circuit-policy.js';
 import { LIMITS, validateQueueName } from '../job/envelope.js';
-import type { AnyJobDefinition } from '../job/registry.js';
+import { isJobDefinition, type AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy } from '../job/retry.js';
 import { checkLogger, consoleLogger } from '../observability/logger.js';
 import type { EngineSettings, QueueStartSettings } from '../runtime/settings.js';
@@ -227,7 +227,7 @@ function checkList(value: unknown, field: string): readonly unknown[] {
 
 function checkJobs(value: unknown): readonly AnyJobDefinition[] {
   return checkList(value, 'jobs').map((job, i) => {
-    if (!isPlainObject(job) || typeof job.type !== 'string' || typeof job.handle !== 'function') {
+    if (!isJobDefinition(job)) {
       throw invalid(
         'CHOKAQ_INVALID_CONFIG',
         `jobs[${i}]`,
@@ -235,7 +235,7 @@ function checkJobs(value: unknown): readonly AnyJobDefinition[] {
         job,
       );
     }
-    return job as unknown as AnyJobDefinition;
+    return job;
   });
 }
 

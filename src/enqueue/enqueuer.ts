@@ -1,12 +1,12 @@
 import { ChokaQError } from '../errors.js';
 import { parsePayload } from '../job/define-job.js';
 import { validateTypeKey } from '../job/envelope.js';
-import type { AnyJobDefinition, JobRegistry } from '../job/registry.js';
+import { isJobDefinition, type AnyJobDefinition, type JobRegistry } from '../job/registry.js';
 import type { ChokaQEvents } from '../runtime/events.js';
 import type { EnqueueResult } from '../storage/model.js';
 import type { NewJob, Store } from '../storage/store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
-import { checkArray, checkOptions, describeValue, isPlainObject } from '../util/check.js';
+import { checkArray, checkOptions, describeValue } from '../util/check.js';
 import type { Clock } from '../util/clock.js';
 import { toNewJob } from './new-job.js';
 import {
@@ -128,7 +128,7 @@ export class Enqueuer {
   /** The definition enqueues of `job` use; a bare type key needs a definition or the pipe. */
   private definitionFor(job: unknown): AnyJobDefinition | undefined {
     if (typeof job !== 'string') {
-      if (isDefinition(job)) return job;
+      if (isJobDefinition(job)) return job;
       throw new ChokaQError(
         'CHOKAQ_INVALID_ARGUMENT',
         `job must be a job definition (from defineJob) or a type key, got ${describeValue(job)}`,
@@ -169,11 +169,4 @@ export class Enqueuer {
       );
     }
   }
-}
-
-/** Whether `value` looks like a definition made by `defineJob`. */
-function isDefinition(value: unknown): value is AnyJobDefinition {
-  return (
-    isPlainObject(value) && typeof value.type === 'string' && typeof value.handle === 'function'
-  );
 }

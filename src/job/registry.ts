@@ -1,9 +1,17 @@
 import { ChokaQError } from '../errors.js';
+import { isPlainObject } from '../util/check.js';
 import type { JobDefinition } from './define-job.js';
 
 /** Any job definition, whatever its payload types. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyJobDefinition = JobDefinition<any, any>;
+
+/** Whether `value` is a job definition made by `defineJob` (a frozen object with a type and a handler). */
+export function isJobDefinition(value: unknown): value is AnyJobDefinition {
+  return (
+    isPlainObject(value) && typeof value.type === 'string' && typeof value.handle === 'function'
+  );
+}
 
 /**
  * Maps stable type keys to job definitions. Lookups ignore case (a row typed `EMAIL.V1` runs the
