@@ -15,14 +15,17 @@ import {
   validateQueueName,
 } from './job/envelope.js';
 import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
+import { JobsApi } from './operator/jobs-api.js';
 import {
   checkActor,
   checkArchiveFilter,
+  checkGroupQuery,
   checkDeadFilter,
   checkHotFilter,
   checkIds,
   type ArchiveFilter,
   type DeadFilter,
+  type ErrorGroupQuery,
   type HotFilter,
 } from './operator/inputs.js';
 import type { CircuitStats } from './runtime/circuit-breaker.js';
@@ -35,6 +38,7 @@ import type {
   CancelResult,
   DeadJob,
   EnqueueResult,
+  ErrorGroup,
   FoundJob,
   HotJob,
   QueueInfo,
@@ -77,6 +81,8 @@ export class ChokaQ {
   private readonly open: () => Promise<void>;
   private readonly enqueuer: Enqueuer;
   private readonly engine: Engine;
+  /** Operator calls on jobs wherever they are: query, count, detail with timeline, edit. */
+  readonly jobs: JobsApi;
   private state: 'new' | 'started' | 'stopped' = 'new';
 
   /** @throws ChokaQError when an option is invalid (see `ChokaQOptions`); the message names it. */
@@ -95,6 +101,13 @@ export class ChokaQ {
       maxPayloadBytes: this.config.maxPayloadBytes,
       events: this.events,
       clock: this.config.clock,
+    });
+    this.jobs = new JobsApi({
+      store: this.config.storage,
+      open: this.open,
+      registry,
+      maxPayloadBytes: this.config.maxPayloadBytes,
+      events: this.events,
     });
     this.engine = new Engine({
       settings: this.config,
@@ -308,6 +321,15 @@ export class ChokaQ {
         ...(payload === undefined ? {} : { payload }),
         ...(edits.priority === undefined ? {} : { priority: edits.priority }),
       });
+    },
+    /**
+     * Error groups of the DLQ (jobs whose errors share class, normalised message and top user
+     * frame), largest first, from a summary maintained as jobs enter and leave the DLQ.
+     */
+    groups: async (filter?: ErrorGroupQuery): Promise<ErrorGroup[]> => {
+      const checked = checkGroupQuery(filter);
+      await this.open();
+      return this.config.storage.errorGroups(checked);
     },
     /** Deletes DLQ jobs for good; resolves to how many were deleted. */
     purge: async (ids: readonly string[]): Promise<number> => {

@@ -10,7 +10,9 @@ export const ERROR_CODES = {
   CHOKAQ_INVALID_ARGUMENT:
     'An argument of a call (an id list, a limit, a date, a delay) has the wrong type or is out of range.',
   CHOKAQ_INVALID_FILTER:
-    'A list filter names a value that does not exist (an unknown state or failure reason).',
+    'A query filter names a value that does not exist (an unknown state or failure reason) or is malformed.',
+  CHOKAQ_INVALID_CURSOR:
+    'A page cursor is malformed, or belongs to a different filter or sort order.',
   CHOKAQ_INVALID_QUEUE:
     'A queue name is blank, too long or has characters outside [A-Za-z0-9_.:-].',
   CHOKAQ_INVALID_JOB_TYPE: 'A job type key is blank or too long.',

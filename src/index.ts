@@ -6,7 +6,12 @@ export type {
   PayloadOf,
 } from './enqueue/options.js';
 export type { ChokaQOptions, QueueSettings } from './config/options.js';
-export type { ArchiveFilter, DeadFilter, HotFilter } from './operator/inputs.js';
+export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
+export type { JobsApi, PendingJobEdit } from './operator/jobs-api.js';
+export type { JobCount, JobDetail, JobPage } from './operator/jobs.js';
+export type { JobQuery, TimeRange } from './operator/query-input.js';
+export type { TimelineEntry } from './operator/timeline.js';
+export type { JobSortKey } from './storage/job-query.js';
 export { ChokaQError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { FatalError, ThrottledError } from './job/errors.js';
 export {
@@ -49,8 +54,13 @@ export type {
   CancelResult,
   DeadJob,
   EnqueueResult,
+  ErrorGroup,
   FoundJob,
+  HistoryAction,
+  HistoryEntry,
+  HistoryRun,
   HotJob,
+  JobSummary,
   QueueInfo,
   QueueStats,
 } from './storage/model.js';

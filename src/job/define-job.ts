@@ -26,7 +26,10 @@ export interface JobContext {
   readonly createdAt: Date;
   /** Fires when the run must stop (shutdown, timeout, cancellation). */
   readonly signal: AbortSignal;
-  /** Reports progress 0–100 (clamped) to `job:progress` listeners; not persisted. */
+  /**
+   * Reports progress 0–100 (clamped) to `job:progress` listeners; the last value is stored with
+   * the job at its next heartbeat, so operators see it in the job's detail.
+   */
   progress(percent: number): Promise<void>;
   /** Logger scoped to this job. */
   readonly log: Logger;
@@ -37,8 +40,12 @@ export interface JobContext {
   skip(reason: string): void;
 }
 
-/** A handler for one job type. Return to succeed; throw to fail (see `classifyFailure`). */
-export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<void> | void;
+/**
+ * A handler for one job type. Return to succeed; throw to fail (see `classifyFailure`). What it
+ * returns is kept with the archived job as JSON (up to 64 KiB; larger or unserialisable results
+ * are dropped with a warning).
+ */
+export type JobHandler<P> = (payload: P, ctx: JobContext) => unknown;
 
 /** The fields of {@link defineJob}. */
 export interface JobSpec<P> {

@@ -2,7 +2,8 @@
  * Checks of the operator calls' inputs (ids, actors, list filters). An unknown filter value is an
  * error, never "no filter": an operator who mistypes a reason must not see (and purge) everything.
  */
-import { LIMITS, validateJobId, validateQueueName } from '../job/envelope.js';
+import { LIMITS, validateJobId, validateQueueName, validateTypeKey } from '../job/envelope.js';
+import type { ErrorGroupFilter } from '../storage/store.js';
 import { FAILURE_REASON_CODE, type FailureReason, type HotState } from '../job/state.js';
 import { checkArray, checkInteger, checkOneOf, checkOptions, checkString } from '../util/check.js';
 
@@ -48,6 +49,46 @@ export function checkActor(actor: unknown, field = 'options.actor'): string {
 export function checkLimit(limit: unknown, field = 'filter.limit'): number {
   if (limit === undefined) return DEFAULT_LIST_LIMIT;
   return checkInteger(limit, field, { min: 1, max: MAX_LIST_LIMIT }, 'CHOKAQ_INVALID_ARGUMENT');
+}
+
+/** Filter of `dlq.groups`. */
+export interface ErrorGroupQuery {
+  /** Only jobs of these queues. Default: every queue. */
+  queue?: string | readonly string[];
+  /** Only jobs of these type keys. Default: every type. */
+  type?: string | readonly string[];
+  /** Most groups, 1–1000. Default: `100`. */
+  limit?: number;
+}
+
+const GROUP_FILTER_KEYS = ['queue', 'type', 'limit'] as const;
+
+/**
+ * Checks a `dlq.groups` filter.
+ * @throws ChokaQError `CHOKAQ_UNKNOWN_OPTION`, `CHOKAQ_INVALID_QUEUE`, `CHOKAQ_INVALID_JOB_TYPE`
+ *   or `CHOKAQ_INVALID_ARGUMENT` (limit, too many values).
+ */
+export function checkGroupQuery(filter: ErrorGroupQuery | undefined): ErrorGroupFilter {
+  const checked = checkOptions(filter, 'filter', GROUP_FILTER_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
+  const out: ErrorGroupFilter = { limit: checkLimit(checked.limit) };
+  if (checked.queue !== undefined) {
+    out.queues = asList(checked.queue, 'filter.queue').map((queue, i) => {
+      validateQueueName(queue, `filter.queue[${i}]`);
+      return queue;
+    });
+  }
+  if (checked.type !== undefined) {
+    out.types = asList(checked.type, 'filter.type').map((type, i) => {
+      validateTypeKey(type, `filter.type[${i}]`);
+      return type;
+    });
+  }
+  return out;
+}
+
+/** `value` or `[value]`, as an array of at most 100 entries. */
+function asList(value: unknown, field: string): readonly unknown[] {
+  return Array.isArray(value) ? checkArray(value, field, 100) : [value];
 }
 
 const HOT_FILTER_KEYS = ['queue', 'state', 'limit'] as const;

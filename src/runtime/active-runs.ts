@@ -19,6 +19,8 @@ export class RunAborted extends Error {
 export interface ActiveRun {
   readonly job: HotJob;
   readonly lease: Lease;
+  /** The handler's last reported progress (0–100), stored with the next heartbeat. */
+  progress(): number | undefined;
   /** Aborts the run's signal with a cause; later calls do nothing (the first cause wins). */
   abort(why: AbortCause, message: string): void;
 }

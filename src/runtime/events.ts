@@ -30,6 +30,8 @@ export interface ChokaQEventMap {
   'job:skipped': JobEventBase & { reason: string };
   /** Recovery moved a job: stale claim released, zombie to the DLQ or retried, or cancelled. */
   'job:rescued': JobEventBase & { outcome: 'dead' | 'retried' | 'cancelled' };
+  /** An operator edited a pending job through this instance (`jobs.edit`). */
+  'job:edited': JobEventBase & { actor: string };
   /** A guarded write changed nothing: another actor owns or moved the job. */
   'job:conflict': JobEventBase & { step: 'start' | 'archive' | 'retry' | 'dead' | 'release' };
   /** A job type's circuit breaker changed state or refused / granted a probe. */
@@ -54,6 +56,7 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
   'job:skipped': true,
   'job:rescued': true,
   'job:conflict': true,
+  'job:edited': true,
   'circuit:changed': true,
   'queue:updated': true,
   'worker:error': true,

@@ -15,8 +15,14 @@ import type { Completer } from './completer.js';
 import { composeMiddleware, type Middleware } from './middleware.js';
 import { RunContext } from './run-context.js';
 
-/** Pipe mode: one raw handler for every type key, called with the stored type and payload text. */
-export type PipeHandler = (type: string, payload: string, ctx: JobContext) => Promise<void> | void;
+/**
+ * Pipe mode: one raw handler for every type key, called with the stored type and payload text.
+ * What it returns is kept with the archived job, as with {@link JobHandler}.
+ */
+export type PipeHandler = (type: string, payload: string, ctx: JobContext) => unknown;
+
+/** Largest handler result kept with an archived job, in UTF-8 bytes of its JSON. */
+export const MAX_RESULT_BYTES = 64 * 1024;
 
 /** Dependencies of an {@link Executor}. */
 export interface ExecutorOptions {
@@ -56,7 +62,7 @@ export interface RunResult {
 const NOTHING_WRITTEN: Promise<boolean> = Promise.resolve(false);
 
 /** What a finished or abandoned handler call produced. */
-type CallResult = { done: true; error?: unknown } | { done: false };
+type CallResult = { done: true; error?: unknown; value?: unknown } | { done: false };
 
 /** DLQ reason and text for runs aborted on purpose. */
 const ABORT_DEATH: Partial<Record<AbortCause, FailureReason>> = {
@@ -101,6 +107,7 @@ export class Executor {
     const run: ActiveRun = {
       job,
       lease,
+      progress: () => ctx.reportedProgress,
       abort: (why, message) => {
         if (ctx.abort(why, message)) grace.start();
       },
@@ -119,11 +126,13 @@ export class Executor {
       if (result.done && result.error === undefined) {
         const durationMs = Math.max(0, clock.now() - startedMs);
         const skipNote = ctx.skipNote;
+        const stored = this.resultText(job, result.value);
         const settled = this.settle(job, {
           kind: 'archive',
           lease,
           durationMs,
           ...(skipNote === undefined ? {} : { note: skipNote }),
+          ...(stored === undefined ? {} : { result: stored }),
         }).then((applied) => {
           if (applied && skipNote !== undefined) {
             this.options.events.emit('job:skipped', {
@@ -174,7 +183,7 @@ export class Executor {
     grace: GraceTimer,
   ): Promise<CallResult> {
     const work = this.invoke(job, definition, ctx).then(
-      (): CallResult => ({ done: true }),
+      (value): CallResult => ({ done: true, value }),
       (error: unknown): CallResult => ({
         done: true,
         error: error ?? new Error('handler threw undefined'),
@@ -222,24 +231,59 @@ export class Executor {
     return { outcome: 'neutral', settled };
   }
 
+  /** Runs the middleware onion around the handler; resolves to what the handler returned. */
   private async invoke(
     job: HotJob,
     definition: AnyJobDefinition | undefined,
     ctx: JobContext,
-  ): Promise<void> {
+  ): Promise<unknown> {
     let payload: unknown;
-    let inner: () => Promise<void>;
+    let handle: () => unknown;
     if (definition) {
       payload = await parsePayload(definition, JSON.parse(job.payload));
-      inner = async () => definition.handle(payload, ctx);
+      handle = () => definition.handle(payload, ctx);
     } else if (this.options.pipe) {
       const pipe = this.options.pipe;
       payload = job.payload;
-      inner = async () => pipe(job.type, job.payload, ctx);
+      handle = () => pipe(job.type, job.payload, ctx);
     } else {
       throw new ChokaQError('CHOKAQ_UNKNOWN_JOB_TYPE', `no job definition for type '${job.type}'`);
     }
+    let value: unknown;
+    const inner = async (): Promise<void> => {
+      value = await handle();
+    };
     await composeMiddleware(this.options.middleware, inner, ctx, payload)();
+    return value;
+  }
+
+  /**
+   * The handler's return value as JSON to keep with the archived job: `undefined` for none, and
+   * (with a warning) for a value that cannot be serialised or exceeds {@link MAX_RESULT_BYTES}.
+   */
+  private resultText(job: HotJob, value: unknown): string | undefined {
+    if (value === undefined) return undefined;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (error) {
+      this.options.logger.warn('handler result cannot be serialised to JSON; not kept', {
+        id: job.id,
+        error: String(error),
+      });
+      return undefined;
+    }
+    if (text === undefined) return undefined;
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_RESULT_BYTES) {
+      this.options.logger.warn('handler result too large; not kept', {
+        id: job.id,
+        bytes,
+        maxBytes: MAX_RESULT_BYTES,
+      });
+      return undefined;
+    }
+    return text;
   }
 
   private async settle(job: HotJob, settlement: Settlement): Promise<boolean> {

@@ -57,7 +57,12 @@ export class Heartbeater {
     for (const id of this.failures.keys()) if (!runs.get(id)) this.failures.delete(id);
     if (active.length === 0) return;
     try {
-      const results = await store.heartbeat(active.map((run) => run.lease));
+      const results = await store.heartbeat(
+        active.map((run) => {
+          const progress = run.progress();
+          return progress === undefined ? run.lease : { ...run.lease, progress };
+        }),
+      );
       active.forEach((run, i) => {
         // A run that ended while the heartbeat was on its way has settled (or is settling) its
         // job: a missing lease is its own doing, not a loss.

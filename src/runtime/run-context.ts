@@ -25,6 +25,7 @@ export class RunContext implements JobContext {
   #logger: Logger | undefined;
   #abortedBy: RunAborted | undefined;
   #skipNote: string | undefined;
+  #progress: number | undefined;
 
   constructor(job: HotJob, events: ChokaQEvents, parentLogger: Logger) {
     this.id = job.id;
@@ -48,6 +49,11 @@ export class RunContext implements JobContext {
     return this.#abortedBy;
   }
 
+  /** The last percentage given to {@link progress}, if any. */
+  get reportedProgress(): number | undefined {
+    return this.#progress;
+  }
+
   /** The reason given to {@link skip}, if the handler skipped the job. */
   get skipNote(): string | undefined {
     return this.#skipNote;
@@ -59,6 +65,7 @@ export class RunContext implements JobContext {
 
   readonly progress = (percent: number): Promise<void> => {
     const clamped = Math.min(100, Math.max(0, Number.isFinite(percent) ? percent : 0));
+    this.#progress = clamped;
     this.#events.emit('job:progress', {
       id: this.id,
       type: this.type,

@@ -2,7 +2,47 @@
  * The public read model: the shapes of jobs, queues and results that ChokaQ's calls return.
  * Every storage provider returns exactly these shapes (the conformance suite checks it).
  */
-import type { FailureReason, HotState } from '../job/state.js';
+import type { FailureReason, HotState, JobState } from '../job/state.js';
+
+/**
+ * One entry of a job's bounded history (the last {@link MAX_HISTORY} are kept): a run that did
+ * not end the job, or an operator action on it. The run that ended the job is read from its own
+ * columns (see `JobDetail.timeline` of the operator API).
+ */
+export type HistoryEntry = HistoryRun | HistoryAction;
+
+/** A run recorded in a job's history. */
+export interface HistoryRun {
+  kind: 'run';
+  /** The attempt number the run had. */
+  attempt: number;
+  startedAt: Date | null;
+  endedAt: Date;
+  workerId: string | null;
+  /**
+   * `retried` (failed, rescheduled), `lost` (aborted by shutdown, refunded), `zombie` (its
+   * worker stopped heartbeating, requeued) or `dead` (moved to the DLQ, then resurrected).
+   */
+  outcome: 'retried' | 'lost' | 'zombie' | 'dead';
+  /** For `dead`: the DLQ reason. */
+  reason?: FailureReason;
+  /** Error text, cut to 1000 characters. */
+  error: string | null;
+}
+
+/** An operator action recorded in a job's history. */
+export interface HistoryAction {
+  kind: 'action';
+  action: 'edit' | 'resurrect';
+  actor: string;
+  at: Date;
+}
+
+/** Most entries a job's history keeps (the oldest go first). */
+export const MAX_HISTORY = 20;
+
+/** Most characters of an error text kept in a history entry. */
+export const MAX_HISTORY_ERROR = 1000;
 
 /** Result of inserting one {@link NewJob}, in input order. */
 export interface EnqueueResult {
@@ -46,6 +86,10 @@ export interface HotJob {
   lastModifiedBy: string | null;
   /** Error text of the most recent failed run, kept across retries. */
   lastError: string | null;
+  /** Earlier runs and operator actions, oldest first (at most {@link MAX_HISTORY}). */
+  history: HistoryEntry[];
+  /** The running handler's last reported progress (0–100), stored with its heartbeats. */
+  progress: number | null;
 }
 
 /** A row of the archive: a job that succeeded. */
@@ -67,6 +111,10 @@ export interface ArchivedJob {
   lostAttempts: number;
   /** Why the handler was skipped (for example an idempotency duplicate), else `null`. */
   note: string | null;
+  /** Earlier runs and operator actions, oldest first (at most {@link MAX_HISTORY}). */
+  history: HistoryEntry[];
+  /** The handler's return value as JSON text; `null` when it returned nothing (or too much). */
+  result: string | null;
 }
 
 /** A row of the dead-letter queue: a job that failed for good. */
@@ -84,7 +132,15 @@ export interface DeadJob {
   createdBy: string | null;
   lastModifiedBy: string | null;
   createdAt: Date;
+  /** When the final run started; `null` when it never ran (cancelled while pending). */
+  startedAt: Date | null;
   failedAt: Date;
+  /** Error group (see `dlq.groups`). */
+  fingerprint: string;
+  /** Earlier runs and operator actions, oldest first (at most {@link MAX_HISTORY}). */
+  history: HistoryEntry[];
+  /** The handler's last reported progress (0–100) before it failed. */
+  progress: number | null;
 }
 
 /** Where {@link Store.getJob} found a job. */
@@ -99,6 +155,29 @@ export interface CancelResult {
   cancelled: string[];
   /** Processing jobs that now carry a cancel request; their owner aborts them at its next heartbeat. */
   requested: string[];
+}
+
+/**
+ * A DLQ error group: the dead jobs whose errors share a fingerprint (error class, normalised
+ * message and top user frame; see docs/operator-api.md).
+ */
+export interface ErrorGroup {
+  fingerprint: string;
+  errorClass: string;
+  /** The normalised message (ids, numbers, uuids, times and quoted values replaced). */
+  message: string;
+  /** Top stack frame of the user's code, without line numbers; `null` when none was found. */
+  frame: string | null;
+  /** Jobs of the group now in the DLQ. */
+  count: number;
+  /** When a job of the group first and last entered the DLQ (also counting ones since removed). */
+  firstSeen: Date;
+  lastSeen: Date;
+  /** Queues and types the group's jobs belong to, by name. */
+  queues: string[];
+  types: string[];
+  /** Id of the group's most recent dead job. */
+  sampleId: string | null;
 }
 
 /** Per-queue runtime controls (the `queues` table). */
@@ -128,4 +207,31 @@ export interface QueueStats {
   failedTotal: number;
   retriedTotal: number;
   lastActivityAt: Date | null;
+}
+
+/** One job in a page of the operator query (`jobs.query`): the columns a list shows. */
+export interface JobSummary {
+  id: string;
+  state: JobState;
+  queue: string;
+  type: string;
+  tags: string | null;
+  /** Hot jobs only; `null` in the archive and the DLQ. */
+  priority: number | null;
+  attempts: number;
+  createdAt: Date;
+  /** When a hot job is due; `null` in the archive and the DLQ. */
+  runAt: Date | null;
+  startedAt: Date | null;
+  /** When it succeeded or failed for good; `null` for hot jobs. */
+  finishedAt: Date | null;
+  /** DLQ reason; `null` elsewhere. */
+  reason: FailureReason | null;
+  /** First line of the DLQ error or of a hot job's last error, cut to 200 characters. */
+  error: string | null;
+  /** DLQ error group; `null` elsewhere. */
+  fingerprint: string | null;
+  workerId: string | null;
+  /** Last reported progress (0–100) of a hot or dead job. */
+  progress: number | null;
 }

@@ -14,11 +14,13 @@
 import type { FailureReason, HotState } from '../job/state.js';
 import type { Logger } from '../observability/logger.js';
 import type { IdempotencyClaims } from './idempotency.js';
+import type { JobTable, TableCount, TablePage, TableQuery } from './job-query.js';
 import type {
   ArchivedJob,
   CancelResult,
   DeadJob,
   EnqueueResult,
+  ErrorGroup,
   FoundJob,
   HotJob,
   QueueInfo,
@@ -77,7 +79,8 @@ export interface Lease {
  * the expected state; otherwise it is reported as a conflict and nothing changes.
  *
  * - `archive`: processing → archive (succeeded counter, success bucket with duration); `note`
- *   (default `null`) is stored with the archived row.
+ *   and `result` (the handler's return value as JSON; default `null` each) are stored with the
+ *   archived row.
  * - `retry`: processing (or fetched, for a circuit reschedule) → pending after `delayMs`,
  *   keeping `attempts`, storing `error` as `lastError`; retried counter +1. With `lost: true`
  *   (a run aborted by shutdown) the run is refunded: `attempts − 1`, `lostAttempts + 1`.
@@ -87,7 +90,7 @@ export interface Lease {
  * - `release`: fetched → pending at once; no counter (paused queue, shutdown of prefetched jobs).
  */
 export type Settlement =
-  | { kind: 'archive'; lease: Lease; durationMs: number; note?: string }
+  | { kind: 'archive'; lease: Lease; durationMs: number; note?: string; result?: string }
   | {
       kind: 'retry';
       lease: Lease;
@@ -104,6 +107,12 @@ export type Settlement =
       error: string;
     }
   | { kind: 'release'; lease: Lease };
+
+/** A lease to keep alive, with the handler's latest progress (0–100) if it reported one. */
+export interface HeartbeatLease extends Lease {
+  /** Stored as the job's progress; absent keeps the stored value. */
+  progress?: number;
+}
 
 /** Result of one heartbeat, in input order. */
 export interface HeartbeatResult {
@@ -185,6 +194,25 @@ export interface ResurrectRequest {
   priority?: number;
 }
 
+/** An edit of a pending job; absent fields keep the stored value. */
+export interface PendingEdit {
+  payload?: string;
+  tags?: string | null;
+  priority?: number;
+  /** Due this many milliseconds from now (store clock). */
+  delayMs?: number;
+  /** Recorded as `lastModifiedBy` and in the history. */
+  actor: string;
+}
+
+/** Which error groups {@link Store.errorGroups} returns. */
+export interface ErrorGroupFilter {
+  queues?: readonly string[];
+  types?: readonly string[];
+  /** Most groups. */
+  limit: number;
+}
+
 /** What every storage provider offers. All methods may throw `ChokaQError` with a stable code. */
 export interface Store {
   /** Short provider name for logs: `memory`, `embedded` or `postgres`. */
@@ -252,7 +280,7 @@ export interface Store {
    * Refreshes `heartbeatAt` of processing jobs whose leases are still held (same worker, token,
    * state processing) and reports, per lease, whether it is alive and whether a cancel was requested.
    */
-  heartbeat(leases: readonly Lease[]): Promise<HeartbeatResult[]>;
+  heartbeat(leases: readonly HeartbeatLease[]): Promise<HeartbeatResult[]>;
 
   /**
    * One recovery pass, atomic per step: stale fetched rows → pending; zombies (processing rows with
@@ -292,13 +320,21 @@ export interface Store {
   /** Deletes DLQ rows for good; returns how many were deleted. Lifetime counters stay. */
   purgeDead(ids: readonly string[]): Promise<number>;
   /**
-   * Edits a pending hot job in place (payload, tags, priority). Returns `false`, changing nothing,
-   * when the job is not pending or not found.
+   * Edits a pending hot job in place (payload, tags, priority, due time), appending an `edit`
+   * action to its history. Returns `false`, changing nothing, when the job is not pending or not
+   * found.
    */
-  editPending(
-    id: string,
-    edit: { payload?: string; tags?: string | null; priority?: number; actor: string },
-  ): Promise<boolean>;
+  editPending(id: string, edit: PendingEdit): Promise<boolean>;
+
+  /** One table's page of an operator query (see `storage/job-query.ts`). */
+  queryTable(table: JobTable, query: TableQuery): Promise<TablePage>;
+  /** Counts one table's rows matching an operator query. */
+  countTable(table: JobTable, query: TableQuery): Promise<TableCount>;
+  /**
+   * DLQ error groups with jobs in the DLQ, largest first, from the maintained summary; only jobs
+   * of the given queues and types when those are set.
+   */
+  errorGroups(filter: ErrorGroupFilter): Promise<ErrorGroup[]>;
 
   /** Every known queue, ordered by name. */
   listQueues(): Promise<QueueInfo[]>;

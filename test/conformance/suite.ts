@@ -15,6 +15,7 @@ import type { MetricBucket, NewJob, Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeEdgeCases } from './edge-cases.js';
+import { describeOperatorQueries } from './operator.js';
 import { describeReliability } from './reliability.js';
 import { checkTransitions } from './transition-check.js';
 
@@ -1539,6 +1540,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     // ---------------------------------------- where providers used to differ (edge-cases.ts)
 
     describeEdgeCases(context);
+
+    // ------------------------------------------ history, error groups, queries (operator.ts)
+
+    describeOperatorQueries(context);
 
     // ------------------------------------------------------------------------ wake and life
 

@@ -758,6 +758,107 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect(stats).toMatchObject({ failedTotal: 1, succeededTotal: 1, dead: 0 });
     });
 
+    it('keeps the handler result, the progress and every failed run, and shows them in the job detail', async () => {
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const job = defineJob<{ n: number }>({
+        type: 'report.v1',
+        retry: { maxAttempts: 3, baseDelay: 10, jitter: 0 },
+        async handle(payload, ctx) {
+          if (ctx.attempt === 1) throw new Error(`first try ${payload.n} failed`);
+          await ctx.progress(60);
+          await gate;
+          return { rows: payload.n * 2 };
+        },
+      });
+      const chokaq = await engine({ jobs: [job], heartbeatInterval: 30 });
+      const { id } = await chokaq.enqueue(job, { n: 21 });
+      const running = await waitFor(async () => {
+        const detail = await chokaq.jobs.get(id);
+        return detail?.found.where === 'hot' && detail.found.job.progress === 60
+          ? detail
+          : undefined;
+      });
+      expect(running.state).toBe('processing');
+      expect(running.timeline.map((e) => (e.kind === 'run' ? e.outcome : e.kind))).toEqual([
+        'enqueued',
+        'retried',
+        'running',
+      ]);
+      release();
+      const done = await waitFor(async () => {
+        const detail = await chokaq.jobs.get(id);
+        return detail?.state === 'succeeded' ? detail : undefined;
+      });
+      if (done.found.where !== 'archive') throw new Error('not archived');
+      expect(JSON.parse(done.found.job.result ?? 'null')).toEqual({ rows: 42 });
+      const [failed, succeeded] = done.timeline.filter((e) => e.kind === 'run');
+      expect(failed).toMatchObject({ attempt: 1, outcome: 'retried', workerId: chokaq.workerId });
+      expect(failed?.kind === 'run' && failed.error).toContain('first try 21 failed');
+      expect(succeeded).toMatchObject({ attempt: 2, outcome: 'succeeded' });
+      expect(done.runsNotKept).toBe(0);
+    });
+
+    it('finds jobs with the operator query, groups DLQ errors and edits a pending job', async () => {
+      const charge = defineJob<{ customer: string; cents: number }>({
+        type: 'charge.v1',
+        queue: 'billing',
+        handle(payload) {
+          throw new FatalError(`card of ${payload.customer} declined for ${payload.cents}`);
+        },
+      });
+      const chokaq = await engine({ jobs: [charge] });
+      const failing = await chokaq.enqueueMany(charge, [
+        { payload: { customer: 'c-1', cents: 100 } },
+        { payload: { customer: 'c-2', cents: 250 } },
+      ]);
+      await waitFor(async () => (await chokaq.jobs.count({ state: 'dead' })).count === 2);
+      const [group] = await chokaq.dlq.groups();
+      expect(group).toMatchObject({
+        count: 2,
+        errorClass: 'FatalError',
+        message: 'card of c-<n> declined for <n>',
+        queues: ['billing'],
+        types: ['charge.v1'],
+      });
+      const page = await chokaq.jobs.query({ errorGroup: group?.fingerprint, limit: 1 });
+      expect(page.jobs).toHaveLength(1);
+      const rest = await chokaq.jobs.query({
+        errorGroup: group?.fingerprint,
+        limit: 1,
+        cursor: page.nextCursor ?? '',
+      });
+      expect([...page.jobs, ...rest.jobs].map((j) => j.id).sort()).toEqual(
+        failing.map((r) => r.id).sort(),
+      );
+      const byPayload = await chokaq.jobs.query({ payload: { customer: 'c-2' } });
+      expect(byPayload.jobs.map((j) => j.id)).toEqual([failing[1]?.id]);
+
+      await chokaq.queues.pause('billing');
+      const { id } = await chokaq.enqueue(charge, { customer: 'c-3', cents: 1 });
+      const edits: string[] = [];
+      chokaq.on('job:edited', (e) => edits.push(`${e.id}:${e.actor}`));
+      expect(
+        await chokaq.jobs.edit(id, {
+          payload: { customer: 'c-4', cents: 2 },
+          priority: 50,
+          actor: 'ops',
+        }),
+      ).toBe(true);
+      const edited = await chokaq.jobs.get(id);
+      expect(edited?.found.job).toMatchObject({
+        payload: '{"customer":"c-4","cents":2}',
+        lastModifiedBy: 'ops',
+      });
+      expect(edited?.timeline.at(-1)).toMatchObject({
+        kind: 'action',
+        action: 'edit',
+        actor: 'ops',
+      });
+      expect(edits).toEqual([`${id}:ops`]);
+      expect(await chokaq.jobs.edit(failing[0]?.id ?? '', { priority: 1 })).toBe(false);
+    });
+
     it('claims the next job of a capped queue as soon as a slot frees, not at the next poll', async () => {
       const done: number[] = [];
       const job = defineJob<{ n: number }>({

@@ -14,6 +14,7 @@ import {
   type ChokaQOptions,
   type ErrorCode,
 } from '../../src/index.js';
+import { z } from 'zod';
 import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
@@ -31,7 +32,11 @@ async function failure(call: () => unknown): Promise<ChokaQError> {
   throw new Error('expected the call to fail');
 }
 
-const mail = defineJob<{ to: string }>({ type: 'inputs.mail.v1', handle: () => undefined });
+const mail = defineJob({
+  type: 'inputs.mail.v1',
+  payload: z.object({ to: z.string() }),
+  handle: () => undefined,
+});
 
 /** Bad `new ChokaQ` options: [label, options, code, field, text in the message]. */
 const BAD_OPTIONS: [
@@ -406,6 +411,118 @@ for (const provider of providers) {
           'CHOKAQ_INVALID_ARGUMENT',
           'event',
           '"job:finished" (string)',
+        ],
+        [
+          "jobs.query state 'failed'",
+          () => chokaq.jobs.query({ state: ['dead', 'failed' as never] }),
+          'CHOKAQ_INVALID_FILTER',
+          'query.state[1]',
+          '"failed" (string)',
+        ],
+        [
+          "jobs.query reason 'fatal'",
+          () => chokaq.jobs.query({ reason: 'fatal' as never }),
+          'CHOKAQ_INVALID_FILTER',
+          'query.reason[0]',
+          '"fatal" (string)',
+        ],
+        [
+          'jobs.query with a filter typo',
+          () => chokaq.jobs.query({ states: ['dead'] } as never),
+          'CHOKAQ_UNKNOWN_OPTION',
+          'query.states',
+          'state',
+        ],
+        [
+          "jobs.query sort 'priority'",
+          () => chokaq.jobs.query({ sort: 'priority' as never }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'query.sort',
+          '"priority" (string)',
+        ],
+        [
+          'jobs.query sort finishedAt over pending jobs',
+          () => chokaq.jobs.query({ sort: 'finishedAt', state: 'pending' }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'query.sort',
+          'finished jobs only',
+        ],
+        [
+          'jobs.query limit 1001',
+          () => chokaq.jobs.query({ limit: 1001 }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'query.limit',
+          '1001 (number)',
+        ],
+        [
+          'jobs.query with a made-up cursor',
+          () => chokaq.jobs.query({ cursor: 'bm90LWEtY3Vyc29y' }),
+          'CHOKAQ_INVALID_CURSOR',
+          'query.cursor',
+          'not a cursor',
+        ],
+        [
+          'jobs.query created.from not a date',
+          () => chokaq.jobs.query({ created: { from: 'yesterday' as never } }),
+          'CHOKAQ_INVALID_FILTER',
+          'query.created.from',
+          '"yesterday" (string)',
+        ],
+        [
+          'jobs.query attempts.min -1',
+          () => chokaq.jobs.query({ attempts: { min: -1 } }),
+          'CHOKAQ_INVALID_FILTER',
+          'query.attempts.min',
+          '-1 (number)',
+        ],
+        [
+          'jobs.query payload a string',
+          () => chokaq.jobs.query({ payload: 'to' as never }),
+          'CHOKAQ_INVALID_FILTER',
+          'query.payload',
+          '"to" (string)',
+        ],
+        [
+          'jobs.query queue with a space',
+          () => chokaq.jobs.query({ queue: ['ok', 'no spaces'] }),
+          'CHOKAQ_INVALID_QUEUE',
+          'query.queue[1]',
+          '"no spaces" (string)',
+        ],
+        [
+          'jobs.count with an unknown state',
+          () => chokaq.jobs.count({ state: 'done' as never }),
+          'CHOKAQ_INVALID_FILTER',
+          'query.state[0]',
+          '"done" (string)',
+        ],
+        [
+          'jobs.edit with a bad priority',
+          () => chokaq.jobs.edit('kept-1', { priority: 0.5 }),
+          'CHOKAQ_INVALID_PRIORITY',
+          'edit.priority',
+          '0.5 (number)',
+        ],
+        [
+          'jobs.edit with a payload failing its schema',
+          () => chokaq.jobs.edit('kept-1', { payload: { to: 42 } }),
+          'CHOKAQ_PAYLOAD_INVALID',
+          'edit.payload',
+          'to',
+        ],
+        [
+          'jobs.edit with runAt not a date',
+          () => chokaq.jobs.edit('kept-1', { runAt: 'soon' as never }),
+          'CHOKAQ_INVALID_ARGUMENT',
+          'edit.runAt',
+          '"soon" (string)',
+        ],
+        [
+          'dlq.groups with a typo',
+          () => chokaq.dlq.groups({ queues: ['a'] } as never),
+          'CHOKAQ_UNKNOWN_OPTION',
+          'filter.queues',
+          'queue',
         ],
         [
           'getJob of a number',

@@ -3,7 +3,22 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history
+
+CREATE TABLE :SCHEMA.dlq_error_groups (
+  dead_count bigint DEFAULT 0 NOT NULL,
+  error_class character varying(255) NOT NULL,
+  fingerprint character varying(64) COLLATE "C" NOT NULL,
+  first_seen timestamp with time zone NOT NULL,
+  frame text,
+  last_seen timestamp with time zone NOT NULL,
+  message text NOT NULL,
+  queue character varying(255) COLLATE "C" NOT NULL,
+  type character varying(255) NOT NULL,
+  CONSTRAINT dlq_error_groups_dead_count_check CHECK ((dead_count >= 0)),
+  CONSTRAINT dlq_error_groups_pkey PRIMARY KEY (fingerprint, queue, type)
+);
+CREATE UNIQUE INDEX dlq_error_groups_pkey ON :SCHEMA.dlq_error_groups USING btree (fingerprint, queue, type);
 
 CREATE TABLE :SCHEMA.idempotency_claims (
   expires_at timestamp with time zone,
@@ -23,21 +38,27 @@ CREATE TABLE :SCHEMA.jobs_archive (
   created_by character varying(100),
   duration_ms double precision,
   finished_at timestamp with time zone NOT NULL,
+  history jsonb,
   id character varying(50) COLLATE "C" NOT NULL,
   last_modified_by character varying(100),
   lost_attempts integer DEFAULT 0 NOT NULL,
   note text,
   payload text,
   queue character varying(255) COLLATE "C" NOT NULL,
+  result text,
   started_at timestamp with time zone,
   tags character varying(1000),
   type character varying(255) NOT NULL,
   worker_id character varying(100),
   CONSTRAINT jobs_archive_pkey PRIMARY KEY (id)
 );
+CREATE INDEX jobs_archive_attempts_idx ON :SCHEMA.jobs_archive USING btree (attempts, finished_at DESC) WHERE (attempts > 1);
+CREATE INDEX jobs_archive_created_idx ON :SCHEMA.jobs_archive USING btree (created_at, id);
 CREATE INDEX jobs_archive_finished_idx ON :SCHEMA.jobs_archive USING btree (finished_at DESC);
 CREATE UNIQUE INDEX jobs_archive_pkey ON :SCHEMA.jobs_archive USING btree (id);
 CREATE INDEX jobs_archive_queue_idx ON :SCHEMA.jobs_archive USING btree (queue, finished_at DESC);
+CREATE INDEX jobs_archive_tags_idx ON :SCHEMA.jobs_archive USING gin (regexp_split_to_array(btrim((tags)::text), '\s*,\s*'::text)) WHERE (tags IS NOT NULL);
+CREATE INDEX jobs_archive_type_idx ON :SCHEMA.jobs_archive USING btree (type, finished_at DESC);
 
 CREATE TABLE :SCHEMA.jobs_dlq (
   attempts integer DEFAULT 0 NOT NULL,
@@ -46,20 +67,30 @@ CREATE TABLE :SCHEMA.jobs_dlq (
   error_details text,
   failed_at timestamp with time zone NOT NULL,
   failure_reason smallint NOT NULL,
+  fingerprint character varying(64) COLLATE "C",
+  history jsonb,
   id character varying(50) COLLATE "C" NOT NULL,
   last_modified_by character varying(100),
   lost_attempts integer DEFAULT 0 NOT NULL,
   payload text,
+  progress real,
   queue character varying(255) COLLATE "C" NOT NULL,
+  started_at timestamp with time zone,
   tags character varying(1000),
   type character varying(255) NOT NULL,
   worker_id character varying(100),
   CONSTRAINT jobs_dlq_pkey PRIMARY KEY (id)
 );
+CREATE INDEX jobs_dlq_attempts_idx ON :SCHEMA.jobs_dlq USING btree (attempts, failed_at DESC) WHERE (attempts > 1);
+CREATE INDEX jobs_dlq_created_idx ON :SCHEMA.jobs_dlq USING btree (created_at, id);
+CREATE INDEX jobs_dlq_error_words_idx ON :SCHEMA.jobs_dlq USING gin (to_tsvector('simple'::regconfig, COALESCE(error_details, ''::text)));
 CREATE INDEX jobs_dlq_failed_idx ON :SCHEMA.jobs_dlq USING btree (failed_at DESC);
+CREATE INDEX jobs_dlq_fingerprint_idx ON :SCHEMA.jobs_dlq USING btree (fingerprint, failed_at DESC);
 CREATE UNIQUE INDEX jobs_dlq_pkey ON :SCHEMA.jobs_dlq USING btree (id);
 CREATE INDEX jobs_dlq_queue_idx ON :SCHEMA.jobs_dlq USING btree (queue, failed_at DESC);
 CREATE INDEX jobs_dlq_reason_idx ON :SCHEMA.jobs_dlq USING btree (failure_reason, failed_at DESC);
+CREATE INDEX jobs_dlq_tags_idx ON :SCHEMA.jobs_dlq USING gin (regexp_split_to_array(btrim((tags)::text), '\s*,\s*'::text)) WHERE (tags IS NOT NULL);
+CREATE INDEX jobs_dlq_type_idx ON :SCHEMA.jobs_dlq USING btree (type, failed_at DESC);
 
 CREATE TABLE :SCHEMA.jobs_hot (
   attempts integer DEFAULT 0 NOT NULL,
@@ -68,6 +99,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   created_by character varying(100),
   heartbeat_at timestamp with time zone,
+  history jsonb,
   id character varying(50) COLLATE "C" NOT NULL,
   idempotency_key character varying(255),
   last_error text,
@@ -76,6 +108,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
   lost_attempts integer DEFAULT 0 NOT NULL,
   payload text,
   priority integer DEFAULT 10 NOT NULL,
+  progress real,
   queue character varying(255) COLLATE "C" NOT NULL,
   run_at timestamp with time zone NOT NULL,
   started_at timestamp with time zone,
@@ -89,6 +122,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
 ) WITH (fillfactor=80);
 CREATE INDEX jobs_hot_active_idx ON :SCHEMA.jobs_hot USING btree (queue, status) WHERE (status = ANY (ARRAY[1, 2]));
 CREATE INDEX jobs_hot_cancel_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (cancel_requested_at IS NOT NULL);
+CREATE INDEX jobs_hot_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id);
 CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE (status = 0);
 CREATE UNIQUE INDEX jobs_hot_idempotency_idx ON :SCHEMA.jobs_hot USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE UNIQUE INDEX jobs_hot_pkey ON :SCHEMA.jobs_hot USING btree (id);
@@ -109,6 +143,19 @@ CREATE TABLE :SCHEMA.metric_buckets (
   CONSTRAINT metric_buckets_pkey PRIMARY KEY (bucket_start, queue, outcome, failure_reason)
 );
 CREATE UNIQUE INDEX metric_buckets_pkey ON :SCHEMA.metric_buckets USING btree (bucket_start, queue, outcome, failure_reason);
+
+CREATE TABLE :SCHEMA.operator_actions (
+  action character varying(50) NOT NULL,
+  actor character varying(100) NOT NULL,
+  at timestamp with time zone DEFAULT now() NOT NULL,
+  id character varying(50) COLLATE "C" NOT NULL,
+  outcome jsonb NOT NULL,
+  reason text,
+  target jsonb NOT NULL,
+  CONSTRAINT operator_actions_pkey PRIMARY KEY (id)
+);
+CREATE INDEX operator_actions_at_idx ON :SCHEMA.operator_actions USING btree (at DESC, id);
+CREATE UNIQUE INDEX operator_actions_pkey ON :SCHEMA.operator_actions USING btree (id);
 
 CREATE TABLE :SCHEMA.queues (
   is_active boolean DEFAULT true NOT NULL,

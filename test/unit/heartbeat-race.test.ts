@@ -35,7 +35,7 @@ function watching(
   const aborts: AbortCause[] = [];
   const warnings: string[] = [];
   const runs = new ActiveRuns();
-  runs.add({ job, lease, abort: (why) => void aborts.push(why) });
+  runs.add({ job, lease, progress: () => undefined, abort: (why) => void aborts.push(why) });
   const logger = recordingLogger(warnings);
   const heartbeater = new Heartbeater({
     store,

@@ -28,6 +28,8 @@ const job: HotJob = {
   createdBy: null,
   lastModifiedBy: null,
   lastError: null,
+  history: [],
+  progress: null,
 };
 
 function context(logger: Logger = silentLogger): { ctx: RunContext; events: ChokaQEvents } {

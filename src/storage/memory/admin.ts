@@ -4,20 +4,13 @@
  * @internal
  */
 import type { QueueInfo } from '../model.js';
-import type { QueuePatch } from '../store.js';
+import { appendHistory } from '../history.js';
+import type { PendingEdit, QueuePatch } from '../store.js';
 import type { Tables } from './tables.js';
 
-/** Fields of a pending-job edit; absent fields keep their value. */
-export interface PendingEdit {
-  payload?: string;
-  tags?: string | null;
-  priority?: number;
-  /** Recorded as `lastModifiedBy`. */
-  actor: string;
-}
-
 /**
- * Edits a pending hot row in place and stamps `lastModifiedBy` and `updatedAt`. Returns `false`,
+ * Edits a pending hot row in place, stamps `lastModifiedBy` and `updatedAt` and appends an `edit`
+ * action to its history. Returns `false`,
  * changing nothing, when the row is missing or not pending.
  */
 export function editPendingJob(tables: Tables, id: string, edit: PendingEdit, now: Date): boolean {
@@ -26,7 +19,14 @@ export function editPendingJob(tables: Tables, id: string, edit: PendingEdit, no
   if (edit.payload !== undefined) row.payload = edit.payload;
   if (edit.tags !== undefined) row.tags = edit.tags;
   if (edit.priority !== undefined) row.priority = edit.priority;
+  if (edit.delayMs !== undefined) row.runAt = new Date(now.getTime() + edit.delayMs);
   row.lastModifiedBy = edit.actor;
+  row.history = appendHistory(row.history, {
+    kind: 'action',
+    action: 'edit',
+    actor: edit.actor,
+    at: new Date(now),
+  });
   row.updatedAt = new Date(now);
   return true;
 }

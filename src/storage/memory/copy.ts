@@ -5,6 +5,7 @@
  * @internal
  */
 import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
+import { copyHistory } from '../history.js';
 import type { MetricBucket } from '../store.js';
 
 /** Copies a `Date | null`. */
@@ -22,6 +23,7 @@ export function copyHot(row: HotJob): HotJob {
     heartbeatAt: copyDate(row.heartbeatAt),
     updatedAt: new Date(row.updatedAt),
     cancelRequestedAt: copyDate(row.cancelRequestedAt),
+    history: copyHistory(row.history),
   };
 }
 
@@ -32,12 +34,19 @@ export function copyArchived(row: ArchivedJob): ArchivedJob {
     createdAt: new Date(row.createdAt),
     startedAt: copyDate(row.startedAt),
     finishedAt: new Date(row.finishedAt),
+    history: copyHistory(row.history),
   };
 }
 
 /** A detached copy of a DLQ row. */
 export function copyDead(row: DeadJob): DeadJob {
-  return { ...row, createdAt: new Date(row.createdAt), failedAt: new Date(row.failedAt) };
+  return {
+    ...row,
+    createdAt: new Date(row.createdAt),
+    startedAt: copyDate(row.startedAt),
+    failedAt: new Date(row.failedAt),
+    history: copyHistory(row.history),
+  };
 }
 
 /** A detached copy of a queue row. */

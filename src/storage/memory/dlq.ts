@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import type { DeadJob, HotJob } from '../model.js';
+import { appendHistory } from '../history.js';
+import { MAX_HISTORY_ERROR, type DeadJob, type HotJob } from '../model.js';
 import type { ResurrectRequest } from '../store.js';
 import type { Tables } from './tables.js';
 
@@ -39,6 +40,21 @@ function toResurrected(row: DeadJob, options: ResurrectRequest, now: Date): HotJ
     createdBy: row.createdBy,
     lastModifiedBy: options.actor,
     lastError: row.errorDetails, // the failure it was resurrected from, until the next run
+    history: appendHistory(
+      row.history,
+      {
+        kind: 'run',
+        attempt: row.attempts,
+        startedAt: row.startedAt === null ? null : new Date(row.startedAt),
+        endedAt: new Date(row.failedAt),
+        workerId: row.workerId,
+        outcome: 'dead',
+        reason: row.reason,
+        error: row.errorDetails === null ? null : row.errorDetails.slice(0, MAX_HISTORY_ERROR),
+      },
+      { kind: 'action', action: 'resurrect', actor: options.actor, at: new Date(now) },
+    ),
+    progress: null,
   };
 }
 
@@ -66,6 +82,7 @@ export function resurrectJobs(
     const row = tables.dead.get(id);
     if (row === undefined || tables.hot.has(id)) continue;
     tables.dead.delete(id);
+    tables.removeFromGroup(row);
     tables.ensureQueue(row.queue, now);
     tables.insertHot(toResurrected(row, options, now));
     moved.push(id);
@@ -74,11 +91,15 @@ export function resurrectJobs(
   return { moved, wokenQueues: [...wokenQueues] };
 }
 
-/** Deletes the listed DLQ rows; returns how many existed. */
+/** Deletes the listed DLQ rows, taking them out of their error groups; returns how many existed. */
 export function purgeDeadJobs(tables: Tables, ids: readonly string[]): number {
   let deleted = 0;
   for (const id of ids) {
-    if (tables.dead.delete(id)) deleted += 1;
+    const row = tables.dead.get(id);
+    if (row === undefined) continue;
+    tables.dead.delete(id);
+    tables.removeFromGroup(row);
+    deleted += 1;
   }
   return deleted;
 }

@@ -41,6 +41,8 @@ function toHotRow(job: NewJob, now: Date): HotJob {
     createdBy: job.createdBy,
     lastModifiedBy: null,
     lastError: null,
+    history: [],
+    progress: null,
   };
 }
 

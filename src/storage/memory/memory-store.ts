@@ -14,6 +14,7 @@ import type {
   CancelResult,
   DeadJob,
   EnqueueResult,
+  ErrorGroup,
   FoundJob,
   HotJob,
   QueueInfo,
@@ -21,8 +22,11 @@ import type {
 } from '../model.js';
 import type {
   ClaimRequest,
+  ErrorGroupFilter,
   HeartbeatResult,
+  HeartbeatLease,
   Lease,
+  PendingEdit,
   MetricBucket,
   NewJob,
   QueuePatch,
@@ -32,7 +36,10 @@ import type {
   Settlement,
   Store,
 } from '../store.js';
-import { editPendingJob, upsertQueue, type PendingEdit } from './admin.js';
+import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
+import { editPendingJob, upsertQueue } from './admin.js';
+import { listErrorGroups } from './error-groups.js';
+import { countMemoryTable, queryMemoryTable } from './job-query.js';
 import { cancelJobs } from './cancel.js';
 import { claimJobs, startJobs } from './claim.js';
 import { copyArchived, copyBucket, copyDead, copyHot, copyQueue } from './copy.js';
@@ -143,7 +150,7 @@ export class MemoryStore implements Store {
   }
 
   /** {@inheritDoc Store.heartbeat} */
-  heartbeat(leases: readonly Lease[]): Promise<HeartbeatResult[]> {
+  heartbeat(leases: readonly HeartbeatLease[]): Promise<HeartbeatResult[]> {
     return atomically(() => heartbeatJobs(this.tables, leases, this.time()));
   }
 
@@ -190,6 +197,21 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.listArchive} */
   listArchive(filter: { queue?: string; limit: number }): Promise<ArchivedJob[]> {
     return atomically(() => listArchiveRows(this.tables, filter).map(copyArchived));
+  }
+
+  /** {@inheritDoc Store.queryTable} */
+  queryTable(table: JobTable, query: TableQuery): Promise<TablePage> {
+    return atomically(() => queryMemoryTable(this.tables, table, query));
+  }
+
+  /** {@inheritDoc Store.countTable} */
+  countTable(table: JobTable, query: TableQuery): Promise<TableCount> {
+    return atomically(() => countMemoryTable(this.tables, table, query));
+  }
+
+  /** {@inheritDoc Store.errorGroups} */
+  errorGroups(filter: ErrorGroupFilter): Promise<ErrorGroup[]> {
+    return atomically(() => listErrorGroups(this.tables, filter));
   }
 
   /** {@inheritDoc Store.listDead} */

@@ -6,7 +6,8 @@
  * @internal
  */
 import type { HotJob } from '../model.js';
-import type { HeartbeatResult, Lease, RescueOptions, RescuedJob } from '../store.js';
+import { appendHistory, runEntry } from '../history.js';
+import type { HeartbeatLease, HeartbeatResult, RescueOptions, RescuedJob } from '../store.js';
 import { heldRow } from './claim.js';
 import { recordRetry } from './counters.js';
 import { moveToDead, refundRun, toPending } from './settle.js';
@@ -32,12 +33,13 @@ export interface RescueOutcome {
 }
 
 /**
- * Refreshes `heartbeatAt` and `updatedAt` of every lease still held in state processing; reports
+ * Refreshes `heartbeatAt` and `updatedAt` (and the progress, when given) of every lease still
+ * held in state processing; reports
  * per lease, in input order, whether it is alive and whether a cancel was requested.
  */
 export function heartbeatJobs(
   tables: Tables,
-  leases: readonly Lease[],
+  leases: readonly HeartbeatLease[],
   now: Date,
 ): HeartbeatResult[] {
   return leases.map((lease) => {
@@ -45,6 +47,7 @@ export function heartbeatJobs(
     if (row === undefined) return { alive: false, cancelRequested: false };
     row.heartbeatAt = new Date(now);
     row.updatedAt = new Date(now);
+    if (lease.progress !== undefined) row.progress = lease.progress;
     return { alive: true, cancelRequested: row.cancelRequestedAt !== null };
   });
 }
@@ -137,10 +140,12 @@ export function rescueJobs(tables: Tables, options: RescueOptions, now: Date): R
       moveToDead(tables, row, now, 'Cancelled', error);
       outcome.cancelled.push(rescued(row));
     } else if (mayRunAgain(row, maxima)) {
+      row.history = appendHistory(row.history, runEntry(row, now, 'zombie', ZOMBIE_RETRY_ERROR));
       toPending(row, now);
       refundRun(row);
       row.runAt = new Date(now);
       row.lastError = ZOMBIE_RETRY_ERROR;
+      row.progress = null;
       recordRetry(tables, now, row.queue);
       outcome.retried.push(rescued(row));
     } else {

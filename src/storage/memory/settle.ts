@@ -6,6 +6,8 @@
  * @internal
  */
 import type { FailureReason } from '../../job/state.js';
+import { errorSignature } from '../../job/fingerprint.js';
+import { appendHistory, runEntry } from '../history.js';
 import type { ArchivedJob, DeadJob, HotJob } from '../model.js';
 import type { Settlement } from '../store.js';
 import { heldRow } from './claim.js';
@@ -28,7 +30,11 @@ export function refundRun(row: HotJob): void {
 }
 
 /** The archive row a succeeded hot row becomes. */
-function toArchived(row: HotJob, now: Date, durationMs: number, note: string | null): ArchivedJob {
+function toArchived(
+  row: HotJob,
+  now: Date,
+  settlement: Extract<Settlement, { kind: 'archive' }>,
+): ArchivedJob {
   return {
     id: row.id,
     queue: row.queue,
@@ -42,14 +48,22 @@ function toArchived(row: HotJob, now: Date, durationMs: number, note: string | n
     createdAt: new Date(row.createdAt),
     startedAt: row.startedAt === null ? null : new Date(row.startedAt),
     finishedAt: new Date(now),
-    durationMs,
+    durationMs: settlement.durationMs,
     lostAttempts: row.lostAttempts,
-    note,
+    note: settlement.note ?? null,
+    history: row.history,
+    result: settlement.result ?? null,
   };
 }
 
 /** The DLQ row a failed hot row becomes. */
-function toDead(row: HotJob, now: Date, reason: FailureReason, error: string): DeadJob {
+function toDead(
+  row: HotJob,
+  now: Date,
+  reason: FailureReason,
+  error: string,
+  fingerprint: string,
+): DeadJob {
   return {
     id: row.id,
     queue: row.queue,
@@ -64,13 +78,18 @@ function toDead(row: HotJob, now: Date, reason: FailureReason, error: string): D
     createdBy: row.createdBy,
     lastModifiedBy: row.lastModifiedBy,
     createdAt: new Date(row.createdAt),
+    startedAt: row.startedAt === null ? null : new Date(row.startedAt),
     failedAt: new Date(now),
+    fingerprint,
+    history: row.history,
+    progress: row.progress,
   };
 }
 
 /**
  * Hot → DLQ with `reason` and `error`: deletes the hot row (freeing its idempotency key), inserts
- * the DLQ row, adds one to the failed counter and the failure bucket of `reason`.
+ * the DLQ row, adds one to the failed counter, the failure bucket of `reason` and the row's error
+ * group.
  */
 export function moveToDead(
   tables: Tables,
@@ -79,8 +98,10 @@ export function moveToDead(
   reason: FailureReason,
   error: string,
 ): void {
+  const signature = errorSignature(error);
   tables.deleteHot(row);
-  tables.dead.set(row.id, toDead(row, now, reason, error));
+  tables.dead.set(row.id, toDead(row, now, reason, error, signature.fingerprint));
+  tables.addToGroup(signature, row.queue, row.type, now);
   recordFailure(tables, now, row.queue, reason);
 }
 
@@ -91,7 +112,7 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
       const row = heldRow(tables, settlement.lease, 'processing');
       if (row === undefined) return false;
       tables.deleteHot(row);
-      const archived = toArchived(row, now, settlement.durationMs, settlement.note ?? null);
+      const archived = toArchived(row, now, settlement);
       tables.archive.set(row.id, archived);
       recordSuccess(tables, now, row.queue, settlement.durationMs);
       return true;
@@ -99,10 +120,15 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
     case 'retry': {
       const row = heldRow(tables, settlement.lease, settlement.from);
       if (row === undefined) return false;
+      if (settlement.from === 'processing') {
+        const outcome = settlement.lost === true ? 'lost' : 'retried';
+        row.history = appendHistory(row.history, runEntry(row, now, outcome, settlement.error));
+      }
       toPending(row, now);
       if (settlement.lost === true) refundRun(row);
       row.runAt = new Date(now.getTime() + settlement.delayMs);
       row.lastError = settlement.error;
+      row.progress = null;
       recordRetry(tables, now, row.queue);
       return true;
     }

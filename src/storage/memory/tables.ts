@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import type { ErrorSignature } from '../../job/fingerprint.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
 import type { MetricBucket } from '../store.js';
 
@@ -15,6 +16,16 @@ export interface QueueCounters {
   failedTotal: number;
   retriedTotal: number;
   lastActivityAt: Date | null;
+}
+
+/** One row of the error-group summary: a fingerprint's dead jobs of one queue and type. */
+export interface GroupRow extends Omit<ErrorSignature, 'fingerprint'> {
+  fingerprint: string;
+  queue: string;
+  type: string;
+  count: number;
+  firstSeen: Date;
+  lastSeen: Date;
 }
 
 /** The queue that exists before anything is enqueued. */
@@ -34,6 +45,8 @@ export class Tables {
   readonly counters = new Map<string, QueueCounters>();
   /** Metric buckets by {@link bucketKey}. */
   readonly buckets = new Map<string, MetricBucket>();
+  /** The error-group summary by {@link groupKey}; rows stay (count 0) once emptied. */
+  readonly groups = new Map<string, GroupRow>();
   /** Unique index: idempotency key → id of the hot row holding it. */
   private readonly hotIdByKey = new Map<string, string>();
 
@@ -78,6 +91,31 @@ export class Tables {
     return row;
   }
 
+  /** Counts one more dead job of `queue`/`type` in the group of `signature`. */
+  addToGroup(signature: ErrorSignature, queue: string, type: string, now: Date): void {
+    const key = groupKey(signature.fingerprint, queue, type);
+    const row = this.groups.get(key);
+    if (row === undefined) {
+      this.groups.set(key, {
+        ...signature,
+        queue,
+        type,
+        count: 1,
+        firstSeen: new Date(now),
+        lastSeen: new Date(now),
+      });
+    } else {
+      row.count += 1;
+      row.lastSeen = new Date(now);
+    }
+  }
+
+  /** Counts one dead job fewer in its group (it was resurrected or purged). */
+  removeFromGroup(row: DeadJob): void {
+    const group = this.groups.get(groupKey(row.fingerprint, row.queue, row.type));
+    if (group !== undefined) group.count = Math.max(0, group.count - 1);
+  }
+
   /** The counters row of `queue`, created with zeros when missing. */
   countersOf(queue: string): QueueCounters {
     let row = this.counters.get(queue);
@@ -87,6 +125,11 @@ export class Tables {
     }
     return row;
   }
+}
+
+/** Primary key of an error-group row: (fingerprint, queue, type). */
+export function groupKey(fingerprint: string, queue: string, type: string): string {
+  return JSON.stringify([fingerprint, queue, type]);
 }
 
 /** Primary key of a metric bucket: (second, queue, outcome, reason). */

@@ -14,6 +14,7 @@ import type { CancelResult } from '../model.js';
 import type { RescueOptions, RescueResult, RescuedJob } from '../store.js';
 import type { Executor } from './executor.js';
 import { toNumber, toStr, toStringOrNull, type Row } from './rows.js';
+import { signatureColumns } from './settle-batch.js';
 import type { BoundQueries } from './schema.js';
 
 /** A row of `rescue_pick_zombies.sql`. */
@@ -179,6 +180,7 @@ async function moveToDlq(
     moves.map((m) => m.actor),
     moves.map(() => null), // no lease guard: the caller locked and checked these rows
     moves.map(() => null),
+    ...signatureColumns(moves.map((m) => m.error)),
   ]);
   return new Map(rows.map((row) => [String(row.id), rescuedJobOf(row)]));
 }

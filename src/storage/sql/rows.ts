@@ -2,7 +2,15 @@
  * Row → read model mapping. Drivers disagree on types (`pg` returns int8 as a string, PGlite
  * as a number or bigint; timestamps may arrive as Date or string), so every value is normalised.
  */
-import type { ArchivedJob, DeadJob, HotJob, QueueInfo, QueueStats } from '../model.js';
+import type {
+  ArchivedJob,
+  DeadJob,
+  ErrorGroup,
+  HistoryEntry,
+  HotJob,
+  QueueInfo,
+  QueueStats,
+} from '../model.js';
 import type { MetricBucket } from '../store.js';
 import { HOT_STATE_BY_CODE, failureReasonOf } from '../../job/state.js';
 
@@ -74,6 +82,8 @@ export function hotJobOf(row: Row): HotJob {
     createdBy: toStringOrNull(row.created_by),
     lastModifiedBy: toStringOrNull(row.last_modified_by),
     lastError: toStringOrNull(row.last_error),
+    history: historyOf(row.history),
+    progress: toNumberOrNull(row.progress),
   };
 }
 
@@ -95,6 +105,8 @@ export function archivedJobOf(row: Row): ArchivedJob {
     durationMs: toNumberOrNull(row.duration_ms),
     lostAttempts: toNumber(row.lost_attempts),
     note: toStringOrNull(row.note),
+    history: historyOf(row.history),
+    result: toStringOrNull(row.result),
   };
 }
 
@@ -114,8 +126,71 @@ export function deadJobOf(row: Row): DeadJob {
     createdBy: toStringOrNull(row.created_by),
     lastModifiedBy: toStringOrNull(row.last_modified_by),
     createdAt: toDate(row.created_at),
+    startedAt: toDateOrNull(row.started_at),
     failedAt: toDate(row.failed_at),
+    fingerprint: toStringOrNull(row.fingerprint) ?? '',
+    history: historyOf(row.history),
+    progress: toNumberOrNull(row.progress),
   };
+}
+
+/**
+ * Maps a `history` jsonb column (drivers hand back parsed JSON, or text) to entries with Dates;
+ * entries of an unknown kind are dropped.
+ */
+export function historyOf(value: unknown): HistoryEntry[] {
+  const list: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  if (!Array.isArray(list)) return [];
+  const entries: HistoryEntry[] = [];
+  for (const item of list as Row[]) {
+    if (item.kind === 'run') {
+      entries.push({
+        kind: 'run',
+        attempt: toNumber(item.attempt),
+        startedAt: toDateOrNull(item.startedAt),
+        endedAt: toDate(item.endedAt),
+        workerId: toStringOrNull(item.workerId),
+        outcome: toStr(item.outcome) as 'retried',
+        ...(item.reason === undefined || item.reason === null
+          ? {}
+          : { reason: failureReasonOf(toNumber(item.reason)) }),
+        error: toStringOrNull(item.error),
+      });
+    } else if (item.kind === 'action') {
+      entries.push({
+        kind: 'action',
+        action: toStr(item.action) as 'edit',
+        actor: toStr(item.actor),
+        at: toDate(item.at),
+      });
+    }
+  }
+  return entries;
+}
+
+/** Maps a row of the `error_groups` statement. */
+export function errorGroupOf(row: Row): ErrorGroup {
+  return {
+    fingerprint: toStr(row.fingerprint),
+    errorClass: toStr(row.error_class),
+    message: toStr(row.message),
+    frame: toStringOrNull(row.frame),
+    count: toNumber(row.dead_count),
+    firstSeen: toDate(row.first_seen),
+    lastSeen: toDate(row.last_seen),
+    queues: textArray(row.queues),
+    types: textArray(row.types),
+    sampleId: toStringOrNull(row.sample_id),
+  };
+}
+
+/** A text[] column (drivers hand back arrays; some the `{a,b}` literal). */
+function textArray(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(toStr);
+  if (typeof value === 'string' && value.startsWith('{')) {
+    return value.slice(1, -1).split(',').filter(Boolean);
+  }
+  return [];
 }
 
 /** Maps a `queues` row. */

@@ -2,6 +2,7 @@
  * Groups settlements by kind into the parallel-array parameters of the `settle_*` statements.
  * Each kind then runs as one statement over its arrays.
  */
+import { errorSignature } from '../../job/fingerprint.js';
 import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
 import type { Settlement } from '../store.js';
 
@@ -42,7 +43,12 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
     archive:
       archive.length === 0
         ? null
-        : [...lease(archive), archive.map((s) => s.durationMs), archive.map((s) => s.note ?? null)],
+        : [
+            ...lease(archive),
+            archive.map((s) => s.durationMs),
+            archive.map((s) => s.note ?? null),
+            archive.map((s) => s.result ?? null),
+          ],
     // In the parameter order of move_to_dlq.sql, lease-guarded.
     dead:
       dead.length === 0
@@ -55,6 +61,7 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
             dead.map(() => null),
             dead.map((s) => s.lease.workerId),
             dead.map((s) => s.lease.leaseToken),
+            ...signatureColumns(dead.map((s) => s.error)),
           ],
     retry:
       retry.length === 0
@@ -68,6 +75,20 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
           ],
     release: release.length === 0 ? null : lease(release),
   };
+}
+
+/**
+ * The error-signature parameters of `move_to_dlq.sql` ($8–$11: fingerprint, class, message,
+ * frame) for the error texts of the rows it moves, in the same order.
+ */
+export function signatureColumns(errors: readonly string[]): unknown[][] {
+  const signatures = errors.map(errorSignature);
+  return [
+    signatures.map((s) => s.fingerprint),
+    signatures.map((s) => s.errorClass),
+    signatures.map((s) => s.message),
+    signatures.map((s) => s.frame),
+  ];
 }
 
 /**

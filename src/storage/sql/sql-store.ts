@@ -14,6 +14,7 @@ import type {
   CancelResult,
   DeadJob,
   EnqueueResult,
+  ErrorGroup,
   FoundJob,
   HotJob,
   QueueInfo,
@@ -21,8 +22,11 @@ import type {
 } from '../model.js';
 import type {
   ClaimRequest,
+  ErrorGroupFilter,
   HeartbeatResult,
+  HeartbeatLease,
   Lease,
+  PendingEdit,
   MetricBucket,
   NewJob,
   QueuePatch,
@@ -32,7 +36,9 @@ import type {
   Settlement,
   Store,
 } from '../store.js';
+import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
 import { claimJobs } from './claim.js';
+import { countTable, queryTable } from './job-query.js';
 import { enqueueJobs } from './enqueue-batch.js';
 import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
@@ -44,12 +50,12 @@ import { cancelIn, rescueIn } from './recovery.js';
 import {
   archivedJobOf,
   deadJobOf,
+  errorGroupOf,
   hotJobOf,
   metricBucketOf,
   queueInfoOf,
   queueStatsOf,
   toDate,
-  toNumber,
   type Row,
 } from './rows.js';
 import { bindQueries, validateSchema, wakeChannel } from './schema.js';
@@ -305,7 +311,7 @@ export class SqlStore implements Store {
     }
   }
 
-  async heartbeat(leases: readonly Lease[]): Promise<HeartbeatResult[]> {
+  async heartbeat(leases: readonly HeartbeatLease[]): Promise<HeartbeatResult[]> {
     if (leases.length === 0) return [];
     const db = await this.db();
     const rows = await db.query<{
@@ -317,6 +323,7 @@ export class SqlStore implements Store {
       leases.map((l) => l.id),
       leases.map((l) => l.workerId),
       leases.map((l) => l.leaseToken),
+      leases.map((l) => l.progress ?? null),
     ]);
     const alive = new Map<string, boolean>();
     for (const row of rows) {
@@ -427,14 +434,11 @@ export class SqlStore implements Store {
   async purgeDead(ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const db = await this.db();
-    const [row] = await db.query<{ deleted: unknown }>(this.sql.purge_dead, [[...new Set(ids)]]);
-    return toNumber(row?.deleted);
+    const rows = await db.query(this.sql.purge_dead, [[...new Set(ids)]]);
+    return rows.length;
   }
 
-  async editPending(
-    id: string,
-    edit: { payload?: string; tags?: string | null; priority?: number; actor: string },
-  ): Promise<boolean> {
+  async editPending(id: string, edit: PendingEdit): Promise<boolean> {
     const db = await this.db();
     const rows = await db.query(this.sql.edit_pending, [
       id,
@@ -443,8 +447,30 @@ export class SqlStore implements Store {
       edit.tags ?? null,
       edit.priority ?? null,
       edit.actor,
+      edit.delayMs ?? null,
     ]);
     return rows.length > 0;
+  }
+
+  /** {@inheritDoc Store.queryTable} */
+  async queryTable(table: JobTable, query: TableQuery): Promise<TablePage> {
+    return queryTable(await this.db(), `"${this.schema}"`, table, query);
+  }
+
+  /** {@inheritDoc Store.countTable} */
+  async countTable(table: JobTable, query: TableQuery): Promise<TableCount> {
+    return countTable(await this.db(), `"${this.schema}"`, table, query);
+  }
+
+  /** {@inheritDoc Store.errorGroups} */
+  async errorGroups(filter: ErrorGroupFilter): Promise<ErrorGroup[]> {
+    const db = await this.db();
+    const rows = await db.query<Row>(this.sql.error_groups, [
+      filter.queues ?? null,
+      filter.types ?? null,
+      filter.limit,
+    ]);
+    return rows.map(errorGroupOf);
   }
 
   async listQueues(): Promise<QueueInfo[]> {

@@ -1,13 +1,21 @@
--- Purpose: edit a pending job in place (payload, tags, priority); other states are untouched.
+-- Purpose: edit a pending job in place (payload, tags, priority, run-at); other states are
+--   untouched. The edit is appended to the bounded history (last 20 entries) with its actor.
 -- Parameters: $1 id (text), $2 payload (text) or NULL to keep, $3 replace tags (boolean),
---   $4 tags (text), $5 priority (int) or NULL to keep, $6 actor (text).
+--   $4 tags (text), $5 priority (int) or NULL to keep, $6 actor (text), $7 delay in ms from now
+--   (float8) or NULL to keep run_at.
 -- Locking: row lock on the edited row.
 -- Returns: the id when edited.
 UPDATE :SCHEMA.jobs_hot
 SET payload = coalesce($2::text, payload),
     tags = CASE WHEN $3::boolean THEN $4::text ELSE tags END,
     priority = coalesce($5::int, priority),
+    run_at = CASE WHEN $7::float8 IS NULL THEN run_at
+                  ELSE now() + $7::float8 * interval '1 millisecond' END,
     last_modified_by = $6::text,
+    history = jsonb_path_query_array(
+      coalesce(history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+        'kind', 'action', 'action', 'edit', 'actor', $6::text, 'at', now())),
+      '$[last - 19 to last]'),
     updated_at = now()
 WHERE id = $1::text AND status = :PENDING
 RETURNING id

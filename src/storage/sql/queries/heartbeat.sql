@@ -1,14 +1,17 @@
 -- Purpose: refresh the heartbeat of processing jobs whose leases are still held, and report
---   whether an operator asked to cancel each one.
--- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[].
+--   whether an operator asked to cancel each one; stores the handler's latest progress.
+-- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
+--   $4 progress real[] (NULL elements keep the stored value).
 -- Locking: row locks on the updated hot rows (UPDATE). A row that rescue has locked makes this
 --   wait; once rescue commits, the row is gone or no longer matches, so the lease reads as lost.
 -- Returns: id, worker_id, lease_token and cancel_requested (boolean) of every lease still alive;
 --   leases not returned are lost.
 UPDATE :SCHEMA.jobs_hot h
 SET heartbeat_at = now(),
+    progress = coalesce(l.progress, h.progress),
     updated_at = now()
-FROM unnest($1::text[], $2::text[], $3::text[]) AS l(id, worker_id, lease_token)
+FROM unnest($1::text[], $2::text[], $3::text[], $4::real[])
+  AS l(id, worker_id, lease_token, progress)
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token

@@ -1,19 +1,23 @@
 -- Purpose: move hot rows → DLQ with a reason and error per row, with the failed counter and the
---   failure metric bucket (per reason) changed by exactly the rows moved; lost_attempts is
---   carried over. The one statement behind every DLQ move: a worker's settle (lease-guarded),
+--   failure metric bucket (per reason) and the row's error group (dlq_error_groups) changed by
+--   exactly the rows moved; lost_attempts, started_at, progress and the bounded history are
+--   carried over (the final run is read from the DLQ row's own columns). The one statement behind every DLQ move: a worker's settle (lease-guarded),
 --   cancel and the rescue steps (their rows are already locked and checked).
 -- Parameters (parallel arrays): $1 id text[], $2 expected status smallint[] (0 pending,
 --   1 fetched, 2 processing), $3 failure reason code smallint[], $4 error text[],
 --   $5 last_modified_by text[] (NULL elements keep the row's), $6 worker id text[] and
 --   $7 lease token text[]: a row moves only while it still holds that lease; NULL elements (cancel
---   and rescue, which locked the rows themselves) skip the lease guard.
+--   and rescue, which locked the rows themselves) skip the lease guard; $8 fingerprint text[],
+--   $9 error class text[], $10 normalised message text[], $11 top user frame text[] (the error
+--   signature of src/job/fingerprint.ts).
 -- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
 --   once per key, in key order, so concurrent movers cannot deadlock on them.
 -- Returns: id, queue, type of each moved job.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[],
-                       $6::text[], $7::text[])
-    AS t(id, from_status, reason, error, actor, worker_id, lease_token)
+                       $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+    AS t(id, from_status, reason, error, actor, worker_id, lease_token, fingerprint, error_class,
+         message, frame)
 ),
 moved AS (
   DELETE FROM :SCHEMA.jobs_hot h
@@ -23,14 +27,16 @@ moved AS (
     AND (i.worker_id IS NULL OR (h.worker_id = i.worker_id AND h.lease_token = i.lease_token))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
             h.created_by, coalesce(i.actor, h.last_modified_by) AS last_modified_by,
-            h.created_at, i.reason, i.error
+            h.created_at, h.started_at, h.progress, h.history, i.reason, i.error, i.fingerprint,
+            i.error_class, i.message, i.frame
 ),
 ins AS (
   INSERT INTO :SCHEMA.jobs_dlq (id, queue, type, payload, tags, failure_reason, error_details,
                                 attempts, lost_attempts, worker_id, created_by, last_modified_by,
-                                created_at, failed_at)
+                                created_at, failed_at, started_at, progress, history, fingerprint)
   SELECT id, queue, type, payload, tags, reason, error, attempts, lost_attempts, worker_id,
-         created_by, last_modified_by, created_at, now()
+         created_by, last_modified_by, created_at, now(), started_at, progress, history,
+         fingerprint
   FROM moved
   ON CONFLICT (id) DO UPDATE SET
     queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
@@ -39,7 +45,18 @@ ins AS (
     lost_attempts = EXCLUDED.lost_attempts,
     worker_id = EXCLUDED.worker_id, created_by = EXCLUDED.created_by,
     last_modified_by = EXCLUDED.last_modified_by, created_at = EXCLUDED.created_at,
-    failed_at = EXCLUDED.failed_at
+    failed_at = EXCLUDED.failed_at, started_at = EXCLUDED.started_at,
+    progress = EXCLUDED.progress, history = EXCLUDED.history, fingerprint = EXCLUDED.fingerprint
+),
+grouped AS (
+  INSERT INTO :SCHEMA.dlq_error_groups AS g (fingerprint, queue, type, error_class, message,
+                                             frame, dead_count, first_seen, last_seen)
+  SELECT fingerprint, queue, type, min(error_class), min(message), min(frame), count(*), now(),
+         now()
+  FROM moved GROUP BY fingerprint, queue, type ORDER BY fingerprint, queue, type
+  ON CONFLICT (fingerprint, queue, type) DO UPDATE SET
+    dead_count = g.dead_count + EXCLUDED.dead_count,
+    last_seen = EXCLUDED.last_seen
 ),
 stats AS (
   INSERT INTO :SCHEMA.stats_summary AS s (queue, failed_total, last_activity_at)

@@ -1,6 +1,7 @@
 -- Purpose: rescue step (b), retry: zombies of opted-in types go back to pending, due now, with
 --   the lost run refunded (attempts − 1, never below 0; lost_attempts + 1) and the reason as
---   last_error; retried counter + 1 per row moved.
+--   last_error; retried counter + 1 per row moved. The lost run is appended to the bounded
+--   history (last 20 entries) as a `zombie` run.
 -- Parameters: $1 ids (text[]) picked by rescue_pick_zombies, $2 last_error (text).
 -- Locking: the rows are already locked by rescue_pick_zombies in this transaction;
 --   stats_summary rows are upserted once per queue, in queue order.
@@ -15,6 +16,12 @@ WITH updated AS (
       lost_attempts = h.lost_attempts + 1,
       run_at = now(),
       last_error = $2::text,
+      progress = NULL,
+      history = jsonb_path_query_array(
+        coalesce(h.history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+          'kind', 'run', 'attempt', h.attempts, 'startedAt', h.started_at, 'endedAt', now(),
+          'workerId', h.worker_id, 'outcome', 'zombie', 'error', left($2::text, 1000))),
+        '$[last - 19 to last]'),
       updated_at = now()
   WHERE h.id = ANY($1::text[])
     AND h.status = :PROCESSING

@@ -1,6 +1,9 @@
 -- Purpose: move DLQ jobs back to pending in one statement: attempts and lost_attempts 0, no
---   idempotency key, no cancel request, due now, no worker; payload/tags/priority from the options; lifetime counters unchanged.
---   Ids that are also in the hot table (re-enqueued meanwhile) are left in the DLQ.
+--   idempotency key, no cancel request, due now, no worker; payload/tags/priority from the
+--   options; lifetime counters unchanged. The dead run (from the DLQ row's columns) and the
+--   resurrect action with its actor are appended to the bounded history (last 20 entries), and
+--   the rows leave their error groups. Ids that are also in the hot table (re-enqueued
+--   meanwhile) are left in the DLQ.
 -- Parameters: $1 ids (text[]), $2 actor (text), $3 payload (text) or NULL to keep,
 --   $4 replace tags (boolean), $5 tags (text), $6 priority (int).
 -- Locking: row locks on the deleted DLQ rows; a concurrent resurrect of the same id waits and
@@ -12,6 +15,15 @@ WITH moved AS (
     AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = d.id)
   RETURNING d.*
 ),
+ungrouped AS (
+  UPDATE :SCHEMA.dlq_error_groups g
+  SET dead_count = greatest(g.dead_count - m.n, 0)
+  FROM (
+    SELECT fingerprint, queue, type, count(*) AS n FROM moved
+    GROUP BY fingerprint, queue, type ORDER BY fingerprint, queue, type
+  ) m
+  WHERE g.fingerprint = m.fingerprint AND g.queue = m.queue AND g.type = m.type
+),
 ensure_queues AS (
   INSERT INTO :SCHEMA.queues (name, updated_at)
   SELECT DISTINCT queue, now() FROM moved ORDER BY 1
@@ -22,12 +34,19 @@ ins AS (
                                 attempts, lost_attempts, worker_id, lease_token, run_at,
                                 created_at, cancel_requested_at, cancel_requested_by,
                                 started_at, heartbeat_at, updated_at, created_by,
-                                last_modified_by, last_error)
+                                last_modified_by, last_error, history)
   SELECT id, queue, type, coalesce($3::text, payload),
          CASE WHEN $4::boolean THEN $5::text ELSE tags END,
          NULL, $6::int, 0, 0, 0, NULL, NULL, now(), created_at, NULL, NULL, NULL, NULL, now(),
          created_by,
-         $2::text, error_details
+         $2::text, error_details,
+         jsonb_path_query_array(coalesce(history, '[]'::jsonb) || jsonb_build_array(
+           jsonb_build_object('kind', 'run', 'attempt', attempts, 'startedAt', started_at,
+                              'endedAt', failed_at, 'workerId', worker_id, 'outcome', 'dead',
+                              'reason', failure_reason, 'error', left(error_details, 1000)),
+           jsonb_build_object('kind', 'action', 'action', 'resurrect', 'actor', $2::text,
+                              'at', now())),
+           '$[last - 19 to last]')
   FROM moved
   RETURNING id
 )

@@ -1,7 +1,9 @@
 -- Purpose: reschedule jobs (processing, or fetched for a circuit reschedule) → pending after a
 --   delay, keeping attempts and storing the error; retried counter + 1 per row moved. A lost run
 --   (shutdown abort) is refunded: attempts − 1 (never below 0), lost_attempts + 1. A cancel
---   request on the row is kept, so the job is never claimed again (rescue cancels it).
+--   request on the row is kept, so the job is never claimed again (rescue cancels it). A run that
+--   ended (from processing) is appended to the bounded history (last 20 entries), error cut to
+--   1000 characters; a circuit reschedule of a fetched row ran nothing and appends nothing.
 -- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
 --   $4 expected status smallint[] (1 fetched, 2 processing), $5 delay_ms float8[], $6 error text[],
 --   $7 lost boolean[].
@@ -23,6 +25,13 @@ updated AS (
       lost_attempts = CASE WHEN i.lost THEN h.lost_attempts + 1 ELSE h.lost_attempts END,
       run_at = now() + i.delay_ms * interval '1 millisecond',
       last_error = i.error,
+      progress = NULL,
+      history = CASE WHEN i.from_status = :PROCESSING THEN jsonb_path_query_array(
+        coalesce(h.history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+          'kind', 'run', 'attempt', h.attempts, 'startedAt', h.started_at, 'endedAt', now(),
+          'workerId', h.worker_id, 'outcome', CASE WHEN i.lost THEN 'lost' ELSE 'retried' END,
+          'error', left(i.error, 1000))),
+        '$[last - 19 to last]') ELSE h.history END,
       updated_at = now()
   FROM input i
   WHERE h.id = i.id

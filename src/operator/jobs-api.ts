@@ -1,0 +1,126 @@
+/**
+ * `chokaq.jobs`: the operator's calls on jobs wherever they are — query, count, detail — and the
+ * edit of a pending job. Checks every input, then delegates to `jobs.ts` and the store.
+ */
+import { parsePayload } from '../job/define-job.js';
+import {
+  checkEnvelopeText,
+  LIMITS,
+  serializePayload,
+  validateJobId,
+  validatePriority,
+} from '../job/envelope.js';
+import type { JobRegistry } from '../job/registry.js';
+import type { ChokaQEvents } from '../runtime/events.js';
+import type { PendingEdit, Store } from '../storage/store.js';
+import { checkOptions, invalid } from '../util/check.js';
+import { MAX_DURATION_MS } from '../util/duration.js';
+import { checkActor } from './inputs.js';
+import {
+  countJobs,
+  jobDetail,
+  queryJobs,
+  type JobCount,
+  type JobDetail,
+  type JobPage,
+} from './jobs.js';
+import { checkJobQuery, type JobQuery } from './query-input.js';
+
+/** An edit of a pending job (`jobs.edit`); absent fields keep their value. */
+export interface PendingJobEdit {
+  /** A new payload, checked against the job type's schema when it has one. */
+  payload?: unknown;
+  /** A 32-bit integer; higher runs first. */
+  priority?: number;
+  /** New tags (≤ 1000 characters); `null` clears them. */
+  tags?: string | null;
+  /** When the job becomes due (store clock); a past time means now. */
+  runAt?: Date;
+  /** Recorded as the job's last modifier and in its history (1–100 characters). Default: `'operator'`. */
+  actor?: string;
+}
+
+const EDIT_KEYS = ['payload', 'priority', 'tags', 'runAt', 'actor'] as const;
+
+/** What {@link JobsApi} needs from the engine. */
+export interface JobsApiOptions {
+  store: Store;
+  open: () => Promise<void>;
+  registry: JobRegistry;
+  maxPayloadBytes: number;
+  events: ChokaQEvents;
+}
+
+/** The operator's calls on jobs (`chokaq.jobs`). */
+export class JobsApi {
+  constructor(private readonly options: JobsApiOptions) {}
+
+  /**
+   * One page of jobs across the hot table, the archive and the DLQ (see {@link JobQuery}),
+   * newest first by default, with a cursor for the next page.
+   * @throws ChokaQError `CHOKAQ_INVALID_FILTER`, `CHOKAQ_INVALID_ARGUMENT`,
+   *   `CHOKAQ_INVALID_CURSOR`, … naming the field; nothing is read.
+   */
+  async query(query?: JobQuery): Promise<JobPage> {
+    const checked = checkJobQuery(query);
+    await this.options.open();
+    return queryJobs(this.options.store, checked);
+  }
+
+  /**
+   * How many jobs match `query` (its `sort`, `limit` and `cursor` are ignored): exact up to
+   * 10,000 per table, past that the database's estimate with `exact: false`.
+   * @throws ChokaQError as {@link JobsApi.query}.
+   */
+  async count(query?: Omit<JobQuery, 'cursor' | 'limit'>): Promise<JobCount> {
+    const checked = checkJobQuery(query);
+    await this.options.open();
+    return countJobs(this.options.store, checked);
+  }
+
+  /** A job's full row, state and timeline, or `null` when no table holds it. */
+  async get(id: string): Promise<JobDetail | null> {
+    validateJobId(id);
+    await this.options.open();
+    return jobDetail(this.options.store, id);
+  }
+
+  /**
+   * Edits a pending job in place. Resolves `false`, changing nothing, when the job is not
+   * pending (it started, finished or does not exist).
+   * @throws ChokaQError naming the field (`edit.payload` fails its schema, `edit.priority`, …).
+   */
+  async edit(id: string, edit: PendingJobEdit): Promise<boolean> {
+    validateJobId(id);
+    const e = checkOptions(edit, 'edit', [...EDIT_KEYS], 'CHOKAQ_INVALID_ARGUMENT');
+    const change: PendingEdit = { actor: checkActor(e.actor, 'edit.actor') };
+    if (e.priority !== undefined) {
+      validatePriority(e.priority, 'edit.priority');
+      change.priority = e.priority;
+    }
+    if (e.tags !== undefined)
+      change.tags = checkEnvelopeText(e.tags, 'edit.tags', LIMITS.tagsLength);
+    if (e.runAt !== undefined && (!(e.runAt instanceof Date) || Number.isNaN(e.runAt.getTime()))) {
+      throw invalid('CHOKAQ_INVALID_ARGUMENT', 'edit.runAt', 'a valid Date', e.runAt);
+    }
+    await this.options.open();
+    const { store, registry } = this.options;
+    const found = await store.getJob(id);
+    if (found?.where !== 'hot' || found.job.state !== 'pending') return false;
+    if (e.payload !== undefined) {
+      const definition = registry.find(found.job.type);
+      if (definition?.schema) await parsePayload(definition, e.payload, 'edit.payload');
+      change.payload = serializePayload(e.payload, this.options.maxPayloadBytes, 'edit.payload');
+    }
+    if (e.runAt !== undefined) {
+      const now = (await store.now()).getTime();
+      change.delayMs = Math.min(MAX_DURATION_MS, Math.max(0, e.runAt.getTime() - now));
+    }
+    const edited = await store.editPending(id, change);
+    if (edited) {
+      const { queue, type } = found.job;
+      this.options.events.emit('job:edited', { id, queue, type, actor: change.actor });
+    }
+    return edited;
+  }
+}

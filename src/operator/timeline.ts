@@ -1,0 +1,103 @@
+/**
+ * A job's timeline, derived without extra writes: its own columns (created, current or final
+ * run, cancel request) plus the bounded history the moving statements appended (earlier runs and
+ * operator actions).
+ */
+import type { FailureReason, JobState } from '../job/state.js';
+import type { FoundJob, HistoryRun } from '../storage/model.js';
+
+/** One step of a job's life, oldest first in {@link timelineOf}. */
+export type TimelineEntry =
+  | { kind: 'enqueued'; at: Date; actor: string | null }
+  | {
+      kind: 'run';
+      at: Date;
+      attempt: number;
+      startedAt: Date | null;
+      /** `null` while it runs. */
+      endedAt: Date | null;
+      workerId: string | null;
+      outcome: HistoryRun['outcome'] | 'running' | 'succeeded';
+      reason?: FailureReason;
+      error: string | null;
+    }
+  | { kind: 'action'; at: Date; action: 'edit' | 'resurrect'; actor: string }
+  | { kind: 'cancel-requested'; at: Date; actor: string | null };
+
+/** The state a found job is in. */
+export function stateOf(found: FoundJob): JobState {
+  if (found.where === 'archive') return 'succeeded';
+  if (found.where === 'dlq') return 'dead';
+  return found.job.state;
+}
+
+/** The timeline of a found job, oldest first. */
+export function timelineOf(found: FoundJob): TimelineEntry[] {
+  const { job } = found;
+  const entries: TimelineEntry[] = [{ kind: 'enqueued', at: job.createdAt, actor: job.createdBy }];
+  for (const item of job.history) {
+    if (item.kind === 'run') {
+      entries.push({
+        kind: 'run',
+        at: item.startedAt ?? item.endedAt,
+        attempt: item.attempt,
+        startedAt: item.startedAt,
+        endedAt: item.endedAt,
+        workerId: item.workerId,
+        outcome: item.outcome,
+        ...(item.reason === undefined ? {} : { reason: item.reason }),
+        error: item.error,
+      });
+    } else {
+      entries.push({ kind: 'action', at: item.at, action: item.action, actor: item.actor });
+    }
+  }
+  if (found.where === 'hot') {
+    const hot = found.job;
+    if (hot.state === 'processing' && hot.startedAt !== null) {
+      entries.push({
+        kind: 'run',
+        at: hot.startedAt,
+        attempt: hot.attempts,
+        startedAt: hot.startedAt,
+        endedAt: null,
+        workerId: hot.workerId,
+        outcome: 'running',
+        error: null,
+      });
+    }
+    if (hot.cancelRequestedAt !== null) {
+      entries.push({
+        kind: 'cancel-requested',
+        at: hot.cancelRequestedAt,
+        actor: hot.cancelRequestedBy,
+      });
+    }
+  } else if (found.where === 'archive') {
+    const done = found.job;
+    entries.push({
+      kind: 'run',
+      at: done.startedAt ?? done.finishedAt,
+      attempt: done.attempts,
+      startedAt: done.startedAt,
+      endedAt: done.finishedAt,
+      workerId: done.workerId,
+      outcome: 'succeeded',
+      error: null,
+    });
+  } else {
+    const dead = found.job;
+    entries.push({
+      kind: 'run',
+      at: dead.startedAt ?? dead.failedAt,
+      attempt: dead.attempts,
+      startedAt: dead.startedAt,
+      endedAt: dead.failedAt,
+      workerId: dead.workerId,
+      outcome: 'dead',
+      reason: dead.reason,
+      error: dead.errorDetails,
+    });
+  }
+  return entries.sort((a, b) => a.at.getTime() - b.at.getTime());
+}

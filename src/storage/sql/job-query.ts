@@ -1,0 +1,305 @@
+/**
+ * The operator query against one table, as SQL. The statement is put together from fixed
+ * fragments chosen by which filters are present; every value is a bind parameter and every
+ * identifier comes from the table descriptions below, never from the caller.
+ */
+import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
+import {
+  EXACT_COUNT_LIMIT,
+  errorHeadline as headline,
+  type JobTable,
+  type SortPosition,
+  type TableCount,
+  type TablePage,
+  type TableQuery,
+} from '../job-query.js';
+import type { JobSummary } from '../model.js';
+import type { Executor } from './executor.js';
+import { hotJobOf, archivedJobOf, deadJobOf, toNumber, toStr, type Row } from './rows.js';
+
+/** The columns of one table the query uses. */
+interface TableShape {
+  name: 'jobs_hot' | 'jobs_archive' | 'jobs_dlq';
+  /** Finish time column; `null` for the hot table. */
+  finished: string | null;
+  /** Error text column, if the table has one. */
+  error: string | null;
+  /** The row as a summary. */
+  summary: (row: Row) => JobSummary;
+}
+
+const TABLES: Record<JobTable, TableShape> = {
+  hot: {
+    name: 'jobs_hot',
+    finished: null,
+    error: 'last_error',
+    summary: (row) => {
+      const job = hotJobOf(row);
+      return {
+        id: job.id,
+        state: job.state,
+        queue: job.queue,
+        type: job.type,
+        tags: job.tags,
+        priority: job.priority,
+        attempts: job.attempts,
+        createdAt: job.createdAt,
+        runAt: job.runAt,
+        startedAt: job.startedAt,
+        finishedAt: null,
+        reason: null,
+        error: headline(job.lastError),
+        fingerprint: null,
+        workerId: job.workerId,
+        progress: job.progress,
+      };
+    },
+  },
+  archive: {
+    name: 'jobs_archive',
+    finished: 'finished_at',
+    error: null,
+    summary: (row) => {
+      const job = archivedJobOf(row);
+      return {
+        id: job.id,
+        state: 'succeeded',
+        queue: job.queue,
+        type: job.type,
+        tags: job.tags,
+        priority: null,
+        attempts: job.attempts,
+        createdAt: job.createdAt,
+        runAt: null,
+        startedAt: job.startedAt,
+        finishedAt: job.finishedAt,
+        reason: null,
+        error: null,
+        fingerprint: null,
+        workerId: job.workerId,
+        progress: null,
+      };
+    },
+  },
+  dlq: {
+    name: 'jobs_dlq',
+    finished: 'failed_at',
+    error: 'error_details',
+    summary: (row) => {
+      const job = deadJobOf(row);
+      return {
+        id: job.id,
+        state: 'dead',
+        queue: job.queue,
+        type: job.type,
+        tags: job.tags,
+        priority: null,
+        attempts: job.attempts,
+        createdAt: job.createdAt,
+        runAt: null,
+        startedAt: job.startedAt,
+        finishedAt: job.failedAt,
+        reason: job.reason,
+        error: headline(job.errorDetails),
+        fingerprint: job.fingerprint,
+        workerId: job.workerId,
+        progress: job.progress,
+      };
+    },
+  },
+};
+
+/** The tag array of a row; the same expression as the GIN indexes of migration 0005. */
+const TAGS_EXPRESSION = `regexp_split_to_array(btrim(tags), '\\s*,\\s*')`;
+
+/** A WHERE clause under construction: fragments joined by AND, values as `$n` parameters. */
+class Conditions {
+  readonly parts: string[] = [];
+  readonly params: unknown[] = [];
+
+  /** Adds `value` as the next parameter and returns its placeholder. */
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  add(fragment: string): void {
+    this.parts.push(fragment);
+  }
+
+  get sql(): string {
+    return this.parts.length === 0 ? 'TRUE' : this.parts.join(' AND ');
+  }
+}
+
+/** The WHERE conditions of `query` on `table` (everything but the keyset position). */
+function conditions(table: JobTable, query: TableQuery): Conditions {
+  const shape = TABLES[table];
+  const where = new Conditions();
+  if (table === 'hot' && query.states !== undefined) {
+    const codes = query.states.map((state) => HOT_STATE_CODE[state]);
+    where.add(`status = ANY(${where.param(codes)}::smallint[])`);
+  }
+  if (query.queues !== undefined) where.add(`queue = ANY(${where.param(query.queues)}::text[])`);
+  if (query.types !== undefined) where.add(`type = ANY(${where.param(query.types)}::text[])`);
+  if (query.tags !== undefined) {
+    where.add(`tags IS NOT NULL AND ${TAGS_EXPRESSION} @> ${where.param(query.tags)}::text[]`);
+  }
+  if (query.createdFrom !== undefined)
+    where.add(`created_at >= ${where.param(query.createdFrom)}::timestamptz`);
+  if (query.createdTo !== undefined)
+    where.add(`created_at < ${where.param(query.createdTo)}::timestamptz`);
+  if (shape.finished !== null && query.finishedFrom !== undefined)
+    where.add(`${shape.finished} >= ${where.param(query.finishedFrom)}::timestamptz`);
+  if (shape.finished !== null && query.finishedTo !== undefined)
+    where.add(`${shape.finished} < ${where.param(query.finishedTo)}::timestamptz`);
+  if (table === 'dlq' && query.reasons !== undefined) {
+    const codes = query.reasons.map((reason) => FAILURE_REASON_CODE[reason]);
+    where.add(`failure_reason = ANY(${where.param(codes)}::smallint[])`);
+  }
+  if (table === 'dlq' && query.fingerprint !== undefined)
+    where.add(`fingerprint = ${where.param(query.fingerprint)}::text`);
+  if (shape.error !== null && query.errorWords !== undefined) {
+    // The DLQ's expression matches its GIN index; hot rows with errors are few (retrying jobs).
+    const words = where.param(query.errorWords.join(' '));
+    where.add(
+      `to_tsvector('simple'::regconfig, coalesce(${shape.error}, '')) @@ plainto_tsquery('simple'::regconfig, ${words}::text)`,
+    );
+  }
+  if (query.attemptsMin !== undefined)
+    where.add(`attempts >= ${where.param(query.attemptsMin)}::int`);
+  if (query.attemptsMax !== undefined)
+    where.add(`attempts <= ${where.param(query.attemptsMax)}::int`);
+  if (query.idPrefix !== undefined) {
+    // id is COLLATE "C": a prefix range is an index range on the primary key.
+    const prefix = where.param(query.idPrefix);
+    where.add(`id >= ${prefix}::text AND left(id, length(${prefix}::text)) = ${prefix}::text`);
+  }
+  return where;
+}
+
+/** The sort column of `query` on `table`. */
+function sortColumn(table: JobTable, query: TableQuery): string {
+  return query.sort === 'finishedAt' ? (TABLES[table].finished ?? 'created_at') : 'created_at';
+}
+
+/** The sort column as whole microseconds since the epoch, named `sort_us`. */
+const SORT_US = (column: string): string =>
+  `(extract(epoch FROM ${column}) * 1000000)::bigint AS sort_us`;
+
+/** Adds the keyset condition: rows strictly after `after` in the order. */
+function addKeyset(where: Conditions, column: string, order: 'asc' | 'desc', after: SortPosition) {
+  const at = where.param(after.micros);
+  const id = where.param(after.id);
+  const [cmp, cmpEq] = order === 'desc' ? ['<', '<='] : ['>', '>='];
+  const time = `('epoch'::timestamptz + ${at}::bigint * interval '1 microsecond')`;
+  where.add(`${column} ${cmpEq} ${time} AND (${column} ${cmp} ${time} OR id ${cmp} ${id}::text)`);
+}
+
+/** Runs `query` against `table` of `schema` (quoted). */
+export async function queryTable(
+  db: Executor,
+  schema: string,
+  table: JobTable,
+  query: TableQuery,
+): Promise<TablePage> {
+  const shape = TABLES[table];
+  const column = sortColumn(table, query);
+  const where = conditions(table, query);
+  if (query.after !== undefined) addKeyset(where, column, query.order, query.after);
+  const dir = query.order === 'desc' ? 'DESC' : 'ASC';
+  const order = `${column} ${dir}, id ${dir}`;
+  const from = `${schema}.${shape.name}`;
+  const page = (row: Row) => ({
+    job: shape.summary(row),
+    position: { micros: toNumber(row.sort_us), id: toStr(row.id) },
+  });
+  if (query.payload === undefined) {
+    const limit = where.param(query.limit);
+    const rows = await db.query<Row>(
+      `SELECT *, ${SORT_US(column)} FROM ${from} WHERE ${where.sql} ORDER BY ${order} LIMIT ${limit}::int`,
+      where.params,
+    );
+    const found = rows.map(page);
+    const last = found.at(-1);
+    const full = found.length === query.limit && last !== undefined;
+    return { rows: found, horizon: full ? last.position : null, truncated: false };
+  }
+  // Bounded scan: look at most scanLimit rows in order; return the matches (at most limit) and
+  // always the last row looked at, so the caller knows how far the scan got.
+  const pattern = where.param(query.payload);
+  const scan = where.param(query.scanLimit);
+  const limit = where.param(query.limit);
+  const rows = await db.query<Row>(
+    `SELECT * FROM (
+       SELECT s.*, s.payload::jsonb @> ${pattern}::jsonb AS matched,
+              row_number() OVER w AS scan_n, count(*) OVER () AS scanned,
+              count(*) FILTER (WHERE s.payload::jsonb @> ${pattern}::jsonb) OVER w AS hit_n
+       FROM (SELECT *, ${SORT_US(column)} FROM ${from} WHERE ${where.sql}
+             ORDER BY ${order} LIMIT ${scan}::int) s
+       WINDOW w AS (ORDER BY s.sort_us ${dir}, s.id ${dir} ROWS UNBOUNDED PRECEDING)
+     ) x
+     WHERE (matched AND hit_n <= ${limit}::int) OR scan_n = scanned
+     ORDER BY sort_us ${dir}, id ${dir}`,
+    where.params,
+  );
+  const hits = rows.filter((row) => row.matched === true).map(page);
+  const tail = rows.at(-1);
+  const lastHit = hits.at(-1);
+  if (hits.length === query.limit && lastHit) {
+    return { rows: hits, horizon: lastHit.position, truncated: false };
+  }
+  if (tail === undefined || toNumber(tail.scanned) < query.scanLimit) {
+    return { rows: hits, horizon: null, truncated: false };
+  }
+  return { rows: hits, horizon: page(tail).position, truncated: true };
+}
+
+/**
+ * Counts the rows of `table` matching `query`: exact up to {@link EXACT_COUNT_LIMIT}, past it the
+ * planner's estimate. A payload filter counts matches within its bounded scan, exact only when
+ * the scan saw every candidate.
+ */
+export async function countTable(
+  db: Executor,
+  schema: string,
+  table: JobTable,
+  query: TableQuery,
+): Promise<TableCount> {
+  const where = conditions(table, query);
+  const from = `${schema}.${TABLES[table].name}`;
+  if (query.payload !== undefined) {
+    const pattern = where.param(query.payload);
+    const scan = where.param(query.scanLimit);
+    const [row] = await db.query<Row>(
+      `SELECT count(*) AS scanned, count(*) FILTER (WHERE payload::jsonb @> ${pattern}::jsonb) AS hits
+       FROM (SELECT payload FROM ${from} WHERE ${where.sql} LIMIT ${scan}::int) s`,
+      where.params,
+    );
+    return {
+      count: toNumber(row?.hits),
+      exact: toNumber(row?.scanned) < query.scanLimit,
+    };
+  }
+  const bound = where.param(EXACT_COUNT_LIMIT + 1);
+  const [row] = await db.query<Row>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.sql} LIMIT ${bound}::int) s`,
+    where.params,
+  );
+  const counted = toNumber(row?.n);
+  if (counted <= EXACT_COUNT_LIMIT) return { count: counted, exact: true };
+  const params = where.params.slice(0, -1);
+  const [plan] = await db.query<Row>(
+    `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${from} WHERE ${where.sql}`,
+    params,
+  );
+  return { count: Math.max(counted, estimatedRows(plan)), exact: false };
+}
+
+/** The top plan node's row estimate of an `EXPLAIN (FORMAT JSON)` row. */
+function estimatedRows(plan: Row | undefined): number {
+  const raw = plan?.['QUERY PLAN'];
+  const parsed: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  const top = Array.isArray(parsed) ? (parsed[0] as { Plan?: { 'Plan Rows'?: number } }) : null;
+  return Math.round(top?.Plan?.['Plan Rows'] ?? 0);
+}

@@ -1,0 +1,459 @@
+/**
+ * Conformance tests of the operator read side: the bounded job history written by the statements
+ * that move rows, handler results and progress, DLQ error groups, and the query surface over the
+ * three tables (every filter, both sorts, keyset paging with ties and rows deleted between pages,
+ * the bounded payload scan, counts). Registered by `describeStoreConformance` in suite.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { countJobs, queryJobs } from '../../src/operator/jobs.js';
+import { checkJobQuery, type JobQuery } from '../../src/operator/query-input.js';
+import { timelineOf } from '../../src/operator/timeline.js';
+import type { HotJob } from '../../src/storage/model.js';
+import type { ConformanceContext } from './reliability.js';
+import { ids, leaseOf, newJob } from './helpers.js';
+
+/** An error text as `describeError` stores it: the stack of a thrown Error. */
+function stackOf(message: string, frame = 'sendMail (/srv/app/jobs/mail.js:10:5)'): string {
+  return `TypeError: ${message}\n    at ${frame}\n    at run (/srv/app/node_modules/chokaq/dist/x.js:1:1)`;
+}
+
+/** Registers the operator conformance tests; call inside the provider's `describe`. */
+export function describeOperatorQueries(ctx: ConformanceContext): void {
+  const { hot, archived, dead, processing, storeTimePasses } = ctx;
+
+  /** Runs a page of `query` through the operator layer against the current store. */
+  const page = (query: JobQuery, scanLimit?: number) => {
+    const checked = checkJobQuery(query);
+    if (scanLimit !== undefined) checked.base.scanLimit = scanLimit;
+    return queryJobs(ctx.store(), checked);
+  };
+
+  /** Every id `query` returns, following cursors `limit` at a time. */
+  async function allPages(query: JobQuery, limit: number): Promise<string[]> {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let guard = 0; guard < 100; guard++) {
+      const result = await page({ ...query, limit, ...(cursor ? { cursor } : {}) });
+      seen.push(...ids(result.jobs));
+      if (result.nextCursor === null) return seen;
+      cursor = result.nextCursor;
+    }
+    throw new Error('more than 100 pages');
+  }
+
+  /** Claims, starts and fails `job`'s run with `error`, moving it to the DLQ. */
+  async function failToDead(queue: string, error: string, type?: string): Promise<string> {
+    const store = ctx.store();
+    await store.enqueue([newJob({ queue, ...(type ? { type } : {}) })]);
+    const [job] = await store.claim({ workerId: 'w', limit: 1, queues: [queue], startCount: 1 });
+    if (!job) throw new Error('nothing claimed');
+    await store.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error }]);
+    return job.id;
+  }
+
+  /** Runs one claimed-and-started job of `queue` to a failed run that is retried. */
+  async function failAndRetry(job: HotJob, error: string): Promise<void> {
+    const applied = await ctx
+      .store()
+      .settle([{ kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 0, error }]);
+    expect(applied).toEqual([true]);
+  }
+
+  describe('job history', () => {
+    it('records each retried run with attempt, times, worker and error, and keeps it into the archive with the result', async () => {
+      const store = ctx.store();
+      const [first] = await processing('hist', 1, 'worker-a');
+      if (!first) throw new Error('nothing claimed');
+      await failAndRetry(first, 'Error: boom 1');
+      const [second] = await store.claim({
+        workerId: 'worker-b',
+        limit: 1,
+        queues: ['hist'],
+        startCount: 1,
+      });
+      if (!second) throw new Error('nothing claimed');
+      const [applied] = await store.settle([
+        { kind: 'archive', lease: leaseOf(second), durationMs: 3, result: '{"sent":2}' },
+      ]);
+      expect(applied).toBe(true);
+      const row = await archived(first.id);
+      expect(row.result).toBe('{"sent":2}');
+      expect(row.history).toHaveLength(1);
+      expect(row.history[0]).toMatchObject({
+        kind: 'run',
+        attempt: 1,
+        workerId: 'worker-a',
+        outcome: 'retried',
+        error: 'Error: boom 1',
+      });
+      const run = row.history[0];
+      if (run?.kind !== 'run') throw new Error('not a run');
+      expect(run.startedAt).toBeInstanceOf(Date);
+      expect(run.endedAt.getTime()).toBeGreaterThanOrEqual(run.startedAt?.getTime() ?? 0);
+      const timeline = timelineOf({ where: 'archive', job: row });
+      expect(timeline.map((e) => (e.kind === 'run' ? e.outcome : e.kind))).toEqual([
+        'enqueued',
+        'retried',
+        'succeeded',
+      ]);
+    });
+
+    it('a first-run success archives with an empty history and no result unless given', async () => {
+      const [job] = await processing('hist-fast', 1);
+      if (!job) throw new Error('nothing claimed');
+      await ctx.store().settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
+      expect(await archived(job.id)).toMatchObject({ history: [], result: null });
+    });
+
+    it('keeps only the last 20 entries, errors cut to 1000 characters', async () => {
+      const store = ctx.store();
+      const id = await ctx.enqueueOne({ queue: 'hist-long' });
+      for (let run = 1; run <= 23; run++) {
+        const [job] = await store.claim({
+          workerId: 'w',
+          limit: 1,
+          queues: ['hist-long'],
+          startCount: 1,
+        });
+        if (!job) throw new Error(`run ${run}: nothing claimed`);
+        await failAndRetry(job, `Error: run ${run} ${'x'.repeat(1200)}`);
+      }
+      const row = await hot(id);
+      expect(row.history).toHaveLength(20);
+      const attempts = row.history.map((e) => (e.kind === 'run' ? e.attempt : 0));
+      expect(attempts).toEqual(Array.from({ length: 20 }, (_, i) => i + 4));
+      const last = row.history.at(-1);
+      expect(last?.kind === 'run' && last.error?.length).toBe(1000);
+    });
+
+    it('a refunded (lost) run is recorded as lost; a circuit reschedule of a fetched job records nothing', async () => {
+      const store = ctx.store();
+      const [job] = await processing('hist-lost', 1);
+      if (!job) throw new Error('nothing claimed');
+      await store.settle([
+        {
+          kind: 'retry',
+          lease: leaseOf(job),
+          from: 'processing',
+          delayMs: 0,
+          error: 'shutdown',
+          lost: true,
+        },
+      ]);
+      expect((await hot(job.id)).history).toMatchObject([{ outcome: 'lost', attempt: 1 }]);
+      const [again] = await store.claim({ workerId: 'w', limit: 1, queues: ['hist-lost'] });
+      if (!again) throw new Error('nothing claimed');
+      await store.settle([
+        { kind: 'retry', lease: leaseOf(again), from: 'fetched', delayMs: 0, error: 'circuit' },
+      ]);
+      expect((await hot(job.id)).history).toHaveLength(1);
+    });
+
+    it('stores heartbeat progress and carries it, the start time and the history into the DLQ; resurrect appends the dead run and the action', async () => {
+      const store = ctx.store();
+      const [job] = await processing('hist-dead', 1);
+      if (!job) throw new Error('nothing claimed');
+      expect(await store.heartbeat([{ ...leaseOf(job), progress: 40 }])).toMatchObject([
+        { alive: true },
+      ]);
+      expect((await hot(job.id)).progress).toBe(40);
+      await store.heartbeat([leaseOf(job)]); // no progress given: the stored one stays
+      expect((await hot(job.id)).progress).toBe(40);
+      await store.settle([
+        { kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error: stackOf('bad input 7') },
+      ]);
+      const row = await dead(job.id);
+      expect(row.progress).toBe(40);
+      expect(row.startedAt?.getTime()).toBe(job.startedAt?.getTime());
+      expect(row.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+      expect(await store.resurrect([job.id], { actor: 'alice' })).toEqual([job.id]);
+      const back = await hot(job.id);
+      expect(back.progress).toBeNull();
+      expect(back.history).toMatchObject([
+        { kind: 'run', outcome: 'dead', reason: 'Fatal', attempt: 1 },
+        { kind: 'action', action: 'resurrect', actor: 'alice' },
+      ]);
+    });
+
+    it('an edit of a pending job changes its due time and is recorded with its actor', async () => {
+      const store = ctx.store();
+      const id = await ctx.enqueueOne({ queue: 'hist-edit' });
+      const before = await hot(id);
+      expect(await store.editPending(id, { actor: 'bob', delayMs: 3_600_000, priority: 3 })).toBe(
+        true,
+      );
+      const row = await hot(id);
+      expect(row.priority).toBe(3);
+      expect(row.runAt.getTime()).toBeGreaterThanOrEqual(before.runAt.getTime() + 3_500_000);
+      expect(row.history).toMatchObject([{ kind: 'action', action: 'edit', actor: 'bob' }]);
+      expect(await store.claim({ workerId: 'w', limit: 1, queues: ['hist-edit'] })).toEqual([]);
+    });
+  });
+
+  describe('DLQ error groups', () => {
+    it('groups errors that differ only in ids, numbers, uuids and quoted values; splits by class and frame', async () => {
+      const store = ctx.store();
+      const a = await failToDead('g1', stackOf(`user 42 not found: 'alice' 0b1c2d3e4f5a`));
+      await storeTimePasses((await dead(a)).failedAt);
+      const b = await failToDead(
+        'g2',
+        stackOf(`user 977 not found: 'bob' 9f8e7d6c5b4a`),
+        'other.type',
+      );
+      await failToDead('g1', stackOf('user 5 not found: "carol" 77aa88bb99cc'));
+      await failToDead('g1', stackOf('user 42 not found', 'other (/srv/app/jobs/else.js:1:1)'));
+      await failToDead(
+        'g1',
+        `RangeError: user 42 not found: 'x'\n    at sendMail (/x/jobs/mail.js:3:3)`,
+      );
+      const groups = await store.errorGroups({ limit: 10 });
+      expect(groups.map((g) => g.count)).toEqual([3, 1, 1]);
+      const [top] = groups;
+      expect(top).toMatchObject({
+        errorClass: 'TypeError',
+        message: 'user <n> not found: <q> <id>',
+        frame: 'sendMail (jobs/mail.js)',
+        queues: ['g1', 'g2'],
+        types: ['conformance.job', 'other.type'],
+      });
+      expect(top?.firstSeen.getTime()).toBeLessThan(top?.lastSeen.getTime() ?? 0);
+      expect((await dead(b)).fingerprint).toBe(top?.fingerprint);
+      expect(await store.errorGroups({ queues: ['g2'], limit: 10 })).toMatchObject([
+        { count: 1, sampleId: b, queues: ['g2'] },
+      ]);
+    });
+
+    it('resurrect and purge take jobs out of their group; an empty group is not listed', async () => {
+      const store = ctx.store();
+      const a = await failToDead('g3', stackOf('timeout after 30 ms'));
+      await storeTimePasses((await dead(a)).failedAt);
+      const b = await failToDead('g3', stackOf('timeout after 31 ms'));
+      expect(await store.errorGroups({ limit: 10 })).toMatchObject([{ count: 2, sampleId: b }]);
+      expect(await store.resurrect([b], { actor: 'op' })).toEqual([b]);
+      expect(await store.errorGroups({ limit: 10 })).toMatchObject([{ count: 1, sampleId: a }]);
+      expect(await store.purgeDead([a])).toBe(1);
+      expect(await store.errorGroups({ limit: 10 })).toEqual([]);
+    });
+  });
+
+  describe('query surface', () => {
+    /** One job in each of the five states, in queues q-pend … q-dead, created in order. */
+    async function oneOfEach(): Promise<Record<string, string>> {
+      const store = ctx.store();
+      const made: Record<string, string> = {};
+      made.pending = await ctx.enqueueOne({ queue: 'q-pend', tags: 'red, blue' });
+      await storeTimePasses((await hot(made.pending)).createdAt);
+      const [fetchedJob] = await ctx.fetched('q-fetch', 1);
+      made.fetched = fetchedJob?.id ?? '';
+      await storeTimePasses(fetchedJob?.createdAt ?? 0);
+      const [running] = await processing('q-proc', 1);
+      made.processing = running?.id ?? '';
+      await storeTimePasses(running?.createdAt ?? 0);
+      const [win] = await processing('q-ok', 1);
+      if (!win) throw new Error('nothing claimed');
+      await store.settle([{ kind: 'archive', lease: leaseOf(win), durationMs: 1 }]);
+      made.succeeded = win.id;
+      await storeTimePasses(win.createdAt);
+      made.dead = await failToDead('q-dead', stackOf('card 4242 declined'));
+      return made;
+    }
+
+    it('lists every state newest first by default, and each state alone', async () => {
+      const made = await oneOfEach();
+      const all = await page({});
+      expect(ids(all.jobs)).toEqual([
+        made.dead,
+        made.succeeded,
+        made.processing,
+        made.fetched,
+        made.pending,
+      ]);
+      expect(all.nextCursor).toBeNull();
+      expect(all.scan).toBeNull();
+      for (const state of ['pending', 'fetched', 'processing', 'succeeded', 'dead'] as const) {
+        const only = await page({ state });
+        expect(ids(only.jobs), state).toEqual([made[state]]);
+        expect(only.jobs[0]?.state).toBe(state);
+      }
+      expect(ids((await page({ state: ['pending', 'dead'], order: 'asc' })).jobs)).toEqual([
+        made.pending,
+        made.dead,
+      ]);
+    });
+
+    it('filters by queue, type, tags, created range, id prefix and attempts', async () => {
+      const made = await oneOfEach();
+      expect(ids((await page({ queue: ['q-ok', 'q-dead'] })).jobs)).toEqual([
+        made.dead,
+        made.succeeded,
+      ]);
+      expect((await page({ type: 'no.such.type' })).jobs).toEqual([]);
+      expect((await page({ type: 'conformance.job' })).jobs).toHaveLength(5);
+      expect(ids((await page({ tags: 'blue' })).jobs)).toEqual([made.pending]);
+      expect(ids((await page({ tags: ['red', 'blue'] })).jobs)).toEqual([made.pending]);
+      expect((await page({ tags: ['red', 'green'] })).jobs).toEqual([]);
+      const pending = await hot(made.pending ?? '');
+      expect(
+        ids((await page({ created: { to: new Date(pending.createdAt.getTime() + 1) } })).jobs),
+      ).toEqual([made.pending]);
+      const rest = await page({ created: { from: new Date(pending.createdAt.getTime() + 1) } });
+      expect(rest.jobs).toHaveLength(4);
+      expect(ids((await page({ idPrefix: made.dead?.slice(0, 30) })).jobs)).toEqual([made.dead]);
+      expect(
+        ids((await page({ attempts: { min: 1 }, state: ['processing', 'succeeded'] })).jobs),
+      ).toEqual([made.succeeded, made.processing]);
+      expect(ids((await page({ attempts: { max: 0 } })).jobs)).toEqual([
+        made.fetched,
+        made.pending,
+      ]);
+    });
+
+    it('filters finished jobs by finish time, reason, error group and error words', async () => {
+      const made = await oneOfEach();
+      const deadRow = await dead(made.dead ?? '');
+      const win = await archived(made.succeeded ?? '');
+      expect(ids((await page({ finished: { from: deadRow.failedAt } })).jobs)).toEqual([made.dead]);
+      expect(ids((await page({ finished: { to: deadRow.failedAt } })).jobs)).toEqual([
+        made.succeeded,
+      ]);
+      expect(ids((await page({ sort: 'finishedAt' })).jobs)).toEqual([made.dead, made.succeeded]);
+      expect(
+        ids(
+          (await page({ sort: 'finishedAt', order: 'asc', finished: { from: win.finishedAt } }))
+            .jobs,
+        ),
+      ).toEqual([made.succeeded, made.dead]);
+      expect(ids((await page({ reason: 'Fatal' })).jobs)).toEqual([made.dead]);
+      expect((await page({ reason: ['Timeout', 'Zombie'] })).jobs).toEqual([]);
+      expect(ids((await page({ errorGroup: deadRow.fingerprint })).jobs)).toEqual([made.dead]);
+      expect(ids((await page({ errorText: 'CARD declined' })).jobs)).toEqual([made.dead]);
+      expect((await page({ errorText: 'card accepted' })).jobs).toEqual([]);
+      const [summary] = (await page({ state: 'dead' })).jobs;
+      expect(summary).toMatchObject({
+        reason: 'Fatal',
+        error: 'TypeError: card 4242 declined',
+        fingerprint: deadRow.fingerprint,
+        finishedAt: deadRow.failedAt,
+      });
+    });
+
+    it('pages with a cursor through ties on the sort time, in id order, both directions', async () => {
+      const store = ctx.store();
+      const batch = Array.from({ length: 7 }, (_, i) => newJob({ id: `tie-${i}`, queue: 'ties' }));
+      await store.enqueue(batch); // one statement: one creation time
+      const times = new Set(
+        (await Promise.all(batch.map((job) => hot(job.id)))).map((row) => row.createdAt.getTime()),
+      );
+      expect(times.size).toBe(1);
+      const names = batch.map((job) => job.id);
+      expect(await allPages({ queue: 'ties', order: 'asc' }, 3)).toEqual(names);
+      expect(await allPages({ queue: 'ties' }, 2)).toEqual([...names].reverse());
+    });
+
+    it('a row deleted between pages neither repeats nor hides the others', async () => {
+      const store = ctx.store();
+      const made: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const id = await failToDead('gone', stackOf(`failure ${i}`));
+        made.push(id);
+        await storeTimePasses((await dead(id)).createdAt);
+      }
+      const first = await page({ state: 'dead', limit: 2 });
+      expect(ids(first.jobs)).toEqual([made[5], made[4]]);
+      await store.purgeDead([made[4] ?? '', made[3] ?? '']); // one seen, one not yet
+      const second = await page({ state: 'dead', limit: 2, cursor: first.nextCursor ?? '' });
+      expect(ids(second.jobs)).toEqual([made[2], made[1]]);
+      const third = await page({ state: 'dead', limit: 2, cursor: second.nextCursor ?? '' });
+      expect(ids(third.jobs)).toEqual([made[0]]);
+      expect(third.nextCursor).toBeNull();
+    });
+
+    it('merges pages of several tables without losing rows at the page edges', async () => {
+      const store = ctx.store();
+      const order: string[] = [];
+      for (let i = 0; i < 9; i++) {
+        let id: string;
+        if (i % 3 === 0) id = await ctx.enqueueOne({ queue: 'mix' });
+        else if (i % 3 === 1) id = await failToDead('mix-dead', stackOf('mixed'));
+        else {
+          await store.enqueue([newJob({ queue: 'mix-ok' })]);
+          const [job] = await store.claim({
+            workerId: 'w',
+            limit: 1,
+            queues: ['mix-ok'],
+            startCount: 1,
+          });
+          if (!job) throw new Error('nothing claimed');
+          await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
+          id = job.id;
+        }
+        order.push(id);
+        const found = await store.getJob(id);
+        await storeTimePasses(found?.job.createdAt ?? 0);
+      }
+      const queue = ['mix', 'mix-ok', 'mix-dead'];
+      expect(await allPages({ queue }, 2)).toEqual([...order].reverse());
+      expect(await allPages({ queue, order: 'asc' }, 4)).toEqual(order);
+    });
+
+    it('a payload filter scans a bounded number of rows per page and says how far it got', async () => {
+      const store = ctx.store();
+      const jobs = Array.from({ length: 8 }, (_, i) =>
+        newJob({
+          id: `pay-${i}`,
+          queue: 'pay',
+          payload: JSON.stringify({
+            n: i,
+            tag: i % 4 === 0 ? 'hit' : 'miss',
+            deep: { list: [i, 'x'] },
+          }),
+        }),
+      );
+      for (const job of jobs) {
+        await store.enqueue([job]);
+        await storeTimePasses((await hot(job.id)).createdAt);
+      }
+      const everything = await page({ queue: 'pay', payload: { tag: 'hit' }, order: 'asc' });
+      expect(ids(everything.jobs)).toEqual(['pay-0', 'pay-4']);
+      expect(everything.scan).toEqual({ rowsPerTable: 10_000, complete: true });
+      expect(ids((await page({ queue: 'pay', payload: { deep: { list: [5] } } })).jobs)).toEqual([
+        'pay-5',
+      ]);
+      // Three rows per page at most: the first page sees pay-0..2 and stops there.
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      const completes: boolean[] = [];
+      for (let guard = 0; guard < 10; guard++) {
+        const checked = checkJobQuery({
+          queue: 'pay',
+          payload: { tag: 'hit' },
+          order: 'asc',
+          ...(cursor ? { cursor } : {}),
+        });
+        checked.base.scanLimit = 3;
+        const result = await queryJobs(store, checked);
+        seen.push(...ids(result.jobs));
+        completes.push(result.scan?.complete ?? true);
+        if (result.nextCursor === null) break;
+        cursor = result.nextCursor;
+      }
+      expect(seen).toEqual(['pay-0', 'pay-4']);
+      expect(completes).toEqual([false, false, true]);
+    });
+
+    it('counts exactly, and within a payload scan', async () => {
+      await oneOfEach();
+      const count = (query: Parameters<typeof checkJobQuery>[0], scanLimit?: number) => {
+        const checked = checkJobQuery(query);
+        if (scanLimit !== undefined) checked.base.scanLimit = scanLimit;
+        return countJobs(ctx.store(), checked);
+      };
+      expect(await count({})).toEqual({ count: 5, exact: true });
+      expect(await count({ state: ['pending', 'dead'] })).toEqual({ count: 2, exact: true });
+      expect(await count({ reason: 'Fatal' })).toEqual({ count: 1, exact: true });
+      expect(await count({ payload: { n: 1 } })).toEqual({ count: 5, exact: true });
+      // Two rows per table: 2 of the 3 hot jobs, the archived one and the dead one.
+      expect(await count({ payload: { n: 1 } }, 2)).toEqual({ count: 4, exact: false });
+    });
+  });
+}
