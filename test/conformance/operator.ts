@@ -298,7 +298,9 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       ).toEqual([made.pending]);
       const rest = await page({ created: { from: new Date(pending.createdAt.getTime() + 1) } });
       expect(rest.jobs).toHaveLength(4);
-      expect(ids((await page({ idPrefix: made.dead?.slice(0, 30) })).jobs)).toEqual([made.dead]);
+      expect(ids((await page({ idPrefix: (made.dead ?? '').slice(0, 30) })).jobs)).toEqual([
+        made.dead,
+      ]);
       expect(
         ids((await page({ attempts: { min: 1 }, state: ['processing', 'succeeded'] })).jobs),
       ).toEqual([made.succeeded, made.processing]);

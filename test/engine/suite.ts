@@ -814,6 +814,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       ]);
       await waitFor(async () => (await chokaq.jobs.count({ state: 'dead' })).count === 2);
       const [group] = await chokaq.dlq.groups();
+      if (!group) throw new Error('no error group');
       expect(group).toMatchObject({
         count: 2,
         errorClass: 'FatalError',
@@ -821,10 +822,10 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         queues: ['billing'],
         types: ['charge.v1'],
       });
-      const page = await chokaq.jobs.query({ errorGroup: group?.fingerprint, limit: 1 });
+      const page = await chokaq.jobs.query({ errorGroup: group.fingerprint, limit: 1 });
       expect(page.jobs).toHaveLength(1);
       const rest = await chokaq.jobs.query({
-        errorGroup: group?.fingerprint,
+        errorGroup: group.fingerprint,
         limit: 1,
         cursor: page.nextCursor ?? '',
       });
