@@ -414,7 +414,7 @@ for (const provider of providers) {
         ],
         [
           "jobs.query state 'failed'",
-          () => chokaq.jobs.query({ state: ['dead', 'failed'] }),
+          () => chokaq.jobs.query({ state: ['dead', 'failed'] as never }),
           'CHOKAQ_INVALID_FILTER',
           'query.state[1]',
           '"failed" (string)',
