@@ -13,6 +13,7 @@
  */
 import type { FailureReason, HotState } from '../job/state.js';
 import type { Logger } from '../observability/logger.js';
+import type { BulkStore } from './bulk.js';
 import type { IdempotencyClaims } from './idempotency.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from './job-query.js';
 import type {
@@ -213,8 +214,16 @@ export interface ErrorGroupFilter {
   limit: number;
 }
 
+/** An edit of a DLQ job in place; absent fields keep the stored value. */
+export interface DeadEdit {
+  payload?: string;
+  tags?: string | null;
+  /** Recorded as `lastModifiedBy` and in the history. */
+  actor: string;
+}
+
 /** What every storage provider offers. All methods may throw `ChokaQError` with a stable code. */
-export interface Store {
+export interface Store extends BulkStore {
   /** Short provider name for logs: `memory`, `embedded` or `postgres`. */
   readonly kind: string;
 
@@ -325,6 +334,12 @@ export interface Store {
    * found.
    */
   editPending(id: string, edit: PendingEdit): Promise<boolean>;
+
+  /**
+   * Edits a DLQ job in place (payload, tags), appending an `edit` action to its history. Returns
+   * `false` when the job is not in the DLQ.
+   */
+  editDead(id: string, edit: DeadEdit): Promise<boolean>;
 
   /** One table's page of an operator query (see `storage/job-query.ts`). */
   queryTable(table: JobTable, query: TableQuery): Promise<TablePage>;

@@ -3,7 +3,44 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions
+
+CREATE TABLE :SCHEMA.bulk_action_items (
+  action_id character varying(50) COLLATE "C" NOT NULL,
+  job_id character varying(50) COLLATE "C" NOT NULL,
+  note text,
+  status smallint DEFAULT 0 NOT NULL,
+  version bigint NOT NULL,
+  CONSTRAINT bulk_action_items_pkey PRIMARY KEY (action_id, job_id),
+  CONSTRAINT bulk_action_items_status_check CHECK ((status = ANY (ARRAY[0, 1, 2])))
+);
+CREATE UNIQUE INDEX bulk_action_items_pkey ON :SCHEMA.bulk_action_items USING btree (action_id, job_id);
+CREATE INDEX bulk_action_items_waiting_idx ON :SCHEMA.bulk_action_items USING btree (action_id, job_id) WHERE (status = 0);
+
+CREATE TABLE :SCHEMA.bulk_actions (
+  action character varying(20) NOT NULL,
+  actor character varying(100),
+  applied integer DEFAULT 0 NOT NULL,
+  cancel_requested_at timestamp with time zone,
+  cancel_requested_by character varying(100),
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  done integer DEFAULT 0 NOT NULL,
+  edit jsonb,
+  error text,
+  expires_at timestamp with time zone NOT NULL,
+  finished_at timestamp with time zone,
+  id character varying(50) COLLATE "C" NOT NULL,
+  reason text,
+  skipped integer DEFAULT 0 NOT NULL,
+  started_at timestamp with time zone,
+  status character varying(20) NOT NULL,
+  target jsonb NOT NULL,
+  token_hash character varying(64) NOT NULL,
+  total integer NOT NULL,
+  CONSTRAINT bulk_actions_pkey PRIMARY KEY (id)
+);
+CREATE INDEX bulk_actions_created_idx ON :SCHEMA.bulk_actions USING btree (created_at DESC, id);
+CREATE UNIQUE INDEX bulk_actions_pkey ON :SCHEMA.bulk_actions USING btree (id);
 
 CREATE TABLE :SCHEMA.dlq_error_groups (
   dead_count bigint DEFAULT 0 NOT NULL,

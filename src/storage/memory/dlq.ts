@@ -6,7 +6,7 @@
  */
 import { appendHistory } from '../history.js';
 import { MAX_HISTORY_ERROR, type DeadJob, type HotJob } from '../model.js';
-import type { ResurrectRequest } from '../store.js';
+import type { DeadEdit, ResurrectRequest } from '../store.js';
 import type { Tables } from './tables.js';
 
 /** Default priority of a resurrected job. */
@@ -16,12 +16,17 @@ export const RESURRECT_PRIORITY = 10;
  * The pending hot row a DLQ row becomes when resurrected with `options`: a fresh start, with no
  * lost runs and no cancel request, that remembers its failure as `lastError`.
  */
-function toResurrected(row: DeadJob, options: ResurrectRequest, now: Date): HotJob {
+function toResurrected(
+  row: DeadJob,
+  options: ResurrectRequest,
+  now: Date,
+  payload: string | undefined,
+): HotJob {
   return {
     id: row.id,
     queue: row.queue,
     type: row.type,
-    payload: options.payload ?? row.payload,
+    payload: payload ?? options.payload ?? row.payload,
     tags: options.tags !== undefined ? options.tags : row.tags,
     idempotencyKey: null,
     priority: options.priority ?? RESURRECT_PRIORITY,
@@ -67,39 +72,79 @@ export interface ResurrectOutcome {
 }
 
 /**
- * Moves DLQ rows back to pending. Ids not in the DLQ, and ids that are already hot (a new job
- * reused the id), are skipped and their DLQ rows kept.
+ * A DLQ job to move: its id, and optionally the version it must still have (`failedAt` in
+ * microseconds since the epoch, as a bulk action's snapshot holds it) and its own new payload.
+ */
+export interface DeadTarget {
+  id: string;
+  version?: number;
+  payload?: string;
+}
+
+/** The DLQ row of `target`, if it is there with the version the target expects. */
+function deadRowOf(tables: Tables, target: DeadTarget): DeadJob | undefined {
+  const row = tables.dead.get(target.id);
+  if (row === undefined) return undefined;
+  if (target.version !== undefined && row.failedAt.getTime() * 1000 !== target.version) {
+    return undefined;
+  }
+  return row;
+}
+
+/**
+ * Moves DLQ rows back to pending. Ids not in the DLQ (or not at their expected version), and ids
+ * that are already hot (a new job reused the id), are skipped and their DLQ rows kept.
  */
 export function resurrectJobs(
   tables: Tables,
-  ids: readonly string[],
+  targets: readonly DeadTarget[],
   options: ResurrectRequest,
   now: Date,
 ): ResurrectOutcome {
   const moved: string[] = [];
   const wokenQueues = new Set<string>();
-  for (const id of ids) {
-    const row = tables.dead.get(id);
+  for (const target of targets) {
+    const { id } = target;
+    const row = deadRowOf(tables, target);
     if (row === undefined || tables.hot.has(id)) continue;
     tables.dead.delete(id);
     tables.removeFromGroup(row);
     tables.ensureQueue(row.queue, now);
-    tables.insertHot(toResurrected(row, options, now));
+    tables.insertHot(toResurrected(row, options, now, target.payload));
     moved.push(id);
     wokenQueues.add(row.queue);
   }
   return { moved, wokenQueues: [...wokenQueues] };
 }
 
-/** Deletes the listed DLQ rows, taking them out of their error groups; returns how many existed. */
-export function purgeDeadJobs(tables: Tables, ids: readonly string[]): number {
-  let deleted = 0;
-  for (const id of ids) {
-    const row = tables.dead.get(id);
+/**
+ * Deletes the listed DLQ rows (each at its expected version, when given), taking them out of
+ * their error groups; returns the ids deleted.
+ */
+export function purgeDeadJobs(tables: Tables, targets: readonly DeadTarget[]): string[] {
+  const deleted: string[] = [];
+  for (const target of targets) {
+    const row = deadRowOf(tables, target);
     if (row === undefined) continue;
-    tables.dead.delete(id);
+    tables.dead.delete(row.id);
     tables.removeFromGroup(row);
-    deleted += 1;
+    deleted.push(row.id);
   }
   return deleted;
+}
+
+/** Edits a DLQ row in place and appends an `edit` action to its history; `false` when absent. */
+export function editDeadJob(tables: Tables, id: string, edit: DeadEdit, now: Date): boolean {
+  const row = tables.dead.get(id);
+  if (row === undefined) return false;
+  if (edit.payload !== undefined) row.payload = edit.payload;
+  if (edit.tags !== undefined) row.tags = edit.tags;
+  row.lastModifiedBy = edit.actor;
+  row.history = appendHistory(row.history, {
+    kind: 'action',
+    action: 'edit',
+    actor: edit.actor,
+    at: new Date(now),
+  });
+  return true;
 }

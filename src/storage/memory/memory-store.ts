@@ -22,6 +22,7 @@ import type {
 } from '../model.js';
 import type {
   ClaimRequest,
+  DeadEdit,
   ErrorGroupFilter,
   HeartbeatResult,
   HeartbeatLease,
@@ -43,7 +44,19 @@ import { countMemoryTable, queryMemoryTable } from './job-query.js';
 import { cancelJobs } from './cancel.js';
 import { claimJobs, startJobs } from './claim.js';
 import { copyArchived, copyBucket, copyDead, copyHot, copyQueue } from './copy.js';
-import { purgeDeadJobs, resurrectJobs } from './dlq.js';
+import type {
+  AuditEntry,
+  BulkAction,
+  BulkBatch,
+  BulkBatchResult,
+  BulkEnd,
+  BulkItem,
+  BulkSnapshot,
+  BulkStart,
+  NewAuditEntry,
+} from '../bulk.js';
+import { MemoryBulk } from './bulk.js';
+import { editDeadJob, purgeDeadJobs, resurrectJobs } from './dlq.js';
 import { enqueueJobs } from './enqueue.js';
 import {
   bucketsSince,
@@ -71,11 +84,17 @@ export class MemoryStore implements Store {
   private readonly clock: Clock;
   private readonly tables: Tables;
   private readonly wake = new WakeHub();
+  private readonly bulk: MemoryBulk;
 
   /** @param clock Source of "now" for scheduling, eligibility and every timestamp. */
   constructor(clock: Clock) {
     this.clock = clock;
     this.tables = new Tables(this.time());
+    this.bulk = new MemoryBulk(
+      this.tables,
+      () => this.time(),
+      (queues) => this.wake.notify(queues),
+    );
   }
 
   /** The store clock's current time. */
@@ -222,7 +241,8 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.resurrect} */
   resurrect(ids: readonly string[], options: ResurrectRequest): Promise<string[]> {
     return atomically(() => {
-      const outcome = resurrectJobs(this.tables, ids, options, this.time());
+      const targets = [...new Set(ids)].map((id) => ({ id }));
+      const outcome = resurrectJobs(this.tables, targets, options, this.time());
       this.wake.notify(outcome.wokenQueues);
       return outcome.moved;
     });
@@ -230,7 +250,68 @@ export class MemoryStore implements Store {
 
   /** {@inheritDoc Store.purgeDead} */
   purgeDead(ids: readonly string[]): Promise<number> {
-    return atomically(() => purgeDeadJobs(this.tables, ids));
+    return atomically(
+      () =>
+        purgeDeadJobs(
+          this.tables,
+          ids.map((id) => ({ id })),
+        ).length,
+    );
+  }
+
+  /** {@inheritDoc Store.editDead} */
+  editDead(id: string, edit: DeadEdit): Promise<boolean> {
+    return atomically(() => editDeadJob(this.tables, id, edit, this.time()));
+  }
+
+  /** {@inheritDoc BulkStore.createBulk} */
+  createBulk(snapshot: BulkSnapshot): Promise<void> {
+    return atomically(() => this.bulk.createBulk(snapshot));
+  }
+
+  /** {@inheritDoc BulkStore.getBulk} */
+  getBulk(id: string): Promise<BulkAction | null> {
+    return atomically(() => this.bulk.getBulk(id));
+  }
+
+  /** {@inheritDoc BulkStore.listBulk} */
+  listBulk(limit: number): Promise<BulkAction[]> {
+    return atomically(() => this.bulk.listBulk(limit));
+  }
+
+  /** {@inheritDoc BulkStore.startBulk} */
+  startBulk(id: string, tokenHash: string, actor: string, reason: string): Promise<BulkStart> {
+    return atomically(() => this.bulk.startBulk(id, tokenHash, actor, reason));
+  }
+
+  /** {@inheritDoc BulkStore.nextBulkItems} */
+  nextBulkItems(id: string, limit: number): Promise<{ action: BulkAction; items: BulkItem[] }> {
+    return atomically(() => this.bulk.nextBulkItems(id, limit));
+  }
+
+  /** {@inheritDoc BulkStore.applyBulkBatch} */
+  applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
+    return atomically(() => this.bulk.applyBulkBatch(id, batch));
+  }
+
+  /** {@inheritDoc BulkStore.finishBulk} */
+  finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {
+    return atomically(() => this.bulk.finishBulk(id, status, error));
+  }
+
+  /** {@inheritDoc BulkStore.requestBulkCancel} */
+  requestBulkCancel(id: string, actor: string): Promise<BulkAction | null> {
+    return atomically(() => this.bulk.requestBulkCancel(id, actor));
+  }
+
+  /** {@inheritDoc BulkStore.recordAction} */
+  recordAction(entry: NewAuditEntry): Promise<AuditEntry> {
+    return atomically(() => this.bulk.recordAction(entry));
+  }
+
+  /** {@inheritDoc BulkStore.listActions} */
+  listActions(limit: number, beforeId?: string): Promise<AuditEntry[]> {
+    return atomically(() => this.bulk.listActions(limit, beforeId));
   }
 
   /** {@inheritDoc Store.editPending} */

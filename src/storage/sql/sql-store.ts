@@ -22,6 +22,7 @@ import type {
 } from '../model.js';
 import type {
   ClaimRequest,
+  DeadEdit,
   ErrorGroupFilter,
   HeartbeatResult,
   HeartbeatLease,
@@ -37,6 +38,18 @@ import type {
   Store,
 } from '../store.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
+import type {
+  AuditEntry,
+  BulkAction,
+  BulkBatch,
+  BulkBatchResult,
+  BulkEnd,
+  BulkItem,
+  BulkSnapshot,
+  BulkStart,
+  NewAuditEntry,
+} from '../bulk.js';
+import { SqlBulk } from './bulk.js';
 import { claimJobs } from './claim.js';
 import { countTable, queryTable } from './job-query.js';
 import { enqueueJobs } from './enqueue-batch.js';
@@ -419,13 +432,15 @@ export class SqlStore implements Store {
   async resurrect(ids: readonly string[], options: ResurrectRequest): Promise<string[]> {
     if (ids.length === 0) return [];
     const db = await this.db();
+    const unique = [...new Set(ids)];
     const rows = await db.query<{ id: unknown }>(this.sql.resurrect, [
-      [...new Set(ids)],
+      unique,
       options.actor,
-      options.payload ?? null,
+      unique.map(() => options.payload ?? null),
       options.tags !== undefined,
       options.tags ?? null,
       options.priority ?? 10,
+      unique.map(() => null),
     ]);
     const moved = new Set(rows.map((row) => String(row.id)));
     return [...new Set(ids)].filter((id) => moved.has(id));
@@ -434,7 +449,8 @@ export class SqlStore implements Store {
   async purgeDead(ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const db = await this.db();
-    const rows = await db.query(this.sql.purge_dead, [[...new Set(ids)]]);
+    const unique = [...new Set(ids)];
+    const rows = await db.query(this.sql.purge_dead, [unique, unique.map(() => null)]);
     return rows.length;
   }
 
@@ -471,6 +487,75 @@ export class SqlStore implements Store {
       filter.limit,
     ]);
     return rows.map(errorGroupOf);
+  }
+
+  /** {@inheritDoc Store.editDead} */
+  async editDead(id: string, edit: DeadEdit): Promise<boolean> {
+    const db = await this.db();
+    const rows = await db.query(this.sql.edit_dead, [
+      id,
+      edit.payload ?? null,
+      edit.tags !== undefined,
+      edit.tags ?? null,
+      edit.actor,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** Bulk actions and the audit trail (see `storage/bulk.ts`); made on first use. */
+  private bulkVerbs: SqlBulk | undefined;
+  private get bulk(): SqlBulk {
+    return (this.bulkVerbs ??= new SqlBulk(() => this.db(), this.sql));
+  }
+
+  /** {@inheritDoc BulkStore.createBulk} */
+  createBulk(snapshot: BulkSnapshot): Promise<void> {
+    return this.bulk.createBulk(snapshot);
+  }
+
+  /** {@inheritDoc BulkStore.getBulk} */
+  getBulk(id: string): Promise<BulkAction | null> {
+    return this.bulk.getBulk(id);
+  }
+
+  /** {@inheritDoc BulkStore.listBulk} */
+  listBulk(limit: number): Promise<BulkAction[]> {
+    return this.bulk.listBulk(limit);
+  }
+
+  /** {@inheritDoc BulkStore.startBulk} */
+  startBulk(id: string, tokenHash: string, actor: string, reason: string): Promise<BulkStart> {
+    return this.bulk.startBulk(id, tokenHash, actor, reason);
+  }
+
+  /** {@inheritDoc BulkStore.nextBulkItems} */
+  nextBulkItems(id: string, limit: number): Promise<{ action: BulkAction; items: BulkItem[] }> {
+    return this.bulk.nextBulkItems(id, limit);
+  }
+
+  /** {@inheritDoc BulkStore.applyBulkBatch} */
+  applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
+    return this.retryOnConflict('bulk batch', () => this.bulk.applyBulkBatch(id, batch));
+  }
+
+  /** {@inheritDoc BulkStore.finishBulk} */
+  finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {
+    return this.bulk.finishBulk(id, status, error);
+  }
+
+  /** {@inheritDoc BulkStore.requestBulkCancel} */
+  requestBulkCancel(id: string, actor: string): Promise<BulkAction | null> {
+    return this.bulk.requestBulkCancel(id, actor);
+  }
+
+  /** {@inheritDoc BulkStore.recordAction} */
+  recordAction(entry: NewAuditEntry): Promise<AuditEntry> {
+    return this.bulk.recordAction(entry);
+  }
+
+  /** {@inheritDoc BulkStore.listActions} */
+  listActions(limit: number, beforeId?: string): Promise<AuditEntry[]> {
+    return this.bulk.listActions(limit, beforeId);
   }
 
   async listQueues(): Promise<QueueInfo[]> {

@@ -1,11 +1,19 @@
 -- Purpose: delete DLQ rows for good, taking them out of their error groups; lifetime counters
 --   stay.
--- Parameters: $1 ids (text[]).
+-- Parameters: $1 ids (text[]), $2 versions (bigint[] parallel to $1): a row is deleted only
+--   while its failed_at, in microseconds since the epoch, equals its version; NULL elements skip
+--   the check.
 -- Locking: row locks on the deleted rows; dlq_error_groups rows updated in key order.
 -- Returns: the id of each deleted row.
-WITH deleted AS (
-  DELETE FROM :SCHEMA.jobs_dlq WHERE id = ANY($1::text[])
-  RETURNING id, fingerprint, queue, type
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(id, version)
+),
+deleted AS (
+  DELETE FROM :SCHEMA.jobs_dlq d
+  USING input i
+  WHERE d.id = i.id
+    AND (i.version IS NULL OR (extract(epoch FROM d.failed_at) * 1000000)::bigint = i.version)
+  RETURNING d.id, d.fingerprint, d.queue, d.type
 ),
 ungrouped AS (
   UPDATE :SCHEMA.dlq_error_groups g

@@ -4,16 +4,23 @@
 --   resurrect action with its actor are appended to the bounded history (last 20 entries), and
 --   the rows leave their error groups. Ids that are also in the hot table (re-enqueued
 --   meanwhile) are left in the DLQ.
--- Parameters: $1 ids (text[]), $2 actor (text), $3 payload (text) or NULL to keep,
---   $4 replace tags (boolean), $5 tags (text), $6 priority (int).
+-- Parameters: $1 ids (text[]), $2 actor (text), $3 payloads (text[] parallel to $1; NULL
+--   elements keep the job's), $4 replace tags (boolean), $5 tags (text), $6 priority (int),
+--   $7 versions (bigint[] parallel to $1): a job moves only while its failed_at, in microseconds
+--   since the epoch, equals its version (a bulk action's snapshot); NULL elements skip the check.
 -- Locking: row locks on the deleted DLQ rows; a concurrent resurrect of the same id waits and
 --   then finds the row gone, so each id moves once.
 -- Returns: id of each resurrected job.
-WITH moved AS (
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $3::text[], $7::bigint[]) AS t(id, payload, version)
+),
+moved AS (
   DELETE FROM :SCHEMA.jobs_dlq d
-  WHERE d.id = ANY($1::text[])
+  USING input i
+  WHERE d.id = i.id
+    AND (i.version IS NULL OR (extract(epoch FROM d.failed_at) * 1000000)::bigint = i.version)
     AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = d.id)
-  RETURNING d.*
+  RETURNING d.*, i.payload AS new_payload
 ),
 ungrouped AS (
   UPDATE :SCHEMA.dlq_error_groups g
@@ -35,7 +42,7 @@ ins AS (
                                 created_at, cancel_requested_at, cancel_requested_by,
                                 started_at, heartbeat_at, updated_at, created_by,
                                 last_modified_by, last_error, history)
-  SELECT id, queue, type, coalesce($3::text, payload),
+  SELECT id, queue, type, coalesce(new_payload, payload),
          CASE WHEN $4::boolean THEN $5::text ELSE tags END,
          NULL, $6::int, 0, 0, 0, NULL, NULL, now(), created_at, NULL, NULL, NULL, NULL, now(),
          created_by,

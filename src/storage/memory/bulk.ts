@@ -1,0 +1,244 @@
+/**
+ * Bulk actions and the audit trail of the memory provider, with the same rules as the SQL store
+ * (`sql/bulk.ts`): a batch moves only jobs still at their snapshot's version and marks each item
+ * once, all in one synchronous step.
+ *
+ * @internal
+ */
+import type {
+  AuditEntry,
+  BulkAction,
+  BulkBatch,
+  BulkBatchResult,
+  BulkEnd,
+  BulkItem,
+  BulkSkip,
+  BulkSnapshot,
+  BulkStart,
+  NewAuditEntry,
+} from '../bulk.js';
+import { cancelJobs } from './cancel.js';
+import { purgeDeadJobs, resurrectJobs } from './dlq.js';
+import type { Tables } from './tables.js';
+
+/** A stored bulk action with its snapshot and token hash. */
+interface StoredBulk {
+  action: BulkAction;
+  tokenHash: string;
+  /** Items by job id: status 0 waiting, 1 applied, 2 skipped. */
+  items: Map<string, { version: number; status: 0 | 1 | 2; note: string | null }>;
+}
+
+/** Why an item whose job did not move was skipped (the SQL store's texts). */
+const GONE_NOTE: Record<BulkBatch['kind'], string> = {
+  resurrect: 'changed or left the DLQ since the preview',
+  'edit-resurrect': 'changed or left the DLQ since the preview',
+  purge: 'changed or left the DLQ since the preview',
+  cancel: 'no longer pending or running',
+};
+
+/** A detached copy of a bulk action. */
+function copyAction(action: BulkAction): BulkAction {
+  const date = (value: Date | null) => (value === null ? null : new Date(value));
+  return {
+    ...action,
+    createdAt: new Date(action.createdAt),
+    expiresAt: new Date(action.expiresAt),
+    startedAt: date(action.startedAt),
+    finishedAt: date(action.finishedAt),
+    cancelRequestedAt: date(action.cancelRequestedAt),
+  };
+}
+
+/** The bulk-action and audit verbs over one memory store's tables. */
+export class MemoryBulk {
+  private readonly actions = new Map<string, StoredBulk>();
+  private readonly audit: AuditEntry[] = [];
+
+  constructor(
+    private readonly tables: Tables,
+    private readonly now: () => Date,
+    /** Called with the queues of resurrected jobs, to wake their workers. */
+    private readonly woken: (queues: string[]) => void,
+  ) {}
+
+  createBulk(snapshot: BulkSnapshot): void {
+    const now = this.now();
+    this.actions.set(snapshot.id, {
+      tokenHash: snapshot.tokenHash,
+      items: new Map(
+        snapshot.items.map((item) => [
+          item.jobId,
+          { version: item.version, status: 0, note: null },
+        ]),
+      ),
+      action: {
+        id: snapshot.id,
+        action: snapshot.action,
+        target: structuredClone(snapshot.target),
+        edit: snapshot.edit === undefined ? null : structuredClone(snapshot.edit),
+        status: 'previewed',
+        total: snapshot.items.length,
+        done: 0,
+        applied: 0,
+        skipped: 0,
+        actor: null,
+        reason: null,
+        error: null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + snapshot.validForMs),
+        startedAt: null,
+        finishedAt: null,
+        cancelRequestedAt: null,
+        cancelRequestedBy: null,
+      },
+    });
+  }
+
+  getBulk(id: string): BulkAction | null {
+    const stored = this.actions.get(id);
+    return stored === undefined ? null : copyAction(stored.action);
+  }
+
+  listBulk(limit: number): BulkAction[] {
+    return [...this.actions.values()]
+      .map((stored) => stored.action)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+      .slice(0, limit)
+      .map(copyAction);
+  }
+
+  startBulk(id: string, tokenHash: string, actor: string, reason: string): BulkStart {
+    const stored = this.actions.get(id);
+    if (stored === undefined) return 'not-found';
+    if (stored.tokenHash !== tokenHash) return 'token-mismatch';
+    const { action } = stored;
+    if (action.status === 'running') return 'started';
+    if (action.status !== 'previewed') return 'not-previewed';
+    const now = this.now();
+    if (action.expiresAt.getTime() <= now.getTime()) return 'expired';
+    action.status = 'running';
+    action.actor = actor;
+    action.reason = reason;
+    action.startedAt = now;
+    return 'started';
+  }
+
+  nextBulkItems(id: string, limit: number): { action: BulkAction; items: BulkItem[] } {
+    const stored = this.actions.get(id);
+    if (stored === undefined) throw new Error(`bulk action ${id} does not exist`);
+    const items = [...stored.items]
+      .filter(([, item]) => item.status === 0)
+      .map(([jobId, item]) => ({ jobId, version: item.version }))
+      .sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0))
+      .slice(0, limit);
+    return { action: copyAction(stored.action), items };
+  }
+
+  applyBulkBatch(id: string, batch: BulkBatch): BulkBatchResult {
+    const stored = this.actions.get(id);
+    if (stored === undefined) throw new Error(`bulk action ${id} does not exist`);
+    const waiting = (jobId: string) => stored.items.get(jobId)?.status === 0;
+    const items = batch.items.filter((item) => waiting(item.jobId));
+    const moved = new Set(this.move(batch, items));
+    const applied = items.filter((item) => moved.has(item.jobId)).map((item) => item.jobId);
+    const skipped: BulkSkip[] = [
+      ...batch.skips.filter((skip) => waiting(skip.jobId)),
+      ...items
+        .filter((item) => !moved.has(item.jobId))
+        .map((item) => ({ jobId: item.jobId, note: GONE_NOTE[batch.kind] })),
+    ];
+    for (const jobId of applied) this.mark(stored, jobId, 1, null);
+    for (const skip of skipped) this.mark(stored, skip.jobId, 2, skip.note);
+    return { applied, skipped };
+  }
+
+  private mark(stored: StoredBulk, jobId: string, status: 1 | 2, note: string | null): void {
+    const item = stored.items.get(jobId);
+    if (item === undefined || item.status !== 0) return;
+    item.status = status;
+    item.note = note;
+    stored.action.done += 1;
+    if (status === 1) stored.action.applied += 1;
+    else stored.action.skipped += 1;
+  }
+
+  /** Moves the jobs of `items` as the batch's kind says; returns the ids moved. */
+  private move(batch: BulkBatch, items: BulkBatch['items']): string[] {
+    if (items.length === 0) return [];
+    const now = this.now();
+    if (batch.kind === 'cancel') {
+      const result = cancelJobs(
+        this.tables,
+        items.map((item) => item.jobId),
+        batch.actor,
+        now,
+      );
+      return [...result.cancelled, ...result.requested];
+    }
+    const targets = items.map((item) => ({
+      id: item.jobId,
+      version: item.version,
+      ...(item.payload === undefined ? {} : { payload: item.payload }),
+    }));
+    if (batch.kind === 'purge') return purgeDeadJobs(this.tables, targets);
+    const outcome = resurrectJobs(
+      this.tables,
+      targets,
+      {
+        actor: batch.actor,
+        ...(batch.priority === undefined ? {} : { priority: batch.priority }),
+        ...(batch.tags === undefined ? {} : { tags: batch.tags }),
+      },
+      now,
+    );
+    this.woken(outcome.wokenQueues);
+    return outcome.moved;
+  }
+
+  finishBulk(id: string, status: BulkEnd, error?: string): void {
+    const action = this.actions.get(id)?.action;
+    if (action?.status !== 'running') return;
+    action.status = status;
+    action.error = error ?? null;
+    action.finishedAt = this.now();
+  }
+
+  requestBulkCancel(id: string, actor: string): BulkAction | null {
+    const action = this.actions.get(id)?.action;
+    if (action === undefined) return null;
+    if (action.status === 'previewed' || action.status === 'running') {
+      action.cancelRequestedAt ??= this.now();
+      action.cancelRequestedBy ??= actor;
+      if (action.status === 'previewed') {
+        action.status = 'cancelled';
+        action.finishedAt = this.now();
+      }
+    }
+    return copyAction(action);
+  }
+
+  recordAction(entry: NewAuditEntry): AuditEntry {
+    const stored: AuditEntry = {
+      ...entry,
+      target: structuredClone(entry.target ?? null),
+      outcome: structuredClone(entry.outcome ?? null),
+      at: this.now(),
+    };
+    this.audit.push(stored);
+    return { ...stored, target: structuredClone(stored.target) };
+  }
+
+  listActions(limit: number, beforeId?: string): AuditEntry[] {
+    return this.audit
+      .filter((entry) => beforeId === undefined || entry.id < beforeId)
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, limit)
+      .map((entry) => ({
+        ...entry,
+        at: new Date(entry.at),
+        target: structuredClone(entry.target),
+        outcome: structuredClone(entry.outcome),
+      }));
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * Bulk actions and the audit trail on a SQL store (see `storage/bulk.ts`). A batch runs in one
+ * transaction: lock the items still waiting, move their jobs guarded by their versions, mark
+ * the items and add to the action's counters, so a crash or a cancel between batches never
+ * leaves a half-moved job.
+ */
+import type {
+  AuditEntry,
+  BulkAction,
+  BulkBatch,
+  BulkBatchResult,
+  BulkEnd,
+  BulkItem,
+  BulkSkip,
+  BulkSnapshot,
+  BulkStart,
+  BulkStatus,
+  BulkKind,
+  NewAuditEntry,
+} from '../bulk.js';
+import type { Executor } from './executor.js';
+import { cancelIn } from './recovery.js';
+import { toDate, toDateOrNull, toNumber, toStr, toStringOrNull, type Row } from './rows.js';
+import type { BoundQueries } from './schema.js';
+
+/** Maps a `bulk_actions` row. */
+function bulkActionOf(row: Row): BulkAction {
+  return {
+    id: toStr(row.id),
+    action: toStr(row.action) as BulkKind,
+    target: jsonOf(row.target),
+    edit: jsonOf(row.edit),
+    status: toStr(row.status) as BulkStatus,
+    total: toNumber(row.total),
+    done: toNumber(row.done),
+    applied: toNumber(row.applied),
+    skipped: toNumber(row.skipped),
+    actor: toStringOrNull(row.actor),
+    reason: toStringOrNull(row.reason),
+    error: toStringOrNull(row.error),
+    createdAt: toDate(row.created_at),
+    expiresAt: toDate(row.expires_at),
+    startedAt: toDateOrNull(row.started_at),
+    finishedAt: toDateOrNull(row.finished_at),
+    cancelRequestedAt: toDateOrNull(row.cancel_requested_at),
+    cancelRequestedBy: toStringOrNull(row.cancel_requested_by),
+  };
+}
+
+/** Maps an `operator_actions` row. */
+function auditEntryOf(row: Row): AuditEntry {
+  return {
+    id: toStr(row.id),
+    at: toDate(row.at),
+    actor: toStr(row.actor),
+    action: toStr(row.action),
+    reason: toStringOrNull(row.reason),
+    target: jsonOf(row.target),
+    outcome: jsonOf(row.outcome),
+  };
+}
+
+/** A jsonb column: drivers hand back parsed JSON, or text. */
+function jsonOf(value: unknown): unknown {
+  return typeof value === 'string' ? (JSON.parse(value) as unknown) : (value ?? null);
+}
+
+/** The bulk-action and audit verbs over one database. */
+export class SqlBulk {
+  constructor(
+    private readonly db: () => Promise<Executor>,
+    private readonly sql: BoundQueries,
+  ) {}
+
+  async createBulk(snapshot: BulkSnapshot): Promise<void> {
+    const db = await this.db();
+    await db.query(this.sql.bulk_create, [
+      snapshot.id,
+      snapshot.action,
+      JSON.stringify(snapshot.target),
+      snapshot.edit === null || snapshot.edit === undefined ? null : JSON.stringify(snapshot.edit),
+      snapshot.tokenHash,
+      snapshot.validForMs,
+      snapshot.items.map((item) => item.jobId),
+      snapshot.items.map((item) => item.version),
+    ]);
+  }
+
+  async getBulk(id: string): Promise<BulkAction | null> {
+    const [row] = await (await this.db()).query<Row>(this.sql.bulk_get, [id]);
+    return row === undefined ? null : bulkActionOf(row);
+  }
+
+  async listBulk(limit: number): Promise<BulkAction[]> {
+    const rows = await (await this.db()).query<Row>(this.sql.bulk_list, [limit]);
+    return rows.map(bulkActionOf);
+  }
+
+  async startBulk(
+    id: string,
+    tokenHash: string,
+    actor: string,
+    reason: string,
+  ): Promise<BulkStart> {
+    const db = await this.db();
+    const [row] = await db.query<Row>(this.sql.bulk_start, [id, tokenHash, actor, reason]);
+    if (row === undefined) return 'not-found';
+    if (row.started === true) return 'started';
+    if (toStr(row.token_hash) !== tokenHash) return 'token-mismatch';
+    if (toStr(row.status) === 'running') return 'started';
+    if (toStr(row.status) !== 'previewed') return 'not-previewed';
+    return 'expired';
+  }
+
+  async nextBulkItems(
+    id: string,
+    limit: number,
+  ): Promise<{ action: BulkAction; items: BulkItem[] }> {
+    const db = await this.db();
+    const [row] = await db.query<Row>(this.sql.bulk_get, [id]);
+    if (row === undefined) throw new Error(`bulk action ${id} does not exist`);
+    const items = await db.query<Row>(this.sql.bulk_next_items, [id, limit]);
+    return {
+      action: bulkActionOf(row),
+      items: items.map((item) => ({ jobId: toStr(item.job_id), version: toNumber(item.version) })),
+    };
+  }
+
+  async applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
+    const db = await this.db();
+    return db.transaction(async (tx) => {
+      const wanted = [...batch.items.map((i) => i.jobId), ...batch.skips.map((s) => s.jobId)];
+      const locked = await tx.query<Row>(this.sql.bulk_claim_items, [id, wanted]);
+      const waiting = new Set(locked.map((row) => toStr(row.job_id)));
+      const items = batch.items.filter((item) => waiting.has(item.jobId));
+      const moved = new Set(await this.move(tx, batch, items));
+      const applied = items.filter((item) => moved.has(item.jobId)).map((item) => item.jobId);
+      const skipped: BulkSkip[] = [
+        ...batch.skips.filter((skip) => waiting.has(skip.jobId)),
+        ...items
+          .filter((item) => !moved.has(item.jobId))
+          .map((item) => ({ jobId: item.jobId, note: GONE_NOTE[batch.kind] })),
+      ];
+      await tx.query(this.sql.bulk_mark_items, [
+        id,
+        [...applied, ...skipped.map((s) => s.jobId)],
+        [...applied.map(() => 1), ...skipped.map(() => 2)],
+        [...applied.map(() => null), ...skipped.map((s) => s.note)],
+      ]);
+      return { applied, skipped };
+    });
+  }
+
+  /** Moves the jobs of `items` as the batch's kind says; returns the ids moved. */
+  private async move(
+    tx: Executor,
+    batch: BulkBatch,
+    items: readonly (BulkItem & { payload?: string })[],
+  ): Promise<string[]> {
+    if (items.length === 0) return [];
+    const ids = items.map((item) => item.jobId);
+    if (batch.kind === 'cancel') {
+      const result = await cancelIn(tx, this.sql, ids, batch.actor);
+      return [...result.cancelled, ...result.requested];
+    }
+    const versions = items.map((item) => item.version);
+    if (batch.kind === 'purge') {
+      const rows = await tx.query<Row>(this.sql.purge_dead, [ids, versions]);
+      return rows.map((row) => toStr(row.id));
+    }
+    const rows = await tx.query<Row>(this.sql.resurrect, [
+      ids,
+      batch.actor,
+      items.map((item) => item.payload ?? null),
+      batch.tags !== undefined,
+      batch.tags ?? null,
+      batch.priority ?? 10,
+      versions,
+    ]);
+    return rows.map((row) => toStr(row.id));
+  }
+
+  async finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {
+    await (await this.db()).query(this.sql.bulk_finish, [id, status, error ?? null]);
+  }
+
+  async requestBulkCancel(id: string, actor: string): Promise<BulkAction | null> {
+    const [row] = await (await this.db()).query<Row>(this.sql.bulk_cancel, [id, actor]);
+    return row === undefined ? null : bulkActionOf(row);
+  }
+
+  async recordAction(entry: NewAuditEntry): Promise<AuditEntry> {
+    const [row] = await (
+      await this.db()
+    ).query<Row>(this.sql.audit_insert, [
+      entry.id,
+      entry.actor,
+      entry.action,
+      entry.reason,
+      JSON.stringify(entry.target ?? null),
+      JSON.stringify(entry.outcome ?? null),
+    ]);
+    if (row === undefined) throw new Error('audit insert returned no row');
+    return auditEntryOf(row);
+  }
+
+  async listActions(limit: number, beforeId?: string): Promise<AuditEntry[]> {
+    const rows = await (await this.db()).query<Row>(this.sql.audit_list, [limit, beforeId ?? null]);
+    return rows.map(auditEntryOf);
+  }
+}
+
+/** Why an item whose job did not move was skipped. */
+const GONE_NOTE: Record<BulkKind, string> = {
+  resurrect: 'changed or left the DLQ since the preview',
+  'edit-resurrect': 'changed or left the DLQ since the preview',
+  purge: 'changed or left the DLQ since the preview',
+  cancel: 'no longer pending or running',
+};

@@ -1,0 +1,13 @@
+-- Purpose: write a previewed bulk action and its snapshot (job ids with their versions).
+-- Parameters: $1 id, $2 action, $3 target (jsonb text), $4 edit (jsonb text) or NULL,
+--   $5 token hash, $6 validity in ms (float8), $7 job ids (text[]), $8 versions (bigint[]).
+-- Locking: inserts only.
+-- Returns: nothing.
+WITH action AS (
+  INSERT INTO :SCHEMA.bulk_actions (id, action, target, edit, token_hash, status, total,
+                                    created_at, expires_at)
+  VALUES ($1::text, $2::text, $3::jsonb, $4::jsonb, $5::text, 'previewed',
+          cardinality($7::text[]), now(), now() + $6::float8 * interval '1 millisecond')
+)
+INSERT INTO :SCHEMA.bulk_action_items (action_id, job_id, version)
+SELECT $1::text, i.job_id, i.version FROM unnest($7::text[], $8::bigint[]) AS i(job_id, version)

@@ -1,0 +1,7 @@
+-- Purpose: end a running bulk action.
+-- Parameters: $1 id, $2 status ('succeeded', 'cancelled' or 'failed'), $3 error text or NULL.
+-- Locking: row lock on the action.
+-- Returns: nothing.
+UPDATE :SCHEMA.bulk_actions
+SET status = $2::text, error = $3::text, finished_at = now()
+WHERE id = $1::text AND status = 'running'

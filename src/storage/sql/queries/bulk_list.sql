@@ -1,0 +1,5 @@
+-- Purpose: bulk actions, newest first.
+-- Parameters: $1 most rows (int).
+-- Locking: none.
+-- Returns: the rows.
+SELECT * FROM :SCHEMA.bulk_actions ORDER BY created_at DESC, id DESC LIMIT $1::int

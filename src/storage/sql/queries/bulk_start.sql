@@ -1,0 +1,17 @@
+-- Purpose: start a previewed bulk action whose token hash matches and whose preview has not
+--   expired: status running, actor and reason stamped. A row already running with the same
+--   token hash is returned unchanged (a retried start).
+-- Parameters: $1 id, $2 token hash, $3 actor, $4 reason.
+-- Locking: row lock on the action.
+-- Returns: the row after the update, with `started` true when this call started it; or the
+--   unchanged row (the caller tells why it did not start).
+WITH started AS (
+  UPDATE :SCHEMA.bulk_actions
+  SET status = 'running', actor = $3::text, reason = $4::text, started_at = now()
+  WHERE id = $1::text AND status = 'previewed' AND token_hash = $2::text AND expires_at > now()
+  RETURNING *, true AS started
+)
+SELECT * FROM started
+UNION ALL
+SELECT b.*, false AS started FROM :SCHEMA.bulk_actions b
+WHERE b.id = $1::text AND NOT EXISTS (SELECT 1 FROM started)
