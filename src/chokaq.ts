@@ -1,5 +1,11 @@
 import type { ChokaQOptions } from './config/options.js';
-import { MAX_CONCURRENCY, MAX_WORKERS_RANGE, resolveConfig } from './config/resolve.js';
+import {
+  MAX_CONCURRENCY,
+  MAX_WORKERS_RANGE,
+  queueZombieSeconds,
+  resolveConfig,
+} from './config/resolve.js';
+import type { Duration } from './util/duration.js';
 import { Enqueuer } from './enqueue/enqueuer.js';
 import type {
   EnqueueItem,
@@ -8,13 +14,19 @@ import type {
   PayloadOf,
 } from './enqueue/options.js';
 import { ChokaQError } from './errors.js';
+import { parsePayload } from './job/define-job.js';
 import {
+  checkEnvelopeText,
+  LIMITS,
   serializePayload,
   validateJobId,
   validatePriority,
   validateQueueName,
 } from './job/envelope.js';
 import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
+import { AuditApi, Auditor, checkReason } from './operator/audit.js';
+import { BulkApi } from './operator/bulk.js';
+import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { JobsApi } from './operator/jobs-api.js';
 import {
   checkActor,
@@ -45,28 +57,40 @@ import type {
   QueueStats,
 } from './storage/model.js';
 import { openOnce } from './storage/open-once.js';
-import type { QueuePatch, Store } from './storage/store.js';
+import type { DeadEdit, QueuePatch, Store } from './storage/store.js';
 import { checkBoolean, checkInteger, checkOptions } from './util/check.js';
 
-/** Options of {@link ChokaQ.dlq}'s `resurrect`. */
-export interface ResurrectOptions {
-  /** Recorded as the jobs' last modifier (1–100 characters). Default: `'operator'`. */
+/** Who does an operator action and why; both are recorded in the audit trail. */
+export interface ActorOptions {
+  /** Recorded on the jobs it changes and in the audit trail (1–100 characters). Default: `'operator'`. */
   actor?: string;
+  /** Why, for the audit trail (1–1000 characters). Default: none. */
+  reason?: string;
+}
+
+/** Options of {@link ChokaQ.dlq}'s `resurrect`. */
+export interface ResurrectOptions extends ActorOptions {
   /** A new payload for every resurrected job (JSON-serializable). Default: each job's own. */
   payload?: unknown;
   /** Priority of the resurrected jobs; a 32-bit integer. Default: `10`. */
   priority?: number;
 }
 
-/** Names of the options of `cancel` and `dlq.resurrect`. */
-const CANCEL_KEYS = ['actor'] as const;
-const RESURRECT_KEYS = ['actor', 'payload', 'priority'] as const;
-
-/** Options of {@link ChokaQ.cancel}. */
-export interface CancelOptions {
-  /** Who cancels (1–100 characters), recorded in the error text. Default: `'operator'`. */
-  actor?: string;
+/** An in-place edit of a DLQ job (`dlq.edit`); absent fields keep their value. */
+export interface DeadJobEdit extends ActorOptions {
+  /** A new payload, checked against the job type's schema when it has one. */
+  payload?: unknown;
+  /** New tags (≤ 1000 characters); `null` clears them. */
+  tags?: string | null;
 }
+
+/** Names of the options of the operator calls. */
+const ACTOR_KEYS = ['actor', 'reason'] as const;
+const RESURRECT_KEYS = ['actor', 'reason', 'payload', 'priority'] as const;
+const DEAD_EDIT_KEYS = ['actor', 'reason', 'payload', 'tags'] as const;
+
+/** Options of {@link ChokaQ.cancel}: `actor` is also recorded in the cancelled jobs' error text. */
+export type CancelOptions = ActorOptions;
 
 /**
  * The ChokaQ engine: enqueue jobs, run workers, operate queues and the dead-letter queue. This
@@ -83,16 +107,31 @@ export class ChokaQ {
   private readonly engine: Engine;
   /** Operator calls on jobs wherever they are: query, count, detail with timeline, edit. */
   readonly jobs: JobsApi;
+  /** Safe bulk actions: preview, confirm with a token, run durably in batches, cancel. */
+  readonly bulk: BulkApi;
+  /** The operator audit trail. */
+  readonly audit: AuditApi;
+  private readonly auditor: Auditor;
+  private readonly registry: JobRegistry;
   private state: 'new' | 'started' | 'stopped' = 'new';
 
   /** @throws ChokaQError when an option is invalid (see `ChokaQOptions`); the message names it. */
   constructor(options: ChokaQOptions) {
     this.config = resolveConfig(options);
     this.config.storage.useLogger?.(this.config.logger);
-    const registry = new JobRegistry(this.config.jobs);
     this.events = new ChokaQEvents(this.config.logger.child('events'));
     this.counts = countEvents(this.events);
     this.open = openOnce(this.config.storage);
+    const { storage, maxPayloadBytes } = this.config;
+    this.auditor = new Auditor(storage, this.events, this.config.logger.child('audit'));
+    const runner = new BulkRunner({
+      store: storage,
+      registry: new JobRegistry(this.config.jobs),
+      maxPayloadBytes,
+      auditor: this.auditor,
+    });
+    const registry = new JobRegistry([...this.config.jobs, runner.definition]);
+    this.registry = registry;
     this.enqueuer = new Enqueuer({
       store: this.config.storage,
       open: this.open,
@@ -103,14 +142,33 @@ export class ChokaQ {
       clock: this.config.clock,
     });
     this.jobs = new JobsApi({
-      store: this.config.storage,
+      store: storage,
       open: this.open,
       registry,
-      maxPayloadBytes: this.config.maxPayloadBytes,
+      maxPayloadBytes,
       events: this.events,
+      auditor: this.auditor,
     });
+    this.bulk = new BulkApi({
+      store: storage,
+      open: this.open,
+      auditor: this.auditor,
+      enqueueRun: async (actionId) => {
+        await this.enqueuer.one(
+          runner.definition,
+          { actionId },
+          { idempotencyKey: `bulk-${actionId}` },
+        );
+      },
+    });
+    this.audit = new AuditApi(storage, this.open);
+    const { workerQueues } = this.config;
     this.engine = new Engine({
-      settings: this.config,
+      // Every worker also runs bulk actions, whichever queues it serves.
+      settings: {
+        ...this.config,
+        workerQueues: workerQueues && [...workerQueues, OPERATOR_QUEUE],
+      },
       registry,
       events: this.events,
       open: this.open,
@@ -232,12 +290,17 @@ export class ChokaQ {
    */
   async cancel(ids: readonly string[], options?: CancelOptions): Promise<CancelResult> {
     const checked = checkIds(ids);
-    const actor = checkActor(
-      checkOptions(options, 'options', CANCEL_KEYS, 'CHOKAQ_INVALID_ARGUMENT').actor,
-    );
+    const { actor, reason } = checkActorOptions(options);
     await this.open();
     const result = await this.config.storage.cancel(checked, actor);
     this.engine.abortLocal(result.requested, actor);
+    await this.auditor.record({
+      actor,
+      action: 'cancel',
+      reason,
+      target: { ids: checked },
+      outcome: result,
+    });
     return result;
   }
 
@@ -275,23 +338,62 @@ export class ChokaQ {
       return this.config.storage.queueStats();
     },
     /** Stops claiming from a queue; running jobs finish. Prefetched jobs go back to pending. */
-    pause: (name: string): Promise<QueueInfo> => this.patchQueue(name, { paused: true }),
+    pause: (name: string, options?: ActorOptions): Promise<QueueInfo> =>
+      this.patchQueue(name, { paused: true }, options),
     /** Resumes a paused queue. */
-    resume: (name: string): Promise<QueueInfo> => this.patchQueue(name, { paused: false }),
+    resume: (name: string, options?: ActorOptions): Promise<QueueInfo> =>
+      this.patchQueue(name, { paused: false }, options),
     /**
      * Caps running + prefetched jobs of a queue across all processes (1–1,000,000); `null` removes
      * the cap.
      */
-    setMaxWorkers: async (name: string, maxWorkers: number | null): Promise<QueueInfo> =>
-      this.patchQueue(name, {
-        maxWorkers:
-          maxWorkers === null
-            ? null
-            : checkInteger(maxWorkers, 'maxWorkers', MAX_WORKERS_RANGE, 'CHOKAQ_INVALID_ARGUMENT'),
-      }),
+    setMaxWorkers: async (
+      name: string,
+      maxWorkers: number | null,
+      options?: ActorOptions,
+    ): Promise<QueueInfo> =>
+      this.patchQueue(
+        name,
+        {
+          maxWorkers:
+            maxWorkers === null
+              ? null
+              : checkInteger(
+                  maxWorkers,
+                  'maxWorkers',
+                  MAX_WORKERS_RANGE,
+                  'CHOKAQ_INVALID_ARGUMENT',
+                ),
+        },
+        options,
+      ),
+    /**
+     * Sets how long a running job of this queue may go without a heartbeat before it becomes a
+     * zombie, across all processes: a whole number of seconds (`'90s'`, `90_000`) longer than
+     * `heartbeatInterval`; `null` returns the queue to the ChokaQ-wide `zombieTimeout`.
+     */
+    setZombieTimeout: async (
+      name: string,
+      timeout: Duration | null,
+      options?: ActorOptions,
+    ): Promise<QueueInfo> =>
+      this.patchQueue(
+        name,
+        {
+          zombieTimeoutSeconds:
+            timeout === null
+              ? null
+              : queueZombieSeconds(timeout, 'timeout', this.config.heartbeatIntervalMs),
+        },
+        options,
+      ),
     /** Hides (inactive: never claimed) or shows a queue. */
-    setActive: async (name: string, active: boolean): Promise<QueueInfo> =>
-      this.patchQueue(name, { active: checkBoolean(active, 'active', 'CHOKAQ_INVALID_ARGUMENT') }),
+    setActive: async (name: string, active: boolean, options?: ActorOptions): Promise<QueueInfo> =>
+      this.patchQueue(
+        name,
+        { active: checkBoolean(active, 'active', 'CHOKAQ_INVALID_ARGUMENT') },
+        options,
+      ),
   };
 
   /** Operator calls on the dead-letter queue. */
@@ -310,17 +412,60 @@ export class ChokaQ {
       const checked = checkIds(ids);
       const edits = checkOptions(options, 'options', RESURRECT_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
       const actor = checkActor(edits.actor);
+      const reason = checkReason(edits.reason, 'options.reason');
       if (edits.priority !== undefined) validatePriority(edits.priority, 'options.priority');
       const payload =
         edits.payload !== undefined
           ? serializePayload(edits.payload, this.config.maxPayloadBytes, 'options.payload')
           : undefined;
       await this.open();
-      return this.config.storage.resurrect(checked, {
+      const moved = await this.config.storage.resurrect(checked, {
         actor,
         ...(payload === undefined ? {} : { payload }),
         ...(edits.priority === undefined ? {} : { priority: edits.priority }),
       });
+      await this.auditor.record({
+        actor,
+        action: 'resurrect',
+        reason,
+        target: { ids: checked },
+        outcome: { moved },
+      });
+      return moved;
+    },
+    /**
+     * Edits a DLQ job in place (payload, tags) so a later resurrect runs it fixed. Resolves
+     * `false`, changing nothing, when the job is not in the DLQ.
+     * @throws ChokaQError naming the field (`edit.payload` fails its schema, `edit.tags`, …).
+     */
+    edit: async (id: string, edit: DeadJobEdit): Promise<boolean> => {
+      validateJobId(id);
+      const e = checkOptions(edit, 'edit', DEAD_EDIT_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
+      const actor = checkActor(e.actor, 'edit.actor');
+      const reason = checkReason(e.reason, 'edit.reason');
+      const change: DeadEdit = { actor };
+      if (e.tags !== undefined)
+        change.tags = checkEnvelopeText(e.tags, 'edit.tags', LIMITS.tagsLength);
+      await this.open();
+      const found = await this.config.storage.getJob(id);
+      if (found?.where !== 'dlq') return false;
+      if (e.payload !== undefined) {
+        const definition = this.registry.find(found.job.type);
+        if (definition) await parsePayload(definition, e.payload, 'edit.payload');
+        change.payload = serializePayload(e.payload, this.config.maxPayloadBytes, 'edit.payload');
+      }
+      const edited = await this.config.storage.editDead(id, change);
+      if (edited) {
+        const fields = Object.keys(change).filter((key) => key !== 'actor');
+        await this.auditor.record({
+          actor,
+          action: 'dlq-edit',
+          reason,
+          target: { id },
+          outcome: { fields },
+        });
+      }
+      return edited;
     },
     /**
      * Error groups of the DLQ (jobs whose errors share class, normalised message and top user
@@ -332,21 +477,42 @@ export class ChokaQ {
       return this.config.storage.errorGroups(checked);
     },
     /** Deletes DLQ jobs for good; resolves to how many were deleted. */
-    purge: async (ids: readonly string[]): Promise<number> => {
+    purge: async (ids: readonly string[], options?: ActorOptions): Promise<number> => {
       const checked = checkIds(ids);
+      const { actor, reason } = checkActorOptions(options);
       await this.open();
-      return this.config.storage.purgeDead(checked);
+      const purged = await this.config.storage.purgeDead(checked);
+      await this.auditor.record({
+        actor,
+        action: 'purge',
+        reason,
+        target: { ids: checked },
+        outcome: { purged },
+      });
+      return purged;
     },
   };
 
-  private async patchQueue(name: string, patch: QueuePatch): Promise<QueueInfo> {
+  private async patchQueue(
+    name: string,
+    patch: QueuePatch,
+    options: ActorOptions | undefined,
+  ): Promise<QueueInfo> {
     validateQueueName(name, 'queue');
+    const { actor, reason } = checkActorOptions(options);
     await this.open();
     const info = await this.config.storage.updateQueue(name, patch);
     if (patch.paused !== undefined || patch.active !== undefined) {
       this.engine.notePaused(info.name, info.paused || !info.active);
     }
     this.events.emit('queue:updated', info);
+    await this.auditor.record({
+      actor,
+      action: 'queue-update',
+      reason,
+      target: { queue: info.name },
+      outcome: patch,
+    });
     return info;
   }
 
@@ -355,4 +521,13 @@ export class ChokaQ {
       throw new ChokaQError('CHOKAQ_STOPPED', 'this ChokaQ was stopped');
     }
   }
+}
+
+/** Checks `{ actor, reason }` options of an operator call. */
+function checkActorOptions(options: ActorOptions | undefined): {
+  actor: string;
+  reason: string | null;
+} {
+  const o = checkOptions(options, 'options', ACTOR_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
+  return { actor: checkActor(o.actor), reason: checkReason(o.reason, 'options.reason') };
 }

@@ -13,6 +13,10 @@ export const ERROR_CODES = {
     'A query filter names a value that does not exist (an unknown state or failure reason) or is malformed.',
   CHOKAQ_INVALID_CURSOR:
     'A page cursor is malformed, or belongs to a different filter or sort order.',
+  CHOKAQ_BULK_TOO_LARGE:
+    'A bulk action selects more jobs than one action may take (100,000); narrow its filter.',
+  CHOKAQ_BULK_CONFIRMATION:
+    'A bulk action confirmation token is malformed, does not match its preview, has expired, or its action already ran.',
   CHOKAQ_INVALID_QUEUE:
     'A queue name is blank, too long or has characters outside [A-Za-z0-9_.:-].',
   CHOKAQ_INVALID_JOB_TYPE: 'A job type key is blank or too long.',

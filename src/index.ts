@@ -1,4 +1,10 @@
-export { ChokaQ, type CancelOptions, type ResurrectOptions } from './chokaq.js';
+export {
+  ChokaQ,
+  type ActorOptions,
+  type CancelOptions,
+  type DeadJobEdit,
+  type ResurrectOptions,
+} from './chokaq.js';
 export type {
   EnqueueItem,
   EnqueueManyOptions,
@@ -8,6 +14,16 @@ export type {
 export type { ChokaQOptions, QueueSettings } from './config/options.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
 export type { JobsApi, PendingJobEdit } from './operator/jobs-api.js';
+export type { AuditApi, AuditQuery } from './operator/audit.js';
+export type { BulkApi, BulkPreview } from './operator/bulk.js';
+export type {
+  BulkActionKind,
+  BulkEdit,
+  BulkRequest,
+  BulkRunOptions,
+  BulkTarget,
+} from './operator/bulk-input.js';
+export type { AuditEntry, BulkAction, BulkSkip, BulkStatus } from './storage/bulk.js';
 export type { JobCount, JobDetail, JobPage } from './operator/jobs.js';
 export type { JobQuery, TimeRange } from './operator/query-input.js';
 export type { TimelineEntry } from './operator/timeline.js';

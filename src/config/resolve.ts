@@ -190,8 +190,14 @@ function resolveQueues(
 /**
  * A queue's zombie timeout in seconds (it is stored in whole seconds), longer than the heartbeat
  * interval.
+ * @throws ChokaQError `CHOKAQ_INVALID_DURATION` (not a whole number of seconds, unparseable) or
+ *   `CHOKAQ_INVALID_CONFIG` (not longer than `heartbeatInterval`), naming `field`.
  */
-function queueZombieSeconds(value: Duration, field: string, heartbeatIntervalMs: number): number {
+export function queueZombieSeconds(
+  value: Duration,
+  field: string,
+  heartbeatIntervalMs: number,
+): number {
   const ms = toMs(value, field, { min: 1000 });
   if (ms % 1000 !== 0) {
     throw invalid('CHOKAQ_INVALID_DURATION', field, 'a whole number of seconds', value);

@@ -15,6 +15,7 @@ import type { ChokaQEvents } from '../runtime/events.js';
 import type { PendingEdit, Store } from '../storage/store.js';
 import { checkOptions, invalid } from '../util/check.js';
 import { MAX_DURATION_MS } from '../util/duration.js';
+import { checkReason, type Auditor } from './audit.js';
 import { checkActor } from './inputs.js';
 import {
   countJobs,
@@ -36,11 +37,13 @@ export interface PendingJobEdit {
   tags?: string | null;
   /** When the job becomes due (store clock); a past time means now. */
   runAt?: Date;
-  /** Recorded as the job's last modifier and in its history (1–100 characters). Default: `'operator'`. */
+  /** Recorded as the job's last modifier, in its history and the audit trail (1–100 characters). Default: `'operator'`. */
   actor?: string;
+  /** Why, for the audit trail (1–1000 characters). Default: none. */
+  reason?: string;
 }
 
-const EDIT_KEYS = ['payload', 'priority', 'tags', 'runAt', 'actor'] as const;
+const EDIT_KEYS = ['payload', 'priority', 'tags', 'runAt', 'actor', 'reason'] as const;
 
 /** What {@link JobsApi} needs from the engine. */
 export interface JobsApiOptions {
@@ -49,6 +52,7 @@ export interface JobsApiOptions {
   registry: JobRegistry;
   maxPayloadBytes: number;
   events: ChokaQEvents;
+  auditor: Auditor;
 }
 
 /** The operator's calls on jobs (`chokaq.jobs`). */
@@ -94,6 +98,7 @@ export class JobsApi {
     validateJobId(id);
     const e = checkOptions(edit, 'edit', [...EDIT_KEYS], 'CHOKAQ_INVALID_ARGUMENT');
     const change: PendingEdit = { actor: checkActor(e.actor, 'edit.actor') };
+    const reason = checkReason(e.reason, 'edit.reason');
     if (e.priority !== undefined) {
       validatePriority(e.priority, 'edit.priority');
       change.priority = e.priority;
@@ -120,6 +125,14 @@ export class JobsApi {
     if (edited) {
       const { queue, type } = found.job;
       this.options.events.emit('job:edited', { id, queue, type, actor: change.actor });
+      const fields = Object.keys(change).filter((key) => key !== 'actor');
+      await this.options.auditor.record({
+        actor: change.actor,
+        action: 'edit',
+        reason,
+        target: { id },
+        outcome: { fields },
+      });
     }
     return edited;
   }

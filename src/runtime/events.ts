@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { FailureReason } from '../job/state.js';
 import type { Logger } from '../observability/logger.js';
 import { checkFunction, checkOneOf } from '../util/check.js';
+import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
 import type { CircuitEvent } from './circuit-breaker.js';
 
@@ -36,6 +37,8 @@ export interface ChokaQEventMap {
   'job:conflict': JobEventBase & { step: 'start' | 'archive' | 'retry' | 'dead' | 'release' };
   /** A job type's circuit breaker changed state or refused / granted a probe. */
   'circuit:changed': CircuitEvent;
+  /** An operator changed something through this instance; the entry is in the audit trail. */
+  'operator:action': AuditEntry;
   /** A queue's controls changed through this instance. */
   'queue:updated': QueueInfo;
   /** Something failed outside a job (fetching, settling); the engine keeps going. */
@@ -57,6 +60,7 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
   'job:rescued': true,
   'job:conflict': true,
   'job:edited': true,
+  'operator:action': true,
   'circuit:changed': true,
   'queue:updated': true,
   'worker:error': true,

@@ -79,7 +79,8 @@ export interface BulkBatch {
 }
 
 /** What {@link BulkStore.startBulk} found. */
-export type BulkStart = 'started' | 'not-found' | 'token-mismatch' | 'expired' | 'not-previewed';
+export type BulkStart =
+  'started' | 'running' | 'not-found' | 'token-mismatch' | 'expired' | 'not-previewed';
 
 /** How a running bulk action ends. */
 export type BulkEnd = 'succeeded' | 'cancelled' | 'failed';
@@ -120,7 +121,7 @@ export interface BulkStore {
   /**
    * Starts a previewed action whose token hash matches and whose preview has not expired
    * (store clock): status running, actor and reason stamped. An action already running with the
-   * same token hash reads as started too (so a retried call is safe).
+   * same token hash reads as `running` (so a retried call is safe).
    */
   startBulk(id: string, tokenHash: string, actor: string, reason: string): Promise<BulkStart>;
   /** The action and up to `limit` of its waiting items, in job id order. */
@@ -131,6 +132,8 @@ export interface BulkStore {
    * action's counters. Items not waiting any more (a batch applied twice) are left alone.
    */
   applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult>;
+  /** The skipped items of an action with why, in job id order, at most `limit`. */
+  bulkSkips(id: string, limit: number): Promise<BulkSkip[]>;
   /** Ends a running action (`succeeded`, `cancelled` or `failed` with `error`). */
   finishBulk(id: string, status: BulkEnd, error?: string): Promise<void>;
   /**

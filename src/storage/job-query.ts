@@ -4,7 +4,7 @@
  * merges the pages; providers only filter, sort and page one table, the same way.
  */
 import type { FailureReason, HotState } from '../job/state.js';
-import type { JobSummary } from './model.js';
+import type { DeadJob, JobSummary } from './model.js';
 
 /** The three tables a job can be in. */
 export type JobTable = 'hot' | 'archive' | 'dlq';
@@ -46,6 +46,8 @@ export interface TableQuery {
   payload?: string;
   sort: JobSortKey;
   order: 'asc' | 'desc';
+  /** Only these ids. */
+  ids?: readonly string[];
   /** Rows strictly after this position in the order. */
   after?: SortPosition;
   /** Most rows to return. */
@@ -56,8 +58,8 @@ export interface TableQuery {
 
 /** One table's answer to a {@link TableQuery}. */
 export interface TablePage {
-  /** Matching rows in order, at most `limit`, each with its sort position. */
-  rows: { job: JobSummary; position: SortPosition }[];
+  /** Matching rows in order, at most `limit`, each with its sort position and version. */
+  rows: { job: JobSummary; position: SortPosition; version: number }[];
   /**
    * `null` when the table has no more matching rows after `rows`; otherwise the position up to
    * which it was examined (the last row returned, or the last row a payload scan looked at).
@@ -79,6 +81,15 @@ export function errorHeadline(text: string | null): string | null {
   if (text === null) return null;
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * A DLQ row's version: when it was last changed (edited in place, else failed), in microseconds
+ * since the epoch. A bulk action snapshots it and moves the job only while it is unchanged; hot
+ * and archived rows have version 0 (cancel needs no version: it acts on whatever state is there).
+ */
+export function deadVersion(job: Pick<DeadJob, 'failedAt' | 'editedAt'>): number {
+  return (job.editedAt ?? job.failedAt).getTime() * 1000;
 }
 
 /** Rows counted exactly before a count becomes an estimate. */

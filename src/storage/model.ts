@@ -135,6 +135,8 @@ export interface DeadJob {
   /** When the final run started; `null` when it never ran (cancelled while pending). */
   startedAt: Date | null;
   failedAt: Date;
+  /** When an operator last edited the row in place (`dlq.edit`); `null` if never. */
+  editedAt: Date | null;
   /** Error group (see `dlq.groups`). */
   fingerprint: string;
   /** Earlier runs and operator actions, oldest first (at most {@link MAX_HISTORY}). */

@@ -253,7 +253,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       if (!win) throw new Error('nothing claimed');
       await store.settle([{ kind: 'archive', lease: leaseOf(win), durationMs: 1 }]);
       made.succeeded = win.id;
-      await storeTimePasses(win.createdAt);
+      await storeTimePasses((await archived(win.id)).finishedAt);
       made.dead = await failToDead('q-dead', stackOf('card 4242 declined'));
       return made;
     }

@@ -3,7 +3,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { embedded } from '../../src/storage/embedded/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { uniqueSchema } from '../helpers/pg.js';
-import { describeEngine } from './suite.js';
+import { describeBulk } from './bulk.js';
+import { describeEngine, type EngineStoreFactory } from './suite.js';
 
 // One PGlite for the file (starting one costs seconds); a fresh schema per engine.
 let pglite: PGlite;
@@ -18,7 +19,7 @@ afterAll(async () => {
   await pglite.close();
 });
 
-describeEngine('embedded', {
+const factory: EngineStoreFactory = {
   make() {
     const schema = uniqueSchema('eng');
     const store = embedded({ dataDir: 'memory://', schema, pglite });
@@ -30,4 +31,7 @@ describeEngine('embedded', {
       embedded({ dataDir: 'memory://', schema: schemas.get(store) ?? '', pglite }),
     );
   },
-});
+};
+
+describeEngine('embedded', factory);
+describeBulk('embedded', factory);

@@ -1,8 +1,12 @@
 import { memory } from '../../src/index.js';
-import { describeEngine } from './suite.js';
+import { describeBulk } from './bulk.js';
+import { describeEngine, type EngineStoreFactory } from './suite.js';
 
-describeEngine('memory', {
+const factory: EngineStoreFactory = {
   make: () => Promise.resolve(memory()),
   // A closed memory store keeps its data readable, so it can inspect itself.
   reopen: (store) => Promise.resolve(store),
-});
+};
+
+describeEngine('memory', factory);
+describeBulk('memory', factory);

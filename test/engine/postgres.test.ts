@@ -2,7 +2,8 @@ import { afterAll } from 'vitest';
 import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
-import { describeEngine } from './suite.js';
+import { describeBulk } from './bulk.js';
+import { describeEngine, type EngineStoreFactory } from './suite.js';
 
 // A fresh schema per engine, all dropped when the file ends.
 const schemas = new WeakMap<Store, string>();
@@ -12,7 +13,7 @@ afterAll(async () => {
   if (created.length > 0) await Promise.all(created.map((schema) => dropSchema(schema)));
 });
 
-describeEngine('postgres', {
+const factory: EngineStoreFactory = {
   available: postgresAvailable,
   make() {
     const schema = uniqueSchema('eng');
@@ -26,4 +27,7 @@ describeEngine('postgres', {
       postgres({ connectionString: TEST_DATABASE_URL, schema: schemas.get(store) ?? '' }),
     );
   },
-});
+};
+
+describeEngine('postgres', factory);
+describeBulk('postgres', factory);

@@ -101,6 +101,7 @@ CREATE TABLE :SCHEMA.jobs_dlq (
   attempts integer DEFAULT 0 NOT NULL,
   created_at timestamp with time zone NOT NULL,
   created_by character varying(100),
+  edited_at timestamp with time zone,
   error_details text,
   failed_at timestamp with time zone NOT NULL,
   failure_reason smallint NOT NULL,

@@ -113,7 +113,7 @@ export class MemoryBulk {
     if (stored === undefined) return 'not-found';
     if (stored.tokenHash !== tokenHash) return 'token-mismatch';
     const { action } = stored;
-    if (action.status === 'running') return 'started';
+    if (action.status === 'running') return 'running';
     if (action.status !== 'previewed') return 'not-previewed';
     const now = this.now();
     if (action.expiresAt.getTime() <= now.getTime()) return 'expired';
@@ -194,6 +194,16 @@ export class MemoryBulk {
     );
     this.woken(outcome.wokenQueues);
     return outcome.moved;
+  }
+
+  bulkSkips(id: string, limit: number): BulkSkip[] {
+    const stored = this.actions.get(id);
+    if (stored === undefined) return [];
+    return [...stored.items]
+      .filter(([, item]) => item.status === 2)
+      .map(([jobId, item]) => ({ jobId, note: item.note ?? '' }))
+      .sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0))
+      .slice(0, limit);
   }
 
   finishBulk(id: string, status: BulkEnd, error?: string): void {

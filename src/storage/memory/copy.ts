@@ -45,6 +45,7 @@ export function copyDead(row: DeadJob): DeadJob {
     createdAt: new Date(row.createdAt),
     startedAt: copyDate(row.startedAt),
     failedAt: new Date(row.failedAt),
+    editedAt: copyDate(row.editedAt),
     history: copyHistory(row.history),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { appendHistory } from '../history.js';
 import { MAX_HISTORY_ERROR, type DeadJob, type HotJob } from '../model.js';
+import { deadVersion } from '../job-query.js';
 import type { DeadEdit, ResurrectRequest } from '../store.js';
 import type { Tables } from './tables.js';
 
@@ -72,8 +73,8 @@ export interface ResurrectOutcome {
 }
 
 /**
- * A DLQ job to move: its id, and optionally the version it must still have (`failedAt` in
- * microseconds since the epoch, as a bulk action's snapshot holds it) and its own new payload.
+ * A DLQ job to move: its id, and optionally the version it must still have (see
+ * {@link deadVersion}, as a bulk action's snapshot holds it) and its own new payload.
  */
 export interface DeadTarget {
   id: string;
@@ -85,7 +86,7 @@ export interface DeadTarget {
 function deadRowOf(tables: Tables, target: DeadTarget): DeadJob | undefined {
   const row = tables.dead.get(target.id);
   if (row === undefined) return undefined;
-  if (target.version !== undefined && row.failedAt.getTime() * 1000 !== target.version) {
+  if (target.version !== undefined && deadVersion(row) !== target.version) {
     return undefined;
   }
   return row;
@@ -140,6 +141,8 @@ export function editDeadJob(tables: Tables, id: string, edit: DeadEdit, now: Dat
   if (edit.payload !== undefined) row.payload = edit.payload;
   if (edit.tags !== undefined) row.tags = edit.tags;
   row.lastModifiedBy = edit.actor;
+  // Always a new version, even on a clock that has not moved since the failure or last edit.
+  row.editedAt = new Date(Math.max(now.getTime(), deadVersion(row) / 1000 + 1));
   row.history = appendHistory(row.history, {
     kind: 'action',
     action: 'edit',

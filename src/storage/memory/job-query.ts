@@ -5,6 +5,7 @@
  * @internal
  */
 import {
+  deadVersion,
   errorHeadline as headline,
   type JobTable,
   type SortPosition,
@@ -19,12 +20,13 @@ import type { Tables } from './tables.js';
 interface Candidate {
   job: JobSummary;
   position: SortPosition;
+  version: number;
   tags: string | null;
   errorText: string | null;
   payload: string;
 }
 
-function fromHot(row: HotJob): Omit<Candidate, 'position'> {
+function fromHot(row: HotJob): Omit<Candidate, 'position' | 'version'> {
   return {
     job: {
       id: row.id,
@@ -50,7 +52,7 @@ function fromHot(row: HotJob): Omit<Candidate, 'position'> {
   };
 }
 
-function fromArchive(row: ArchivedJob): Omit<Candidate, 'position'> {
+function fromArchive(row: ArchivedJob): Omit<Candidate, 'position' | 'version'> {
   return {
     job: {
       id: row.id,
@@ -76,7 +78,7 @@ function fromArchive(row: ArchivedJob): Omit<Candidate, 'position'> {
   };
 }
 
-function fromDead(row: DeadJob): Omit<Candidate, 'position'> {
+function fromDead(row: DeadJob): Omit<Candidate, 'position' | 'version'> {
   return {
     job: {
       id: row.id,
@@ -136,7 +138,11 @@ export function jsonContains(value: unknown, pattern: unknown): boolean {
 }
 
 /** Whether a candidate passes every filter of `query` but the payload and the keyset. */
-function passes(table: JobTable, c: Omit<Candidate, 'position'>, query: TableQuery): boolean {
+function passes(
+  table: JobTable,
+  c: Omit<Candidate, 'position' | 'version'>,
+  query: TableQuery,
+): boolean {
   const job = c.job;
   if (table === 'hot' && query.states && !query.states.includes(job.state as 'pending'))
     return false;
@@ -165,6 +171,7 @@ function passes(table: JobTable, c: Omit<Candidate, 'position'>, query: TableQue
   if (query.attemptsMin !== undefined && job.attempts < query.attemptsMin) return false;
   if (query.attemptsMax !== undefined && job.attempts > query.attemptsMax) return false;
   if (query.idPrefix !== undefined && !job.id.startsWith(query.idPrefix)) return false;
+  if (query.ids !== undefined && !query.ids.includes(job.id)) return false;
   return true;
 }
 
@@ -177,12 +184,15 @@ function compare(a: SortPosition, b: SortPosition): number {
 
 /** Rows of `table` passing the filters (not the payload), in query order, after the keyset. */
 function candidates(tables: Tables, table: JobTable, query: TableQuery): Candidate[] {
-  const source: Omit<Candidate, 'position'>[] =
+  const source: Omit<Candidate, 'position' | 'version'>[] =
     table === 'hot'
       ? [...tables.hot.values()].map(fromHot)
       : table === 'archive'
         ? [...tables.archive.values()].map(fromArchive)
         : [...tables.dead.values()].map(fromDead);
+  const versions = new Map(
+    table === 'dlq' ? [...tables.dead.values()].map((row) => [row.id, deadVersion(row)]) : [],
+  );
   const sign = query.order === 'desc' ? -1 : 1;
   const list = source
     .filter((c) => passes(table, c, query))
@@ -196,6 +206,7 @@ function candidates(tables: Tables, table: JobTable, query: TableQuery): Candida
           ).getTime() * 1000,
         id: c.job.id,
       },
+      version: versions.get(c.job.id) ?? 0,
     }))
     .filter((c) => query.after === undefined || sign * compare(c.position, query.after) > 0);
   return list.sort((a, b) => sign * compare(a.position, b.position));
@@ -204,7 +215,7 @@ function candidates(tables: Tables, table: JobTable, query: TableQuery): Candida
 /** Runs `query` against one table of `tables`. */
 export function queryMemoryTable(tables: Tables, table: JobTable, query: TableQuery): TablePage {
   const list = candidates(tables, table, query);
-  const toRow = (c: Candidate) => ({ job: c.job, position: c.position });
+  const toRow = (c: Candidate) => ({ job: c.job, position: c.position, version: c.version });
   if (query.payload === undefined) {
     const rows = list.slice(0, query.limit).map(toRow);
     const last = rows.at(-1);

@@ -51,6 +51,7 @@ import type {
   BulkBatchResult,
   BulkEnd,
   BulkItem,
+  BulkSkip,
   BulkSnapshot,
   BulkStart,
   NewAuditEntry,
@@ -292,6 +293,11 @@ export class MemoryStore implements Store {
   /** {@inheritDoc BulkStore.applyBulkBatch} */
   applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
     return atomically(() => this.bulk.applyBulkBatch(id, batch));
+  }
+
+  /** {@inheritDoc BulkStore.bulkSkips} */
+  bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {
+    return atomically(() => this.bulk.bulkSkips(id, limit));
   }
 
   /** {@inheritDoc BulkStore.finishBulk} */

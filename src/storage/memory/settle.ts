@@ -80,6 +80,7 @@ function toDead(
     createdAt: new Date(row.createdAt),
     startedAt: row.startedAt === null ? null : new Date(row.startedAt),
     failedAt: new Date(now),
+    editedAt: null,
     fingerprint,
     history: row.history,
     progress: row.progress,

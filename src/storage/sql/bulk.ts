@@ -107,7 +107,7 @@ export class SqlBulk {
     if (row === undefined) return 'not-found';
     if (row.started === true) return 'started';
     if (toStr(row.token_hash) !== tokenHash) return 'token-mismatch';
-    if (toStr(row.status) === 'running') return 'started';
+    if (toStr(row.status) === 'running') return 'running';
     if (toStr(row.status) !== 'previewed') return 'not-previewed';
     return 'expired';
   }
@@ -178,6 +178,11 @@ export class SqlBulk {
       versions,
     ]);
     return rows.map((row) => toStr(row.id));
+  }
+
+  async bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {
+    const rows = await (await this.db()).query<Row>(this.sql.bulk_skips, [id, limit]);
+    return rows.map((row) => ({ jobId: toStr(row.job_id), note: toStringOrNull(row.note) ?? '' }));
   }
 
   async finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {

@@ -24,6 +24,8 @@ interface TableShape {
   finished: string | null;
   /** Error text column, if the table has one. */
   error: string | null;
+  /** The row's version (see `deadVersion`) as microseconds, named `version_us`. */
+  version: string;
   /** The row as a summary. */
   summary: (row: Row) => JobSummary;
 }
@@ -33,6 +35,7 @@ const TABLES: Record<JobTable, TableShape> = {
     name: 'jobs_hot',
     finished: null,
     error: 'last_error',
+    version: '0::bigint AS version_us',
     summary: (row) => {
       const job = hotJobOf(row);
       return {
@@ -59,6 +62,7 @@ const TABLES: Record<JobTable, TableShape> = {
     name: 'jobs_archive',
     finished: 'finished_at',
     error: null,
+    version: '0::bigint AS version_us',
     summary: (row) => {
       const job = archivedJobOf(row);
       return {
@@ -85,6 +89,7 @@ const TABLES: Record<JobTable, TableShape> = {
     name: 'jobs_dlq',
     finished: 'failed_at',
     error: 'error_details',
+    version: `(extract(epoch FROM coalesce(edited_at, failed_at)) * 1000000)::bigint AS version_us`,
     summary: (row) => {
       const job = deadJobOf(row);
       return {
@@ -175,6 +180,7 @@ function conditions(table: JobTable, query: TableQuery): Conditions {
     const prefix = where.param(query.idPrefix);
     where.add(`id >= ${prefix}::text AND left(id, length(${prefix}::text)) = ${prefix}::text`);
   }
+  if (query.ids !== undefined) where.add(`id = ANY(${where.param(query.ids)}::text[])`);
   return where;
 }
 
@@ -213,11 +219,12 @@ export async function queryTable(
   const page = (row: Row) => ({
     job: shape.summary(row),
     position: { micros: toNumber(row.sort_us), id: toStr(row.id) },
+    version: toNumber(row.version_us),
   });
   if (query.payload === undefined) {
     const limit = where.param(query.limit);
     const rows = await db.query<Row>(
-      `SELECT *, ${SORT_US(column)} FROM ${from} WHERE ${where.sql} ORDER BY ${order} LIMIT ${limit}::int`,
+      `SELECT *, ${SORT_US(column)}, ${shape.version} FROM ${from} WHERE ${where.sql} ORDER BY ${order} LIMIT ${limit}::int`,
       where.params,
     );
     const found = rows.map(page);
@@ -235,7 +242,7 @@ export async function queryTable(
        SELECT s.*, s.payload::jsonb @> ${pattern}::jsonb AS matched,
               row_number() OVER w AS scan_n, count(*) OVER () AS scanned,
               count(*) FILTER (WHERE s.payload::jsonb @> ${pattern}::jsonb) OVER w AS hit_n
-       FROM (SELECT *, ${SORT_US(column)} FROM ${from} WHERE ${where.sql}
+       FROM (SELECT *, ${SORT_US(column)}, ${shape.version} FROM ${from} WHERE ${where.sql}
              ORDER BY ${order} LIMIT ${scan}::int) s
        WINDOW w AS (ORDER BY s.sort_us ${dir}, s.id ${dir} ROWS UNBOUNDED PRECEDING)
      ) x

@@ -128,6 +128,7 @@ export function deadJobOf(row: Row): DeadJob {
     createdAt: toDate(row.created_at),
     startedAt: toDateOrNull(row.started_at),
     failedAt: toDate(row.failed_at),
+    editedAt: toDateOrNull(row.edited_at),
     fingerprint: toStringOrNull(row.fingerprint) ?? '',
     history: historyOf(row.history),
     progress: toNumberOrNull(row.progress),

@@ -45,6 +45,7 @@ import type {
   BulkBatchResult,
   BulkEnd,
   BulkItem,
+  BulkSkip,
   BulkSnapshot,
   BulkStart,
   NewAuditEntry,
@@ -536,6 +537,11 @@ export class SqlStore implements Store {
   /** {@inheritDoc BulkStore.applyBulkBatch} */
   applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
     return this.retryOnConflict('bulk batch', () => this.bulk.applyBulkBatch(id, batch));
+  }
+
+  /** {@inheritDoc BulkStore.bulkSkips} */
+  bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {
+    return this.bulk.bulkSkips(id, limit);
   }
 
   /** {@inheritDoc BulkStore.finishBulk} */

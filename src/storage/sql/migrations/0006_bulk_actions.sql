@@ -1,6 +1,10 @@
 -- ChokaQ schema, version 6: bulk actions (preview → confirmation token → durable run in batches).
 -- `:SCHEMA` is replaced by the quoted, validated schema name before this script runs.
 
+-- When an operator last edited a DLQ row in place; with failed_at it makes the row's version, so a
+-- bulk action previewed before an edit skips the edited job.
+ALTER TABLE :SCHEMA.jobs_dlq ADD COLUMN IF NOT EXISTS edited_at timestamptz;
+
 -- One row per previewed bulk action; it becomes the record of the run (who, why, what, counts).
 CREATE TABLE IF NOT EXISTS :SCHEMA.bulk_actions (
   id varchar(50) COLLATE "C" PRIMARY KEY,

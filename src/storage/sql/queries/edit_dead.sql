@@ -1,5 +1,6 @@
 -- Purpose: edit a DLQ job in place (payload, tags) before an operator resurrects it; the edit is
---   appended to the bounded history (last 20 entries) with its actor.
+--   appended to the bounded history (last 20 entries) with its actor, and edited_at changes the
+--   row's version (see bulk actions).
 -- Parameters: $1 id, $2 payload (text) or NULL to keep, $3 replace tags (boolean), $4 tags (text),
 --   $5 actor (text).
 -- Locking: row lock on the edited row.
@@ -8,6 +9,7 @@ UPDATE :SCHEMA.jobs_dlq
 SET payload = coalesce($2::text, payload),
     tags = CASE WHEN $3::boolean THEN $4::text ELSE tags END,
     last_modified_by = $5::text,
+    edited_at = now(),
     history = jsonb_path_query_array(
       coalesce(history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
         'kind', 'action', 'action', 'edit', 'actor', $5::text, 'at', now())),

@@ -1,7 +1,8 @@
 -- Purpose: delete DLQ rows for good, taking them out of their error groups; lifetime counters
 --   stay.
 -- Parameters: $1 ids (text[]), $2 versions (bigint[] parallel to $1): a row is deleted only
---   while its failed_at, in microseconds since the epoch, equals its version; NULL elements skip
+--   while its version (edited_at, else failed_at, in microseconds since the epoch) equals the
+--   given one; NULL elements skip
 --   the check.
 -- Locking: row locks on the deleted rows; dlq_error_groups rows updated in key order.
 -- Returns: the id of each deleted row.
@@ -12,7 +13,7 @@ deleted AS (
   DELETE FROM :SCHEMA.jobs_dlq d
   USING input i
   WHERE d.id = i.id
-    AND (i.version IS NULL OR (extract(epoch FROM d.failed_at) * 1000000)::bigint = i.version)
+    AND (i.version IS NULL OR (extract(epoch FROM coalesce(d.edited_at, d.failed_at)) * 1000000)::bigint = i.version)
   RETURNING d.id, d.fingerprint, d.queue, d.type
 ),
 ungrouped AS (

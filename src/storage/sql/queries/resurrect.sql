@@ -6,8 +6,8 @@
 --   meanwhile) are left in the DLQ.
 -- Parameters: $1 ids (text[]), $2 actor (text), $3 payloads (text[] parallel to $1; NULL
 --   elements keep the job's), $4 replace tags (boolean), $5 tags (text), $6 priority (int),
---   $7 versions (bigint[] parallel to $1): a job moves only while its failed_at, in microseconds
---   since the epoch, equals its version (a bulk action's snapshot); NULL elements skip the check.
+--   $7 versions (bigint[] parallel to $1): a job moves only while its version (edited_at, else
+--   failed_at, in microseconds since the epoch) equals the given one (a bulk action's snapshot); NULL elements skip the check.
 -- Locking: row locks on the deleted DLQ rows; a concurrent resurrect of the same id waits and
 --   then finds the row gone, so each id moves once.
 -- Returns: id of each resurrected job.
@@ -18,7 +18,7 @@ moved AS (
   DELETE FROM :SCHEMA.jobs_dlq d
   USING input i
   WHERE d.id = i.id
-    AND (i.version IS NULL OR (extract(epoch FROM d.failed_at) * 1000000)::bigint = i.version)
+    AND (i.version IS NULL OR (extract(epoch FROM coalesce(d.edited_at, d.failed_at)) * 1000000)::bigint = i.version)
     AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = d.id)
   RETURNING d.*, i.payload AS new_payload
 ),

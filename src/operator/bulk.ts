@@ -1,0 +1,229 @@
+/**
+ * `chokaq.bulk`: safe bulk actions. `preview` snapshots the jobs an action would take (each with
+ * its version) and returns a count, a sample and a confirmation token bound to that snapshot;
+ * `run` confirms it with an actor and a reason and hands it to a durable job of the engine
+ * (`bulk-runner.ts`), which applies exactly the snapshot, skipping and reporting jobs that
+ * changed in between.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { ChokaQError } from '../errors.js';
+import { validateJobId } from '../job/envelope.js';
+import type { BulkAction, BulkItem, BulkSkip } from '../storage/bulk.js';
+import type { SortPosition } from '../storage/job-query.js';
+import type { JobSummary } from '../storage/model.js';
+import type { Store } from '../storage/store.js';
+import { checkOptions, checkString } from '../util/check.js';
+import { uuidv7 } from '../util/uuid.js';
+import type { Auditor } from './audit.js';
+import {
+  checkBulkRequest,
+  checkRunOptions,
+  type BulkRequest,
+  type BulkRunOptions,
+} from './bulk-input.js';
+import { checkActor, checkLimit } from './inputs.js';
+
+/** Most jobs one bulk action takes. */
+export const MAX_BULK_ITEMS = 100_000;
+
+/** Jobs of a preview's sample. */
+export const BULK_SAMPLE_SIZE = 20;
+
+/** How long a preview can be confirmed. */
+export const BULK_PREVIEW_VALID_MS = 15 * 60_000;
+
+/** Rows read per page while a preview snapshots its jobs. */
+const SNAPSHOT_PAGE = 1000;
+
+/** What `bulk.preview` found. */
+export interface BulkPreview {
+  /** The action's id (`bulk.get`, `bulk.cancel`). */
+  id: string;
+  action: BulkAction['action'];
+  /** How many jobs the action will take. */
+  count: number;
+  /** The first jobs of the selection (at most 20). */
+  sample: JobSummary[];
+  /** With an `ids` target: ids that are not where the action applies (not in the DLQ, …). */
+  notFound: string[];
+  /** Pass to `bulk.run` to confirm exactly this selection. Shown once; only its hash is kept. */
+  token: string;
+  /** The token is refused after this time. */
+  expiresAt: Date;
+}
+
+/** What the bulk API needs from the engine. */
+export interface BulkApiOptions {
+  store: Store;
+  open: () => Promise<void>;
+  auditor: Auditor;
+  /** Enqueues the durable run of a started action (idempotent per action). */
+  enqueueRun: (actionId: string) => Promise<void>;
+}
+
+/** Safe bulk actions (`chokaq.bulk`). */
+export class BulkApi {
+  constructor(private readonly options: BulkApiOptions) {}
+
+  /**
+   * Selects the jobs of `request` without changing any: snapshots them with their versions and
+   * returns the count, a sample and a confirmation token valid for 15 minutes.
+   * @throws ChokaQError naming the field for bad input; `CHOKAQ_BULK_TOO_LARGE` past 100,000 jobs.
+   */
+  async preview(request: BulkRequest): Promise<BulkPreview> {
+    const checked = checkBulkRequest(request);
+    const { store } = this.options;
+    await this.options.open();
+    const items: BulkItem[] = [];
+    const sample: JobSummary[] = [];
+    let after: SortPosition | undefined;
+    // Bounded: each page advances the position; a payload scan reads at most the whole table.
+    for (;;) {
+      const page = await store.queryTable(checked.table, {
+        ...checked.query,
+        limit: SNAPSHOT_PAGE,
+        ...(after ? { after } : {}),
+      });
+      for (const row of page.rows) {
+        items.push({ jobId: row.job.id, version: row.version });
+        if (sample.length < BULK_SAMPLE_SIZE) sample.push(row.job);
+      }
+      if (items.length > MAX_BULK_ITEMS) {
+        throw new ChokaQError(
+          'CHOKAQ_BULK_TOO_LARGE',
+          `request.target selects more than ${MAX_BULK_ITEMS} jobs; narrow it (for example by time range) and run several actions`,
+          { field: 'request.target' },
+        );
+      }
+      if (page.horizon === null) break;
+      after = page.horizon;
+    }
+    const found = new Set(items.map((item) => item.jobId));
+    const notFound = (checked.query.ids ?? []).filter((id) => !found.has(id));
+    const id = uuidv7();
+    const secret = randomBytes(24).toString('base64url');
+    await store.createBulk({
+      id,
+      action: checked.action,
+      target: checked.target,
+      edit: checked.edit,
+      tokenHash: hashOf(secret),
+      validForMs: BULK_PREVIEW_VALID_MS,
+      items,
+    });
+    const created = await store.getBulk(id);
+    return {
+      id,
+      action: checked.action,
+      count: items.length,
+      sample,
+      notFound,
+      token: `${id}.${secret}`,
+      expiresAt: created?.expiresAt ?? new Date(Date.now() + BULK_PREVIEW_VALID_MS),
+    };
+  }
+
+  /**
+   * Confirms a preview and starts it as a durable job: it survives the crash of this process,
+   * runs in batches of 500 with progress, and stops between batches on `bulk.cancel`. Safe to
+   * call again with the same token while it runs. Resolves to the action (status `running`).
+   * @throws ChokaQError `CHOKAQ_BULK_CONFIRMATION` (malformed, mismatched or expired token, or an
+   *   action that already ran), `CHOKAQ_INVALID_ARGUMENT` (actor, reason).
+   */
+  async run(token: string, options: BulkRunOptions): Promise<BulkAction> {
+    const { id, secret } = parseToken(token);
+    const { actor, reason } = checkRunOptions(options);
+    const { store } = this.options;
+    await this.options.open();
+    const started = await store.startBulk(id, hashOf(secret), actor, reason);
+    if (started !== 'started' && started !== 'running') throw confirmationError(started, id);
+    await this.options.enqueueRun(id);
+    const action = await store.getBulk(id);
+    if (action === null) throw confirmationError('not-found', id);
+    if (started === 'started') {
+      await this.options.auditor.record({
+        actor,
+        action: `bulk-${action.action}-start`,
+        reason,
+        target: { bulkActionId: id, ...(action.target as object) },
+        outcome: { total: action.total },
+      });
+    }
+    return action;
+  }
+
+  /** A bulk action with its status and counts, or `null`. */
+  async get(id: string): Promise<BulkAction | null> {
+    validateJobId(id, 'id');
+    await this.options.open();
+    return this.options.store.getBulk(id);
+  }
+
+  /** Bulk actions, newest first (at most `limit`, 1–1000, default 100). */
+  async list(options?: { limit?: number }): Promise<BulkAction[]> {
+    const o = checkOptions(options, 'options', ['limit'], 'CHOKAQ_INVALID_ARGUMENT');
+    const limit = checkLimit(o.limit, 'options.limit');
+    await this.options.open();
+    return this.options.store.listBulk(limit);
+  }
+
+  /**
+   * The jobs an action skipped, with why (changed or left since the preview, patched payload
+   * refused by the schema, …), in id order: at most `limit` (1–1000, default 100).
+   */
+  async skipped(id: string, options?: { limit?: number }): Promise<BulkSkip[]> {
+    validateJobId(id, 'id');
+    const o = checkOptions(options, 'options', ['limit'], 'CHOKAQ_INVALID_ARGUMENT');
+    const limit = checkLimit(o.limit, 'options.limit');
+    await this.options.open();
+    return this.options.store.bulkSkips(id, limit);
+  }
+
+  /**
+   * Stops a bulk action: a previewed one can no longer run; a running one stops before its next
+   * batch (the batch in flight completes). Resolves to the action, or `null` when unknown.
+   */
+  async cancel(id: string, options?: { actor?: string }): Promise<BulkAction | null> {
+    validateJobId(id, 'id');
+    const actor = checkActor(
+      checkOptions(options, 'options', ['actor'], 'CHOKAQ_INVALID_ARGUMENT').actor,
+    );
+    await this.options.open();
+    return this.options.store.requestBulkCancel(id, actor);
+  }
+}
+
+/** SHA-256 of a token's secret, hex. */
+function hashOf(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Splits a confirmation token into the action id and the secret. */
+function parseToken(token: unknown): { id: string; secret: string } {
+  const text = checkString(token, 'token', 200, 'CHOKAQ_BULK_CONFIRMATION');
+  const dot = text.indexOf('.');
+  const id = text.slice(0, dot);
+  const secret = text.slice(dot + 1);
+  if (dot <= 0 || secret.length === 0 || id.length > 50) {
+    throw new ChokaQError(
+      'CHOKAQ_BULK_CONFIRMATION',
+      "token must be the 'token' of a bulk.preview result",
+      { field: 'token' },
+    );
+  }
+  return { id, secret };
+}
+
+/** The error for a start that did not happen. */
+function confirmationError(
+  why: 'not-found' | 'token-mismatch' | 'expired' | 'not-previewed',
+  id: string,
+): ChokaQError {
+  const message = {
+    'not-found': `no bulk action ${id}; preview it first`,
+    'token-mismatch': `token does not match the preview of bulk action ${id}`,
+    expired: `the preview of bulk action ${id} expired; preview it again`,
+    'not-previewed': `bulk action ${id} already ran or was cancelled; preview it again`,
+  }[why];
+  return new ChokaQError('CHOKAQ_BULK_CONFIRMATION', message, { field: 'token' });
+}

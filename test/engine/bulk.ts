@@ -1,0 +1,319 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  ChokaQ,
+  defineJob,
+  FatalError,
+  silentLogger,
+  type BulkAction,
+  type ChokaQOptions,
+} from '../../src/index.js';
+import type { Store } from '../../src/storage/store.js';
+import { waitFor } from '../helpers/wait.js';
+import type { EngineStoreFactory } from './suite.js';
+
+/**
+ * Bulk actions and the audit trail end to end — preview, confirmation token, the durable run in
+ * batches, skips, cancel — on every storage provider.
+ */
+export function describeBulk(name: string, factory: EngineStoreFactory): void {
+  describe(`bulk actions on ${name}`, () => {
+    const engines: ChokaQ[] = [];
+    let available = true;
+
+    beforeAll(async () => {
+      available = factory.available ? await factory.available() : true;
+    });
+
+    beforeEach((context) => {
+      if (!available) context.skip(`${name} storage is not available`);
+    });
+
+    afterEach(async () => {
+      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
+    });
+
+    /** An engine, not started, on `storage`. */
+    function engineOn(storage: Store, options: Omit<ChokaQOptions, 'storage'>): ChokaQ {
+      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
+      engines.push(chokaq);
+      return chokaq;
+    }
+
+    /** Waits until bulk action `id` has finished, and returns it. */
+    function finished(chokaq: ChokaQ, id: string): Promise<BulkAction> {
+      return waitFor(
+        async () => {
+          const action = await chokaq.bulk.get(id);
+          return action && action.status !== 'running' && action.status !== 'previewed'
+            ? action
+            : undefined;
+        },
+        { timeoutMs: 20_000, message: `bulk action ${id} to finish` },
+      );
+    }
+
+    /** `n` jobs of `job` in the DLQ as Cancelled (cancelled while pending: no worker needed). */
+    async function deadJobs(chokaq: ChokaQ, job: string, n: number): Promise<string[]> {
+      const results = await chokaq.enqueueMany(
+        job,
+        Array.from({ length: n }, (_, i) => ({ payload: { n: i }, delay: '1h' })),
+      );
+      const ids = results.map((r) => r.id);
+      for (let i = 0; i < ids.length; i += 10_000) {
+        await chokaq.cancel(ids.slice(i, i + 10_000), { actor: 'setup' });
+      }
+      return ids;
+    }
+
+    it('previews an error group, runs it on the confirmation token and records who and why', async () => {
+      let broken = true;
+      const job = defineJob<{ n: number }>({
+        type: 'sync.v1',
+        handle(payload) {
+          if (broken) throw new FatalError(`upstream 503 for record ${payload.n}`);
+        },
+      });
+      const chokaq = engineOn(await factory.make(), { jobs: [job] });
+      await chokaq.start();
+      await chokaq.enqueueMany(
+        job,
+        [1, 2, 3].map((n) => ({ payload: { n } })),
+      );
+      const [group] = await waitFor(async () => {
+        const groups = await chokaq.dlq.groups();
+        return groups[0]?.count === 3 ? groups : undefined;
+      });
+      const preview = await chokaq.bulk.preview({
+        action: 'resurrect',
+        target: { errorGroup: group?.fingerprint ?? '' },
+      });
+      expect(preview).toMatchObject({ action: 'resurrect', count: 3, notFound: [] });
+      expect(preview.sample.map((j) => j.state)).toEqual(['dead', 'dead', 'dead']);
+      // Nothing moved yet.
+      expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(3);
+
+      const wrong = `${preview.id}.not-the-secret`;
+      await expect(chokaq.bulk.run(wrong, { actor: 'ana', reason: 'x' })).rejects.toMatchObject({
+        code: 'CHOKAQ_BULK_CONFIRMATION',
+      });
+      await expect(chokaq.bulk.run(preview.token, { actor: 'ana' } as never)).rejects.toMatchObject(
+        { code: 'CHOKAQ_INVALID_ARGUMENT', field: 'options.reason' },
+      );
+
+      broken = false;
+      const started = await chokaq.bulk.run(preview.token, {
+        actor: 'ana',
+        reason: 'upstream is back',
+      });
+      expect(started).toMatchObject({ status: 'running', total: 3, actor: 'ana' });
+      const done = await finished(chokaq, preview.id);
+      expect(done).toMatchObject({ status: 'succeeded', applied: 3, skipped: 0, done: 3 });
+      await waitFor(
+        async () => (await chokaq.jobs.count({ state: 'succeeded', type: 'sync.v1' })).count === 3,
+      );
+
+      // A token runs once.
+      await expect(
+        chokaq.bulk.run(preview.token, { actor: 'ana', reason: 'again' }),
+      ).rejects.toMatchObject({ code: 'CHOKAQ_BULK_CONFIRMATION' });
+
+      const audit = await chokaq.audit.list();
+      const bulkEntries = audit.filter((e) => e.action.startsWith('bulk-resurrect'));
+      expect(bulkEntries.map((e) => e.action)).toEqual(['bulk-resurrect', 'bulk-resurrect-start']);
+      expect(bulkEntries[0]).toMatchObject({
+        actor: 'ana',
+        reason: 'upstream is back',
+        outcome: { status: 'succeeded', total: 3, applied: 3, skipped: 0 },
+      });
+      expect(bulkEntries[0]?.target).toMatchObject({
+        bulkActionId: preview.id,
+        errorGroup: group?.fingerprint,
+      });
+    });
+
+    it('skips and reports jobs that changed between the preview and the run', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
+      const ids = await deadJobs(chokaq, 'report.v1', 5);
+      const preview = await chokaq.bulk.preview({ action: 'purge', target: { ids } });
+      expect(preview.count).toBe(5);
+      const [resurrected, edited] = ids;
+      await chokaq.dlq.resurrect([resurrected ?? ''], { actor: 'bob' });
+      expect(await chokaq.dlq.edit(edited ?? '', { payload: { n: 99 }, actor: 'bob' })).toBe(true);
+      await chokaq.bulk.run(preview.token, { actor: 'ana', reason: 'clean up' });
+      await chokaq.start();
+      const done = await finished(chokaq, preview.id);
+      expect(done).toMatchObject({ status: 'succeeded', total: 5, applied: 3, skipped: 2 });
+      const skipped = await chokaq.bulk.skipped(preview.id);
+      expect(skipped.map((s) => s.jobId).sort()).toEqual([resurrected, edited].sort());
+      expect(skipped[0]?.note).toContain('since the preview');
+      // The edited job is still in the DLQ with its edit; the other one left it.
+      expect((await chokaq.getJob(edited ?? ''))?.where).toBe('dlq');
+      expect((await chokaq.getJob(resurrected ?? ''))?.where).not.toBe('dlq');
+      expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(1);
+    });
+
+    it('edits and resurrects: patches each payload, checks it against the schema, skips what fails', async () => {
+      const job = defineJob({
+        type: 'invoice.v1',
+        queue: 'invoices',
+        payload: z
+          .object({ customer: z.string(), amount: z.number(), paid: z.number() })
+          .refine((invoice) => invoice.paid <= invoice.amount, 'paid more than the amount'),
+        handle() {
+          throw new FatalError('bad amount');
+        },
+      });
+      // This worker serves another queue, so the resurrected jobs stay pending to be looked at;
+      // every worker also serves bulk actions.
+      const chokaq = engineOn(await factory.make(), { jobs: [job], workerQueues: ['other'] });
+      const delay = '1h';
+      const good = await chokaq.enqueue(job, { customer: 'a', amount: 5, paid: 0 }, { delay });
+      const bad = await chokaq.enqueue(job, { customer: 'b', amount: 70, paid: 60 }, { delay });
+      await chokaq.cancel([good.id, bad.id]);
+      // The patch fits the first job; the second has paid more than the patched amount.
+      const preview = await chokaq.bulk.preview({
+        action: 'edit-resurrect',
+        target: { query: { type: 'invoice.v1' } },
+        edit: { patch: { amount: 50, note: null }, priority: 77, tags: 'fixed' },
+      });
+      expect(preview.count).toBe(2);
+      await chokaq.bulk.run(preview.token, { actor: 'ana', reason: 'amounts corrected' });
+      await chokaq.start();
+      const done = await finished(chokaq, preview.id);
+      expect(done).toMatchObject({ status: 'succeeded', applied: 1, skipped: 1 });
+      const [skip] = await chokaq.bulk.skipped(preview.id);
+      expect(skip).toMatchObject({ jobId: bad.id });
+      expect(skip?.note).toContain('CHOKAQ_PAYLOAD_INVALID');
+      const moved = await chokaq.getJob(good.id);
+      if (moved?.where !== 'hot') throw new Error(`expected ${good.id} hot, found ${moved?.where}`);
+      expect(JSON.parse(moved.job.payload)).toEqual({ customer: 'a', amount: 50, paid: 0 });
+      expect(moved.job).toMatchObject({ priority: 77, tags: 'fixed', lastModifiedBy: 'ana' });
+    });
+
+    it('stops between batches when cancelled, leaving no job half-moved', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
+      const total = 2600;
+      await deadJobs(chokaq, 'bulk.test.v1', total);
+      const preview = await chokaq.bulk.preview({
+        action: 'purge',
+        target: { query: { type: 'bulk.test.v1' } },
+      });
+      expect(preview.count).toBe(total);
+      let cancelled = false;
+      chokaq.on('job:progress', (event) => {
+        if (event.type === 'chokaq.bulk.v1' && !cancelled) {
+          cancelled = true;
+          void chokaq.bulk.cancel(preview.id, { actor: 'carol' });
+        }
+      });
+      await chokaq.bulk.run(preview.token, { actor: 'ana', reason: 'purge old' });
+      await chokaq.start();
+      const done = await finished(chokaq, preview.id);
+      expect(done.status).toBe('cancelled');
+      expect(done.cancelRequestedBy).toBe('carol');
+      // Whole batches only: what was applied is gone, everything else is untouched.
+      expect(done.applied % 500).toBe(0);
+      expect(done.applied).toBeLessThan(total);
+      expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(total - done.applied);
+      const [entry] = (await chokaq.audit.list()).filter((e) => e.action === 'bulk-purge');
+      expect(entry).toMatchObject({ actor: 'carol', outcome: { status: 'cancelled' } });
+    });
+
+    it('refuses bad requests with coded errors before reading anything', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
+      const cases: [unknown, string, string][] = [
+        [
+          { action: 'explode', target: { ids: ['a'] } },
+          'CHOKAQ_INVALID_ARGUMENT',
+          'request.action',
+        ],
+        [{ action: 'purge', target: {} }, 'CHOKAQ_INVALID_ARGUMENT', 'request.target'],
+        [
+          { action: 'purge', target: { ids: ['a'], errorGroup: 'x' } },
+          'CHOKAQ_INVALID_ARGUMENT',
+          'request.target',
+        ],
+        [
+          { action: 'purge', target: { query: { state: 'pending' } } },
+          'CHOKAQ_INVALID_FILTER',
+          'request.target.query.state[0]',
+        ],
+        [
+          { action: 'purge', target: { query: { limit: 5 } } },
+          'CHOKAQ_INVALID_FILTER',
+          'request.target.query.limit',
+        ],
+        [
+          { action: 'cancel', target: { errorGroup: 'abc' } },
+          'CHOKAQ_INVALID_ARGUMENT',
+          'request.target.errorGroup',
+        ],
+        [
+          { action: 'resurrect', target: { ids: ['a'] }, edit: { priority: 1 } },
+          'CHOKAQ_INVALID_ARGUMENT',
+          'request.edit',
+        ],
+        [
+          { action: 'edit-resurrect', target: { ids: ['a'] }, edit: {} },
+          'CHOKAQ_INVALID_ARGUMENT',
+          'request.edit',
+        ],
+        [
+          { action: 'edit-resurrect', target: { ids: ['a'] }, edit: { priority: 1.5 } },
+          'CHOKAQ_INVALID_PRIORITY',
+          'request.edit.priority',
+        ],
+        [
+          { action: 'purge', target: { query: { reason: 'Nope' } } },
+          'CHOKAQ_INVALID_FILTER',
+          'request.target.query.reason[0]',
+        ],
+      ];
+      for (const [request, code, field] of cases) {
+        await expect(
+          chokaq.bulk.preview(request as never),
+          JSON.stringify(request),
+        ).rejects.toMatchObject({
+          code,
+          field,
+        });
+      }
+      await expect(chokaq.bulk.run('garbage', { actor: 'a', reason: 'b' })).rejects.toMatchObject({
+        code: 'CHOKAQ_BULK_CONFIRMATION',
+        field: 'token',
+      });
+      expect(await chokaq.bulk.list()).toEqual([]);
+    });
+
+    it('records single operator actions with actor and reason, and emits operator:action', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
+      const seen: string[] = [];
+      chokaq.on('operator:action', (entry) => seen.push(`${entry.action}:${entry.actor}`));
+      const [id] = await deadJobs(chokaq, 'audit.v1', 1);
+      await chokaq.dlq.resurrect([id ?? ''], { actor: 'dan', reason: 'retry it' });
+      await chokaq.queues.pause('default', { actor: 'erin', reason: 'deploy' });
+      await chokaq.queues.setZombieTimeout('default', '90s', { actor: 'erin' });
+      const info = (await chokaq.queues.list()).find((q) => q.name === 'default');
+      expect(info).toMatchObject({ paused: true, zombieTimeoutSeconds: 90 });
+      await chokaq.cancel([id ?? ''], { actor: 'dan' });
+      expect(await chokaq.dlq.purge([id ?? ''], { actor: 'fay', reason: 'obsolete' })).toBe(1);
+      const entries = await chokaq.audit.list();
+      expect(entries.map((e) => `${e.action}:${e.actor}`)).toEqual([
+        'purge:fay',
+        'cancel:dan',
+        'queue-update:erin',
+        'queue-update:erin',
+        'resurrect:dan',
+        'cancel:setup',
+      ]);
+      expect(seen).toEqual(entries.map((e) => `${e.action}:${e.actor}`).reverse());
+      expect(entries[0]).toMatchObject({ reason: 'obsolete', target: { ids: [id] } });
+      const older = await chokaq.audit.list({ before: entries[1]?.id ?? '', limit: 2 });
+      expect(older.map((e) => e.id)).toEqual([entries[2]?.id, entries[3]?.id]);
+      await expect(
+        chokaq.queues.setZombieTimeout('default', '1.5s', { actor: 'erin' }),
+      ).rejects.toMatchObject({ field: 'timeout' });
+    });
+  });
+}
