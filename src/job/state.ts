@@ -115,7 +115,13 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'pending', to: 'dead', actor: 'operator', trigger: 'cancel' },
   { from: 'fetched', to: 'dead', actor: 'operator', trigger: 'cancel' },
   { from: 'dead', to: 'pending', actor: 'operator', trigger: 'resurrect' },
-  { from: 'pending', to: 'pending', actor: 'operator', trigger: 'edit payload, tags or priority' },
+  {
+    from: 'pending',
+    to: 'pending',
+    actor: 'operator',
+    trigger: 'edit payload, tags, priority or run-at',
+  },
+  { from: 'dead', to: 'dead', actor: 'operator', trigger: 'edit payload or tags in place' },
   { from: 'dead', to: null, actor: 'operator', trigger: 'purge' },
 ];
 

@@ -55,13 +55,13 @@ describe('canTransition', () => {
     }
   });
 
-  it('lets only the operator resurrect a dead job, and only to pending', () => {
+  it('lets only the operator move a dead job: resurrect it to pending, or edit it in place', () => {
     const allowed: string[] = [];
     for (const to of STATES) {
       for (const actor of ACTORS)
         if (canTransition('dead', to, actor)) allowed.push(`${to}/${actor}`);
     }
-    expect(allowed).toEqual(['pending/operator']);
+    expect(allowed).toEqual(['pending/operator', 'dead/operator']);
   });
 
   it('lets only the producer create jobs, always as pending', () => {
@@ -87,8 +87,8 @@ describe('canTransition', () => {
     }
     expect(allowedCount).toBe(listed.size);
     // 9 worker moves (claim, claim that starts, start, release/reschedule, circuit death, succeed,
-    // retry/refund, die), 5 of recovery, the producer's enqueue and 4 operator actions.
-    expect(listed.size).toBe(19);
+    // retry/refund, die), 5 of recovery, the producer's enqueue and 5 operator actions.
+    expect(listed.size).toBe(20);
   });
 
   it('gives every transition a trigger', () => {
