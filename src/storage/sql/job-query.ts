@@ -165,10 +165,10 @@ function conditions(table: JobTable, query: TableQuery): Conditions {
   if (table === 'dlq' && query.fingerprint !== undefined)
     where.add(`fingerprint = ${where.param(query.fingerprint)}::text`);
   if (shape.error !== null && query.errorWords !== undefined) {
-    // The DLQ's expression matches its GIN index; hot rows with errors are few (retrying jobs).
+    // The expression and the IS NOT NULL match the GIN indexes of migrations 0005 and 0007.
     const words = where.param(query.errorWords.join(' '));
     where.add(
-      `to_tsvector('simple'::regconfig, coalesce(${shape.error}, '')) @@ plainto_tsquery('simple'::regconfig, ${words}::text)`,
+      `${shape.error} IS NOT NULL AND to_tsvector('simple'::regconfig, coalesce(${shape.error}, '')) @@ plainto_tsquery('simple'::regconfig, ${words}::text)`,
     );
   }
   if (query.attemptsMin !== undefined)
@@ -176,12 +176,26 @@ function conditions(table: JobTable, query: TableQuery): Conditions {
   if (query.attemptsMax !== undefined)
     where.add(`attempts <= ${where.param(query.attemptsMax)}::int`);
   if (query.idPrefix !== undefined) {
-    // id is COLLATE "C": a prefix range is an index range on the primary key.
+    // id is COLLATE "C" (byte order): the ids with a prefix are one range of the primary key,
+    // from the prefix up to the prefix with its last character incremented.
     const prefix = where.param(query.idPrefix);
     where.add(`id >= ${prefix}::text AND left(id, length(${prefix}::text)) = ${prefix}::text`);
+    const end = prefixEnd(query.idPrefix);
+    if (end !== null) where.add(`id < ${where.param(end)}::text`);
   }
   if (query.ids !== undefined) where.add(`id = ANY(${where.param(query.ids)}::text[])`);
   return where;
+}
+
+/**
+ * The first text after every text starting with `prefix` in byte order (UTF-8 byte order is code
+ * point order), or `null` when the last code point has no successor a string can hold.
+ */
+export function prefixEnd(prefix: string): string | null {
+  const points = [...prefix];
+  const last = points.pop()?.codePointAt(0);
+  if (last === undefined || last === 0x10ffff || (last >= 0xd7ff && last < 0xe000)) return null;
+  return points.join('') + String.fromCodePoint(last + 1);
 }
 
 /** The sort column of `query` on `table`. */
@@ -263,9 +277,17 @@ export async function queryTable(
 }
 
 /**
- * Counts the rows of `table` matching `query`: exact up to {@link EXACT_COUNT_LIMIT}, past it the
- * planner's estimate. A payload filter counts matches within its bounded scan, exact only when
- * the scan saw every candidate.
+ * Most planner cost units an exact count may take when its plan reads a job table sequentially
+ * through a filter (no index answers it): about a sequential read of 25,000 rows. Past it the
+ * count is the planner's estimate, so a count never scans a large table.
+ */
+export const EXACT_COUNT_COST = 1000;
+
+/**
+ * Counts the rows of `table` matching `query`: exact up to {@link EXACT_COUNT_LIMIT} where an
+ * index answers (or the table is small), else the planner's estimate with `exact: false`. A
+ * payload filter counts matches within its bounded scan, exact only when the scan saw every
+ * candidate.
  */
 export async function countTable(
   db: Executor,
@@ -289,24 +311,53 @@ export async function countTable(
     };
   }
   const bound = where.param(EXACT_COUNT_LIMIT + 1);
-  const [row] = await db.query<Row>(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.sql} LIMIT ${bound}::int) s`,
-    where.params,
-  );
+  const bounded = `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.sql} LIMIT ${bound}::int) s`;
+  const [explained] = await db.query<Row>(`EXPLAIN (FORMAT JSON) ${bounded}`, where.params);
+  const plan = planOf(explained);
+  const estimate = Math.round(matchEstimate(plan));
+  if (plan['Total Cost'] > EXACT_COUNT_COST && scansUnindexed(plan)) {
+    return { count: estimate, exact: false };
+  }
+  const [row] = await db.query<Row>(bounded, where.params);
   const counted = toNumber(row?.n);
   if (counted <= EXACT_COUNT_LIMIT) return { count: counted, exact: true };
-  const params = where.params.slice(0, -1);
-  const [plan] = await db.query<Row>(
-    `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${from} WHERE ${where.sql}`,
-    params,
-  );
-  return { count: Math.max(counted, estimatedRows(plan)), exact: false };
+  return { count: Math.max(counted, estimate), exact: false };
 }
 
-/** The top plan node's row estimate of an `EXPLAIN (FORMAT JSON)` row. */
-function estimatedRows(plan: Row | undefined): number {
-  const raw = plan?.['QUERY PLAN'];
+/** A node of an `EXPLAIN (FORMAT JSON)` plan, the fields read here. */
+interface PlanNode {
+  'Node Type': string;
+  'Total Cost': number;
+  'Plan Rows': number;
+  'Relation Name'?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
+
+/** The top node of an `EXPLAIN (FORMAT JSON)` row. */
+function planOf(row: Row | undefined): PlanNode {
+  const raw = row?.['QUERY PLAN'];
   const parsed: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
-  const top = Array.isArray(parsed) ? (parsed[0] as { Plan?: { 'Plan Rows'?: number } }) : null;
-  return Math.round(top?.Plan?.['Plan Rows'] ?? 0);
+  return (parsed as [{ Plan: PlanNode }])[0].Plan;
+}
+
+/** Every node of a plan, depth first. */
+function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+}
+
+/** The planner's estimate of the matching rows: the rows the bounded count's LIMIT reads from. */
+function matchEstimate(plan: PlanNode): number {
+  const limit = nodesOf(plan).find((node) => node['Node Type'] === 'Limit');
+  return limit?.Plans?.[0]?.['Plan Rows'] ?? 0;
+}
+
+/** Whether the plan filters a job table row by row instead of reading an index. */
+function scansUnindexed(plan: PlanNode): boolean {
+  return nodesOf(plan).some(
+    (node) =>
+      node['Node Type'] === 'Seq Scan' &&
+      node.Filter !== undefined &&
+      (node['Relation Name'] ?? '').startsWith('jobs_'),
+  );
 }
