@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Logger } from '../observability/logger.js';
 import type { Store } from '../storage/store.js';
 // The options module only, not the provider: PGlite is loaded when a command needs it.
 import { DEFAULT_DATA_DIR } from '../storage/embedded/options.js';
 import { DEFAULT_SCHEMA } from '../storage/sql/schema.js';
+import { CliError } from './io.js';
 
 /** Where a command's jobs live: PostgreSQL when a URL is given, else the embedded store. */
 export interface ConnectionOptions {
@@ -43,6 +46,19 @@ export async function openStore(connection: ConnectionOptions, logger: Logger): 
   }
   const { embedded } = await import('../storage/embedded/index.js');
   return embedded({ dataDir: connection.dataDir, logger, ...schema });
+}
+
+/**
+ * Operator commands read and change an existing store: an embedded folder that does not exist
+ * is a mistyped path or a forgotten URL, not a store to create.
+ * @throws CliError naming the folder and both ways to choose a store.
+ */
+export function requireExistingStore(connection: ConnectionOptions): void {
+  if (connection.databaseUrl || existsSync(resolve(connection.dataDir))) return;
+  throw new CliError(
+    `no embedded store in ${connection.dataDir}: pass --database-url URL (or set ` +
+      `CHOKAQ_DATABASE_URL) for PostgreSQL, or --data-dir DIR (or CHOKAQ_DATA_DIR) of an existing store`,
+  );
 }
 
 /** Human description of where the data lives and in which schema, with any password hidden. */

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { ChokaQError } from '../errors.js';
 import { demoCommand, DEMO_USAGE } from './commands/demo.js';
+import { dlqCommand, DLQ_USAGE } from './commands/dlq.js';
+import { jobsCommand, JOBS_USAGE } from './commands/jobs.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
 import { CliError, type CliIo } from './io.js';
@@ -24,6 +27,22 @@ const COMMANDS = new Map<string, Command>([
       summary: 'run sample jobs on the embedded store (no server needed)',
       usage: DEMO_USAGE,
       run: demoCommand,
+    },
+  ],
+  [
+    'dlq',
+    {
+      summary: 'DLQ error groups, list, resurrect, purge and edit, with a preview',
+      usage: DLQ_USAGE,
+      run: dlqCommand,
+    },
+  ],
+  [
+    'jobs',
+    {
+      summary: 'list jobs wherever they are, or show one with its timeline',
+      usage: JOBS_USAGE,
+      run: (args, io) => jobsCommand(args, io),
     },
   ],
   [
@@ -112,6 +131,17 @@ function argumentError(error: unknown, command: string): CliError | undefined {
   return new CliError(`${oneLine}; run 'chokaq ${command} --help'`);
 }
 
+/** The next line of standard input, `null` at its end; stdin is released afterwards. */
+async function readStdinLine(): Promise<string | null> {
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  try {
+    for await (const line of lines) return line;
+    return null;
+  } finally {
+    lines.close();
+  }
+}
+
 // npm links the bin, so compare real paths to know whether this file is the entry point.
 const entry = process.argv[1];
 const isMain = entry !== undefined && pathToFileURL(realpathSync(entry)).href === import.meta.url;
@@ -124,6 +154,11 @@ if (isMain) {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  const io: CliIo = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    readLine: readStdinLine,
+  };
   process.exitCode = await run(process.argv.slice(2), io, controller.signal);
 }

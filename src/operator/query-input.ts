@@ -36,10 +36,10 @@ const MAX_FILTER_VALUES = 100;
 
 /** A time range: from (inclusive) to (exclusive); either end may be open. */
 export interface TimeRange {
-  /** Inclusive start. Default: open. */
-  from?: Date;
-  /** Exclusive end. Default: open. */
-  to?: Date;
+  /** Inclusive start: a Date or an ISO 8601 text. Default: open. */
+  from?: Date | string;
+  /** Exclusive end: a Date or an ISO 8601 text. Default: open. */
+  to?: Date | string;
 }
 
 /** A filter of the operator query (`jobs.query`, `jobs.count`). Every field is optional. */
@@ -126,7 +126,7 @@ function checkTime(value: unknown, field: string): Date | undefined {
   return date;
 }
 
-function checkRange(value: TimeRange | undefined, field: string): TimeRange {
+function checkRange(value: TimeRange | undefined, field: string): { from?: Date; to?: Date } {
   const range = checkOptions(value, field, ['from', 'to'], 'CHOKAQ_INVALID_FILTER');
   const from = checkTime(range.from, `${field}.from`);
   const to = checkTime(range.to, `${field}.to`);

@@ -463,7 +463,7 @@ for (const provider of providers) {
         ],
         [
           'jobs.query created.from not a date',
-          () => chokaq.jobs.query({ created: { from: 'yesterday' as never } }),
+          () => chokaq.jobs.query({ created: { from: 'yesterday' } }),
           'CHOKAQ_INVALID_FILTER',
           'query.created.from',
           '"yesterday" (string)',

@@ -38,7 +38,7 @@ describe('checkJobQuery', () => {
 
   it('accepts ISO times and single values for list filters', () => {
     const checked = checkJobQuery({
-      created: { from: '2026-01-01T00:00:00Z' as never },
+      created: { from: '2026-01-01T00:00:00Z' },
       queue: 'mail',
       tags: ' vip ',
     });

@@ -1,0 +1,228 @@
+import { parseArgs } from 'node:util';
+import type { ChokaQ } from '../../chokaq.js';
+import type { DeadJobEdit } from '../../chokaq.js';
+import type { BulkEdit, BulkRequest, BulkTarget } from '../../operator/bulk-input.js';
+import { CliError, subcommandError, type CliIo } from '../io.js';
+import { bulkFlow, defaultActor } from '../operator/bulk-flow.js';
+import {
+  FILTERS_BUT_STATE,
+  FILTER_USAGE,
+  hasFilter,
+  jsonFlag,
+  numberFlag,
+  queryFrom,
+  type FilterValues,
+} from '../operator/filters.js';
+import { PAGE_OPTIONS, PAGE_USAGE, pageQuery, printPage } from '../operator/list.js';
+import { groupTable } from '../operator/render.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/session.js';
+
+/** Usage text of `chokaq dlq`. */
+export const DLQ_USAGE = `chokaq dlq groups [--queue Q] [--type T] [--limit N] [--json]
+chokaq dlq list [filters] [--sort KEY] [--order asc|desc] [--limit N] [--cursor C] [--json]
+chokaq dlq resurrect SELECTION --reason TEXT [--patch JSON] [--priority N] [--set-tags T] [--yes]
+chokaq dlq purge SELECTION --reason TEXT [--yes]
+chokaq dlq edit <id> [--payload JSON] [--tags T | --clear-tags] [--reason TEXT]
+
+Triage and repair of the dead-letter queue. 'groups' lists error groups, largest first; 'list'
+pages DLQ jobs. 'resurrect' and 'purge' preview the jobs a SELECTION takes (count and sample),
+ask you to type the count (or take --yes), then run as a durable bulk action with a progress
+bar; Ctrl-C stops it between two batches. 'edit' changes one DLQ job in place.
+SELECTION is --id ID (repeatable), --group FP, filter flags, or --all for the whole DLQ.
+  --reason TEXT        why, for the audit trail (required by resurrect and purge)
+  --actor NAME         who, for the audit trail (default: cli:user@host)
+  --patch JSON         resurrect: a JSON merge patch applied to each payload (RFC 7386)
+  --priority N         resurrect: priority of the resurrected jobs (default 10)
+  --set-tags T         resurrect: new tags of the resurrected jobs
+  --payload JSON       edit: the new payload
+  --tags T             edit: new tags
+  --clear-tags         edit: remove the tags
+  --yes                run without asking
+  --preview            show what would be taken and stop
+${PAGE_USAGE}
+Filters (list, and SELECTION):
+${FILTER_USAGE.split('\n').slice(1).join('\n')}
+Store:
+${CONNECTION_USAGE}`;
+
+const ACTION_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  ...FILTERS_BUT_STATE,
+  ...PAGE_OPTIONS,
+  id: { type: 'string', multiple: true },
+  all: { type: 'boolean', default: false },
+  reason: { type: 'string' },
+  actor: { type: 'string' },
+  patch: { type: 'string' },
+  priority: { type: 'string' },
+  'set-tags': { type: 'string' },
+  yes: { type: 'boolean', default: false },
+  preview: { type: 'boolean', default: false },
+} as const;
+
+/** `chokaq dlq …`. Resolves to the exit code. */
+export async function dlqCommand(
+  args: string[],
+  io: CliIo,
+  stopSignal?: AbortSignal,
+): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'groups':
+      return groups(rest, io);
+    case 'list': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { ...CONNECTION_OPTIONS, ...FILTERS_BUT_STATE, ...PAGE_OPTIONS },
+        strict: true,
+      });
+      const query = { ...pageQuery(values), state: 'dead' as const };
+      return withSession(values, io, (chokaq) => printPage(chokaq, query, values.json, io));
+    }
+    case 'resurrect':
+    case 'purge':
+      return bulk(sub, rest, io, stopSignal);
+    case 'edit':
+      return edit(rest, io);
+    default:
+      throw subcommandError('dlq', sub, ['groups', 'list', 'resurrect', 'purge', 'edit']);
+  }
+}
+
+async function groups(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...CONNECTION_OPTIONS,
+      queue: { type: 'string', multiple: true },
+      type: { type: 'string', multiple: true },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const limit = numberFlag(values.limit, '--limit');
+  return withSession(values, io, async (chokaq) => {
+    const found = await chokaq.dlq.groups({
+      ...(values.queue ? { queue: values.queue } : {}),
+      ...(values.type ? { type: values.type } : {}),
+      ...(limit === undefined ? {} : { limit }),
+    });
+    if (values.json) io.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
+    else if (found.length === 0) io.stderr.write('the DLQ is empty\n');
+    else io.stdout.write(groupTable(found));
+    return 0;
+  });
+}
+
+async function bulk(
+  verb: 'resurrect' | 'purge',
+  args: string[],
+  io: CliIo,
+  stopSignal: AbortSignal | undefined,
+): Promise<number> {
+  const { values } = parseArgs({ args, options: ACTION_OPTIONS, strict: true });
+  const edit = verb === 'resurrect' ? editOf(values) : undefined;
+  if (verb === 'purge') refuseEditFlags(values);
+  const request: BulkRequest =
+    edit === undefined
+      ? { action: verb, target: targetOf(values) }
+      : { action: 'edit-resurrect', target: targetOf(values), edit };
+  return withSession(
+    values,
+    io,
+    (chokaq: ChokaQ) =>
+      bulkFlow(
+        chokaq,
+        request,
+        {
+          actor: values.actor,
+          reason: values.reason,
+          yes: values.yes,
+          previewOnly: values.preview,
+          json: values.json,
+          verb,
+        },
+        io,
+        stopSignal,
+      ),
+    { runsBulk: !values.preview },
+  );
+}
+
+/** The jobs a bulk command takes: listed ids, an error group, filters, or (`--all`) every one. */
+function targetOf(values: FilterValues & { id?: string[] | undefined; all: boolean }): BulkTarget {
+  const filtered = hasFilter(values);
+  const given = [values.id !== undefined, filtered, values.all].filter(Boolean).length;
+  if (given !== 1) {
+    throw new CliError(
+      given === 0
+        ? 'say which jobs: --id ID, --group FP, filter flags, or --all for the whole DLQ'
+        : 'give only one of --id, filter flags (with --group) and --all',
+    );
+  }
+  if (values.id !== undefined) return { ids: values.id };
+  const query = queryFrom(values);
+  if (Object.keys(query).length === 1 && query.errorGroup !== undefined)
+    return { errorGroup: query.errorGroup };
+  return { query };
+}
+
+/** The edit of `resurrect --patch/--priority/--set-tags`, or `undefined` for a plain resurrect. */
+function editOf(values: {
+  patch?: string | undefined;
+  priority?: string | undefined;
+  'set-tags'?: string | undefined;
+}): BulkEdit | undefined {
+  const edit: BulkEdit = {};
+  if (values.patch !== undefined) edit.patch = jsonFlag(values.patch, '--patch');
+  const priority = numberFlag(values.priority, '--priority');
+  if (priority !== undefined) edit.priority = priority;
+  if (values['set-tags'] !== undefined) edit.tags = values['set-tags'];
+  return Object.keys(edit).length === 0 ? undefined : edit;
+}
+
+function refuseEditFlags(values: Record<string, unknown>): void {
+  const given = ['patch', 'priority', 'set-tags'].filter((flag) => values[flag] !== undefined);
+  if (given.length > 0) throw new CliError(`purge takes no --${given.join(', --')}`);
+}
+
+async function edit(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      ...CONNECTION_OPTIONS,
+      payload: { type: 'string' },
+      tags: { type: 'string' },
+      'clear-tags': { type: 'boolean', default: false },
+      actor: { type: 'string' },
+      reason: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [id] = positionals;
+  if (id === undefined || positionals.length > 1)
+    throw new CliError('dlq edit needs exactly one job id');
+  if (values.tags !== undefined && values['clear-tags'])
+    throw new CliError('give --tags or --clear-tags, not both');
+  const change: DeadJobEdit = { actor: values.actor ?? defaultActor() };
+  if (values.reason !== undefined) change.reason = values.reason;
+  if (values.payload !== undefined) change.payload = jsonFlag(values.payload, '--payload');
+  if (values.tags !== undefined) change.tags = values.tags;
+  if (values['clear-tags']) change.tags = null;
+  if (change.payload === undefined && change.tags === undefined)
+    throw new CliError('dlq edit needs --payload, --tags or --clear-tags');
+  return withSession(values, io, async (chokaq) => {
+    const edited = await chokaq.dlq.edit(id, change);
+    if (!edited) {
+      io.stderr.write(`no job ${id} in the DLQ; nothing changed\n`);
+      return 1;
+    }
+    const detail = await chokaq.jobs.get(id);
+    if (values.json) io.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
+    else io.stderr.write(`edited ${id}; resurrect it with 'chokaq dlq resurrect --id ${id}'\n`);
+    return 0;
+  });
+}

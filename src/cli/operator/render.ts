@@ -1,0 +1,154 @@
+/**
+ * How the operator commands print for people: aligned tables, times in UTC, a job's detail with
+ * its timeline. (`--json` prints the API's own results instead.)
+ */
+import type { JobDetail } from '../../operator/jobs.js';
+import type { TimelineEntry } from '../../operator/timeline.js';
+import type { BulkAction } from '../../storage/bulk.js';
+import type { ErrorGroup, JobSummary } from '../../storage/model.js';
+
+/** A time as `2026-12-01 22:44:41Z`; `-` for none. */
+export function time(date: Date | null): string {
+  return date === null ? '-' : `${date.toISOString().slice(0, 19).replace('T', ' ')}Z`;
+}
+
+/** `text` cut to `width` characters, with an ellipsis when cut. */
+function cut(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+}
+
+/** Rows under a header, each column as wide as its widest cell; the last column is not padded. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** A page of jobs as a table. */
+export function jobTable(jobs: readonly JobSummary[]): string {
+  return table(
+    ['ID', 'STATE', 'QUEUE', 'TYPE', 'ATTEMPTS', 'CREATED', 'FINISHED', 'ERROR'],
+    jobs.map((job) => [
+      job.id,
+      job.reason === null ? job.state : `${job.state} (${job.reason})`,
+      cut(job.queue, 24),
+      cut(job.type, 32),
+      String(job.attempts),
+      time(job.createdAt),
+      time(job.finishedAt),
+      cut(job.error ?? '', 60),
+    ]),
+  );
+}
+
+/** DLQ error groups as a table, with each group's message and frame below its row. */
+export function groupTable(groups: readonly ErrorGroup[]): string {
+  return table(
+    ['GROUP', 'COUNT', 'FIRST SEEN', 'LAST SEEN', 'QUEUES', 'TYPES', 'ERROR'],
+    groups.map((group) => [
+      group.fingerprint,
+      String(group.count),
+      time(group.firstSeen),
+      time(group.lastSeen),
+      cut(group.queues.join(','), 24),
+      cut(group.types.join(','), 32),
+      cut(`${group.errorClass}: ${group.message}${group.frame ? ` at ${group.frame}` : ''}`, 100),
+    ]),
+  );
+}
+
+/** A JSON text, indented when it parses; as it is otherwise. */
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** `text` with every line indented by `pad`. */
+function indent(text: string, pad = '    '): string {
+  return text
+    .split('\n')
+    .map((line) => pad + line)
+    .join('\n');
+}
+
+/** One timeline entry as a line (and the error of a failed run below it). */
+function timelineLine(entry: TimelineEntry): string {
+  const at = time(entry.at);
+  switch (entry.kind) {
+    case 'enqueued':
+      return `  ${at}  enqueued${entry.actor ? ` by ${entry.actor}` : ''}`;
+    case 'action':
+      return `  ${at}  ${entry.action} by ${entry.actor}`;
+    case 'cancel-requested':
+      return `  ${at}  cancel requested${entry.actor ? ` by ${entry.actor}` : ''}`;
+    case 'run': {
+      const ended = entry.endedAt ? `, ended ${time(entry.endedAt)}` : '';
+      const reason = entry.reason ? ` (${entry.reason})` : '';
+      const worker = entry.workerId ? ` on ${entry.workerId}` : '';
+      const head = `  ${at}  run ${entry.attempt}: ${entry.outcome}${reason}${worker}${ended}`;
+      return entry.error ? `${head}\n${'      ' + (entry.error.split('\n', 1)[0] ?? '')}` : head;
+    }
+  }
+}
+
+/** A job's detail: its fields, payload, result or error, and timeline. */
+export function jobDetailText(detail: JobDetail): string {
+  const { found } = detail;
+  const job = found.job;
+  const fields: [string, string][] = [
+    ['id', job.id],
+    ['state', detail.state],
+    ['queue', job.queue],
+    ['type', job.type],
+    ['tags', job.tags ?? '-'],
+    ['attempts', String(job.attempts)],
+    ['created', `${time(job.createdAt)}${job.createdBy ? ` by ${job.createdBy}` : ''}`],
+  ];
+  if (found.where === 'hot') {
+    fields.push(['priority', String(found.job.priority)], ['run at', time(found.job.runAt)]);
+    if (found.job.workerId) fields.push(['worker', found.job.workerId]);
+    if (found.job.progress !== null) fields.push(['progress', `${found.job.progress}%`]);
+  } else if (found.where === 'archive') {
+    fields.push(['finished', time(found.job.finishedAt)]);
+    if (found.job.durationMs !== null)
+      fields.push(['duration', `${found.job.durationMs.toFixed(1)} ms`]);
+    if (found.job.note) fields.push(['note', found.job.note]);
+  } else {
+    fields.push(
+      ['failed', time(found.job.failedAt)],
+      ['reason', found.job.reason],
+      ['group', found.job.fingerprint],
+    );
+    if (found.job.editedAt) fields.push(['edited', time(found.job.editedAt)]);
+    if (found.job.progress !== null) fields.push(['progress', `${found.job.progress}%`]);
+  }
+  const width = Math.max(...fields.map(([name]) => name.length));
+  let out = fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n') + '\n';
+  out += `\npayload\n${indent(prettyJson(job.payload))}\n`;
+  if (found.where === 'archive' && found.job.result !== null)
+    out += `\nresult\n${indent(prettyJson(found.job.result))}\n`;
+  const error =
+    found.where === 'dlq'
+      ? found.job.errorDetails
+      : found.where === 'hot'
+        ? found.job.lastError
+        : null;
+  if (error) out += `\n${found.where === 'dlq' ? 'error' : 'last error'}\n${indent(error)}\n`;
+  out += `\ntimeline\n${detail.timeline.map(timelineLine).join('\n')}\n`;
+  if (detail.runsNotKept > 0) out += `  (${detail.runsNotKept} earlier runs are no longer kept)\n`;
+  return out;
+}
+
+/** A bulk action's counts in one line. */
+export function bulkLine(action: BulkAction): string {
+  return `${action.status}: ${action.done}/${action.total} done, ${action.applied} applied, ${action.skipped} skipped`;
+}
