@@ -141,7 +141,10 @@ export function formatTable(rows: readonly Row[]): string {
   return [render(header), rule, ...lines.slice(1).map(render)].join('\n') + '\n';
 }
 
-/** Secondary figures grouped by workload and system, one line each. */
+/** Most figures of one workload and system printed on one line. */
+const LINE_OF_FIGURES = 6;
+
+/** Secondary figures grouped by workload and system: one line each, or one line per figure. */
 export function formatDetails(details: readonly Detail[]): string {
   const out: string[] = [];
   for (const workload of WORKLOADS) {
@@ -149,7 +152,11 @@ export function formatDetails(details: readonly Detail[]): string {
       const mine = details.filter((d) => d.workload === workload && d.system === system);
       if (mine.length === 0) continue;
       const text = mine.map((d) => `${d.metric} ${formatValue(d.value, d.unit)} ${d.unit}`);
-      out.push(`  ${workload.padEnd(11)} ${system.padEnd(16)} ${text.join(', ')}`);
+      const head = `  ${workload.padEnd(11)} ${system.padEnd(16)} `;
+      // A long list (W6's requests) reads better one figure per line.
+      if (text.length > LINE_OF_FIGURES) {
+        out.push(head + (text[0] ?? ''), ...text.slice(1).map((t) => ' '.repeat(31) + t));
+      } else out.push(head + text.join(', '));
       for (const d of mine) if (d.note !== undefined) out.push(`${' '.repeat(31)}${d.note}`);
     }
   }

@@ -23,6 +23,7 @@ import { runDrain } from './workloads/w2-drain.js';
 import { runLatency } from './workloads/w3-latency.js';
 import { runSteady } from './workloads/w4-steady.js';
 import { runScale } from './workloads/w5-scale.js';
+import { runOperator } from './workloads/w6-operator.js';
 
 /** Output streams of the runner. */
 export interface BenchIo {
@@ -74,6 +75,14 @@ export async function runBench(
             system,
             reason:
               'not applicable: the embedded store belongs to one process (exclusive lock on its data directory)',
+          });
+          continue;
+        }
+        if (workload === 'W6-operator' && adapters.get(system)?.operator === undefined) {
+          report.skipped.push({
+            workload,
+            system,
+            reason: 'not applicable: it has no query API over finished jobs',
           });
           continue;
         }
@@ -159,6 +168,8 @@ function runWorkload(workload: WorkloadName, ctx: WorkloadContext): Promise<Work
       return runSteady(ctx);
     case 'W5':
       return runScale(ctx);
+    case 'W6-operator':
+      return runOperator(ctx);
   }
 }
 

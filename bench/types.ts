@@ -29,6 +29,7 @@ export const WORKLOADS = [
   'W3-p99',
   'W4-lag-p99',
   'W5',
+  'W6-operator',
 ] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
 

@@ -50,10 +50,27 @@ export interface SystemAdapter {
   finished(): Promise<number | null>;
   /** Jobs of the run kept as failed (must be 0). */
   failed(): Promise<number>;
+  /** The operator side (queries over history, error groups), where the system has one. */
+  readonly operator?: OperatorSide;
   /** A worker side in this process (connected, not started). */
   createWorker(): Promise<WorkerSide>;
   /** Closes the client side. */
   close(): Promise<void>;
+}
+
+/**
+ * What an operator asks of a system's history: only ChokaQ has a query API over its finished jobs,
+ * so the peers have no operator side and W6 does not apply to them.
+ */
+export interface OperatorSide {
+  /**
+   * Puts `archive` succeeded and `dead` failed jobs where the system keeps them, spread over
+   * queues, types, tags, times and error groups as a busy system's are, with whatever summaries
+   * the system keeps beside them; then VACUUM (ANALYZE) and CHECKPOINT. Resolves to a note.
+   */
+  seed(archive: number, dead: number): Promise<string>;
+  /** The requests to time, by name, in the order to report them; each is one operator call. */
+  requests(): Promise<[name: string, call: () => Promise<unknown>][]>;
 }
 
 /** Thrown by a loader when the peer package is not installed. */

@@ -12,7 +12,8 @@ import { embedded } from 'chokaq/embedded';
 import { postgres } from 'chokaq/postgres';
 import { adminPool, count, dropSchema } from '../db.js';
 import type { BenchJob, JobSink, SystemName } from '../types.js';
-import type { AdapterOptions, SystemAdapter, WorkerSide } from './adapter.js';
+import type { AdapterOptions, OperatorSide, SystemAdapter, WorkerSide } from './adapter.js';
+import { ChokaQOperatorSide } from './chokaq-operator.js';
 
 /** Schema of ChokaQ's tables in the bench database / embedded store. */
 const SCHEMA = 'bench_chokaq';
@@ -29,6 +30,11 @@ interface Queryable {
 export class ChokaQAdapter implements SystemAdapter {
   readonly inProcessWorkers: boolean;
   readonly settings: Readonly<Record<string, string>>;
+  readonly operator: OperatorSide = new ChokaQOperatorSide(
+    SCHEMA,
+    () => this.db(),
+    () => this.requireClient(),
+  );
   private sink: JobSink = () => undefined;
   private readonly job = defineJob<BenchJob>({
     type: TYPE,

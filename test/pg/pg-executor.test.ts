@@ -37,3 +37,30 @@ describe.skipIf(!available)('pgExecutor transactions', () => {
     expect(await db.query<{ ok: number }>('select 1 as ok')).toEqual([{ ok: 1 }]);
   });
 });
+
+describe.skipIf(!available)('pgExecutor statements', () => {
+  const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+
+  afterAll(async () => {
+    await pool.end();
+  });
+
+  /** Prepared statements of the pool's one connection whose text is `sql`. */
+  async function preparedAs(sql: string): Promise<number> {
+    const { rows } = await pool.query<{ n: string }>(
+      'select count(*) as n from pg_prepared_statements where statement = $1',
+      [sql],
+    );
+    return Number(rows[0]?.n);
+  }
+
+  it('prepares a statement by default and leaves one sent with prepare: false unprepared', async () => {
+    const db = pgExecutor(pool);
+    const kept = `select $1::int + 1 as n /* kept ${Math.random()} */`;
+    const once = `select $1::int + 2 as n /* once ${Math.random()} */`;
+    expect(await db.query(kept, [1])).toEqual([{ n: 2 }]);
+    expect(await db.query(once, [1], { prepare: false })).toEqual([{ n: 3 }]);
+    expect(await preparedAs(kept)).toBe(1);
+    expect(await preparedAs(once)).toBe(0);
+  });
+});

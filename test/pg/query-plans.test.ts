@@ -231,6 +231,12 @@ describe.skipIf(!pgUp)('operator query plans (PostgreSQL)', () => {
       expect(counted.count).toBeGreaterThanOrEqual(0);
       for (const { plan } of take()) {
         const filtered = jobTableAccess(plan).seqScans.filter((n) => n.Filter !== undefined);
+        // The payload count is a bounded scan by design: at most 10,000 rows per table part.
+        if (filter.payload !== undefined) {
+          const limits = nodesOf(plan).filter((n) => n['Node Type'] === 'Limit');
+          expect(limits.length).toBeGreaterThan(0);
+          continue;
+        }
         if (plan['Total Cost'] > EXACT_COUNT_COST) {
           expect(filtered, `${table}: ${JSON.stringify(plan)}`).toEqual([]);
         }

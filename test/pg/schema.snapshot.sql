@@ -161,10 +161,10 @@ CREATE TABLE :SCHEMA.jobs_hot (
 CREATE INDEX jobs_hot_active_idx ON :SCHEMA.jobs_hot USING btree (queue, status) WHERE (status = ANY (ARRAY[1, 2]));
 CREATE INDEX jobs_hot_attempts_idx ON :SCHEMA.jobs_hot USING btree (attempts, created_at) WHERE (attempts > 1);
 CREATE INDEX jobs_hot_cancel_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (cancel_requested_at IS NOT NULL);
-CREATE INDEX jobs_hot_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id);
 CREATE INDEX jobs_hot_error_words_idx ON :SCHEMA.jobs_hot USING gin (to_tsvector('simple'::regconfig, COALESCE(last_error, ''::text))) WHERE (last_error IS NOT NULL);
 CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE (status = 0);
 CREATE UNIQUE INDEX jobs_hot_idempotency_idx ON :SCHEMA.jobs_hot USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE INDEX jobs_hot_pending_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id) WHERE (status = 0);
 CREATE UNIQUE INDEX jobs_hot_pkey ON :SCHEMA.jobs_hot USING btree (id);
 CREATE INDEX jobs_hot_tags_idx ON :SCHEMA.jobs_hot USING gin (regexp_split_to_array(btrim((tags)::text), '\s*,\s*'::text)) WHERE (tags IS NOT NULL);
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   bestPeers,
+  formatDetails,
   formatRatio,
   formatTable,
   formatValue,
@@ -8,7 +9,7 @@ import {
   ratios,
   toJson,
 } from '../../bench/report.js';
-import type { Row } from '../../bench/types.js';
+import type { Detail, Row } from '../../bench/types.js';
 
 const rows: Row[] = [
   { workload: 'W2-1p', system: 'chokaq-postgres', value: 30_000, unit: 'jobs/s' },
@@ -89,6 +90,27 @@ describe('formatting', () => {
     expect(lines[3]).toMatch(
       /^W3-p99\s+ms ↓\s+4\.00\s+-\s+480\s+8\.00\s+graphile-worker\s+0\.50×\s+-$/,
     );
+  });
+
+  it('prints details on one line per workload and system, or one per figure when many', () => {
+    const detail = (metric: string, value: number): Detail => ({
+      workload: 'W6-operator',
+      system: 'chokaq-postgres',
+      metric,
+      value,
+      unit: 'ms',
+    });
+    const few = [detail('a', 1.5), detail('b', 2)];
+    expect(formatDetails(few)).toBe('  W6-operator chokaq-postgres  a 1.50 ms, b 2.00 ms\n');
+    const many = Array.from({ length: 8 }, (_, i) => detail(`request ${i}`, i));
+    many.push({ ...detail('seeded in', 12), unit: 's', note: 'where it went' });
+    expect(formatDetails(many).split('\n')).toEqual([
+      '  W6-operator chokaq-postgres  request 0 0.00 ms',
+      ...Array.from({ length: 7 }, (_, i) => `${' '.repeat(31)}request ${i + 1} ${i + 1}.00 ms`),
+      `${' '.repeat(31)}seeded in 12.0 s`,
+      `${' '.repeat(31)}where it went`,
+      '',
+    ]);
   });
 
   it('writes the rows exactly as specified, plus ratios, details, skips and metadata', () => {

@@ -1,7 +1,7 @@
 /** {@link Executor} over a `pg` pool: one pooled client per transaction, BEGIN/COMMIT/ROLLBACK. */
 import { createHash } from 'node:crypto';
 import { mapDriverError } from '../sql/errors.js';
-import type { Executor } from '../sql/executor.js';
+import type { Executor, QueryOptions } from '../sql/executor.js';
 import type {
   PostgresPool,
   PostgresPoolClient,
@@ -24,12 +24,18 @@ function prepared(sql: string, params: readonly unknown[]): PostgresStatement {
   return { name, text: sql, values: [...params] };
 }
 
-/** `query` (as a prepared statement) and `run` over a pool or a checked-out client, errors mapped. */
+/** `query` (as a prepared statement unless told otherwise) and `run` over a pool or a checked-out client, errors mapped. */
 function statementsOn(target: PostgresQueryable): Pick<Executor, 'query' | 'run'> {
   return {
-    async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    async query<R>(
+      sql: string,
+      params: readonly unknown[] = [],
+      options?: QueryOptions,
+    ): Promise<R[]> {
+      const statement =
+        options?.prepare === false ? { text: sql, values: [...params] } : prepared(sql, params);
       try {
-        return (await target.query(prepared(sql, params))).rows as R[];
+        return (await target.query(statement)).rows as R[];
       } catch (error) {
         throw mapDriverError(error);
       }

@@ -5,8 +5,11 @@
 
 /** A statement as ChokaQ sends it: a named prepared statement with its parameters. */
 export interface PostgresStatement {
-  /** Name of the prepared statement, the same for the same SQL text. */
-  name: string;
+  /**
+   * Name of the prepared statement, the same for the same SQL text; absent for a statement built
+   * per call (planned with its parameters every time, nothing kept on the connection).
+   */
+  name?: string;
   /** The SQL text with `$1`, `$2`… placeholders. */
   text: string;
   /** The parameters, in placeholder order. */

@@ -5,6 +5,17 @@ import { mapDriverError } from './errors.js';
  * implement it; every statement the store sends is written once, for PostgreSQL ≥ 13.
  */
 
+/** How a statement is sent. */
+export interface QueryOptions {
+  /**
+   * Whether the driver may keep the statement prepared on the connection and reuse its plan.
+   * Pass `false` for statements put together per call (the operator query): their text varies,
+   * and a cached generic plan ignores the parameter values their best plan depends on.
+   * Default: `true`.
+   */
+  prepare?: boolean;
+}
+
 /** Runs SQL on one database session or pool. */
 export interface Executor {
   /** Driver name for logs: `postgres`, `embedded` or `client` (a caller's transaction). */
@@ -13,7 +24,7 @@ export interface Executor {
    * Runs one parameterised statement and returns its rows. Column values keep the driver's types
    * (int8 may be a string, number or bigint); map them with `rows.ts`.
    */
-  query<R>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
   run(script: string): Promise<void>;
   /**

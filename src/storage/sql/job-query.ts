@@ -3,7 +3,7 @@
  * fragments chosen by which filters are present; every value is a bind parameter and every
  * identifier comes from the table descriptions below, never from the caller.
  */
-import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
+import { FAILURE_REASON_CODE, HOT_STATE_BY_CODE, HOT_STATE_CODE } from '../../job/state.js';
 import {
   EXACT_COUNT_LIMIT,
   errorHeadline as headline,
@@ -114,6 +114,13 @@ const TABLES: Record<JobTable, TableShape> = {
   },
 };
 
+/**
+ * The statements here are put together per call, and their best plan depends on the values (a
+ * rare tag wants its GIN index, a common one the creation-time index): never prepared, so each is
+ * planned with its parameters.
+ */
+const UNPREPARED = { prepare: false } as const;
+
 /** The tag array of a row; the same expression as the GIN indexes of migration 0005. */
 const TAGS_EXPRESSION = `regexp_split_to_array(btrim(tags), '\\s*,\\s*')`;
 
@@ -141,10 +148,6 @@ class Conditions {
 function conditions(table: JobTable, query: TableQuery): Conditions {
   const shape = TABLES[table];
   const where = new Conditions();
-  if (table === 'hot' && query.states !== undefined) {
-    const codes = query.states.map((state) => HOT_STATE_CODE[state]);
-    where.add(`status = ANY(${where.param(codes)}::smallint[])`);
-  }
   if (query.queues !== undefined) where.add(`queue = ANY(${where.param(query.queues)}::text[])`);
   if (query.types !== undefined) where.add(`type = ANY(${where.param(query.types)}::text[])`);
   if (query.tags !== undefined) {
@@ -198,6 +201,37 @@ export function prefixEnd(prefix: string): string | null {
   return points.join('') + String.fromCodePoint(last + 1);
 }
 
+/**
+ * SQL for the first `limit` rows of `table` that match `where`, in `order` (none: any order),
+ * as `select`. The hot table is read as its pending rows (`status = 0`, served by the partial
+ * indexes over pending rows) and its active rows (fetched or processing: few, served by
+ * `jobs_hot_active_idx`), each part ordered and limited on its own and the two merged, because
+ * PostgreSQL does not merge a UNION ALL of ordered index reads by itself. The states are literal
+ * codes, never parameters, so the planner matches the indexes' predicates. Keeping the hot
+ * creation-time index to pending rows spares every claim an index write.
+ */
+function firstRows(
+  schema: string,
+  table: JobTable,
+  query: TableQuery,
+  part: { select: string; where: string; order: string | null; limit: string },
+): string {
+  const name = `${schema}.${TABLES[table].name}`;
+  const orderBy = part.order === null ? '' : ` ORDER BY ${part.order}`;
+  const read = (where: string) =>
+    `SELECT ${part.select} FROM ${name} WHERE ${where}${orderBy} LIMIT ${part.limit}::int`;
+  if (table !== 'hot') return read(part.where);
+  const states = query.states ?? HOT_STATE_BY_CODE;
+  const active = states.filter((state) => state !== 'pending').map((s) => HOT_STATE_CODE[s]);
+  const reads: string[] = [];
+  if (states.includes('pending'))
+    reads.push(read(`status = ${HOT_STATE_CODE.pending} AND (${part.where})`));
+  if (active.length > 0) reads.push(read(`status IN (${active.join(', ')}) AND (${part.where})`));
+  if (reads.length === 1) return reads[0]!;
+  const merged = reads.map((sql) => `(${sql})`).join(' UNION ALL ');
+  return `SELECT * FROM (${merged}) hot${orderBy} LIMIT ${part.limit}::int`;
+}
+
 /** The sort column of `query` on `table`. */
 function sortColumn(table: JobTable, query: TableQuery): string {
   return query.sort === 'finishedAt' ? (TABLES[table].finished ?? 'created_at') : 'created_at';
@@ -229,7 +263,7 @@ export async function queryTable(
   if (query.after !== undefined) addKeyset(where, column, query.order, query.after);
   const dir = query.order === 'desc' ? 'DESC' : 'ASC';
   const order = `${column} ${dir}, id ${dir}`;
-  const from = `${schema}.${shape.name}`;
+  const select = `*, ${SORT_US(column)}, ${shape.version}`;
   const page = (row: Row) => ({
     job: shape.summary(row),
     position: { micros: toNumber(row.sort_us), id: toStr(row.id) },
@@ -238,8 +272,9 @@ export async function queryTable(
   if (query.payload === undefined) {
     const limit = where.param(query.limit);
     const rows = await db.query<Row>(
-      `SELECT *, ${SORT_US(column)}, ${shape.version} FROM ${from} WHERE ${where.sql} ORDER BY ${order} LIMIT ${limit}::int`,
+      firstRows(schema, table, query, { select, where: where.sql, order, limit }),
       where.params,
+      UNPREPARED,
     );
     const found = rows.map(page);
     const last = found.at(-1);
@@ -256,13 +291,13 @@ export async function queryTable(
        SELECT s.*, s.payload::jsonb @> ${pattern}::jsonb AS matched,
               row_number() OVER w AS scan_n, count(*) OVER () AS scanned,
               count(*) FILTER (WHERE s.payload::jsonb @> ${pattern}::jsonb) OVER w AS hit_n
-       FROM (SELECT *, ${SORT_US(column)}, ${shape.version} FROM ${from} WHERE ${where.sql}
-             ORDER BY ${order} LIMIT ${scan}::int) s
+       FROM (${firstRows(schema, table, query, { select, where: where.sql, order, limit: scan })}) s
        WINDOW w AS (ORDER BY s.sort_us ${dir}, s.id ${dir} ROWS UNBOUNDED PRECEDING)
      ) x
      WHERE (matched AND hit_n <= ${limit}::int) OR scan_n = scanned
      ORDER BY sort_us ${dir}, id ${dir}`,
     where.params,
+    UNPREPARED,
   );
   const hits = rows.filter((row) => row.matched === true).map(page);
   const tail = rows.at(-1);
@@ -296,14 +331,20 @@ export async function countTable(
   query: TableQuery,
 ): Promise<TableCount> {
   const where = conditions(table, query);
-  const from = `${schema}.${TABLES[table].name}`;
   if (query.payload !== undefined) {
     const pattern = where.param(query.payload);
     const scan = where.param(query.scanLimit);
+    const scanned = firstRows(schema, table, query, {
+      select: 'payload',
+      where: where.sql,
+      order: null,
+      limit: scan,
+    });
     const [row] = await db.query<Row>(
       `SELECT count(*) AS scanned, count(*) FILTER (WHERE payload::jsonb @> ${pattern}::jsonb) AS hits
-       FROM (SELECT payload FROM ${from} WHERE ${where.sql} LIMIT ${scan}::int) s`,
+       FROM (${scanned}) s`,
       where.params,
+      UNPREPARED,
     );
     return {
       count: toNumber(row?.hits),
@@ -311,14 +352,24 @@ export async function countTable(
     };
   }
   const bound = where.param(EXACT_COUNT_LIMIT + 1);
-  const bounded = `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.sql} LIMIT ${bound}::int) s`;
-  const [explained] = await db.query<Row>(`EXPLAIN (FORMAT JSON) ${bounded}`, where.params);
+  const rows = firstRows(schema, table, query, {
+    select: '1',
+    where: where.sql,
+    order: null,
+    limit: bound,
+  });
+  const bounded = `SELECT count(*) AS n FROM (${rows}) s`;
+  const [explained] = await db.query<Row>(
+    `EXPLAIN (FORMAT JSON) ${bounded}`,
+    where.params,
+    UNPREPARED,
+  );
   const plan = planOf(explained);
   const estimate = Math.round(matchEstimate(plan));
   if (plan['Total Cost'] > EXACT_COUNT_COST && scansUnindexed(plan)) {
     return { count: estimate, exact: false };
   }
-  const [row] = await db.query<Row>(bounded, where.params);
+  const [row] = await db.query<Row>(bounded, where.params, UNPREPARED);
   const counted = toNumber(row?.n);
   if (counted <= EXACT_COUNT_LIMIT) return { count: counted, exact: true };
   return { count: Math.max(counted, estimate), exact: false };
@@ -346,10 +397,15 @@ function nodesOf(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 }
 
-/** The planner's estimate of the matching rows: the rows the bounded count's LIMIT reads from. */
+/**
+ * The planner's estimate of the matching rows: what the innermost LIMITs of the bounded count read
+ * from (one per table part; the hot table has two).
+ */
 function matchEstimate(plan: PlanNode): number {
-  const limit = nodesOf(plan).find((node) => node['Node Type'] === 'Limit');
-  return limit?.Plans?.[0]?.['Plan Rows'] ?? 0;
+  const isLimit = (node: PlanNode) => node['Node Type'] === 'Limit';
+  return nodesOf(plan)
+    .filter((node) => isLimit(node) && !(node.Plans ?? []).flatMap(nodesOf).some(isLimit))
+    .reduce((sum, limit) => sum + (limit.Plans?.[0]?.['Plan Rows'] ?? 0), 0);
 }
 
 /** Whether the plan filters a job table row by row instead of reading an index. */

@@ -1,8 +1,15 @@
 -- ChokaQ schema, version 7: indexes behind the operator query's filters on the hot table.
 -- `:SCHEMA` is replaced by the quoted, validated schema name before this script runs.
--- Each is partial over rows most jobs never are (tagged, retried, failed before), so a claim or
--- settle of an untagged first run writes none of them: the fast path keeps the indexes of
--- migration 0004.
+-- Each is partial over rows a claim never writes into (pending rows) or most jobs never are
+-- (tagged, retried, failed before), so a claim or settle of an untagged first run writes none
+-- of them: the fast path keeps the index writes of migration 0004.
+
+-- Creation order of pending rows only: a claim moves a row out of this index instead of writing
+-- a new entry (schema 5 indexed every hot row, so every claim wrote one). Active rows are few and
+-- read through jobs_hot_active_idx (src/storage/sql/job-query.ts reads the two apart).
+DROP INDEX IF EXISTS :SCHEMA.jobs_hot_created_idx;
+CREATE INDEX IF NOT EXISTS jobs_hot_pending_created_idx
+  ON :SCHEMA.jobs_hot (created_at, id) WHERE status = 0;
 
 -- Tags: the same expression as the archive's and the DLQ's (src/storage/sql/job-query.ts).
 CREATE INDEX IF NOT EXISTS jobs_hot_tags_idx
