@@ -16,21 +16,10 @@ import { silentLogger } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { nodesOf, type PlanNode } from '../helpers/plans.js';
 
 const pgUp = await postgresAvailable();
 const ROWS = 20_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** Every node of a plan tree, depth first. */
-function nodesOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-}
 
 describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   const schema = uniqueSchema('plan');

@@ -19,26 +19,13 @@ import type { Executor } from '../../src/storage/sql/executor.js';
 import { EXACT_COUNT_COST, countTable, queryTable } from '../../src/storage/sql/job-query.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { nodesOf, type PlanNode } from '../helpers/plans.js';
 
 const pgUp = await postgresAvailable();
 
 const ARCHIVE_ROWS = 200_000;
 const DLQ_ROWS = 50_000;
 const HOT_ROWS = 100_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Total Cost': number;
-  Filter?: string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** Every node of a plan tree, depth first. */
-function nodesOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-}
 
 const JOB_TABLES = new Set(['jobs_hot', 'jobs_archive', 'jobs_dlq']);
 

@@ -1,0 +1,16 @@
+/** Reading PostgreSQL's `EXPLAIN (FORMAT JSON)` plans in tests that check which indexes a statement uses. */
+
+/** A plan node, the fields the tests read. */
+export interface PlanNode {
+  'Node Type': string;
+  'Total Cost': number;
+  Filter?: string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** Every node of a plan tree, depth first. */
+export function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+}
