@@ -28,6 +28,10 @@ import { AuditApi, Auditor, checkReason } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { JobsApi } from './operator/jobs-api.js';
+import { MetricsApi } from './observability/metrics/metrics-api.js';
+import { OtelSink } from './observability/metrics/otel-sink.js';
+import { MetricsRecorder } from './observability/metrics/recorder.js';
+import { packageVersion } from './version.js';
 import {
   checkActor,
   checkArchiveFilter,
@@ -111,6 +115,8 @@ export class ChokaQ {
   readonly bulk: BulkApi;
   /** The operator audit trail. */
   readonly audit: AuditApi;
+  /** The Prometheus endpoint of this instance's metrics (see docs/observability.md). */
+  readonly metrics: MetricsApi;
   private readonly auditor: Auditor;
   private readonly registry: JobRegistry;
   private state: 'new' | 'started' | 'stopped' = 'new';
@@ -162,6 +168,8 @@ export class ChokaQ {
       },
     });
     this.audit = new AuditApi(storage, this.open);
+    const recorder = this.config.telemetry.metrics ? this.metricsRecorder() : undefined;
+    this.metrics = new MetricsApi(recorder);
     const { workerQueues } = this.config;
     this.engine = new Engine({
       // Every worker also runs bulk actions, whichever queues it serves.
@@ -172,7 +180,28 @@ export class ChokaQ {
       registry,
       events: this.events,
       open: this.open,
+      ...(recorder ? { observer: recorder } : {}),
     });
+  }
+
+  /** The metrics of this instance, sent to OpenTelemetry (and later Prometheus, when asked). */
+  private metricsRecorder(): MetricsRecorder {
+    const recorder = new MetricsRecorder(
+      this.events,
+      {
+        runningQueues: () => this.engine.runningQueues(),
+        circuits: () => this.engine.circuitStats(),
+        queueGauges: async () => {
+          await this.open();
+          return this.config.storage.queueGauges();
+        },
+      },
+      { now: () => this.config.clock.now() },
+    );
+    recorder.addSink(
+      new OtelSink(this.config.telemetry.meterProvider, packageVersion(), () => recorder.observe()),
+    );
+    return recorder;
   }
 
   /** State of every job type's circuit breaker seen so far (empty when breakers are off). */

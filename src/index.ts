@@ -12,6 +12,9 @@ export type {
   PayloadOf,
 } from './enqueue/options.js';
 export type { ChokaQOptions, QueueSettings } from './config/options.js';
+export type { TelemetryOptions } from './config/telemetry.js';
+export type { MetricsApi } from './observability/metrics/metrics-api.js';
+export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
 export type { JobsApi, PendingJobEdit } from './operator/jobs-api.js';
 export type { AuditApi, AuditQuery } from './operator/audit.js';

@@ -9,7 +9,7 @@ import { jobsCommand, JOBS_USAGE } from './commands/jobs.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
 import { CliError, type CliIo } from './io.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../version.js';
 
 /** One `chokaq <command>`. */
 interface Command {

@@ -11,6 +11,7 @@ import type { Middleware } from '../runtime/middleware.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
+import type { TelemetryOptions } from './telemetry.js';
 
 /** Per-queue settings applied when ChokaQ starts. */
 export interface QueueSettings {
@@ -108,4 +109,6 @@ export interface ChokaQOptions {
   logger?: Logger;
   /** Time source and timers for durations, retries, polls and heartbeats. Default: the system clock. */
   clock?: Clock;
+  /** Metrics on or off, and the OpenTelemetry providers to use. Default: metrics on, global providers. */
+  telemetry?: TelemetryOptions;
 }

@@ -22,6 +22,7 @@ import {
 } from '../util/check.js';
 import { checkClock, systemClock } from '../util/clock.js';
 import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
+import { resolveTelemetry } from './telemetry.js';
 import type { ChokaQOptions, QueueSettings } from './options.js';
 
 /** Largest `concurrency` (and `setConcurrency`). */
@@ -63,6 +64,7 @@ const OPTION_KEYS = [
   'workerId',
   'logger',
   'clock',
+  'telemetry',
 ] as const satisfies readonly (keyof ChokaQOptions)[];
 
 const QUEUE_KEYS = [
@@ -148,6 +150,7 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
         : checkString(options.workerId, 'workerId', LIMITS.createdByLength),
     logger: options.logger === undefined ? consoleLogger() : checkLogger(options.logger, 'logger'),
     clock: options.clock === undefined ? systemClock : checkClock(options.clock, 'clock'),
+    telemetry: resolveTelemetry(options.telemetry),
   };
 }
 

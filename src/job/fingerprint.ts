@@ -40,12 +40,18 @@ const NORMALISE: readonly (readonly [RegExp, string])[] = [
 /** Frames that are not the user's code. */
 const FOREIGN_FRAME = /node_modules|\(node:|\bnode:internal|^\s*at (?:new )?Promise\b|<anonymous>/;
 
+/** The error class a stored error text names (`TypeError`, …); `Error` when it names none. */
+export function errorClassOf(text: string): string {
+  const head = (text.replace(CHOKAQ_PREFIX, '').split('\n', 1)[0] ?? '').trim();
+  return CLASS_HEAD.exec(head)?.[1] ?? 'Error';
+}
+
 /** Computes the {@link ErrorSignature} of a stored error text. */
 export function errorSignature(text: string): ErrorSignature {
   const lines = text.replace(CHOKAQ_PREFIX, '').split('\n');
   const head = (lines[0] ?? '').trim();
   const named = CLASS_HEAD.exec(head);
-  const errorClass = named?.[1] ?? 'Error';
+  const errorClass = errorClassOf(head);
   const rawMessage = named ? head.slice(named[0].length) : head;
   const message = normaliseMessage(rawMessage);
   const frame = topUserFrame(lines.slice(1));

@@ -12,6 +12,8 @@ export interface CompleterOptions {
   maxBatch?: number;
   /** Attempts per batch when the storage fails, with doubling back-off from 200 ms. Default: `5`. */
   attempts?: number;
+  /** Told the size of every batch written (metrics). Default: none. */
+  onBatch?: (size: number) => void;
 }
 
 /**
@@ -25,8 +27,10 @@ export class Completer {
   private readonly logger: Logger;
   private readonly attempts: number;
   private readonly clock: Clock;
+  private readonly onBatch: ((size: number) => void) | undefined;
 
   constructor(options: CompleterOptions) {
+    this.onBatch = options.onBatch;
     this.store = options.store;
     this.logger = options.logger;
     this.attempts = options.attempts ?? 5;
@@ -57,7 +61,9 @@ export class Completer {
 
   private async settleBatch(items: Settlement[]): Promise<(boolean | ItemFailure)[]> {
     try {
-      return await this.withRetries(() => this.store.settle(items));
+      const applied = await this.withRetries(() => this.store.settle(items));
+      this.onBatch?.(items.length);
+      return applied;
     } catch (error) {
       if (items.length === 1) throw error;
       this.logger.warn('batch settle failed; settling one by one', {

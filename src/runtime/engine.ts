@@ -21,6 +21,8 @@ export interface EngineOptions {
   events: ChokaQEvents;
   /** Opens the store once (shared with the enqueue pipeline). */
   open: () => Promise<void>;
+  /** Told the size of every claim and settle batch (metrics). Default: none. */
+  observer?: { claimed(count: number): void; settled(count: number): void };
 }
 
 /**
@@ -41,7 +43,13 @@ export class Engine {
     const { settings, registry, events } = options;
     this.settings = settings;
     const { storage, logger, clock } = settings;
-    this.completer = new Completer({ store: storage, logger: logger.child('completer'), clock });
+    const observer = options.observer;
+    this.completer = new Completer({
+      store: storage,
+      logger: logger.child('completer'),
+      clock,
+      ...(observer ? { onBatch: (size: number) => observer.settled(size) } : {}),
+    });
     this.executor = new Executor({
       registry,
       pipe: settings.pipe,
@@ -72,6 +80,11 @@ export class Engine {
   /** Jobs running now in this process. */
   get running(): number {
     return this.worker?.running ?? 0;
+  }
+
+  /** The queue of every handler running in this process, one entry per run. */
+  *runningQueues(): Iterable<string> {
+    for (const run of this.runs.all()) yield run.job.queue;
   }
 
   /** State of every job type's circuit breaker seen so far (empty when breakers are off). */
@@ -116,6 +129,9 @@ export class Engine {
       events: this.options.events,
       logger: logger.child('worker'),
       clock,
+      ...(this.options.observer
+        ? { onClaim: (count: number) => this.options.observer?.claimed(count) }
+        : {}),
     });
     await this.worker.start();
     logger.info('worker started', {

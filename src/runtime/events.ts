@@ -23,8 +23,11 @@ export interface ChokaQEventMap {
   'job:progress': JobEventBase & { percent: number };
   /** A job succeeded and is in the archive. */
   'job:succeeded': JobEventBase & { attempt: number; durationMs: number };
-  /** A run failed and the job will run again after `delayMs`. */
-  'job:retrying': JobEventBase & { attempt: number; delayMs: number; error: string };
+  /**
+   * A run failed and the job will run again after `delayMs`; with `lost`, the run was not the
+   * handler's failure but cut off by this process's shutdown, and its attempt was refunded.
+   */
+  'job:retrying': JobEventBase & { attempt: number; delayMs: number; error: string; lost: boolean };
   /** A job went to the dead-letter queue. */
   'job:dead': JobEventBase & { attempt: number; reason: FailureReason; error: string };
   /** A run ended on purpose without doing the work (`ctx.skip`), and the job was archived with the note. */

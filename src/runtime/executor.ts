@@ -320,6 +320,7 @@ export class Executor {
         attempt: job.attempts,
         delayMs: settlement.delayMs,
         error: settlement.error,
+        lost: settlement.lost === true,
       });
     } else if (settlement.kind === 'dead') {
       logger.warn('job moved to the dead-letter queue', { ...base, reason: settlement.reason });

@@ -1,3 +1,4 @@
+import type { TelemetrySettings } from '../config/telemetry.js';
 import type { CircuitPolicy } from '../job/circuit-policy.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { RetryPolicy } from '../job/retry.js';
@@ -49,4 +50,5 @@ export interface EngineSettings {
   workerId: string;
   logger: Logger;
   clock: Clock;
+  telemetry: TelemetrySettings;
 }

@@ -34,6 +34,8 @@ export interface WorkerOptions {
   events: ChokaQEvents;
   logger: Logger;
   clock: Clock;
+  /** Told how many jobs each claim returned (metrics). Default: none. */
+  onClaim?: (count: number) => void;
 }
 
 /** How often the paused-queue list is re-read while working, in ms. */
@@ -190,6 +192,7 @@ export class Worker {
         this.paused.peek(); // keeps the list fresh, in the background
         claimed = await store.claim({ workerId, limit: room, queues, types, startCount: reserved });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
+        this.options.onClaim?.(claimed.length);
       } catch (error) {
         for (let i = 0; i < reserved; i++) this.slots.release();
         logger.warn('claim failed; backing off', { delayMs: errorBackoff, error: String(error) });

@@ -211,6 +211,26 @@ export interface QueueStats {
   lastActivityAt: Date | null;
 }
 
+/**
+ * What a queue holds right now, for gauges and health checks: read by one cheap query per call
+ * (index scans and the DLQ group summary, never the archive).
+ */
+export interface QueueGauges {
+  queue: string;
+  /** Pending jobs that are due (runAt ≤ now). */
+  due: number;
+  /** Pending jobs scheduled for later. */
+  scheduled: number;
+  fetched: number;
+  processing: number;
+  /** Jobs in the DLQ. */
+  dead: number;
+  /** When the longest-waiting due job became due; `null` when none is due. */
+  oldestDueAt: Date | null;
+  /** The store clock when this was read, to measure lag against. */
+  readAt: Date;
+}
+
 /** One job in a page of the operator query (`jobs.query`): the columns a list shows. */
 export interface JobSummary {
   id: string;

@@ -24,6 +24,7 @@ import type {
   ErrorGroup,
   FoundJob,
   HotJob,
+  QueueGauges,
   QueueInfo,
   QueueStats,
 } from './model.js';
@@ -358,6 +359,11 @@ export interface Store extends BulkStore {
 
   /** Counts and lifetime counters per known queue, ordered by name. */
   queueStats(): Promise<QueueStats[]>;
+  /**
+   * What each known queue holds now (due, scheduled, fetched, processing, dead, oldest due job),
+   * ordered by name; cheap enough for every metrics scrape or health check (no archive read).
+   */
+  queueGauges(): Promise<QueueGauges[]>;
   /** Metric buckets whose start is at or after `since`, newest first. */
   metricBuckets(since: Date): Promise<MetricBucket[]>;
 

@@ -236,6 +236,52 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
     });
   });
 
+  describe('queue gauges', () => {
+    it('count due, scheduled, fetched, processing and dead jobs per queue and find the oldest due job', async () => {
+      const store = ctx.store();
+      // Oldest first, but at a low priority: the claim order would not show it first.
+      const low = newJob({ queue: 'gauge', priority: -5 });
+      await store.enqueue([low]);
+      await storeTimePasses((await hot(low.id)).runAt);
+      await store.enqueue([
+        newJob({ queue: 'gauge', priority: 50 }),
+        newJob({ queue: 'gauge', priority: 10 }),
+        newJob({ queue: 'gauge', delayMs: 3_600_000 }),
+      ]);
+      await ctx.fetched('gauge-busy', 2);
+      await processing('gauge-busy', 1);
+      await failToDead('gauge-busy', stackOf('boom'));
+      const gauges = await store.queueGauges();
+      const byQueue = new Map(gauges.map((g) => [g.queue, g]));
+      expect(gauges.map((g) => g.queue)).toEqual([...gauges.map((g) => g.queue)].sort());
+      expect(byQueue.get('gauge')).toMatchObject({
+        due: 3,
+        scheduled: 1,
+        fetched: 0,
+        processing: 0,
+        dead: 0,
+        oldestDueAt: (await hot(low.id)).runAt,
+      });
+      expect(byQueue.get('gauge-busy')).toMatchObject({
+        due: 0,
+        scheduled: 0,
+        fetched: 2,
+        processing: 1,
+        dead: 1,
+        oldestDueAt: null,
+      });
+      const read = byQueue.get('gauge')!.readAt;
+      expect(read.getTime()).toBeGreaterThanOrEqual((await hot(low.id)).runAt.getTime());
+    });
+
+    it('reads nothing due for a queue whose only pending job is scheduled later', async () => {
+      const store = ctx.store();
+      await store.enqueue([newJob({ queue: 'gauge-later', delayMs: 3_600_000 })]);
+      const gauge = (await store.queueGauges()).find((g) => g.queue === 'gauge-later');
+      expect(gauge).toMatchObject({ due: 0, scheduled: 1, oldestDueAt: null });
+    });
+  });
+
   describe('query surface', () => {
     /** One job in each of the five states, in queues q-pend … q-dead, created in order. */
     async function oneOfEach(): Promise<Record<string, string>> {

@@ -4,6 +4,7 @@ import { embedded } from '../../src/storage/embedded/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { uniqueSchema } from '../helpers/pg.js';
 import { describeBulk } from './bulk.js';
+import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
 // One PGlite for the file (starting one costs seconds); a fresh schema per engine.
@@ -35,3 +36,4 @@ const factory: EngineStoreFactory = {
 
 describeEngine('embedded', factory);
 describeBulk('embedded', factory);
+describeMetrics('embedded', factory);

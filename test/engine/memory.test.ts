@@ -1,5 +1,6 @@
 import { memory } from '../../src/index.js';
 import { describeBulk } from './bulk.js';
+import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
 const factory: EngineStoreFactory = {
@@ -10,3 +11,4 @@ const factory: EngineStoreFactory = {
 
 describeEngine('memory', factory);
 describeBulk('memory', factory);
+describeMetrics('memory', factory);

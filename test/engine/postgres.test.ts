@@ -3,6 +3,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { describeBulk } from './bulk.js';
+import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
 // A fresh schema per engine, all dropped when the file ends.
@@ -31,3 +32,4 @@ const factory: EngineStoreFactory = {
 
 describeEngine('postgres', factory);
 describeBulk('postgres', factory);
+describeMetrics('postgres', factory);

@@ -153,6 +153,34 @@ const BAD_OPTIONS: [
     'clock',
     'schedule',
   ],
+  [
+    'telemetry.metrics not a boolean',
+    { telemetry: { metrics: 'yes' as never } },
+    'CHOKAQ_INVALID_CONFIG',
+    'telemetry.metrics',
+    '"yes" (string)',
+  ],
+  [
+    'an unknown telemetry option',
+    { telemetry: { meters: {} } as never },
+    'CHOKAQ_UNKNOWN_OPTION',
+    'telemetry.meters',
+    'meterProvider',
+  ],
+  [
+    'a meterProvider without getMeter',
+    { telemetry: { meterProvider: {} as never } },
+    'CHOKAQ_INVALID_CONFIG',
+    'telemetry.meterProvider',
+    'getMeter',
+  ],
+  [
+    'a tracerProvider without getTracer',
+    { telemetry: { tracerProvider: 'otel' as never } },
+    'CHOKAQ_INVALID_CONFIG',
+    'telemetry.tracerProvider',
+    'getTracer',
+  ],
 ];
 
 describe('new ChokaQ and defineJob reject bad options', () => {

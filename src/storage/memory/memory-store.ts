@@ -17,6 +17,7 @@ import type {
   ErrorGroup,
   FoundJob,
   HotJob,
+  QueueGauges,
   QueueInfo,
   QueueStats,
 } from '../model.js';
@@ -64,6 +65,7 @@ import {
   listArchiveRows,
   listDeadRows,
   listHotRows,
+  queueGaugesOf,
   queueStatsOf,
   sortedQueues,
 } from './reads.js';
@@ -338,6 +340,11 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.queueStats} */
   queueStats(): Promise<QueueStats[]> {
     return atomically(() => queueStatsOf(this.tables));
+  }
+
+  /** {@inheritDoc Store.queueGauges} */
+  queueGauges(): Promise<QueueGauges[]> {
+    return atomically(() => queueGaugesOf(this.tables, this.time()));
   }
 
   /** {@inheritDoc Store.metricBuckets} */

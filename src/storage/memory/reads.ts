@@ -5,7 +5,7 @@
  * @internal
  */
 import { FAILURE_REASON_CODE, type FailureReason, type HotState } from '../../job/state.js';
-import type { ArchivedJob, DeadJob, HotJob, QueueInfo, QueueStats } from '../model.js';
+import type { ArchivedJob, DeadJob, HotJob, QueueGauges, QueueInfo, QueueStats } from '../model.js';
 import type { MetricBucket } from '../store.js';
 import type { Tables } from './tables.js';
 
@@ -130,4 +130,37 @@ export function bucketsSince(tables: Tables, since: Date): MetricBucket[] {
     if (a.outcome !== b.outcome) return a.outcome === 'succeeded' ? -1 : 1;
     return reasonRank(a.reason) - reasonRank(b.reason);
   });
+}
+
+/** What each queue holds now (see `Store.queueGauges`), for every queue row, ordered by name. */
+export function queueGaugesOf(tables: Tables, now: Date): QueueGauges[] {
+  const gauges = new Map<string, QueueGauges>();
+  for (const queue of sortedQueues(tables)) {
+    gauges.set(queue.name, {
+      queue: queue.name,
+      due: 0,
+      scheduled: 0,
+      fetched: 0,
+      processing: 0,
+      dead: 0,
+      oldestDueAt: null,
+      readAt: new Date(now),
+    });
+  }
+  for (const row of tables.hot.values()) {
+    const entry = gauges.get(row.queue);
+    if (entry === undefined) continue;
+    if (row.state !== 'pending') entry[row.state] += 1;
+    else if (row.runAt.getTime() > now.getTime()) entry.scheduled += 1;
+    else {
+      entry.due += 1;
+      if (entry.oldestDueAt === null || row.runAt < entry.oldestDueAt)
+        entry.oldestDueAt = new Date(row.runAt);
+    }
+  }
+  for (const group of tables.groups.values()) {
+    const entry = gauges.get(group.queue);
+    if (entry !== undefined) entry.dead += group.count;
+  }
+  return [...gauges.values()];
 }

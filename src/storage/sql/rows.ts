@@ -8,6 +8,7 @@ import type {
   ErrorGroup,
   HistoryEntry,
   HotJob,
+  QueueGauges,
   QueueInfo,
   QueueStats,
 } from '../model.js';
@@ -219,6 +220,20 @@ export function queueStatsOf(row: Row): QueueStats {
     failedTotal: toNumber(row.failed_total),
     retriedTotal: toNumber(row.retried_total),
     lastActivityAt: toDateOrNull(row.last_activity_at),
+  };
+}
+
+/** Maps a row of `queue_gauges.sql`. */
+export function queueGaugesOf(row: Row): QueueGauges {
+  return {
+    queue: toStr(row.queue),
+    due: toNumber(row.due),
+    scheduled: toNumber(row.scheduled),
+    fetched: toNumber(row.fetched),
+    processing: toNumber(row.processing),
+    dead: toNumber(row.dead),
+    oldestDueAt: toDateOrNull(row.oldest_due_at),
+    readAt: toDate(row.read_at),
   };
 }
 

@@ -17,6 +17,7 @@ import type {
   ErrorGroup,
   FoundJob,
   HotJob,
+  QueueGauges,
   QueueInfo,
   QueueStats,
 } from '../model.js';
@@ -68,6 +69,7 @@ import {
   hotJobOf,
   metricBucketOf,
   queueInfoOf,
+  queueGaugesOf,
   queueStatsOf,
   toDate,
   type Row,
@@ -591,6 +593,12 @@ export class SqlStore implements Store {
   async queueStats(): Promise<QueueStats[]> {
     const db = await this.db();
     return (await db.query<Row>(this.sql.queue_stats)).map(queueStatsOf);
+  }
+
+  /** {@inheritDoc Store.queueGauges} */
+  async queueGauges(): Promise<QueueGauges[]> {
+    const db = await this.db();
+    return (await db.query<Row>(this.sql.queue_gauges)).map(queueGaugesOf);
   }
 
   async metricBuckets(since: Date): Promise<MetricBucket[]> {

@@ -1,0 +1,191 @@
+/**
+ * Turns what the engine does into metrics: it listens to the engine's own events (and takes the
+ * claim and settle batch sizes the worker reports), keeps every tag within its budget, and hands
+ * the figures to its sinks — the OpenTelemetry instruments always, the Prometheus registry once
+ * one is asked for. Gauges are observations read when a sink collects: the runs of this process,
+ * its circuits, and what the queues hold (one store query, cached for a second).
+ */
+import { errorClassOf } from '../../job/fingerprint.js';
+import type { FailureReason } from '../../job/state.js';
+import type { CircuitStats } from '../../runtime/circuit-breaker.js';
+import type { ChokaQEvents, JobEventBase } from '../../runtime/events.js';
+import type { QueueGauges } from '../../storage/model.js';
+import { EVENT_METRICS, OBSERVED_METRICS, type MetricSpec } from './catalogue.js';
+import { tagBudgets, type TagBudgets } from './tag-budget.js';
+
+/** Tag values by tag name, within their budgets. */
+export type Tags = Readonly<Record<string, string>>;
+
+/** Where figures go. */
+export interface MetricSink {
+  /** Adds `value` to a counter. */
+  add(spec: MetricSpec, value: number, tags: Tags): void;
+  /** Records one value of a histogram. */
+  record(spec: MetricSpec, value: number, tags: Tags): void;
+}
+
+/** One gauge value, read at collection time. */
+export interface Observation {
+  spec: MetricSpec;
+  value: number;
+  tags: Tags;
+}
+
+/** What the recorder reads for its gauges. */
+export interface GaugeSource {
+  /** Queue names of the handlers running in this process, one per run. */
+  runningQueues(): Iterable<string>;
+  circuits(): CircuitStats[];
+  queueGauges(): Promise<QueueGauges[]>;
+}
+
+/** Reasons of deaths that are not a failing handler (the run was stopped or lost). */
+const NOT_A_FAILURE: ReadonlySet<FailureReason> = new Set([
+  'Cancelled',
+  'Zombie',
+  'HeartbeatFailure',
+]);
+
+/** Value of `chokaq.circuits.state` per state. */
+const CIRCUIT_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+/** How long one read of the queue gauges serves further collections, in ms. */
+const GAUGE_CACHE_MS = 1000;
+
+/** Records the metrics of one ChokaQ instance. */
+export class MetricsRecorder {
+  private readonly sinks: MetricSink[] = [];
+  private readonly budgets: TagBudgets;
+  private readonly now: () => number;
+  private gaugeRead: { at: number; result: Promise<QueueGauges[]> } | undefined;
+
+  constructor(
+    events: ChokaQEvents,
+    private readonly source: GaugeSource,
+    options: { budgets?: TagBudgets; now?: () => number } = {},
+  ) {
+    this.budgets = options.budgets ?? tagBudgets();
+    this.now = options.now ?? Date.now;
+    this.listen(events);
+  }
+
+  /** Sends every later figure to `sink` too. */
+  addSink(sink: MetricSink): void {
+    this.sinks.push(sink);
+  }
+
+  /** A claim returned `count` jobs. */
+  claimed(count: number): void {
+    this.record(EVENT_METRICS.claimBatch, count, {});
+  }
+
+  /** A settle batch wrote `count` settlements. */
+  settled(count: number): void {
+    this.record(EVENT_METRICS.settleBatch, count, {});
+  }
+
+  /** The gauges' current values. */
+  async observe(): Promise<Observation[]> {
+    const out: Observation[] = [];
+    const running = new Map<string, number>();
+    for (const queue of this.source.runningQueues()) {
+      const tag = this.budgets.queue.value(queue);
+      running.set(tag, (running.get(tag) ?? 0) + 1);
+    }
+    for (const [queue, value] of running)
+      out.push({ spec: OBSERVED_METRICS.active, value, tags: { queue } });
+    for (const circuit of this.source.circuits()) {
+      out.push({
+        spec: OBSERVED_METRICS.circuitState,
+        value: CIRCUIT_STATE_VALUE[circuit.state],
+        tags: { type: this.budgets.type.value(circuit.key) },
+      });
+    }
+    for (const gauge of await this.queueGauges()) {
+      const tags = { queue: this.budgets.queue.value(gauge.queue) };
+      const lag =
+        gauge.oldestDueAt === null ? 0 : gauge.readAt.getTime() - gauge.oldestDueAt.getTime();
+      out.push(
+        { spec: OBSERVED_METRICS.due, value: gauge.due, tags },
+        { spec: OBSERVED_METRICS.scheduled, value: gauge.scheduled, tags },
+        { spec: OBSERVED_METRICS.running, value: gauge.fetched + gauge.processing, tags },
+        { spec: OBSERVED_METRICS.deadSize, value: gauge.dead, tags },
+        { spec: OBSERVED_METRICS.lag, value: Math.max(0, lag), tags },
+      );
+    }
+    return out;
+  }
+
+  /** The queue gauges, read at most once a second however many sinks collect. */
+  private queueGauges(): Promise<QueueGauges[]> {
+    const now = this.now();
+    if (this.gaugeRead === undefined || now - this.gaugeRead.at >= GAUGE_CACHE_MS) {
+      const result = this.source.queueGauges();
+      // A failed read is not cached: the next collection tries again.
+      result.catch(() => (this.gaugeRead = undefined));
+      this.gaugeRead = { at: now, result };
+    }
+    return this.gaugeRead.result;
+  }
+
+  private listen(events: ChokaQEvents): void {
+    events.on('job:enqueued', (e) => {
+      if (e.created) this.add(EVENT_METRICS.enqueued, 1, this.jobTags(e));
+    });
+    events.on('job:started', (e) => {
+      const tags = this.jobTags(e);
+      this.add(EVENT_METRICS.started, 1, tags);
+      this.record(EVENT_METRICS.queueLag, e.queueLagMs, tags);
+    });
+    events.on('job:succeeded', (e) => {
+      const tags = this.jobTags(e);
+      this.add(EVENT_METRICS.completed, 1, tags);
+      this.record(EVENT_METRICS.duration, e.durationMs, tags);
+    });
+    events.on('job:retrying', (e) => {
+      const tags = this.jobTags(e);
+      this.add(EVENT_METRICS.retried, 1, tags);
+      if (!e.lost) this.failed(tags, e.error);
+    });
+    events.on('job:dead', (e) => {
+      const tags = this.jobTags(e);
+      this.add(EVENT_METRICS.dead, 1, { ...tags, reason: this.budgets.reason.value(e.reason) });
+      if (!NOT_A_FAILURE.has(e.reason)) this.failed(tags, e.error);
+    });
+    events.on('job:conflict', (e) => {
+      this.add(EVENT_METRICS.conflicts, 1, {
+        ...this.jobTags(e),
+        transition: this.budgets.reason.value(e.step),
+      });
+    });
+    events.on('worker:error', (e) => {
+      if (e.where === 'heartbeat') this.add(EVENT_METRICS.heartbeatFailures, 1, {});
+    });
+    events.on('circuit:changed', (e) => {
+      this.add(EVENT_METRICS.circuitEvents, 1, {
+        type: this.budgets.type.value(e.key),
+        state: this.budgets.reason.value(e.state),
+        event: this.budgets.reason.value(e.event),
+      });
+    });
+  }
+
+  private failed(tags: Tags, error: string): void {
+    this.add(EVENT_METRICS.failed, 1, {
+      ...tags,
+      error: this.budgets.error.value(errorClassOf(error)),
+    });
+  }
+
+  private jobTags(e: JobEventBase): Tags {
+    return { queue: this.budgets.queue.value(e.queue), type: this.budgets.type.value(e.type) };
+  }
+
+  private add(spec: MetricSpec, value: number, tags: Tags): void {
+    for (const sink of this.sinks) sink.add(spec, value, tags);
+  }
+
+  private record(spec: MetricSpec, value: number, tags: Tags): void {
+    for (const sink of this.sinks) sink.record(spec, value, tags);
+  }
+}

@@ -1,0 +1,54 @@
+-- Purpose: per queue (every queues row, ordered by name): pending jobs due now and scheduled for
+--   later, fetched and processing jobs, DLQ size, and when the longest-waiting due job became due.
+--   For metrics scrapes and health checks, so it never reads the archive: pending rows are
+--   counted on jobs_hot_fetch_idx, active ones on jobs_hot_active_idx, the DLQ from the error-group
+--   summary. The oldest due job is found without reading every pending row: per queue, a walk over
+--   the distinct priorities of the fetch index (one probe per priority), then the first run_at of
+--   each priority.
+-- Parameters: none.
+-- Locking: none (reads).
+WITH pending AS (
+  SELECT queue, count(*) FILTER (WHERE run_at <= now()) AS due,
+         count(*) FILTER (WHERE run_at > now()) AS scheduled
+  FROM :SCHEMA.jobs_hot
+  WHERE status = :PENDING
+  GROUP BY queue
+),
+active AS (
+  SELECT queue, count(*) FILTER (WHERE status = :FETCHED) AS fetched,
+         count(*) FILTER (WHERE status = :PROCESSING) AS processing
+  FROM :SCHEMA.jobs_hot
+  WHERE status IN (:FETCHED, :PROCESSING)
+  GROUP BY queue
+),
+dead AS (
+  SELECT queue, sum(dead_count) AS dead FROM :SCHEMA.dlq_error_groups GROUP BY queue
+)
+SELECT q.name AS queue, coalesce(p.due, 0) AS due, coalesce(p.scheduled, 0) AS scheduled,
+       coalesce(a.fetched, 0) AS fetched, coalesce(a.processing, 0) AS processing,
+       coalesce(d.dead, 0) AS dead,
+       CASE WHEN o.first_run_at <= now() THEN o.first_run_at END AS oldest_due_at,
+       now() AS read_at
+FROM :SCHEMA.queues q
+LEFT JOIN pending p ON p.queue = q.name
+LEFT JOIN active a ON a.queue = q.name
+LEFT JOIN dead d ON d.queue = q.name
+LEFT JOIN LATERAL (
+  WITH RECURSIVE levels(priority) AS (
+    (SELECT h.priority FROM :SCHEMA.jobs_hot h
+     WHERE h.queue = q.name AND h.status = :PENDING
+     ORDER BY h.priority DESC LIMIT 1)
+    UNION ALL
+    SELECT (SELECT h.priority FROM :SCHEMA.jobs_hot h
+            WHERE h.queue = q.name AND h.status = :PENDING AND h.priority < l.priority
+            ORDER BY h.priority DESC LIMIT 1)
+    FROM levels l
+    WHERE l.priority IS NOT NULL
+  )
+  SELECT min((SELECT h.run_at FROM :SCHEMA.jobs_hot h
+              WHERE h.queue = q.name AND h.status = :PENDING AND h.priority = l.priority
+              ORDER BY h.run_at LIMIT 1)) AS first_run_at
+  FROM levels l
+  WHERE l.priority IS NOT NULL
+) o ON true
+ORDER BY q.name

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { EVENT_METRICS, type MetricSpec } from '../../src/observability/metrics/catalogue.js';
+import { prometheusName } from '../../src/observability/metrics/prometheus-sink.js';
+import {
+  MetricsRecorder,
+  type MetricSink,
+  type Tags,
+} from '../../src/observability/metrics/recorder.js';
+import { TagBudget, tagBudgets } from '../../src/observability/metrics/tag-budget.js';
+import { silentLogger } from '../../src/index.js';
+import { ChokaQEvents } from '../../src/runtime/events.js';
+
+/** A sink that keeps every figure. */
+class ListSink implements MetricSink {
+  readonly added: { name: string; value: number; tags: Tags }[] = [];
+  readonly recorded: { name: string; value: number; tags: Tags }[] = [];
+  add(spec: MetricSpec, value: number, tags: Tags): void {
+    this.added.push({ name: spec.name, value, tags });
+  }
+  record(spec: MetricSpec, value: number, tags: Tags): void {
+    this.recorded.push({ name: spec.name, value, tags });
+  }
+}
+
+const noGauges = {
+  runningQueues: () => [],
+  circuits: () => [],
+  queueGauges: () => Promise.resolve([]),
+};
+
+describe('tag budgets', () => {
+  it('let the first N distinct values through, then report other; trim, cut and name blanks', () => {
+    const budget = new TagBudget(2);
+    expect(budget.value(' emails ')).toBe('emails');
+    expect(budget.value('reports')).toBe('reports');
+    expect(budget.value('third')).toBe('other');
+    expect(budget.value('emails')).toBe('emails');
+    expect(budget.value('   ')).toBe('unknown');
+    expect(new TagBudget(5).value('x'.repeat(300))).toHaveLength(128);
+  });
+});
+
+describe('metrics recorder', () => {
+  it('keeps each tag family within its budget', () => {
+    const events = new ChokaQEvents(silentLogger);
+    const recorder = new MetricsRecorder(events, noGauges, {
+      budgets: tagBudgets({ queue: 1, type: 1, error: 1, reason: 1 }),
+    });
+    const sink = new ListSink();
+    recorder.addSink(sink);
+    const base = { attempt: 1, delayMs: 0, lost: false };
+    events.emit('job:retrying', {
+      id: '1',
+      queue: 'a',
+      type: 't1',
+      ...base,
+      error: 'TypeError: x',
+    });
+    events.emit('job:retrying', {
+      id: '2',
+      queue: 'b',
+      type: 't2',
+      ...base,
+      error: 'RangeError: y',
+    });
+    events.emit('job:dead', {
+      id: '3',
+      queue: 'a',
+      type: 't1',
+      attempt: 1,
+      reason: 'Fatal',
+      error: 'E',
+    });
+    events.emit('job:dead', {
+      id: '4',
+      queue: 'a',
+      type: 't1',
+      attempt: 1,
+      reason: 'Timeout',
+      error: 'E',
+    });
+    const failed = sink.added.filter((f) => f.name === EVENT_METRICS.failed.name);
+    expect(failed.map((f) => f.tags)).toEqual([
+      { queue: 'a', type: 't1', error: 'TypeError' },
+      { queue: 'other', type: 'other', error: 'other' },
+      { queue: 'a', type: 't1', error: 'other' },
+      { queue: 'a', type: 't1', error: 'other' },
+    ]);
+    const dead = sink.added.filter((f) => f.name === EVENT_METRICS.dead.name);
+    expect(dead.map((f) => f.tags.reason)).toEqual(['Fatal', 'other']);
+  });
+
+  it('counts a refunded (lost) run as retried, not failed; a cancel or zombie death is no failure', () => {
+    const events = new ChokaQEvents(silentLogger);
+    const recorder = new MetricsRecorder(events, noGauges);
+    const sink = new ListSink();
+    recorder.addSink(sink);
+    const job = { id: '1', queue: 'q', type: 't', attempt: 1 };
+    events.emit('job:retrying', { ...job, delayMs: 0, error: 'Worker shutdown', lost: true });
+    events.emit('job:dead', { ...job, reason: 'Cancelled', error: 'Cancelled by x' });
+    events.emit('job:dead', { ...job, reason: 'Zombie', error: 'no heartbeat' });
+    const names = sink.added.map((f) => f.name);
+    expect(names).toEqual([
+      EVENT_METRICS.retried.name,
+      EVENT_METRICS.dead.name,
+      EVENT_METRICS.dead.name,
+    ]);
+  });
+
+  it('reads the queue gauges at most once a second however often it is observed', async () => {
+    let reads = 0;
+    let now = 0;
+    const recorder = new MetricsRecorder(
+      new ChokaQEvents(silentLogger),
+      {
+        ...noGauges,
+        queueGauges: () => {
+          reads += 1;
+          return Promise.resolve([]);
+        },
+      },
+      { now: () => now },
+    );
+    await recorder.observe();
+    await recorder.observe();
+    now = 999;
+    await recorder.observe();
+    expect(reads).toBe(1);
+    now = 1000;
+    await recorder.observe();
+    expect(reads).toBe(2);
+  });
+});
+
+describe('Prometheus names', () => {
+  it('end counters in _total and report times in seconds', () => {
+    expect(prometheusName(EVENT_METRICS.completed)).toBe('chokaq_jobs_completed_total');
+    expect(prometheusName(EVENT_METRICS.duration)).toBe('chokaq_jobs_processing_duration_seconds');
+    expect(prometheusName(EVENT_METRICS.claimBatch)).toBe('chokaq_worker_claim_batch_size');
+  });
+});
+
+describe('docs/observability.md', () => {
+  it('lists every metric by its OpenTelemetry name', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { ALL_METRICS } = await import('../../src/observability/metrics/catalogue.js');
+    const doc = await readFile(new URL('../../docs/observability.md', import.meta.url), 'utf8');
+    for (const spec of ALL_METRICS) expect(doc).toContain(`\`${spec.name}\``);
+  });
+});
