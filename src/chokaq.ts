@@ -28,9 +28,10 @@ import { AuditApi, Auditor, checkReason } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { JobsApi } from './operator/jobs-api.js';
-import { MetricsApi } from './observability/metrics/metrics-api.js';
-import { OtelSink } from './observability/metrics/otel-sink.js';
-import { MetricsRecorder } from './observability/metrics/recorder.js';
+import { HealthApi } from './monitoring/health/health-api.js';
+import { MetricsApi } from './monitoring/metrics/metrics-api.js';
+import { OtelSink } from './monitoring/metrics/otel-sink.js';
+import { MetricsRecorder } from './monitoring/metrics/recorder.js';
 import { packageVersion } from './version.js';
 import {
   checkActor,
@@ -117,6 +118,8 @@ export class ChokaQ {
   readonly audit: AuditApi;
   /** The Prometheus endpoint of this instance's metrics (see docs/observability.md). */
   readonly metrics: MetricsApi;
+  /** Liveness and readiness checks, as functions and as a `(req, res)` handler. */
+  readonly health: HealthApi;
   private readonly auditor: Auditor;
   private readonly registry: JobRegistry;
   private state: 'new' | 'started' | 'stopped' = 'new';
@@ -170,6 +173,21 @@ export class ChokaQ {
     this.audit = new AuditApi(storage, this.open);
     const recorder = this.config.telemetry.metrics ? this.metricsRecorder() : undefined;
     this.metrics = new MetricsApi(recorder);
+    this.health = new HealthApi({
+      settings: this.config.health,
+      clock: this.config.clock,
+      roundTrip: async () => {
+        await this.open();
+        return storage.now();
+      },
+      queueGauges: async () => {
+        await this.open();
+        return storage.queueGauges();
+      },
+      worker: () => this.engine.workerHealth(),
+      // A process without a worker works no queue, so no backlog makes it unready.
+      servedQueues: this.config.worker ? this.config.workerQueues : [],
+    });
     const { workerQueues } = this.config;
     this.engine = new Engine({
       // Every worker also runs bulk actions, whichever queues it serves.

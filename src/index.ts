@@ -13,7 +13,10 @@ export type {
 } from './enqueue/options.js';
 export type { ChokaQOptions, QueueSettings } from './config/options.js';
 export type { TelemetryOptions } from './config/telemetry.js';
-export type { MetricsApi } from './observability/metrics/metrics-api.js';
+export type { MetricsApi } from './monitoring/metrics/metrics-api.js';
+export type { HealthApi, HealthReport } from './monitoring/health/health-api.js';
+export type { CheckResult, HealthStatus } from './monitoring/health/checks.js';
+export type { HealthOptions } from './config/health.js';
 export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
 export type { JobsApi, PendingJobEdit } from './operator/jobs-api.js';

@@ -11,6 +11,7 @@ import type { Middleware } from '../runtime/middleware.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
+import type { HealthOptions } from './health.js';
 import type { TelemetryOptions } from './telemetry.js';
 
 /** Per-queue settings applied when ChokaQ starts. */
@@ -30,6 +31,10 @@ export interface QueueSettings {
    * seconds, more than `heartbeatInterval`. Default: `zombieTimeout`.
    */
   zombieTimeout?: Duration;
+  /** `chokaq_queue_saturation` is degraded past this lag of the queue. Default: `health.lagDegraded`. */
+  lagDegraded?: Duration;
+  /** … and unhealthy past this one. Default: `health.lagUnhealthy`. */
+  lagUnhealthy?: Duration;
 }
 
 /** Options of `new ChokaQ(options)`. Unknown option names are an error. */
@@ -111,4 +116,6 @@ export interface ChokaQOptions {
   clock?: Clock;
   /** Metrics on or off, and the OpenTelemetry providers to use. Default: metrics on, global providers. */
   telemetry?: TelemetryOptions;
+  /** When the health checks turn degraded or unhealthy (`chokaq.health`). */
+  health?: HealthOptions;
 }

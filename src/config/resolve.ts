@@ -22,6 +22,7 @@ import {
 } from '../util/check.js';
 import { checkClock, systemClock } from '../util/clock.js';
 import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
+import { resolveHealth } from './health.js';
 import { resolveTelemetry } from './telemetry.js';
 import type { ChokaQOptions, QueueSettings } from './options.js';
 
@@ -65,12 +66,15 @@ const OPTION_KEYS = [
   'logger',
   'clock',
   'telemetry',
+  'health',
 ] as const satisfies readonly (keyof ChokaQOptions)[];
 
 const QUEUE_KEYS = [
   'maxWorkers',
   'timeout',
   'zombieTimeout',
+  'lagDegraded',
+  'lagUnhealthy',
 ] as const satisfies readonly (keyof QueueSettings)[];
 
 /** A duration that a timer waits on: 1 ms up to what `setTimeout` can wait. */
@@ -151,6 +155,7 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
     logger: options.logger === undefined ? consoleLogger() : checkLogger(options.logger, 'logger'),
     clock: options.clock === undefined ? systemClock : checkClock(options.clock, 'clock'),
     telemetry: resolveTelemetry(options.telemetry),
+    health: resolveHealth(options.health, options.queues),
   };
 }
 

@@ -1,6 +1,7 @@
 /** The `telemetry` option of `new ChokaQ`: metrics on or off, and the OpenTelemetry providers. */
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { ChokaQError } from '../errors.js';
+import type { TelemetrySettings } from '../runtime/settings.js';
 import { checkBoolean, checkOptions, describeValue, hasMethods } from '../util/check.js';
 
 /** Where ChokaQ's metrics and spans go (docs/observability.md). */
@@ -17,13 +18,6 @@ export interface TelemetryOptions {
   meterProvider?: MeterProvider;
   /** Where the run spans go. Default: the global TracerProvider of `@opentelemetry/api`. */
   tracerProvider?: TracerProvider;
-}
-
-/** {@link TelemetryOptions} checked, with defaults applied. */
-export interface TelemetrySettings {
-  metrics: boolean;
-  meterProvider: MeterProvider | undefined;
-  tracerProvider: TracerProvider | undefined;
 }
 
 const TELEMETRY_KEYS = ['metrics', 'meterProvider', 'tracerProvider'] as const;

@@ -1,6 +1,7 @@
 import type { JobRegistry } from '../job/registry.js';
 import type { CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
+import { EventLoopProbe } from './loop-probe.js';
 import { ActiveRuns } from './active-runs.js';
 import { CircuitBreakers } from './circuit-breaker.js';
 import { Completer } from './completer.js';
@@ -13,6 +14,22 @@ import { Worker } from './worker.js';
 
 /** How long `stop()` waits for aborted handlers to return before giving up on them, in ms. */
 const ABORT_WAIT_MS = 5000;
+
+/** The worker's state for the `chokaq_worker` health check. */
+export type WorkerHealth =
+  | { state: 'off' | 'not-started' | 'stopped' }
+  | {
+      state: 'running';
+      /** Why the claim loop ended unexpectedly; `undefined` while it runs. */
+      loopFailure: unknown;
+      /** When the claim in flight was sent (clock ms), or `null`. */
+      claimSentAt: number | null;
+      stopping: boolean;
+      /** The longest event-loop stall of the last minute, in ms. */
+      worstLoopDelayMs: number;
+      concurrency: number;
+      running: number;
+    };
 
 /** What an {@link Engine} is made of. */
 export interface EngineOptions {
@@ -36,6 +53,8 @@ export class Engine {
   private readonly executor: Executor;
   private readonly circuits: CircuitBreakers | undefined;
   private worker: Worker | undefined;
+  private readonly loopProbe: EventLoopProbe;
+  private stopped = false;
   private heartbeater: Heartbeater | undefined;
   private rescuer: Rescuer | undefined;
 
@@ -43,6 +62,7 @@ export class Engine {
     const { settings, registry, events } = options;
     this.settings = settings;
     const { storage, logger, clock } = settings;
+    this.loopProbe = new EventLoopProbe(clock, 2 * settings.health.stallTimeoutMs);
     const observer = options.observer;
     this.completer = new Completer({
       store: storage,
@@ -82,6 +102,21 @@ export class Engine {
     return this.worker?.running ?? 0;
   }
 
+  /** What the `chokaq_worker` health check reads. */
+  workerHealth(): WorkerHealth {
+    if (!this.settings.worker) return { state: 'off' };
+    if (this.stopped) return { state: 'stopped' };
+    const worker = this.worker;
+    if (worker === undefined) return { state: 'not-started' };
+    return {
+      state: 'running',
+      ...worker.liveness(),
+      worstLoopDelayMs: this.loopProbe.worstDelayMs(),
+      concurrency: worker.concurrency,
+      running: worker.running,
+    };
+  }
+
   /** The queue of every handler running in this process, one entry per run. */
   *runningQueues(): Iterable<string> {
     for (const run of this.runs.all()) yield run.job.queue;
@@ -109,6 +144,7 @@ export class Engine {
       });
     }
     if (!settings.worker) return;
+    this.loopProbe.start();
     this.startMaintenance();
     const { storage, logger, clock } = settings;
     this.worker = new Worker({
@@ -199,6 +235,8 @@ export class Engine {
    */
   async stop(): Promise<void> {
     const { settings } = this;
+    this.stopped = true;
+    this.loopProbe.stop();
     await this.rescuer?.stop();
     if (this.worker) {
       const stillRunning = await this.worker.stop(settings.shutdownGraceMs);

@@ -1,4 +1,4 @@
-import type { TelemetrySettings } from '../config/telemetry.js';
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { CircuitPolicy } from '../job/circuit-policy.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { RetryPolicy } from '../job/retry.js';
@@ -7,6 +7,28 @@ import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { PipeHandler } from './executor.js';
 import type { Middleware } from './middleware.js';
+
+/** The `telemetry` option checked, with defaults applied. */
+export interface TelemetrySettings {
+  metrics: boolean;
+  meterProvider: MeterProvider | undefined;
+  tracerProvider: TracerProvider | undefined;
+}
+
+/** Lag thresholds of one queue, in ms. */
+export interface LagThresholds {
+  degradedMs: number;
+  unhealthyMs: number;
+}
+
+/** The `health` option checked, in ms. */
+export interface HealthSettings {
+  dbTimeoutMs: number;
+  stallTimeoutMs: number;
+  lag: LagThresholds;
+  /** Per-queue lag thresholds (`queues.<name>.lagDegraded` / `lagUnhealthy`), by queue name. */
+  queueLag: Readonly<Record<string, LagThresholds>>;
+}
 
 /** Per-queue settings the engine applies at start. */
 export interface QueueStartSettings {
@@ -51,4 +73,5 @@ export interface EngineSettings {
   logger: Logger;
   clock: Clock;
   telemetry: TelemetrySettings;
+  health: HealthSettings;
 }

@@ -70,6 +70,10 @@ export class Worker {
   private waitingForSlots = false;
   /** Finished runs keeping their slot until enough settlements are written. */
   private holding = 0;
+  /** When the claim in flight was sent (`null`: none), for the health check. */
+  private claimSentAt: number | null = null;
+  /** Why the claim loop ended while the worker was not stopping; `undefined` while it runs. */
+  private loopFailure: unknown;
 
   constructor(private readonly options: WorkerOptions) {
     this.slots = new Slots(options.concurrency);
@@ -126,7 +130,24 @@ export class Worker {
         });
       }
     }
-    this.loop = this.fetchLoop();
+    this.loop = this.fetchLoop().catch((error: unknown) => {
+      // Every expected failure is handled inside the loop; this one is a bug, and the health
+      // check reports it.
+      this.loopFailure = error ?? new Error('claim loop failed');
+      this.options.logger.error('claim loop ended unexpectedly', { error: String(error) });
+    });
+  }
+
+  /**
+   * What the health check asks: whether the claim loop died, and since when (ms on the clock) the
+   * claim in flight has been waiting for the store, if one is.
+   */
+  liveness(): { loopFailure: unknown; claimSentAt: number | null; stopping: boolean } {
+    return {
+      loopFailure: this.loopFailure,
+      claimSentAt: this.claimSentAt,
+      stopping: this.stopping,
+    };
   }
 
   /** Changes the number of concurrent jobs at once; shrinking never interrupts running jobs. */
@@ -190,10 +211,13 @@ export class Worker {
       let claimed: HotJob[];
       try {
         this.paused.peek(); // keeps the list fresh, in the background
+        this.claimSentAt = this.options.clock.now();
         claimed = await store.claim({ workerId, limit: room, queues, types, startCount: reserved });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
+        this.claimSentAt = null;
         this.options.onClaim?.(claimed.length);
       } catch (error) {
+        this.claimSentAt = null;
         for (let i = 0; i < reserved; i++) this.slots.release();
         logger.warn('claim failed; backing off', { delayMs: errorBackoff, error: String(error) });
         events.emit('worker:error', { where: 'claim', error });

@@ -217,6 +217,9 @@ export interface QueueStats {
  */
 export interface QueueGauges {
   queue: string;
+  /** The queue's controls: a paused or inactive queue is not claimed. */
+  paused: boolean;
+  active: boolean;
   /** Pending jobs that are due (runAt ≤ now). */
   due: number;
   /** Pending jobs scheduled for later. */

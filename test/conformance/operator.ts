@@ -255,6 +255,8 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const byQueue = new Map(gauges.map((g) => [g.queue, g]));
       expect(gauges.map((g) => g.queue)).toEqual([...gauges.map((g) => g.queue)].sort());
       expect(byQueue.get('gauge')).toMatchObject({
+        paused: false,
+        active: true,
         due: 3,
         scheduled: 1,
         fetched: 0,
@@ -274,11 +276,12 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       expect(read.getTime()).toBeGreaterThanOrEqual((await hot(low.id)).runAt.getTime());
     });
 
-    it('reads nothing due for a queue whose only pending job is scheduled later', async () => {
+    it('reads nothing due for a queue whose only pending job is scheduled later, and its pause', async () => {
       const store = ctx.store();
       await store.enqueue([newJob({ queue: 'gauge-later', delayMs: 3_600_000 })]);
+      await store.updateQueue('gauge-later', { paused: true });
       const gauge = (await store.queueGauges()).find((g) => g.queue === 'gauge-later');
-      expect(gauge).toMatchObject({ due: 0, scheduled: 1, oldestDueAt: null });
+      expect(gauge).toMatchObject({ paused: true, due: 0, scheduled: 1, oldestDueAt: null });
     });
   });
 

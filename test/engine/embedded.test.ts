@@ -4,6 +4,7 @@ import { embedded } from '../../src/storage/embedded/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { uniqueSchema } from '../helpers/pg.js';
 import { describeBulk } from './bulk.js';
+import { describeHealth } from './health.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -37,3 +38,4 @@ const factory: EngineStoreFactory = {
 describeEngine('embedded', factory);
 describeBulk('embedded', factory);
 describeMetrics('embedded', factory);
+describeHealth('embedded', factory);

@@ -1,5 +1,6 @@
 import { memory } from '../../src/index.js';
 import { describeBulk } from './bulk.js';
+import { describeHealth } from './health.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -12,3 +13,4 @@ const factory: EngineStoreFactory = {
 describeEngine('memory', factory);
 describeBulk('memory', factory);
 describeMetrics('memory', factory);
+describeHealth('memory', factory);

@@ -3,6 +3,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { describeBulk } from './bulk.js';
+import { describeHealth } from './health.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -33,3 +34,4 @@ const factory: EngineStoreFactory = {
 describeEngine('postgres', factory);
 describeBulk('postgres', factory);
 describeMetrics('postgres', factory);
+describeHealth('postgres', factory);

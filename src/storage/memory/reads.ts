@@ -138,6 +138,8 @@ export function queueGaugesOf(tables: Tables, now: Date): QueueGauges[] {
   for (const queue of sortedQueues(tables)) {
     gauges.set(queue.name, {
       queue: queue.name,
+      paused: queue.paused,
+      active: queue.active,
       due: 0,
       scheduled: 0,
       fetched: 0,

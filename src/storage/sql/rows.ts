@@ -227,6 +227,8 @@ export function queueStatsOf(row: Row): QueueStats {
 export function queueGaugesOf(row: Row): QueueGauges {
   return {
     queue: toStr(row.queue),
+    paused: row.paused === true,
+    active: row.active === true,
     due: toNumber(row.due),
     scheduled: toNumber(row.scheduled),
     fetched: toNumber(row.fetched),

@@ -1,6 +1,6 @@
--- Purpose: per queue (every queues row, ordered by name): pending jobs due now and scheduled for
---   later, fetched and processing jobs, DLQ size, and when the longest-waiting due job became due.
---   For metrics scrapes and health checks, so it never reads the archive: pending rows are
+-- Purpose: per queue (every queues row, ordered by name): its controls, pending jobs due now and
+--   scheduled for later, fetched and processing jobs, DLQ size, and when the longest-waiting due
+--   job became due. For metrics scrapes and health checks, so it never reads the archive: pending rows are
 --   counted on jobs_hot_fetch_idx, active ones on jobs_hot_active_idx, the DLQ from the error-group
 --   summary. The oldest due job is found without reading every pending row: per queue, a walk over
 --   the distinct priorities of the fetch index (one probe per priority), then the first run_at of
@@ -24,7 +24,7 @@ active AS (
 dead AS (
   SELECT queue, sum(dead_count) AS dead FROM :SCHEMA.dlq_error_groups GROUP BY queue
 )
-SELECT q.name AS queue, coalesce(p.due, 0) AS due, coalesce(p.scheduled, 0) AS scheduled,
+SELECT q.name AS queue, q.is_paused AS paused, q.is_active AS active, coalesce(p.due, 0) AS due, coalesce(p.scheduled, 0) AS scheduled,
        coalesce(a.fetched, 0) AS fetched, coalesce(a.processing, 0) AS processing,
        coalesce(d.dead, 0) AS dead,
        CASE WHEN o.first_run_at <= now() THEN o.first_run_at END AS oldest_due_at,

@@ -1,0 +1,189 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ChokaQ, defineJob, silentLogger, type ChokaQOptions } from '../../src/index.js';
+import type { Store } from '../../src/storage/store.js';
+import { waitFor } from '../helpers/wait.js';
+import type { EngineStoreFactory } from './suite.js';
+
+const slowJob = defineJob({
+  type: 'health.work.v1',
+  queue: 'health',
+  handle: () => Promise.resolve(),
+});
+
+/** Busy-waits `ms` on the event loop, as a synchronous handler would. */
+function blockEventLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // spin
+  }
+}
+
+/** Health checks of a running engine on every provider. */
+export function describeHealth(name: string, factory: EngineStoreFactory): void {
+  describe(`health on ${name}`, () => {
+    const engines: ChokaQ[] = [];
+    let available = true;
+
+    beforeAll(async () => {
+      available = factory.available ? await factory.available() : true;
+    });
+
+    beforeEach((context) => {
+      if (!available) context.skip(`${name} storage is not available`);
+    });
+
+    afterEach(async () => {
+      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
+    });
+
+    function engineOn(storage: Store, options: Omit<ChokaQOptions, 'storage'>): ChokaQ {
+      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
+      engines.push(chokaq);
+      return chokaq;
+    }
+
+    const statuses = (report: { checks: { name: string; status: string }[] }) =>
+      Object.fromEntries(report.checks.map((check) => [check.name, check.status]));
+
+    it('is ready with every check ok once started; not live before start', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [slowJob] });
+      expect((await chokaq.health.live()).status).toBe('unhealthy');
+      await chokaq.start();
+      const ready = await chokaq.health.ready();
+      expect(ready.status).toBe('ok');
+      expect(statuses(ready)).toEqual({
+        chokaq_db: 'ok',
+        chokaq_worker: 'ok',
+        chokaq_queue_saturation: 'ok',
+      });
+      expect(typeof ready.checks[0]?.data.latencyMs).toBe('number');
+      expect((await chokaq.health.live()).checks.map((c) => c.name)).toEqual(['chokaq_worker']);
+    });
+
+    it('turns degraded, then unhealthy, under a backed-up queue, and recovers when it drains', async () => {
+      const storage = await factory.make();
+      // This process serves the queue but cannot run the type: its jobs stay due.
+      const stuck = engineOn(storage, {
+        jobs: [defineJob({ type: 'health.other.v1', queue: 'health', handle: () => undefined })],
+        health: { lagDegraded: 300, lagUnhealthy: 900 },
+      });
+      await stuck.start();
+      const producer = engineOn(storage, { jobs: [slowJob], worker: false });
+      await producer.enqueue(slowJob, undefined);
+      const degraded = await waitFor(
+        async () => {
+          const report = await stuck.health.ready();
+          return report.status === 'degraded' ? report : undefined;
+        },
+        { timeoutMs: 10_000, message: 'a degraded report' },
+      );
+      expect(statuses(degraded).chokaq_queue_saturation).toBe('degraded');
+      expect(degraded.checks[2]?.data).toMatchObject({ worstQueue: 'health', worstDue: 1 });
+      const unhealthy = await waitFor(
+        async () => {
+          const report = await stuck.health.ready();
+          return report.status === 'unhealthy' ? report : undefined;
+        },
+        { timeoutMs: 10_000, message: 'an unhealthy report' },
+      );
+      expect(unhealthy.checks[2]?.message).toMatch(/^queue health: its oldest due job has waited/);
+      // A paused queue's lag is on purpose.
+      await stuck.queues.pause('health');
+      expect((await stuck.health.ready()).status).toBe('ok');
+      await stuck.queues.resume('health');
+      expect((await stuck.health.ready()).status).toBe('unhealthy');
+      // A worker that knows the type drains it: ready again.
+      const worker = engineOn(storage, { jobs: [slowJob] });
+      await worker.start();
+      await waitFor(async () => (await stuck.health.ready()).status === 'ok', {
+        timeoutMs: 10_000,
+        message: 'ready again',
+      });
+    });
+
+    it('turns unhealthy after the event loop stalled, and live again once the stall is old', async () => {
+      const chokaq = engineOn(await factory.make(), {
+        jobs: [slowJob],
+        health: { stallTimeout: 400 },
+      });
+      await chokaq.start();
+      expect((await chokaq.health.live()).status).toBe('ok');
+      blockEventLoop(700);
+      await waitFor(async () => (await chokaq.health.live()).status === 'unhealthy', {
+        timeoutMs: 2000,
+        message: 'an unhealthy live report after the stall',
+      });
+      const report = await chokaq.health.live();
+      expect(report.checks[0]?.message).toMatch(/^the event loop stalled for \d+ ms lately$/);
+      // The stall stays visible for twice the stall timeout, then the worker is live again.
+      await waitFor(async () => (await chokaq.health.live()).status === 'ok', {
+        timeoutMs: 5000,
+        message: 'live again',
+      });
+    });
+
+    it('is not ready while a claim hangs on the store', async () => {
+      const storage = await factory.make();
+      let hang = false;
+      const claim = storage.claim.bind(storage);
+      storage.claim = (request) => (hang ? new Promise(() => undefined) : claim(request));
+      const chokaq = engineOn(storage, { jobs: [slowJob], health: { stallTimeout: 300 } });
+      await chokaq.start();
+      hang = true;
+      await chokaq.enqueue(slowJob, undefined); // wakes the worker into a claim that never returns
+      const report = await waitFor(
+        async () => {
+          const r = await chokaq.health.ready();
+          return r.checks[1]?.status === 'unhealthy' ? r : undefined;
+        },
+        { timeoutMs: 5000, message: 'the hanging claim to be seen' },
+      );
+      expect(report.checks[1]?.message).toMatch(/^a claim has waited \d+ ms for the store$/);
+      hang = false;
+      // Let the engine stop without waiting on the hung claim's slots: nothing was started.
+      engines.splice(engines.indexOf(chokaq), 1);
+      void chokaq.stop().catch(() => undefined);
+    });
+
+    it('serves /live and /ready over HTTP: 200 when ok, 503 when unhealthy, 404 elsewhere', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [slowJob] });
+      const server = createServer(chokaq.health.handler());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const notStarted = await fetch(`${base}/livez`);
+        expect(notStarted.status).toBe(503);
+        await chokaq.start();
+        const ready = await fetch(`${base}/healthz/ready?verbose=1`);
+        expect(ready.status).toBe(200);
+        expect(ready.headers.get('content-type')).toBe('application/json');
+        const body = (await ready.json()) as { status: string; checks: unknown[] };
+        expect(body.status).toBe('ok');
+        expect(body.checks).toHaveLength(3);
+        expect((await fetch(`${base}/live`)).status).toBe(200);
+        expect((await fetch(`${base}/metrics`)).status).toBe(404);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
+    it('an enqueue-only process is ready whatever the backlog', async () => {
+      const chokaq = engineOn(await factory.make(), {
+        jobs: [slowJob],
+        worker: false,
+        health: { lagDegraded: 1, lagUnhealthy: 1 },
+      });
+      await chokaq.start();
+      await chokaq.enqueue(slowJob, undefined);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const ready = await chokaq.health.ready();
+      expect(statuses(ready)).toEqual({
+        chokaq_db: 'ok',
+        chokaq_worker: 'ok',
+        chokaq_queue_saturation: 'ok',
+      });
+    });
+  });
+}
