@@ -47,6 +47,7 @@ import {
 } from './operator/inputs.js';
 import type { CircuitStats } from './runtime/circuit-breaker.js';
 import { countEvents, type EngineCounters } from './runtime/counters.js';
+import { ClusterEvents } from './runtime/cluster-events.js';
 import { Engine } from './runtime/engine.js';
 import type { EngineSettings } from './runtime/settings.js';
 import { ChokaQEvents, type ChokaQEventMap, type ChokaQEventName } from './runtime/events.js';
@@ -122,6 +123,7 @@ export class ChokaQ {
   readonly health: HealthApi;
   private readonly auditor: Auditor;
   private readonly registry: JobRegistry;
+  private readonly cluster: ClusterEvents | undefined;
   private state: 'new' | 'started' | 'stopped' = 'new';
 
   /** @throws ChokaQError when an option is invalid (see `ChokaQOptions`); the message names it. */
@@ -188,6 +190,19 @@ export class ChokaQ {
       // A process without a worker works no queue, so no backlog makes it unready.
       servedQueues: this.config.worker ? this.config.workerQueues : [],
     });
+    const intervalMs = this.config.clusterEventsIntervalMs;
+    this.cluster =
+      intervalMs === null
+        ? undefined
+        : new ClusterEvents({
+            store: storage,
+            open: this.open,
+            events: this.events,
+            origin: this.config.workerId,
+            clock: this.config.clock,
+            intervalMs,
+            logger: this.config.logger.child('cluster'),
+          });
     const { workerQueues } = this.config;
     this.engine = new Engine({
       // Every worker also runs bulk actions, whichever queues it serves.
@@ -199,6 +214,7 @@ export class ChokaQ {
       events: this.events,
       open: this.open,
       ...(recorder ? { observer: recorder } : {}),
+      beforeClose: () => this.cluster?.stop() ?? Promise.resolve(),
     });
   }
 
@@ -271,6 +287,7 @@ export class ChokaQ {
     if (this.state === 'started') return;
     this.state = 'started';
     await this.engine.start();
+    await this.cluster?.start();
   }
 
   /**

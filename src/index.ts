@@ -61,7 +61,7 @@ export {
   type IdempotencyOutcome,
 } from './idempotency/middleware.js';
 export type { PipeHandler } from './runtime/executor.js';
-export type { ChokaQEventMap, ChokaQEventName } from './runtime/events.js';
+export type { ChokaQEventMap, ChokaQEventName, ClusterActivity } from './runtime/events.js';
 export type { EngineCounters } from './runtime/counters.js';
 export {
   consoleLogger,

@@ -118,4 +118,10 @@ export interface ChokaQOptions {
   telemetry?: TelemetryOptions;
   /** When the health checks turn degraded or unhealthy (`chokaq.health`). */
   health?: HealthOptions;
+  /**
+   * Events across processes (`cluster:activity`, and other processes' `queue:updated` and
+   * `operator:action`): this process's activity is sent through the store once per `interval`
+   * (10 ms – 1 minute). `false` turns them off. Default: on, `{ interval: '250ms' }`.
+   */
+  clusterEvents?: false | { interval?: Duration };
 }

@@ -67,6 +67,7 @@ const OPTION_KEYS = [
   'clock',
   'telemetry',
   'health',
+  'clusterEvents',
 ] as const satisfies readonly (keyof ChokaQOptions)[];
 
 const QUEUE_KEYS = [
@@ -156,7 +157,15 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
     clock: options.clock === undefined ? systemClock : checkClock(options.clock, 'clock'),
     telemetry: resolveTelemetry(options.telemetry),
     health: resolveHealth(options.health, options.queues),
+    clusterEventsIntervalMs: resolveClusterEvents(options.clusterEvents),
   };
+}
+
+/** The interval of `clusterEvents` in ms, or `null` when they are off. */
+function resolveClusterEvents(value: ChokaQOptions['clusterEvents']): number | null {
+  if (value === false) return null;
+  const options = checkOptions(value, 'clusterEvents', ['interval'] as const);
+  return toMs(options.interval ?? '250ms', 'clusterEvents.interval', { min: 10, max: 60_000 });
 }
 
 /** Per-queue start settings and handler timeouts from `options.queues`. */

@@ -40,6 +40,11 @@ export interface EngineOptions {
   open: () => Promise<void>;
   /** Told the size of every claim and settle batch (metrics). Default: none. */
   observer?: { claimed(count: number): void; settled(count: number): void };
+  /**
+   * Runs at stop once every settlement is written, before storage closes (the last cluster
+   * events are sent then). Default: none.
+   */
+  beforeClose?: () => Promise<void>;
 }
 
 /**
@@ -256,6 +261,7 @@ export class Engine {
     // Heartbeats run until the handlers are done, so a long graceful drain is not taken for a zombie.
     await this.heartbeater?.stop();
     await this.completer.drain();
+    await this.options.beforeClose?.();
     await settings.storage.close();
   }
 }

@@ -6,6 +6,24 @@ import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
 import type { CircuitEvent } from './circuit-breaker.js';
 
+/** What one process did in one queue during one interval (`cluster:activity`). */
+export interface ClusterActivity {
+  /** The worker id of the process that did it. */
+  origin: string;
+  /** Whether that process is this one. */
+  local: boolean;
+  queue: string;
+  enqueued: number;
+  started: number;
+  succeeded: number;
+  retried: number;
+  dead: number;
+  /** Ids of the jobs that went to the DLQ (at most 20 per message). */
+  deadIds: string[];
+  /** When the origin sent it, by its clock. */
+  sentAt: Date;
+}
+
 /** Fields every job event carries. */
 export interface JobEventBase {
   id: string;
@@ -46,6 +64,11 @@ export interface ChokaQEventMap {
   'queue:updated': QueueInfo;
   /** Something failed outside a job (fetching, settling); the engine keeps going. */
   'worker:error': { where: string; error: unknown };
+  /**
+   * What one process — another one, or this one (`local`) — did in one queue during one interval
+   * of `clusterEvents` (docs/observability.md). Best effort: re-read what you show.
+   */
+  'cluster:activity': ClusterActivity;
 }
 
 /** Name of a ChokaQ event. */
@@ -67,6 +90,7 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
   'circuit:changed': true,
   'queue:updated': true,
   'worker:error': true,
+  'cluster:activity': true,
 };
 
 /** Every event name, for checking a name given at run time. */

@@ -74,4 +74,6 @@ export interface EngineSettings {
   clock: Clock;
   telemetry: TelemetrySettings;
   health: HealthSettings;
+  /** Interval of the cross-process events in ms; `null` when they are off. */
+  clusterEventsIntervalMs: number | null;
 }

@@ -29,6 +29,9 @@ import type {
   QueueStats,
 } from './model.js';
 
+/** Largest {@link Store.broadcast} message: PostgreSQL's NOTIFY payload limit, with room to spare. */
+export const MAX_BROADCAST_BYTES = 7900;
+
 /** A job to insert, already validated by the caller (see `job/envelope.ts`). */
 export interface NewJob {
   /** Job id, unique among hot rows. */
@@ -261,6 +264,18 @@ export interface Store extends BulkStore {
    * Resolves to an unsubscribe function.
    */
   listen?(onWake: (queue: string) => void): Promise<() => Promise<void>>;
+
+  /**
+   * Sends `message` (at most {@link MAX_BROADCAST_BYTES} of UTF-8) to every subscriber of this
+   * store's data, in every process — this one included. Best effort: a message sent while a
+   * subscriber reconnects is lost, and that subscriber then receives `'*'`.
+   */
+  broadcast(message: string): Promise<void>;
+  /**
+   * Subscribes to {@link Store.broadcast} messages; `'*'` means some may have been missed.
+   * Resolves to an unsubscribe function.
+   */
+  subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
 
   /**
    * Claims due pending jobs: state → fetched with `workerId` and a fresh lease token shared by the

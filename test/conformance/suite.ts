@@ -14,6 +14,7 @@ import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage
 import type { MetricBucket, NewJob, Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
+import { describeBroadcast } from './broadcast.js';
 import { describeEdgeCases } from './edge-cases.js';
 import { describeOperatorQueries } from './operator.js';
 import { describeReliability } from './reliability.js';
@@ -1544,6 +1545,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     // ------------------------------------------ history, error groups, queries (operator.ts)
 
     describeOperatorQueries(context);
+    describeBroadcast(context);
 
     // ------------------------------------------------------------------------ wake and life
 

@@ -1,5 +1,6 @@
 import { memory } from '../../src/index.js';
 import { describeBulk } from './bulk.js';
+import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
@@ -14,3 +15,4 @@ describeEngine('memory', factory);
 describeBulk('memory', factory);
 describeMetrics('memory', factory);
 describeHealth('memory', factory);
+describeClusterEvents('memory', factory);

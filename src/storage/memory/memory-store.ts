@@ -342,6 +342,34 @@ export class MemoryStore implements Store {
     return atomically(() => queueStatsOf(this.tables));
   }
 
+  /** Subscribers of {@link MemoryStore.broadcast}: every ChokaQ sharing this store. */
+  private readonly subscribers = new Set<(message: string) => void>();
+
+  /** {@inheritDoc Store.broadcast} Delivered on a later turn of the event loop, as a network would. */
+  broadcast(message: string): Promise<void> {
+    for (const subscriber of this.subscribers) {
+      setImmediate(() => {
+        if (!this.subscribers.has(subscriber)) return;
+        try {
+          subscriber(message);
+        } catch {
+          // A subscriber's failure is its own (ChokaQ's logs it); the others still get theirs.
+        }
+      });
+    }
+    return Promise.resolve();
+  }
+
+  /** {@inheritDoc Store.subscribe} */
+  subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
+    const subscriber = (message: string): void => onMessage(message);
+    this.subscribers.add(subscriber);
+    return Promise.resolve(() => {
+      this.subscribers.delete(subscriber);
+      return Promise.resolve();
+    });
+  }
+
   /** {@inheritDoc Store.queueGauges} */
   queueGauges(): Promise<QueueGauges[]> {
     return atomically(() => queueGaugesOf(this.tables, this.time()));

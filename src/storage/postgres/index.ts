@@ -86,7 +86,8 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
   let pool: PostgresPool | null = null;
   let ownedPool: pg.Pool | null = null;
   let executor: Executor | null = null;
-  const listeners = new Set<PgListener>();
+  /** One LISTEN connection for every channel of the store, made on the first `listen`. */
+  let listener: PgListener | null = null;
   const onIdleError = (error: Error): void => {
     logger.warn('idle PostgreSQL connection failed', { error: error.message });
   };
@@ -108,22 +109,17 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
       }
       return Promise.resolve(executor);
     },
-    async listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten> {
+    listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten> {
       const config: pg.ClientConfig =
         pool?.options ??
         ('pool' in source ? source.pool.options : { connectionString: source.connectionString });
-      const listener = new PgListener({ client: config, channel, onPayload, logger });
-      listeners.add(listener);
-      await listener.start();
-      return async () => {
-        listeners.delete(listener);
-        await listener.stop();
-      };
+      listener ??= new PgListener({ client: config, logger });
+      return listener.add(channel, onPayload);
     },
     async close(): Promise<void> {
-      const open = [...listeners];
-      listeners.clear();
-      await Promise.all(open.map((listener) => listener.stop()));
+      const open = listener;
+      listener = null;
+      await open?.stop();
       const current = executor;
       executor = null;
       ownedPool?.off('error', onIdleError);

@@ -1,22 +1,20 @@
 /**
- * A dedicated `pg.Client` that LISTENs on one channel, reconnecting with back-off. After a
- * reconnect it calls `onPayload('*')` (every queue), because notifications sent while it was
- * away are lost. When LISTEN cannot work (for example behind PgBouncer in transaction mode) it
- * warns once and keeps retrying quietly: workers still poll.
+ * A dedicated `pg.Client` that LISTENs on the channels it is given (one connection for all of a
+ * store's channels: wake-ups and cross-process events), reconnecting with back-off. After a
+ * reconnect it calls every callback with `'*'`, because notifications sent while it was away are
+ * lost. When LISTEN cannot work (for example behind PgBouncer in transaction mode) it warns once
+ * and keeps retrying quietly: workers still poll.
  */
 import pg from 'pg';
 import type { Logger } from '../../observability/logger.js';
 
-/** Payload passed to the callback after a reconnect: every queue may have new jobs. */
+/** Payload passed to every callback after a reconnect: notifications may have been missed. */
 export const WAKE_ALL = '*';
 
 /** Options of {@link PgListener}. */
 export interface PgListenerOptions {
   /** Connection settings of the dedicated client (taken from the pool's options). */
   client: pg.ClientConfig;
-  /** Channel name; a validated identifier (quoted when sent). */
-  channel: string;
-  onPayload: (payload: string) => void;
   logger: Logger;
   /** First reconnect delay in ms. @default 250 */
   minBackoffMs?: number;
@@ -32,13 +30,36 @@ export class PgListener {
   private failures = 0;
   private warned = false;
   private connectedOnce = false;
+  private started = false;
+  /** Callbacks by channel name (a validated identifier, quoted when sent). */
+  private readonly channels = new Map<string, Set<(payload: string) => void>>();
 
   /** @param options See {@link PgListenerOptions}. */
   constructor(private readonly options: PgListenerOptions) {}
 
-  /** Connects and LISTENs; resolves after the first attempt, whether or not it succeeded. */
-  async start(): Promise<void> {
-    await this.connect();
+  /**
+   * Listens on `channel` too; the first call connects. Resolves after the LISTEN was tried (the
+   * first connection attempt, or the LISTEN on the live client), whether or not it succeeded; to
+   * the function that stops this callback (the last one of a channel UNLISTENs).
+   */
+  async add(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    let callbacks = this.channels.get(channel);
+    const fresh = callbacks === undefined;
+    callbacks ??= new Set();
+    callbacks.add(onPayload);
+    this.channels.set(channel, callbacks);
+    if (!this.started) {
+      this.started = true;
+      await this.connect();
+    } else if (fresh && this.client !== null) {
+      await this.client.query(`LISTEN "${channel}"`).catch(() => undefined);
+    }
+    return async () => {
+      const set = this.channels.get(channel);
+      if (!set?.delete(onPayload) || set.size > 0) return;
+      this.channels.delete(channel);
+      await this.client?.query(`UNLISTEN "${channel}"`).catch(() => undefined);
+    };
   }
 
   /** Stops reconnecting and ends the client. Idempotent. */
@@ -67,11 +88,13 @@ export class PgListener {
     client.on('error', onLost);
     client.on('end', () => onLost());
     client.on('notification', (message) => {
-      if (message.channel === this.options.channel) this.options.onPayload(message.payload ?? '');
+      for (const callback of this.channels.get(message.channel) ?? []) {
+        callback(message.payload ?? '');
+      }
     });
     try {
       await client.connect();
-      await client.query(`LISTEN "${this.options.channel}"`);
+      for (const channel of this.channels.keys()) await client.query(`LISTEN "${channel}"`);
     } catch (error) {
       if (this.client === client) this.client = null;
       lost = true;
@@ -81,7 +104,7 @@ export class PgListener {
       if (!this.warned) {
         this.warned = true;
         this.options.logger.warn('LISTEN is unavailable; workers fall back to polling', {
-          channel: this.options.channel,
+          channels: [...this.channels.keys()],
           error: message,
         });
       } else {
@@ -95,7 +118,10 @@ export class PgListener {
       return;
     }
     this.failures = 0;
-    if (this.connectedOnce || this.warned) this.options.onPayload(WAKE_ALL);
+    if (this.connectedOnce || this.warned) {
+      for (const callbacks of this.channels.values())
+        for (const callback of callbacks) callback(WAKE_ALL);
+    }
     this.connectedOnce = true;
   }
 

@@ -58,3 +58,8 @@ export function bindQueries<K extends string>(
 export function wakeChannel(schema: string): string {
   return `chokaq_${validateSchema(schema)}`.slice(0, 63);
 }
+
+/** The channel of a schema's cross-process event messages (`Store.broadcast`). */
+export function eventsChannel(schema: string): string {
+  return `chokaqev_${validateSchema(schema)}`.slice(0, 63);
+}

@@ -74,7 +74,7 @@ import {
   toDate,
   type Row,
 } from './rows.js';
-import { bindQueries, validateSchema, wakeChannel } from './schema.js';
+import { bindQueries, eventsChannel, validateSchema, wakeChannel } from './schema.js';
 import { groupSettlements, settleOutcome } from './settle-batch.js';
 
 /** Unsubscribes a listener. */
@@ -247,13 +247,22 @@ export class SqlStore implements Store {
   }
 
   async listen(onWake: (queue: string) => void): Promise<Unlisten> {
+    return this.listenOn(this.channel, onWake, 'wake');
+  }
+
+  /** LISTENs on `channel` through the backend (nothing when it has no push channel). */
+  private async listenOn(
+    channel: string,
+    onPayload: (payload: string) => void,
+    what: string,
+  ): Promise<Unlisten> {
     await this.db();
     if (this.backend.listen === undefined) return () => Promise.resolve();
-    const unlisten = await this.backend.listen(this.channel, (payload) => {
+    const unlisten = await this.backend.listen(channel, (payload) => {
       try {
-        onWake(payload);
+        onPayload(payload);
       } catch (error) {
-        this.logger.warn('wake listener threw', { error: String(error) });
+        this.logger.warn(`${what} listener threw`, { error: String(error) });
       }
     });
     let done = false;
@@ -265,6 +274,17 @@ export class SqlStore implements Store {
     };
     this.listeners.add(stop);
     return stop;
+  }
+
+  /** {@inheritDoc Store.broadcast} */
+  async broadcast(message: string): Promise<void> {
+    const db = await this.db();
+    await db.query(this.sql.notify, [eventsChannel(this.schema), message]);
+  }
+
+  /** {@inheritDoc Store.subscribe} */
+  async subscribe(onMessage: (message: string) => void): Promise<Unlisten> {
+    return this.listenOn(eventsChannel(this.schema), onMessage, 'event');
   }
 
   async claim(request: ClaimRequest): Promise<HotJob[]> {
