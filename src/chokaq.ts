@@ -28,6 +28,7 @@ import { AuditApi, Auditor, checkReason } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { JobsApi } from './operator/jobs-api.js';
+import { RetentionApi } from './operator/retention-api.js';
 import { HealthApi } from './monitoring/health/health-api.js';
 import { MetricsApi } from './monitoring/metrics/metrics-api.js';
 import { OtelSink } from './monitoring/metrics/otel-sink.js';
@@ -121,6 +122,8 @@ export class ChokaQ {
   readonly metrics: MetricsApi;
   /** Liveness and readiness checks, as functions and as a `(req, res)` handler. */
   readonly health: HealthApi;
+  /** The retention purge on demand: a preview of what it would delete, and a purge now. */
+  readonly retention: RetentionApi;
   private readonly auditor: Auditor;
   private readonly registry: JobRegistry;
   private readonly cluster: ClusterEvents | undefined;
@@ -215,6 +218,12 @@ export class ChokaQ {
       open: this.open,
       ...(recorder ? { observer: recorder } : {}),
       beforeClose: () => this.cluster?.stop() ?? Promise.resolve(),
+    });
+    this.retention = new RetentionApi({
+      store: storage,
+      open: this.open,
+      settings: this.config.retention,
+      retention: this.engine.retention,
     });
   }
 

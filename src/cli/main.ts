@@ -7,6 +7,7 @@ import { demoCommand, DEMO_USAGE } from './commands/demo.js';
 import { dlqCommand, DLQ_USAGE } from './commands/dlq.js';
 import { jobsCommand, JOBS_USAGE } from './commands/jobs.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
+import { purgeCommand, PURGE_USAGE } from './commands/purge.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
 import { CliError, type CliIo } from './io.js';
 import { packageVersion } from '../version.js';
@@ -51,6 +52,14 @@ const COMMANDS = new Map<string, Command>([
       summary: 'apply schema migrations',
       usage: MIGRATE_USAGE,
       run: (args, io) => migrateCommand(args, io),
+    },
+  ],
+  [
+    'purge',
+    {
+      summary: 'delete rows past their retention now, with a preview',
+      usage: PURGE_USAGE,
+      run: purgeCommand,
     },
   ],
   [

@@ -12,6 +12,7 @@ import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
 import type { HealthOptions } from './health.js';
+import type { QueueRetention, RetentionOptions } from './retention.js';
 import type { TelemetryOptions } from './telemetry.js';
 
 /** Per-queue settings applied when ChokaQ starts. */
@@ -35,6 +36,8 @@ export interface QueueSettings {
   lagDegraded?: Duration;
   /** … and unhealthy past this one. Default: `health.lagUnhealthy`. */
   lagUnhealthy?: Duration;
+  /** How long this queue's succeeded and dead jobs are kept. Default: `retention.archive` / `dlq`. */
+  retention?: QueueRetention;
 }
 
 /** Options of `new ChokaQ(options)`. Unknown option names are an error. */
@@ -124,4 +127,9 @@ export interface ChokaQOptions {
    * (10 ms – 1 minute). `false` turns them off. Default: on, `{ interval: '250ms' }`.
    */
   clusterEvents?: false | { interval?: Duration };
+  /**
+   * How long finished and dead jobs, metric buckets, audit entries and bulk actions are kept, and
+   * how the background purge runs; `false` turns the purge off. Default: see {@link RetentionOptions}.
+   */
+  retention?: RetentionOptions | false;
 }

@@ -23,6 +23,7 @@ import {
 import { checkClock, systemClock } from '../util/clock.js';
 import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
 import { resolveHealth } from './health.js';
+import { resolveRetention } from './retention.js';
 import { resolveTelemetry } from './telemetry.js';
 import type { ChokaQOptions, QueueSettings } from './options.js';
 
@@ -68,6 +69,7 @@ const OPTION_KEYS = [
   'telemetry',
   'health',
   'clusterEvents',
+  'retention',
 ] as const satisfies readonly (keyof ChokaQOptions)[];
 
 const QUEUE_KEYS = [
@@ -76,6 +78,7 @@ const QUEUE_KEYS = [
   'zombieTimeout',
   'lagDegraded',
   'lagUnhealthy',
+  'retention',
 ] as const satisfies readonly (keyof QueueSettings)[];
 
 /** A duration that a timer waits on: 1 ms up to what `setTimeout` can wait. */
@@ -158,6 +161,7 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
     telemetry: resolveTelemetry(options.telemetry),
     health: resolveHealth(options.health, options.queues),
     clusterEventsIntervalMs: resolveClusterEvents(options.clusterEvents),
+    retention: resolveRetention(options.retention, options.queues),
   };
 }
 

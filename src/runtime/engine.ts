@@ -9,6 +9,7 @@ import type { ChokaQEvents } from './events.js';
 import { Executor } from './executor.js';
 import { Heartbeater } from './heartbeater.js';
 import { Rescuer } from './rescuer.js';
+import { Retention } from './retention.js';
 import type { EngineSettings } from './settings.js';
 import { Worker } from './worker.js';
 
@@ -62,12 +63,22 @@ export class Engine {
   private stopped = false;
   private heartbeater: Heartbeater | undefined;
   private rescuer: Rescuer | undefined;
+  /** The retention purge: its loop runs with the worker, its passes also on demand. */
+  readonly retention: Retention;
 
   constructor(private readonly options: EngineOptions) {
     const { settings, registry, events } = options;
     this.settings = settings;
     const { storage, logger, clock } = settings;
     this.loopProbe = new EventLoopProbe(clock, 2 * settings.health.stallTimeoutMs);
+    this.retention = new Retention({
+      store: storage,
+      settings: settings.retention,
+      holder: settings.workerId,
+      events,
+      logger: logger.child('retention'),
+      clock,
+    });
     const observer = options.observer;
     this.completer = new Completer({
       store: storage,
@@ -215,6 +226,7 @@ export class Engine {
       clock,
     });
     this.rescuer.start();
+    this.retention.start();
   }
 
   /** Aborts the runs of `ids` in this process (their cancel request is already stored). */
@@ -242,6 +254,7 @@ export class Engine {
     const { settings } = this;
     this.stopped = true;
     this.loopProbe.stop();
+    await this.retention.stop();
     await this.rescuer?.stop();
     if (this.worker) {
       const stillRunning = await this.worker.stop(settings.shutdownGraceMs);

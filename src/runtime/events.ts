@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import { checkFunction, checkOneOf } from '../util/check.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
+import type { RetentionTable } from '../storage/retention.js';
 import type { CircuitEvent } from './circuit-breaker.js';
 
 /** What one process did in one queue during one interval (`cluster:activity`). */
@@ -69,6 +70,8 @@ export interface ChokaQEventMap {
    * of `clusterEvents` (docs/observability.md). Best effort: re-read what you show.
    */
   'cluster:activity': ClusterActivity;
+  /** A retention pass deleted `rows` old rows of `table` (of `queue`, for a queue's own rule). */
+  'retention:purged': { table: RetentionTable; queue: string | null; rows: number };
 }
 
 /** Name of a ChokaQ event. */
@@ -91,6 +94,7 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
   'queue:updated': true,
   'worker:error': true,
   'cluster:activity': true,
+  'retention:purged': true,
 };
 
 /** Every event name, for checking a name given at run time. */

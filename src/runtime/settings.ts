@@ -3,6 +3,7 @@ import type { CircuitPolicy } from '../job/circuit-policy.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { RetryPolicy } from '../job/retry.js';
 import type { Logger } from '../observability/logger.js';
+import type { RetentionTable } from '../storage/retention.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { PipeHandler } from './executor.js';
@@ -28,6 +29,17 @@ export interface HealthSettings {
   lag: LagThresholds;
   /** Per-queue lag thresholds (`queues.<name>.lagDegraded` / `lagUnhealthy`), by queue name. */
   queueLag: Readonly<Record<string, LagThresholds>>;
+}
+
+/** The `retention` option checked, in ms (an age of `null` keeps rows for good). */
+export interface RetentionSettings {
+  /** Whether the background purge runs (`retention: false` turns it off). */
+  enabled: boolean;
+  intervalMs: number;
+  batchSize: number;
+  ages: Readonly<Record<RetentionTable, number | null>>;
+  /** Queues' own archive and DLQ ages, by queue name. */
+  queueAges: Readonly<Record<string, Partial<Record<'archive' | 'dlq', number | null>>>>;
 }
 
 /** Per-queue settings the engine applies at start. */
@@ -76,4 +88,5 @@ export interface EngineSettings {
   health: HealthSettings;
   /** Interval of the cross-process events in ms; `null` when they are off. */
   clusterEventsIntervalMs: number | null;
+  retention: RetentionSettings;
 }

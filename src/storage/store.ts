@@ -16,6 +16,7 @@ import type { Logger } from '../observability/logger.js';
 import type { BulkStore } from './bulk.js';
 import type { IdempotencyClaims } from './idempotency.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from './job-query.js';
+import type { RetentionRule } from './retention.js';
 import type {
   ArchivedJob,
   CancelResult,
@@ -381,6 +382,20 @@ export interface Store extends BulkStore {
   queueGauges(): Promise<QueueGauges[]>;
   /** Metric buckets whose start is at or after `since`, newest first. */
   metricBuckets(since: Date): Promise<MetricBucket[]>;
+
+  /**
+   * Deletes up to `limit` rows of `rule`'s table that are older than it allows, in one short
+   * transaction that locks only those rows (skipping rows another transaction holds); DLQ rows
+   * leave their error groups, lifetime counters stay. Resolves to how many went.
+   */
+  purgeBatch(rule: RetentionRule, limit: number): Promise<number>;
+  /** How many rows `rule` would purge now (bulk actions: the actions, not their items). */
+  countPurgeable(rule: RetentionRule): Promise<number>;
+  /**
+   * Takes or renews the lease of duty `name` for `holder` for `ttlMs` (store clock): `true` when
+   * nobody else holds an unexpired lease on it.
+   */
+  takeLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
 
   /** Store clock: what the store considers "now". */
   now(): Promise<Date>;

@@ -529,3 +529,42 @@ describe('operator commands and the embedded store', () => {
     }
   }, 60_000);
 });
+
+describe('chokaq purge', () => {
+  it('previews, asks for the total, purges in batches; --dry-run and bad ages change nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chokaq-cli-purge-'));
+    dirs.push(dir);
+    const dataDir = join(dir, 'store');
+    const storage = embedded({ dataDir, logger: silentLogger });
+    await seed(storage);
+    const reader = new ChokaQ({
+      storage: embedded({ dataDir, logger: silentLogger }),
+      logger: silentLogger,
+      worker: false,
+    });
+    // Age the rows past a second of store time.
+    const until = Date.now() + 1100;
+    await waitFor(() => Date.now() > until, { message: 'a second' });
+    const flags = ['--data-dir', dataDir, '--archive', '1s', '--dlq', 'keep'];
+    const dry = await cli(['purge', ...flags, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.out).toMatch(/^TABLE +QUEUE +OLDER THAN +WOULD GO\narchive +\(all\) +1s +3\n/);
+    expect(dry.out).not.toContain('dlq');
+    const bad = await cli(['purge', '--data-dir', dataDir, '--archive', 'soon', '--yes']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/ages\.archive.*\(CHOKAQ_INVALID_DURATION\)\n$/);
+    const wrong = await cli(['purge', ...flags], '2');
+    expect(wrong).toMatchObject({ code: 1 });
+    expect(wrong.err).toMatch(/type 3 to purge them: not confirmed; nothing changed\n$/);
+    const done = await cli(['purge', ...flags, '--json'], '3');
+    expect(done.code).toBe(0);
+    const report = JSON.parse(done.out) as { purged: { table: string; rows: number }[] };
+    expect(report.purged.find((e) => e.table === 'archive')?.rows).toBe(3);
+    try {
+      expect((await reader.jobs.count({ state: 'succeeded' })).count).toBe(0);
+      expect((await reader.jobs.count({ state: 'dead' })).count).toBe(6);
+    } finally {
+      await reader.stop();
+    }
+  }, 60_000);
+});

@@ -16,6 +16,7 @@ import { waitFor } from '../helpers/wait.js';
 import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeBroadcast } from './broadcast.js';
 import { describeEdgeCases } from './edge-cases.js';
+import { describeRetention } from './retention.js';
 import { describeOperatorQueries } from './operator.js';
 import { describeReliability } from './reliability.js';
 import { checkTransitions } from './transition-check.js';
@@ -1546,6 +1547,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
     describeOperatorQueries(context);
     describeBroadcast(context);
+    describeRetention(context);
 
     // ------------------------------------------------------------------------ wake and life
 

@@ -6,6 +6,7 @@ import { uniqueSchema } from '../helpers/pg.js';
 import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
+import { describeRetentionPurge } from './retention.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -41,3 +42,4 @@ describeBulk('embedded', factory);
 describeMetrics('embedded', factory);
 describeHealth('embedded', factory);
 describeClusterEvents('embedded', factory);
+describeRetentionPurge('embedded', factory);

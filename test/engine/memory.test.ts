@@ -2,6 +2,7 @@ import { memory } from '../../src/index.js';
 import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
+import { describeRetentionPurge } from './retention.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -16,3 +17,4 @@ describeBulk('memory', factory);
 describeMetrics('memory', factory);
 describeHealth('memory', factory);
 describeClusterEvents('memory', factory);
+describeRetentionPurge('memory', factory);

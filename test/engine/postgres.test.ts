@@ -5,6 +5,7 @@ import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '
 import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
+import { describeRetentionPurge } from './retention.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -37,3 +38,4 @@ describeBulk('postgres', factory);
 describeMetrics('postgres', factory);
 describeHealth('postgres', factory);
 describeClusterEvents('postgres', factory);
+describeRetentionPurge('postgres', factory);

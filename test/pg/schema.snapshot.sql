@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -167,6 +167,14 @@ CREATE UNIQUE INDEX jobs_hot_idempotency_idx ON :SCHEMA.jobs_hot USING btree (id
 CREATE INDEX jobs_hot_pending_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id) WHERE (status = 0);
 CREATE UNIQUE INDEX jobs_hot_pkey ON :SCHEMA.jobs_hot USING btree (id);
 CREATE INDEX jobs_hot_tags_idx ON :SCHEMA.jobs_hot USING gin (regexp_split_to_array(btrim((tags)::text), '\s*,\s*'::text)) WHERE (tags IS NOT NULL);
+
+CREATE TABLE :SCHEMA.leases (
+  expires_at timestamp with time zone NOT NULL,
+  holder character varying(100) NOT NULL,
+  name character varying(100) COLLATE "C" NOT NULL,
+  CONSTRAINT leases_pkey PRIMARY KEY (name)
+);
+CREATE UNIQUE INDEX leases_pkey ON :SCHEMA.leases USING btree (name);
 
 CREATE TABLE :SCHEMA.metric_buckets (
   bucket_start timestamp with time zone NOT NULL,

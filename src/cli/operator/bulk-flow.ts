@@ -8,6 +8,7 @@ import type { ChokaQ } from '../../chokaq.js';
 import type { BulkRequest } from '../../operator/bulk-input.js';
 import type { BulkAction } from '../../storage/bulk.js';
 import { CliError, type CliIo } from '../io.js';
+import { confirmCount } from './confirm.js';
 import { bulkLine, jobTable } from './render.js';
 
 /** How often the progress is read back while the action runs. */
@@ -75,7 +76,7 @@ export async function bulkFlow(
     if (preview.count === 0) say('nothing to do\n');
     return 0;
   }
-  if (!options.yes && !(await confirmed(preview.count, options.verb, io, stopSignal))) {
+  if (!options.yes && !(await confirmCount(preview.count, options.verb, io, stopSignal))) {
     await chokaq.bulk.cancel(preview.id, { actor });
     say('not confirmed; nothing changed\n');
     return 1;
@@ -91,26 +92,6 @@ export async function bulkFlow(
   }
   if (final.status === 'failed') say(`the action failed: ${final.error ?? 'unknown error'}\n`);
   return final.status === 'succeeded' ? 0 : 1;
-}
-
-/** Asks for the count to be typed back; `false` on anything else, end of input or a stop. */
-async function confirmed(
-  count: number,
-  verb: string,
-  io: CliIo,
-  stopSignal: AbortSignal | undefined,
-): Promise<boolean> {
-  if (io.readLine === undefined) {
-    throw new CliError('cannot ask for a confirmation here; pass --yes to run without asking');
-  }
-  io.stderr.write(`type ${count} to ${verb} ${count === 1 ? 'it' : 'them'}: `);
-  const stopped = new Promise<null>((resolve) => {
-    if (stopSignal?.aborted) resolve(null);
-    stopSignal?.addEventListener('abort', () => resolve(null), { once: true });
-  });
-  const answer = await Promise.race([io.readLine(), stopped]);
-  if (answer === null) io.stderr.write('\n');
-  return answer?.trim() === String(count);
 }
 
 /** Follows a running action to its end, drawing progress; a stop requests its cancel. */

@@ -117,6 +117,13 @@ export const EVENT_METRICS = {
     tags: [],
     buckets: BATCH_BUCKETS,
   },
+  retentionPurged: {
+    name: 'chokaq.retention.purged',
+    kind: 'counter',
+    unit: '{row}',
+    description: 'Rows deleted by retention passes of this process, by table',
+    tags: ['table'],
+  },
   circuitEvents: {
     name: 'chokaq.circuits.events',
     kind: 'counter',

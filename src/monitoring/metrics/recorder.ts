@@ -161,6 +161,9 @@ export class MetricsRecorder {
     events.on('worker:error', (e) => {
       if (e.where === 'heartbeat') this.add(EVENT_METRICS.heartbeatFailures, 1, {});
     });
+    events.on('retention:purged', (e) => {
+      this.add(EVENT_METRICS.retentionPurged, e.rows, { table: e.table });
+    });
     events.on('circuit:changed', (e) => {
       this.add(EVENT_METRICS.circuitEvents, 1, {
         type: this.budgets.type.value(e.key),

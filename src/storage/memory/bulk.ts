@@ -53,7 +53,7 @@ function copyAction(action: BulkAction): BulkAction {
 /** The bulk-action and audit verbs over one memory store's tables. */
 export class MemoryBulk {
   private readonly actions = new Map<string, StoredBulk>();
-  private readonly audit: AuditEntry[] = [];
+  private audit: AuditEntry[] = [];
 
   constructor(
     private readonly tables: Tables,
@@ -250,5 +250,55 @@ export class MemoryBulk {
         target: structuredClone(entry.target),
         outcome: structuredClone(entry.outcome),
       }));
+  }
+
+  /** Audit entries recorded before `cutoff` (at most `limit`, oldest first) go; how many. */
+  purgeAudit(cutoff: Date, limit: number): number {
+    const expired = new Set(
+      this.audit
+        .filter((entry) => entry.at < cutoff)
+        .sort((a, b) => a.at.getTime() - b.at.getTime())
+        .slice(0, limit),
+    );
+    this.audit = this.audit.filter((entry) => !expired.has(entry));
+    return expired.size;
+  }
+
+  /** Audit entries recorded before `cutoff`. */
+  countAudit(cutoff: Date): number {
+    return this.audit.filter((entry) => entry.at < cutoff).length;
+  }
+
+  /**
+   * Bulk actions not running that finished (or expired) before `cutoff`: up to `limit` of their
+   * items go first, then up to `limit` actions left without items, as on SQL; how many rows.
+   */
+  purgeActions(cutoff: Date, limit: number): number {
+    const expired = [...this.actions.values()].filter((stored) => this.isExpired(stored, cutoff));
+    let items = 0;
+    for (const stored of expired) {
+      for (const jobId of stored.items.keys()) {
+        if (items >= limit) break;
+        stored.items.delete(jobId);
+        items += 1;
+      }
+    }
+    let actions = 0;
+    for (const stored of expired) {
+      if (actions >= limit || stored.items.size > 0) continue;
+      this.actions.delete(stored.action.id);
+      actions += 1;
+    }
+    return items + actions;
+  }
+
+  /** Bulk actions that {@link MemoryBulk.purgeActions} would take. */
+  countActions(cutoff: Date): number {
+    return [...this.actions.values()].filter((stored) => this.isExpired(stored, cutoff)).length;
+  }
+
+  private isExpired(stored: StoredBulk, cutoff: Date): boolean {
+    const { status, finishedAt, expiresAt } = stored.action;
+    return status !== 'running' && (finishedAt ?? expiresAt) < cutoff;
   }
 }

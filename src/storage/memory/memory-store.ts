@@ -58,6 +58,8 @@ import type {
   NewAuditEntry,
 } from '../bulk.js';
 import { MemoryBulk } from './bulk.js';
+import { deleteRows, expiredRows } from './retention.js';
+import type { RetentionRule } from '../retention.js';
 import { editDeadJob, purgeDeadJobs, resurrectJobs } from './dlq.js';
 import { enqueueJobs } from './enqueue.js';
 import {
@@ -367,6 +369,40 @@ export class MemoryStore implements Store {
     return Promise.resolve(() => {
       this.subscribers.delete(subscriber);
       return Promise.resolve();
+    });
+  }
+
+  /** {@inheritDoc Store.purgeBatch} */
+  purgeBatch(rule: RetentionRule, limit: number): Promise<number> {
+    return atomically(() => {
+      const cutoff = new Date(this.time().getTime() - rule.olderThanMs);
+      if (rule.table === 'audit') return this.bulk.purgeAudit(cutoff, limit);
+      if (rule.table === 'bulkActions') return this.bulk.purgeActions(cutoff, limit);
+      return deleteRows(this.tables, rule, expiredRows(this.tables, rule, cutoff).slice(0, limit));
+    });
+  }
+
+  /** {@inheritDoc Store.countPurgeable} */
+  countPurgeable(rule: RetentionRule): Promise<number> {
+    return atomically(() => {
+      const cutoff = new Date(this.time().getTime() - rule.olderThanMs);
+      if (rule.table === 'audit') return this.bulk.countAudit(cutoff);
+      if (rule.table === 'bulkActions') return this.bulk.countActions(cutoff);
+      return expiredRows(this.tables, rule, cutoff).length;
+    });
+  }
+
+  /** Leases by duty name. */
+  private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
+
+  /** {@inheritDoc Store.takeLease} */
+  takeLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return atomically(() => {
+      const now = this.time().getTime();
+      const lease = this.leases.get(name);
+      if (lease !== undefined && lease.holder !== holder && lease.expiresAt >= now) return false;
+      this.leases.set(name, { holder, expiresAt: now + ttlMs });
+      return true;
     });
   }
 

@@ -38,6 +38,7 @@ import type {
   Settlement,
   Store,
 } from '../store.js';
+import type { RetentionRule } from '../retention.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
 import type {
   AuditEntry,
@@ -54,6 +55,7 @@ import type {
 import { SqlBulk } from './bulk.js';
 import { claimJobs } from './claim.js';
 import { countTable, queryTable } from './job-query.js';
+import { countPurgeable, purgeBatch } from './retention.js';
 import { enqueueJobs } from './enqueue-batch.js';
 import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
@@ -613,6 +615,22 @@ export class SqlStore implements Store {
   async queueStats(): Promise<QueueStats[]> {
     const db = await this.db();
     return (await db.query<Row>(this.sql.queue_stats)).map(queueStatsOf);
+  }
+
+  /** {@inheritDoc Store.purgeBatch} */
+  async purgeBatch(rule: RetentionRule, limit: number): Promise<number> {
+    return purgeBatch(await this.db(), `"${this.schema}"`, rule, limit);
+  }
+
+  /** {@inheritDoc Store.countPurgeable} */
+  async countPurgeable(rule: RetentionRule): Promise<number> {
+    return countPurgeable(await this.db(), `"${this.schema}"`, rule);
+  }
+
+  /** {@inheritDoc Store.takeLease} */
+  async takeLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const db = await this.db();
+    return (await db.query<Row>(this.sql.lease_take, [name, holder, ttlMs])).length > 0;
   }
 
   /** {@inheritDoc Store.queueGauges} */

@@ -1,10 +1,17 @@
--- Purpose: delete expired idempotency claims (they already behave as absent).
+-- Purpose: delete expired idempotency claims (they already behave as absent), at most 1,000 per
+--   call (oldest first), so a pass never holds many row locks; the next pass takes the rest.
 -- Parameters: none.
--- Locking: row locks on the deleted rows.
+-- Locking: row locks on the deleted rows; rows locked elsewhere are skipped.
 -- Returns: one row with the number deleted.
-WITH deleted AS (
-  DELETE FROM :SCHEMA.idempotency_claims
+WITH expired AS (
+  SELECT key FROM :SCHEMA.idempotency_claims
   WHERE expires_at IS NOT NULL AND expires_at <= now()
+  ORDER BY expires_at
+  LIMIT 1000
+  FOR UPDATE SKIP LOCKED
+),
+deleted AS (
+  DELETE FROM :SCHEMA.idempotency_claims c USING expired e WHERE c.key = e.key
   RETURNING 1
 )
 SELECT count(*) AS deleted FROM deleted

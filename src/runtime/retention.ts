@@ -1,0 +1,122 @@
+/**
+ * The retention purge: rules from the configured ages, and passes that apply them in bounded
+ * batches — each batch one short statement that locks only the rows it deletes — led by one
+ * process at a time (a lease in the store, renewed with every batch). Every worker runs the
+ * loop; the lease lets one of them work while the others' passes return at once.
+ */
+import type { Logger } from '../observability/logger.js';
+import { RETENTION_TABLES, type RetentionRule } from '../storage/retention.js';
+import type { Store } from '../storage/store.js';
+import type { Clock } from '../util/clock.js';
+import type { ChokaQEvents } from './events.js';
+import { LoopService } from './service.js';
+import type { RetentionSettings } from './settings.js';
+
+/** The lease retention passes take. */
+export const RETENTION_LEASE = 'retention';
+
+/** Most batches one rule runs in one pass (with the default batch size: a million rows). */
+const MAX_BATCHES_PER_RULE = 1000;
+
+/** What one pass purged: rows per rule. */
+export interface PurgeReport {
+  /** `false` when another process held the lease, so nothing was done. */
+  led: boolean;
+  purged: { rule: RetentionRule; rows: number }[];
+}
+
+/**
+ * The rules the ages make: per table, one rule for every queue without its own age, and one per
+ * queue with its own. A table (or queue) whose age is `null` has no rule: its rows are kept.
+ */
+export function retentionRules(
+  ages: RetentionSettings['ages'],
+  queueAges: RetentionSettings['queueAges'],
+): RetentionRule[] {
+  const rules: RetentionRule[] = [];
+  for (const table of RETENTION_TABLES) {
+    const own =
+      table === 'archive' || table === 'dlq'
+        ? Object.entries(queueAges).flatMap(([queue, a]) =>
+            a[table] === undefined ? [] : [{ queue, ms: a[table] }],
+          )
+        : [];
+    const base = ages[table];
+    if (base !== null) {
+      rules.push({
+        table,
+        olderThanMs: base,
+        ...(own.length > 0 ? { exceptQueues: own.map((o) => o.queue) } : {}),
+      });
+    }
+    for (const { queue, ms } of own) if (ms !== null) rules.push({ table, olderThanMs: ms, queue });
+  }
+  return rules;
+}
+
+/** Options of {@link Retention}. */
+export interface RetentionOptions {
+  store: Store;
+  settings: RetentionSettings;
+  /** The lease holder: this process's worker id. */
+  holder: string;
+  events: ChokaQEvents;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** The retention purge of one ChokaQ: its background loop and its passes. */
+export class Retention {
+  private readonly loop: LoopService;
+  private stopping = false;
+
+  constructor(private readonly options: RetentionOptions) {
+    const { settings, clock, logger } = options;
+    this.loop = new LoopService({
+      intervalMs: settings.intervalMs,
+      pass: async () => {
+        await this.pass(retentionRules(settings.ages, settings.queueAges));
+      },
+      onError: (error) => logger.warn('retention pass failed', { error: String(error) }),
+      clock,
+    });
+  }
+
+  /** Starts the background loop (when retention is on). */
+  start(): void {
+    if (this.options.settings.enabled) this.loop.start();
+  }
+
+  /** Stops the loop; a pass in flight stops after its current batch. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.loop.stop();
+  }
+
+  /**
+   * One pass over `rules`, if this process gets the lease: each rule's expired rows in batches of
+   * `batchSize` until fewer come back (at most 1,000 batches per rule and pass).
+   */
+  async pass(rules: readonly RetentionRule[]): Promise<PurgeReport> {
+    const { store, settings, holder, events, logger } = this.options;
+    const lease = () => store.takeLease(RETENTION_LEASE, holder, 3 * settings.intervalMs);
+    if (!(await lease())) return { led: false, purged: [] };
+    const purged: PurgeReport['purged'] = [];
+    for (const rule of rules) {
+      let rows = 0;
+      for (let batch = 0; batch < MAX_BATCHES_PER_RULE && !this.stopping; batch++) {
+        const deleted = await store.purgeBatch(rule, settings.batchSize);
+        rows += deleted;
+        if (deleted < settings.batchSize) break;
+        // Renewed with every full batch, so a long pass keeps its lead; yields to the event loop.
+        if (!(await lease())) break;
+      }
+      purged.push({ rule, rows });
+      if (rows > 0) {
+        events.emit('retention:purged', { table: rule.table, queue: rule.queue ?? null, rows });
+        logger.info('retention purged rows', { table: rule.table, queue: rule.queue, rows });
+      }
+    }
+    return { led: true, purged };
+  }
+}

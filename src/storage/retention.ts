@@ -1,0 +1,31 @@
+/**
+ * The storage half of retention: which tables are purged, by which age, and the rule a store
+ * applies in bounded batches (`Store.purgeBatch`). Lifetime counters (`stats_summary`) are never
+ * touched; DLQ rows leave their error groups as they go.
+ */
+
+/** Tables retention purges. */
+export type RetentionTable = 'archive' | 'dlq' | 'metricBuckets' | 'audit' | 'bulkActions';
+
+/** Every {@link RetentionTable}, in the order a pass purges them. */
+export const RETENTION_TABLES: readonly RetentionTable[] = [
+  'archive',
+  'dlq',
+  'metricBuckets',
+  'audit',
+  'bulkActions',
+];
+
+/**
+ * Which rows of one table are old enough to go: those whose age (by the store clock) exceeds
+ * `olderThanMs` — archive by finish time, DLQ by failure time, metric buckets by their second,
+ * audit entries by their time, bulk actions (not running) by when they finished or expired.
+ */
+export interface RetentionRule {
+  table: RetentionTable;
+  olderThanMs: number;
+  /** Archive and DLQ: only this queue. */
+  queue?: string;
+  /** Archive and DLQ: every queue but these (they have rules of their own). */
+  exceptQueues?: readonly string[];
+}

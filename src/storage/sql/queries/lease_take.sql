@@ -1,0 +1,11 @@
+-- Purpose: take or renew the lease of a duty: granted when nobody holds it, the caller holds it,
+--   or the holder's lease expired.
+-- Parameters: $1 duty name (text), $2 holder (text), $3 lease length in ms (bigint).
+-- Locking: the lease row (one upsert).
+-- Returns: one row when granted, none when another holder has it.
+INSERT INTO :SCHEMA.leases AS l (name, holder, expires_at)
+VALUES ($1::text, $2::text, now() + $3::bigint * interval '1 millisecond')
+ON CONFLICT (name) DO UPDATE
+  SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+  WHERE l.holder = EXCLUDED.holder OR l.expires_at < now()
+RETURNING holder

@@ -1,0 +1,132 @@
+/**
+ * Conformance of the retention verbs: `purgeBatch` deletes the expired rows of one table (only
+ * those, oldest first, at most `limit`), honours a rule's queue, takes DLQ rows out of their error
+ * groups and leaves the lifetime counters alone; `countPurgeable` agrees; `takeLease` lets one
+ * holder lead until its lease expires. Registered by `describeStoreConformance` in suite.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HotJob } from '../../src/storage/model.js';
+import { leaseOf } from './helpers.js';
+import type { ConformanceContext } from './reliability.js';
+
+/** Registers the retention conformance tests; call inside the provider's `describe`. */
+export function describeRetention(ctx: ConformanceContext): void {
+  const { archived, processing, storeTimePasses } = ctx;
+
+  async function archive(jobs: HotJob[]): Promise<void> {
+    const store = ctx.store();
+    await store.settle(
+      jobs.map((job) => ({ kind: 'archive', lease: leaseOf(job), durationMs: 1 })),
+    );
+  }
+
+  describe('retention', () => {
+    it('purges expired archive rows in batches, oldest first, and only expired ones', async () => {
+      const store = ctx.store();
+      const old = await processing('r-arch', 5);
+      await archive(old);
+      const lastOld = await archived(old.at(-1)!.id);
+      await storeTimePasses(lastOld.finishedAt.getTime() + 400);
+      const fresh = await processing('r-arch', 2);
+      await archive(fresh);
+      // The fresh rows are younger than a minute: nothing of theirs goes.
+      expect(await store.countPurgeable({ table: 'archive', olderThanMs: 60_000 })).toBe(0);
+      expect(await store.purgeBatch({ table: 'archive', olderThanMs: 60_000 }, 10)).toBe(0);
+      // Rows older than the fresh ones' age go: the five old ones, two per batch.
+      const freshRow = await archived(fresh[0]!.id);
+      const now = await store.now();
+      // Half-way between the two ages, so the few milliseconds the batches take change nothing.
+      const cut = now.getTime() - freshRow.finishedAt.getTime() + 200;
+      expect(await store.countPurgeable({ table: 'archive', olderThanMs: cut })).toBe(5);
+      const batches = [];
+      for (let i = 0; i < 4; i++)
+        batches.push(await store.purgeBatch({ table: 'archive', olderThanMs: cut }, 2));
+      expect(batches).toEqual([2, 2, 1, 0]);
+      const left = await store.queryTable('archive', {
+        queues: ['r-arch'],
+        sort: 'createdAt',
+        order: 'asc',
+        limit: 100,
+        scanLimit: 100,
+      });
+      expect(left.rows.map((r) => r.job.id).sort()).toEqual(fresh.map((j) => j.id).sort());
+      // Lifetime counters count the purged jobs still.
+      expect((await ctx.statsOf('r-arch')).succeededTotal).toBe(7);
+    });
+
+    it("honours a rule's queue, or its excepted queues", async () => {
+      const store = ctx.store();
+      const a = await processing('r-qa', 2);
+      const b = await processing('r-qb', 3);
+      await archive([...a, ...b]);
+      await storeTimePasses((await archived(b.at(-1)!.id)).finishedAt.getTime() + 5);
+      const rule = { table: 'archive' as const, olderThanMs: 1 };
+      expect(await store.countPurgeable({ ...rule, queue: 'r-qa' })).toBe(2);
+      expect(
+        await store.purgeBatch({ ...rule, exceptQueues: ['r-qa'] }, 100),
+      ).toBeGreaterThanOrEqual(3);
+      expect(await store.countPurgeable({ ...rule, queue: 'r-qb' })).toBe(0);
+      expect(await store.purgeBatch({ ...rule, queue: 'r-qa' }, 100)).toBe(2);
+    });
+
+    it('takes purged DLQ rows out of their error groups', async () => {
+      const store = ctx.store();
+      const jobs = await processing('r-dlq', 3);
+      await store.settle(
+        jobs.map((job) => ({
+          kind: 'dead',
+          lease: leaseOf(job),
+          reason: 'Fatal',
+          error: 'TypeError: card 42 declined\n    at pay (/srv/app/pay.js:1:1)',
+        })),
+      );
+      expect(await store.errorGroups({ queues: ['r-dlq'], limit: 10 })).toMatchObject([
+        { count: 3 },
+      ]);
+      const last = await ctx.dead(jobs.at(-1)!.id);
+      await storeTimePasses(last.failedAt.getTime() + 5);
+      expect(await store.purgeBatch({ table: 'dlq', olderThanMs: 1, queue: 'r-dlq' }, 2)).toBe(2);
+      expect(await store.errorGroups({ queues: ['r-dlq'], limit: 10 })).toMatchObject([
+        { count: 1 },
+      ]);
+      expect(await store.purgeBatch({ table: 'dlq', olderThanMs: 1, queue: 'r-dlq' }, 2)).toBe(1);
+      expect(await store.errorGroups({ queues: ['r-dlq'], limit: 10 })).toEqual([]);
+      expect((await ctx.statsOf('r-dlq')).failedTotal).toBe(3);
+    });
+
+    it('purges metric buckets and audit entries by age', async () => {
+      const store = ctx.store();
+      const jobs = await processing('r-met', 1);
+      await archive(jobs);
+      await store.recordAction({
+        id: `audit-${Math.random()}`,
+        actor: 'op',
+        action: 'edit',
+        reason: null,
+        target: {},
+        outcome: {},
+      });
+      await storeTimePasses((await store.now()).getTime() + 1100);
+      expect(
+        await store.countPurgeable({ table: 'metricBuckets', olderThanMs: 1000 }),
+      ).toBeGreaterThan(0);
+      expect(
+        await store.purgeBatch({ table: 'metricBuckets', olderThanMs: 1000 }, 1000),
+      ).toBeGreaterThan(0);
+      expect(await store.metricBuckets(new Date(0))).toEqual([]);
+      expect(await store.purgeBatch({ table: 'audit', olderThanMs: 1000 }, 1000)).toBe(1);
+      expect(await store.listActions(10)).toEqual([]);
+    });
+
+    it('gives a lease to one holder until it expires', async () => {
+      const store = ctx.store();
+      expect(await store.takeLease('duty', 'a', 60_000)).toBe(true);
+      expect(await store.takeLease('duty', 'b', 60_000)).toBe(false);
+      expect(await store.takeLease('duty', 'a', 60_000)).toBe(true);
+      expect(await store.takeLease('short', 'a', 1)).toBe(true);
+      await storeTimePasses((await store.now()).getTime() + 5);
+      expect(await store.takeLease('short', 'b', 60_000)).toBe(true);
+      expect(await store.takeLease('short', 'a', 60_000)).toBe(false);
+    });
+  });
+}

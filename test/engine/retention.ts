@@ -1,0 +1,124 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ChokaQ, defineJob, silentLogger, type ChokaQOptions } from '../../src/index.js';
+import { RETENTION_LEASE } from '../../src/runtime/retention.js';
+import type { Store } from '../../src/storage/store.js';
+import { waitFor } from '../helpers/wait.js';
+import type { EngineStoreFactory } from './suite.js';
+
+const job = defineJob({ type: 'retention.job.v1', queue: 'retention', handle: () => undefined });
+
+/** The retention purge of a running engine, on every provider. */
+export function describeRetentionPurge(name: string, factory: EngineStoreFactory): void {
+  describe(`retention on ${name}`, () => {
+    const engines: ChokaQ[] = [];
+    let available = true;
+
+    beforeAll(async () => {
+      available = factory.available ? await factory.available() : true;
+    });
+
+    beforeEach((context) => {
+      if (!available) context.skip(`${name} storage is not available`);
+    });
+
+    afterEach(async () => {
+      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
+    });
+
+    async function started(storage: Store, options: Omit<ChokaQOptions, 'storage'>) {
+      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
+      engines.push(chokaq);
+      await chokaq.start();
+      return chokaq;
+    }
+
+    /** Runs `n` jobs to the archive. */
+    async function archived(chokaq: ChokaQ, n: number): Promise<void> {
+      await chokaq.enqueueMany(
+        job,
+        Array.from({ length: n }, () => ({ payload: undefined })),
+      );
+      await waitFor(async () => (await chokaq.jobs.count({ state: 'succeeded' })).count >= n, {
+        message: `${n} archived jobs`,
+      });
+    }
+
+    /** Waits until the store's clock is `ms` past now. */
+    async function storeTimePasses(storage: Store, ms: number): Promise<void> {
+      const until = (await storage.now()).getTime() + ms;
+      await waitFor(async () => (await storage.now()).getTime() > until, {
+        message: `${ms} ms of store time`,
+      });
+    }
+
+    it('previews and purges on demand with ages given to the call, counters untouched', async () => {
+      const storage = await factory.make();
+      const chokaq = await started(storage, { jobs: [job], retention: false });
+      await archived(chokaq, 3);
+      await storeTimePasses(storage, 1100);
+      const preview = await chokaq.retention.preview({ archive: '1s' });
+      expect(preview.find((e) => e.table === 'archive')).toEqual({
+        table: 'archive',
+        queue: null,
+        olderThanMs: 1000,
+        rows: 3,
+      });
+      // Nothing moves with the configured ages (7 days).
+      expect((await chokaq.retention.purge()).entries.every((e) => e.rows === 0)).toBe(true);
+      const purged = await chokaq.retention.purge({ archive: '1s', dlq: null });
+      expect(purged.led).toBe(true);
+      expect(purged.entries.find((e) => e.table === 'archive')?.rows).toBe(3);
+      expect(purged.entries.some((e) => e.table === 'dlq')).toBe(false);
+      expect((await chokaq.jobs.count({ state: 'succeeded' })).count).toBe(0);
+      const [stats] = (await chokaq.queues.stats()).filter((s) => s.queue === 'retention');
+      expect(stats?.succeededTotal).toBe(3);
+    });
+
+    it('runs in the background, by queue, and reports what it purged', async () => {
+      const storage = await factory.make();
+      const chokaq = await started(storage, {
+        jobs: [job],
+        retention: { archive: null, interval: '1s' },
+        queues: { retention: { retention: { archive: '1s' } } },
+      });
+      const purged: number[] = [];
+      chokaq.on('retention:purged', (e) => {
+        if (e.table === 'archive' && e.queue === 'retention') purged.push(e.rows);
+      });
+      await archived(chokaq, 4);
+      await waitFor(async () => (await chokaq.jobs.count({ state: 'succeeded' })).count === 0, {
+        timeoutMs: 15_000,
+        message: 'the background purge',
+      });
+      expect(purged.reduce((a, b) => a + b, 0)).toBe(4);
+    });
+
+    it('does nothing while another process holds the lease', async () => {
+      const storage = await factory.make();
+      const chokaq = await started(storage, { jobs: [job], retention: false });
+      await archived(chokaq, 2);
+      await storeTimePasses(storage, 1100);
+      expect(await storage.takeLease(RETENTION_LEASE, 'another-process', 60_000)).toBe(true);
+      expect(await chokaq.retention.purge({ archive: '1s' })).toEqual({ led: false, entries: [] });
+      expect((await chokaq.jobs.count({ state: 'succeeded' })).count).toBe(2);
+    });
+
+    it('purges ended bulk actions with their items', async () => {
+      const storage = await factory.make();
+      const chokaq = await started(storage, { jobs: [job], retention: false });
+      const [enqueued] = await chokaq.enqueueMany(job, [{ payload: undefined, delay: '1h' }]);
+      const preview = await chokaq.bulk.preview({
+        action: 'cancel',
+        target: { ids: [enqueued!.id] },
+      });
+      await chokaq.bulk.run(preview.token, { actor: 'op', reason: 'test' });
+      await waitFor(async () => (await chokaq.bulk.get(preview.id))?.status === 'succeeded', {
+        message: 'the bulk action to end',
+      });
+      await storeTimePasses(storage, 1100);
+      const purged = await chokaq.retention.purge({ bulkActions: '1s' });
+      expect(purged.entries.find((e) => e.table === 'bulkActions')?.rows).toBeGreaterThan(0);
+      expect(await chokaq.bulk.get(preview.id)).toBeNull();
+    });
+  });
+}
