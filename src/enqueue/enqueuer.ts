@@ -8,6 +8,7 @@ import type { NewJob, Store } from '../storage/store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
 import { checkArray, checkOptions, describeValue } from '../util/check.js';
 import type { Clock } from '../util/clock.js';
+import { activeTraceParent } from '../observability/tracing.js';
 import { toNewJob } from './new-job.js';
 import {
   ENQUEUE_OPTION_KEYS,
@@ -88,7 +89,13 @@ export class Enqueuer {
     const { store, clock, maxPayloadBytes } = this.options;
     const definition = this.definitionFor(job);
     const type = definition?.type ?? (job as string);
-    const context = { type, definition, maxPayloadBytes, nowMs: clock.now() };
+    const context = {
+      type,
+      definition,
+      maxPayloadBytes,
+      nowMs: clock.now(),
+      traceParent: activeTraceParent(),
+    };
     // Synchronous checks of every item first; schema validation (possibly async) only after.
     const rows = items.map((item, i) => toNewJob(item, field(i), context));
     if (definition?.schema) {

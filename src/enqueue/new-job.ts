@@ -23,6 +23,8 @@ export interface NewJobContext {
   maxPayloadBytes: number;
   /** Now, in ms since the epoch (for ids and `runAt`). */
   nowMs: number;
+  /** The enqueuing code's trace context (W3C `traceparent`), or `null`. */
+  traceParent: string | null;
 }
 
 /**
@@ -53,6 +55,7 @@ export function toNewJob(
     idempotencyKey: normalizeIdempotencyKey(item.idempotencyKey, `${field}.idempotencyKey`),
     tags: checkEnvelopeText(item.tags, `${field}.tags`, LIMITS.tagsLength),
     createdBy: checkEnvelopeText(item.createdBy, `${field}.createdBy`, LIMITS.createdByLength),
+    traceParent: context.traceParent,
   };
 }
 

@@ -2,6 +2,8 @@ import type { JobRegistry } from '../job/registry.js';
 import type { CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
 import { EventLoopProbe } from './loop-probe.js';
+import { chokaqTracer } from '../observability/tracing.js';
+import { packageVersion } from '../version.js';
 import { ActiveRuns } from './active-runs.js';
 import { CircuitBreakers } from './circuit-breaker.js';
 import { Completer } from './completer.js';
@@ -99,6 +101,7 @@ export class Engine {
       clock,
       runs: this.runs,
       abortGraceMs: settings.abortGraceMs,
+      tracer: chokaqTracer(settings.telemetry.tracerProvider, packageVersion()),
     });
     this.circuits =
       settings.circuitBreaker === false

@@ -14,6 +14,8 @@ import type { AbortCause, ActiveRun, ActiveRuns, RunAborted } from './active-run
 import type { Completer } from './completer.js';
 import { composeMiddleware, type Middleware } from './middleware.js';
 import { RunContext } from './run-context.js';
+import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing.js';
+import type { Tracer } from '@opentelemetry/api';
 
 /**
  * Pipe mode: one raw handler for every type key, called with the stored type and payload text.
@@ -42,6 +44,8 @@ export interface ExecutorOptions {
   runs: ActiveRuns;
   /** How long an aborted handler may take to return before it is abandoned, in ms. */
   abortGraceMs: number;
+  /** Where each run's span goes (a no-op without an OpenTelemetry SDK). */
+  tracer: Tracer;
 }
 
 /** How a run ended, as far as the circuit breaker is concerned. */
@@ -120,10 +124,21 @@ export class Executor {
       timeoutMs,
     );
     const startedMs = clock.now();
+    const span = startRunSpan(this.options.tracer, {
+      id: job.id,
+      queue: job.queue,
+      type: job.type,
+      attempt: job.attempts,
+      queueWaitMs: Math.max(0, startedMs - job.runAt.getTime()),
+      traceParent: job.traceParent,
+    });
+    let outcome = 'aborted';
+    let failure: string | undefined;
     try {
-      const result = await this.call(job, definition, ctx, grace);
+      const result = await withSpan(span, () => this.call(job, definition, ctx, grace));
       const cause = ctx.abortedBy;
       if (result.done && result.error === undefined) {
+        outcome = 'succeeded';
         const durationMs = Math.max(0, clock.now() - startedMs);
         const skipNote = ctx.skipNote;
         const stored = this.resultText(job, result.value);
@@ -146,7 +161,11 @@ export class Executor {
         });
         return { outcome: 'succeeded', settled };
       }
-      if (cause) return this.finishAborted(job, lease, cause, result.done);
+      if (cause) {
+        outcome = `aborted: ${cause.why}`;
+        failure = cause.message;
+        return this.finishAborted(job, lease, cause, result.done);
+      }
       const error = result.done ? result.error : undefined;
       const decision = decideFailure({
         error,
@@ -155,6 +174,8 @@ export class Executor {
         createdAtMs: job.createdAt.getTime(),
         nowMs: clock.now(),
       });
+      outcome = decision.kind === 'retry' ? 'retried' : 'dead';
+      failure = decision.error;
       const settled = this.settle(
         job,
         decision.kind === 'retry'
@@ -169,6 +190,7 @@ export class Executor {
       );
       return { outcome: classifyFailure(error).kind === 'fatal' ? 'neutral' : 'failed', settled };
     } finally {
+      endRunSpan(span, outcome, failure);
       cancelTimeout();
       grace.clear();
       runs.delete(job.id);

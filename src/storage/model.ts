@@ -90,6 +90,8 @@ export interface HotJob {
   history: HistoryEntry[];
   /** The running handler's last reported progress (0–100), stored with its heartbeats. */
   progress: number | null;
+  /** The enqueuing code's trace context (W3C `traceparent`); each run's span links to it. */
+  traceParent: string | null;
 }
 
 /** A row of the archive: a job that succeeded. */

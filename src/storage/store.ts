@@ -49,6 +49,8 @@ export interface NewJob {
   idempotencyKey: string | null;
   tags: string | null;
   createdBy: string | null;
+  /** The enqueuing code's trace context, a W3C `traceparent`. Default: `null` (none). */
+  traceParent?: string | null;
 }
 
 /** Options of one claim. */

@@ -7,6 +7,7 @@ import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
 import { describeRetentionPurge } from './retention.js';
+import { describeTracing } from './tracing.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -43,3 +44,4 @@ describeMetrics('embedded', factory);
 describeHealth('embedded', factory);
 describeClusterEvents('embedded', factory);
 describeRetentionPurge('embedded', factory);
+describeTracing('embedded', factory);

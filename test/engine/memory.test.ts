@@ -3,6 +3,7 @@ import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
 import { describeRetentionPurge } from './retention.js';
+import { describeTracing } from './tracing.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -18,3 +19,4 @@ describeMetrics('memory', factory);
 describeHealth('memory', factory);
 describeClusterEvents('memory', factory);
 describeRetentionPurge('memory', factory);
+describeTracing('memory', factory);

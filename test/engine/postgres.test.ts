@@ -6,6 +6,7 @@ import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
 import { describeRetentionPurge } from './retention.js';
+import { describeTracing } from './tracing.js';
 import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -39,3 +40,4 @@ describeMetrics('postgres', factory);
 describeHealth('postgres', factory);
 describeClusterEvents('postgres', factory);
 describeRetentionPurge('postgres', factory);
+describeTracing('postgres', factory);

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -152,6 +152,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
   started_at timestamp with time zone,
   status smallint DEFAULT 0 NOT NULL,
   tags character varying(1000),
+  trace_parent character varying(55),
   type character varying(255) NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   worker_id character varying(100),

@@ -30,6 +30,7 @@ const job: HotJob = {
   lastError: null,
   history: [],
   progress: null,
+  traceParent: null,
 };
 
 function context(logger: Logger = silentLogger): { ctx: RunContext; events: ChokaQEvents } {

@@ -46,6 +46,7 @@ function toResurrected(
     createdBy: row.createdBy,
     lastModifiedBy: options.actor,
     lastError: row.errorDetails, // the failure it was resurrected from, until the next run
+    traceParent: null, // the DLQ keeps no trace context: a resurrected run starts its own trace
     history: appendHistory(
       row.history,
       {

@@ -43,6 +43,7 @@ function toHotRow(job: NewJob, now: Date): HotJob {
     lastError: null,
     history: [],
     progress: null,
+    traceParent: job.traceParent ?? null,
   };
 }
 

@@ -33,6 +33,7 @@ export function enqueueParams(jobs: readonly NewJob[]): unknown[] {
     jobs.map((j) => j.idempotencyKey),
     jobs.map((j) => j.tags),
     jobs.map((j) => j.createdBy),
+    jobs.map((j) => j.traceParent ?? null),
   ];
 }
 
@@ -117,7 +118,8 @@ function uniformParams(jobs: readonly NewJob[]): unknown[] | undefined {
       j.priority === first.priority &&
       Math.max(0, j.delayMs) === delayMs &&
       j.tags === first.tags &&
-      j.createdBy === first.createdBy,
+      j.createdBy === first.createdBy &&
+      (j.traceParent ?? null) === (first.traceParent ?? null),
   );
   if (!shared) return undefined;
   return [
@@ -129,6 +131,7 @@ function uniformParams(jobs: readonly NewJob[]): unknown[] | undefined {
     delayMs,
     first.tags,
     first.createdBy,
+    first.traceParent ?? null,
   ];
 }
 

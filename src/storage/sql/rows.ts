@@ -85,6 +85,7 @@ export function hotJobOf(row: Row): HotJob {
     lastError: toStringOrNull(row.last_error),
     history: historyOf(row.history),
     progress: toNumberOrNull(row.progress),
+    traceParent: toStringOrNull(row.trace_parent),
   };
 }
 

@@ -3,15 +3,15 @@
 --   costs less on both sides. Ensures a queues row per distinct queue.
 -- Parameters (parallel arrays, one element per job): $1 id text[], $2 queue text[],
 --   $3 type text[], $4 payload text[], $5 priority int[], $6 delay_ms float8[], $7 tags text[],
---   $8 created_by text[].
+--   $8 created_by text[], $9 trace_parent text[].
 -- Locking: row inserts only; queue rows inserted in name order (no deadlocks between batches).
 --   A duplicate id raises 23505 on jobs_hot_pkey and nothing is written.
 -- Returns: nothing; every row was inserted when the statement succeeds.
 WITH input AS (
   SELECT *
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::float8[],
-              $7::text[], $8::text[])
-    AS t(id, queue, type, payload, priority, delay_ms, tags, created_by)
+              $7::text[], $8::text[], $9::text[])
+    AS t(id, queue, type, payload, priority, delay_ms, tags, created_by, trace_parent)
 ),
 ensure_queues AS (
   INSERT INTO :SCHEMA.queues (name, updated_at)
@@ -19,7 +19,7 @@ ensure_queues AS (
   ON CONFLICT (name) DO NOTHING
 )
 INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, priority, status, attempts, run_at,
-                              created_at, updated_at, created_by)
+                              created_at, updated_at, created_by, trace_parent)
 SELECT id, queue, type, payload, tags, priority, 0, 0,
-       now() + delay_ms * interval '1 millisecond', now(), now(), created_by
+       now() + delay_ms * interval '1 millisecond', now(), now(), created_by, trace_parent
 FROM input

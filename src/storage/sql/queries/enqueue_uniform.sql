@@ -1,9 +1,10 @@
 -- Purpose: bulk insert of new jobs without idempotency keys that share their queue, type,
---   priority, delay, tags and creator (the usual enqueueMany of one job type): the insert of
+--   priority, delay, tags, creator and trace context (the usual enqueueMany of one job type): the insert of
 --   enqueue_plain.sql with the shared columns sent once, so only ids and payloads travel as
 --   arrays (about a quarter faster than eight arrays for 1,000 rows here). Ensures the queue row.
 -- Parameters: $1 id text[], $2 payload text[] (one element per job, same order), $3 queue text,
---   $4 type text, $5 priority int, $6 delay_ms float8, $7 tags text, $8 created_by text.
+--   $4 type text, $5 priority int, $6 delay_ms float8, $7 tags text, $8 created_by text,
+--   $9 trace_parent text.
 -- Locking: row inserts only. A duplicate id raises 23505 on jobs_hot_pkey and nothing is written.
 -- Returns: nothing; every row was inserted when the statement succeeds.
 WITH ensure_queue AS (
@@ -12,7 +13,7 @@ WITH ensure_queue AS (
   ON CONFLICT (name) DO NOTHING
 )
 INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, priority, status, attempts, run_at,
-                              created_at, updated_at, created_by)
+                              created_at, updated_at, created_by, trace_parent)
 SELECT id, $3::text, $4::text, payload, $7::text, $5::int, 0, 0,
-       now() + $6::float8 * interval '1 millisecond', now(), now(), $8::text
+       now() + $6::float8 * interval '1 millisecond', now(), now(), $8::text, $9::text
 FROM unnest($1::text[], $2::text[]) AS t(id, payload)

@@ -1,0 +1,93 @@
+/**
+ * Traces through `@opentelemetry/api` only, so they cost next to nothing without an SDK: the
+ * enqueuing code's span context is kept with the job as a W3C `traceparent`, and every run of
+ * the job is a span of its own (kind consumer, named `process <queue>`) linked to it — a link,
+ * not a parent, because one enqueue can lead to many runs, long after its trace ended.
+ */
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Link,
+  type Span,
+  type SpanContext,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
+
+/** The tracer's name. */
+export const TRACER_NAME = 'chokaq';
+
+/** The W3C trace context header value (version 00). */
+const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The tracer of ChokaQ on `provider`, or on the global provider. */
+export function chokaqTracer(provider: TracerProvider | undefined, version: string): Tracer {
+  return (provider ?? trace.getTracerProvider()).getTracer(TRACER_NAME, version);
+}
+
+/** The active span's context as a W3C `traceparent`, or `null` without an active, valid span. */
+export function activeTraceParent(): string | null {
+  const span = trace.getSpanContext(context.active());
+  if (span === undefined || !trace.isSpanContextValid(span)) return null;
+  const flags = (span.traceFlags & 0xff).toString(16).padStart(2, '0');
+  return `00-${span.traceId}-${span.spanId}-${flags}`;
+}
+
+/** A stored `traceparent` as a remote span context; `undefined` when absent or malformed. */
+export function spanContextOf(traceParent: string | null): SpanContext | undefined {
+  const match = traceParent === null ? null : TRACE_PARENT.exec(traceParent);
+  if (!match) return undefined;
+  const [, traceId, spanId, flags] = match;
+  const parsed: SpanContext = {
+    traceId: traceId!,
+    spanId: spanId!,
+    traceFlags: Number.parseInt(flags!, 16),
+    isRemote: true,
+  };
+  return trace.isSpanContextValid(parsed) ? parsed : undefined;
+}
+
+/** What a run span records at its start. */
+export interface RunSpanStart {
+  id: string;
+  queue: string;
+  type: string;
+  attempt: number;
+  /** From when the job was due to this start, in ms. */
+  queueWaitMs: number;
+  traceParent: string | null;
+}
+
+/** Starts the span of one run, linked to the enqueue's span context when the job has one. */
+export function startRunSpan(tracer: Tracer, run: RunSpanStart): Span {
+  const enqueued = spanContextOf(run.traceParent);
+  const links: Link[] = enqueued ? [{ context: enqueued }] : [];
+  return tracer.startSpan(`process ${run.queue}`, {
+    kind: SpanKind.CONSUMER,
+    links,
+    attributes: {
+      'messaging.system': 'chokaq',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': run.queue,
+      'messaging.message.id': run.id,
+      'chokaq.job.type': run.type,
+      'chokaq.job.attempt': run.attempt,
+      'chokaq.job.queue_wait_ms': run.queueWaitMs,
+    },
+  });
+}
+
+/** Runs `fn` with `span` as the active span, so the handler's own spans are its children. */
+export function withSpan<T>(span: Span, fn: () => T): T {
+  return context.with(trace.setSpan(context.active(), span), fn);
+}
+
+/** Ends a run span with its outcome (`succeeded`, `retried`, `dead`, `aborted: …`). */
+export function endRunSpan(span: Span, outcome: string, error?: string): void {
+  span.setAttribute('chokaq.job.outcome', outcome);
+  if (error !== undefined)
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error.split('\n', 1)[0] ?? '' });
+  span.end();
+}
