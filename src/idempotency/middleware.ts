@@ -6,6 +6,7 @@
  * Unlike the enqueue-level `idempotencyKey` (which only dedupes while a job is active), the claim
  * outlives the job, and the key may be derived from the payload at run time.
  */
+import { logEvent } from '../observability/log-events.js';
 import { ChokaQError } from '../errors.js';
 import type { JobContext } from '../job/define-job.js';
 import { normalizeIdempotencyKey } from '../job/envelope.js';
@@ -108,7 +109,10 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     try {
       settings.onOutcome(outcome, ctx);
     } catch (error) {
-      ctx.log.warn('idempotency onOutcome callback threw', { error: String(error) });
+      ctx.log.warn('idempotency onOutcome callback threw', {
+        ...logEvent('IdempotencyOutcomeCallbackFailed'),
+        error: String(error),
+      });
     }
   };
 
@@ -144,6 +148,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       } catch (releaseError) {
         // The claim then expires after inProgressTtl; the run's own error is what matters.
         ctx.log.warn('could not release the idempotency claim', {
+          ...logEvent('IdempotencyReleaseFailed'),
           key,
           error: String(releaseError),
         });
@@ -156,7 +161,11 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       completed = await claims.complete(key, ctx.id, resultTtlMs);
     } catch (error) {
       // Same reasoning as a conflict: the side effects happened, so the run must not fail.
-      ctx.log.warn('could not record the idempotency completion', { key, error: String(error) });
+      ctx.log.warn('could not record the idempotency completion', {
+        ...logEvent('IdempotencyCompletionFailed'),
+        key,
+        error: String(error),
+      });
       report('complete_conflict', ctx);
       return;
     }
@@ -165,7 +174,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     } else {
       ctx.log.warn(
         'idempotency claim was no longer held when the job completed (inProgressTtl too short?); completion not recorded',
-        { key, inProgressTtlMs },
+        { ...logEvent('IdempotencyClaimLost'), key, inProgressTtlMs },
       );
       report('complete_conflict', ctx);
     }

@@ -118,3 +118,19 @@ export function checkLogger(value: unknown, field: string): Logger {
   }
   return value as Logger;
 }
+
+/**
+ * A logger that adds `fields` to every record (a job's id, type and queue); a record's own meta
+ * wins over them, and children keep them.
+ */
+export function withFields(logger: Logger, fields: LogMeta): Logger {
+  const add = (meta: LogMeta | undefined): LogMeta =>
+    meta === undefined ? fields : { ...fields, ...meta };
+  return {
+    debug: (message, meta) => logger.debug(message, add(meta)),
+    info: (message, meta) => logger.info(message, add(meta)),
+    warn: (message, meta) => logger.warn(message, add(meta)),
+    error: (message, meta) => logger.error(message, add(meta)),
+    child: (scope) => withFields(logger.child(scope), fields),
+  };
+}

@@ -3,6 +3,7 @@
  * controls, bulk actions) is recorded with its actor, reason, target and outcome, and announced
  * as an `operator:action` event. `chokaq.audit.list` reads it back, newest first.
  */
+import { logEvent } from '../observability/log-events.js';
 import { validateJobId } from '../job/envelope.js';
 import type { Logger } from '../observability/logger.js';
 import type { ChokaQEvents } from '../runtime/events.js';
@@ -37,6 +38,7 @@ export class Auditor {
       this.events.emit('operator:action', entry);
     } catch (error) {
       this.logger.warn('audit entry not recorded', {
+        ...logEvent('AuditEntryNotRecorded'),
         action: record.action,
         actor: record.actor,
         error: error instanceof Error ? error.message : String(error),

@@ -10,6 +10,7 @@
  * Delivery is best effort: a process that is reconnecting misses what was sent meanwhile, so a
  * consumer treats the events as "something changed here" and re-reads what it shows.
  */
+import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
@@ -166,7 +167,10 @@ export class ClusterEvents {
       try {
         await store.broadcast(message);
       } catch (error) {
-        logger.warn('cluster events not sent', { error: String(error) });
+        logger.warn('cluster events not sent', {
+          ...logEvent('ClusterEventsNotSent'),
+          error: String(error),
+        });
         return;
       }
     }
@@ -212,7 +216,10 @@ export class ClusterEvents {
     try {
       queues = await this.options.store.listQueues();
     } catch (error) {
-      this.options.logger.warn('changed queues not re-read', { error: String(error) });
+      this.options.logger.warn('changed queues not re-read', {
+        ...logEvent('ClusterQueuesNotReread'),
+        error: String(error),
+      });
       return;
     }
     this.relay(() => {

@@ -1,3 +1,4 @@
+import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
 import type { Settlement, Store } from '../storage/store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
@@ -67,6 +68,7 @@ export class Completer {
     } catch (error) {
       if (items.length === 1) throw error;
       this.logger.warn('batch settle failed; settling one by one', {
+        ...logEvent('SettleBatchSplit'),
         size: items.length,
         error: String(error),
       });
@@ -91,6 +93,7 @@ export class Completer {
         if (attempt >= this.attempts) throw error;
         const delay = 200 * 2 ** (attempt - 1);
         this.logger.warn('settle failed; retrying', {
+          ...logEvent('SettleRetried'),
           attempt,
           delayMs: delay,
           error: String(error),

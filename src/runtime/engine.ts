@@ -1,3 +1,4 @@
+import { logEvent } from '../observability/log-events.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
@@ -190,6 +191,7 @@ export class Engine {
     });
     await this.worker.start();
     logger.info('worker started', {
+      ...logEvent('WorkerStarted'),
       workerId: settings.workerId,
       storage: storage.kind,
       concurrency: settings.concurrency,
@@ -262,13 +264,17 @@ export class Engine {
     if (this.worker) {
       const stillRunning = await this.worker.stop(settings.shutdownGraceMs);
       if (stillRunning > 0) {
-        settings.logger.warn('grace period over; aborting running jobs', { running: stillRunning });
+        settings.logger.warn('grace period over; aborting running jobs', {
+          ...logEvent('WorkerShutdownTimedOut'),
+          running: stillRunning,
+        });
         for (const run of this.runs.all()) run.abort('shutdown', 'Worker shutdown');
         const settled = await waitAtMost(settings.clock, this.worker.idle(), ABORT_WAIT_MS);
         if (!settled && this.worker.running > 0) {
           // A handler that ignores its signal keeps running; its job stays processing and is
           // found by zombie rescue. Stopping must not hang on it.
           settings.logger.error('handlers ignored their abort signal; stopping without them', {
+            ...logEvent('ProcessingTaskDrainTimedOut'),
             running: this.worker.running,
           });
         }
@@ -279,5 +285,11 @@ export class Engine {
     await this.completer.drain();
     await this.options.beforeClose?.();
     await settings.storage.close();
+    if (this.worker) {
+      settings.logger.info('worker stopped', {
+        ...logEvent('WorkerStopped'),
+        workerId: settings.workerId,
+      });
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { logEvent } from '../observability/log-events.js';
 import { EventEmitter } from 'node:events';
 import type { FailureReason } from '../job/state.js';
 import type { Logger } from '../observability/logger.js';
@@ -131,7 +132,11 @@ export class ChokaQEvents {
       try {
         (listener as (p: ChokaQEventMap[E]) => void)(payload);
       } catch (error) {
-        this.logger.warn('event listener threw', { event, error: String(error) });
+        this.logger.warn('event listener threw', {
+          ...logEvent('EventListenerFailed'),
+          event,
+          error: String(error),
+        });
       }
     }
   }

@@ -1,3 +1,4 @@
+import { logEvent } from '../observability/log-events.js';
 import { ChokaQError } from '../errors.js';
 import { parsePayload, type JobContext } from '../job/define-job.js';
 import { classifyFailure } from '../job/classify.js';
@@ -214,13 +215,18 @@ export class Executor {
     const result = await Promise.race([work, grace.expired]);
     if (!result.done) {
       this.options.logger.error('handler ignored its abort signal; abandoning it', {
+        ...logEvent('JobHandlerAbandoned'),
         id: job.id,
         type: job.type,
+        queue: job.queue,
         graceMs: this.options.abortGraceMs,
       });
       void work.then(() =>
         this.options.logger.warn('abandoned handler finished late; its result was discarded', {
+          ...logEvent('JobLateResultDiscarded'),
           id: job.id,
+          type: job.type,
+          queue: job.queue,
         }),
       );
     }
@@ -290,7 +296,10 @@ export class Executor {
       text = JSON.stringify(value);
     } catch (error) {
       this.options.logger.warn('handler result cannot be serialised to JSON; not kept', {
+        ...logEvent('JobResultNotSerializable'),
         id: job.id,
+        type: job.type,
+        queue: job.queue,
         error: String(error),
       });
       return undefined;
@@ -299,7 +308,10 @@ export class Executor {
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > MAX_RESULT_BYTES) {
       this.options.logger.warn('handler result too large; not kept', {
+        ...logEvent('JobResultTooLarge'),
         id: job.id,
+        type: job.type,
+        queue: job.queue,
         bytes,
         maxBytes: MAX_RESULT_BYTES,
       });
@@ -316,6 +328,7 @@ export class Executor {
       applied = await this.options.completer.settle(settlement);
     } catch (error) {
       logger.error('could not settle job; it stays processing until rescued', {
+        ...logEvent('JobSettleFailed'),
         ...base,
         error: String(error),
       });
@@ -324,6 +337,7 @@ export class Executor {
     }
     if (!applied) {
       logger.warn('settle conflict: the job was moved by someone else', {
+        ...logEvent('StateTransitionNotApplied'),
         ...base,
         step: settlement.kind,
       });
@@ -345,7 +359,11 @@ export class Executor {
         lost: settlement.lost === true,
       });
     } else if (settlement.kind === 'dead') {
-      logger.warn('job moved to the dead-letter queue', { ...base, reason: settlement.reason });
+      logger.warn('job moved to the dead-letter queue', {
+        ...logEvent('JobDeadLettered'),
+        ...base,
+        reason: settlement.reason,
+      });
       events.emit('job:dead', {
         ...base,
         attempt: job.attempts,

@@ -1,3 +1,4 @@
+import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
@@ -70,20 +71,27 @@ export class Heartbeater {
         const result = results[i];
         this.failures.delete(run.job.id);
         if (!result?.alive) {
-          logger.warn('lease lost while running; aborting the run', { id: run.job.id });
+          logger.warn('lease lost while running; aborting the run', {
+            ...logEvent('JobHeartbeatLeaseLost'),
+            id: run.job.id,
+            type: run.job.type,
+            queue: run.job.queue,
+          });
           run.abort('lost', 'Lease lost: the job was rescued or moved by someone else');
         } else if (result.cancelRequested) {
           run.abort('cancel', 'Cancelled by operator request while running');
         }
       });
     } catch (error) {
-      logger.warn('heartbeat failed', { runs: active.length, error: String(error) });
+      logger.warn('heartbeat failed', {
+        ...logEvent('JobHeartbeatWriteFailed'),
+        runs: active.length,
+        error: String(error),
+      });
       events.emit('worker:error', { where: 'heartbeat', error });
       for (const run of active) {
         if (!this.stillRunning(run)) continue;
-        this.countFailure(run.job.id, () =>
-          run.abort('heartbeat', 'HeartbeatFailure: heartbeats kept failing'),
-        );
+        this.countFailure(run);
       }
     }
   }
@@ -92,23 +100,25 @@ export class Heartbeater {
     return this.options.runs.get(run.job.id) === run;
   }
 
-  private countFailure(id: string, abort: () => void): void {
+  private countFailure(run: ActiveRun): void {
+    const { id, type, queue } = run.job;
     const count = (this.failures.get(id) ?? 0) + 1;
     if (count < this.options.failureThreshold) {
       this.failures.set(id, count);
       return;
     }
     this.failures.delete(id);
+    const meta = { id, type, queue, failures: count };
     if (this.options.cancelOnFailure) {
       this.options.logger.error('heartbeats kept failing; aborting the run', {
-        id,
-        failures: count,
+        ...logEvent('JobHeartbeatThresholdReached'),
+        ...meta,
       });
-      abort();
+      run.abort('heartbeat', 'HeartbeatFailure: heartbeats kept failing');
     } else {
       this.options.logger.warn('heartbeats keep failing; the run continues degraded', {
-        id,
-        failures: count,
+        ...logEvent('JobHeartbeatDegraded'),
+        ...meta,
       });
     }
   }

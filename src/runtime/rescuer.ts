@@ -1,3 +1,4 @@
+import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
 import type { RescueOptions, RescueResult, Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
@@ -55,9 +56,16 @@ export class Rescuer {
     const { store, events, logger } = this.options;
     try {
       const result = await store.rescue(this.options.rescue);
-      if (result.released > 0) logger.info('released stale claims', { count: result.released });
+      if (result.released > 0)
+        logger.info('released stale claims', {
+          ...logEvent('AbandonedJobsRecovered'),
+          count: result.released,
+        });
       for (const job of result.dead) {
-        logger.warn('zombie moved to the dead-letter queue', { ...job });
+        logger.warn('zombie moved to the dead-letter queue', {
+          ...logEvent('ZombieJobsArchived'),
+          ...job,
+        });
         events.emit('job:rescued', { ...job, outcome: 'dead' });
       }
       for (const job of result.retried) events.emit('job:rescued', { ...job, outcome: 'retried' });
@@ -65,7 +73,10 @@ export class Rescuer {
         events.emit('job:rescued', { ...job, outcome: 'cancelled' });
       return result;
     } catch (error) {
-      logger.warn('rescue pass failed', { error: String(error) });
+      logger.warn('rescue pass failed', {
+        ...logEvent('ZombieRescueCycleFailed'),
+        error: String(error),
+      });
       events.emit('worker:error', { where: 'rescue', error });
       throw error;
     }

@@ -4,6 +4,7 @@
  * process at a time (a lease in the store, renewed with every batch). Every worker runs the
  * loop; the lease lets one of them work while the others' passes return at once.
  */
+import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
 import { RETENTION_TABLES, type RetentionRule } from '../storage/retention.js';
 import type { Store } from '../storage/store.js';
@@ -77,7 +78,11 @@ export class Retention {
       pass: async () => {
         await this.pass(retentionRules(settings.ages, settings.queueAges));
       },
-      onError: (error) => logger.warn('retention pass failed', { error: String(error) }),
+      onError: (error) =>
+        logger.warn('retention pass failed', {
+          ...logEvent('RetentionPassFailed'),
+          error: String(error),
+        }),
       clock,
     });
   }
@@ -114,7 +119,12 @@ export class Retention {
       purged.push({ rule, rows });
       if (rows > 0) {
         events.emit('retention:purged', { table: rule.table, queue: rule.queue ?? null, rows });
-        logger.info('retention purged rows', { table: rule.table, queue: rule.queue, rows });
+        logger.info('retention purged rows', {
+          ...logEvent('RetentionPurged'),
+          table: rule.table,
+          queue: rule.queue,
+          rows,
+        });
       }
     }
     return { led: true, purged };

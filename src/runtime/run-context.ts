@@ -1,6 +1,6 @@
 import type { JobContext } from '../job/define-job.js';
 import type { ChokaQEvents } from './events.js';
-import type { Logger } from '../observability/logger.js';
+import { withFields, type Logger } from '../observability/logger.js';
 import type { HotJob } from '../storage/model.js';
 import { RunAborted, type AbortCause } from './active-runs.js';
 
@@ -38,9 +38,14 @@ export class RunContext implements JobContext {
     this.#parentLogger = parentLogger;
   }
 
-  /** Logger scoped to this job (made on first use). */
+  /** Logger scoped to this job; its records carry the job's id, type, queue and attempt. */
   get log(): Logger {
-    this.#logger ??= this.#parentLogger.child(`job:${this.type}`);
+    this.#logger ??= withFields(this.#parentLogger.child(`job:${this.type}`), {
+      id: this.id,
+      type: this.type,
+      queue: this.queue,
+      attempt: this.attempt,
+    });
     return this.#logger;
   }
 

@@ -1,3 +1,4 @@
+import { logEvent } from '../observability/log-events.js';
 import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
 import type { HotJob } from '../storage/model.js';
@@ -88,7 +89,10 @@ export class Worker {
       initial: new Set(), // so a pause noted before the first read already counts
       onError: (error) => {
         if (!this.stopping) {
-          options.logger.warn('could not re-read paused queues', { error: String(error) });
+          options.logger.warn('could not re-read paused queues', {
+            ...logEvent('PausedQueuesReadFailed'),
+            error: String(error),
+          });
         }
       },
     });
@@ -126,6 +130,7 @@ export class Worker {
         });
       } catch (error) {
         this.options.logger.warn('wake-up notifications unavailable; polling only', {
+          ...logEvent('WakeupsUnavailable'),
           error: String(error),
         });
       }
@@ -134,7 +139,10 @@ export class Worker {
       // Every expected failure is handled inside the loop; this one is a bug, and the health
       // check reports it.
       this.loopFailure = error ?? new Error('claim loop failed');
-      this.options.logger.error('claim loop ended unexpectedly', { error: String(error) });
+      this.options.logger.error('claim loop ended unexpectedly', {
+        ...logEvent('WorkerLoopCrashed'),
+        error: String(error),
+      });
     });
   }
 
@@ -219,7 +227,11 @@ export class Worker {
       } catch (error) {
         this.claimSentAt = null;
         for (let i = 0; i < reserved; i++) this.slots.release();
-        logger.warn('claim failed; backing off', { delayMs: errorBackoff, error: String(error) });
+        logger.warn('claim failed; backing off', {
+          ...logEvent('ClaimFailed'),
+          delayMs: errorBackoff,
+          error: String(error),
+        });
         events.emit('worker:error', { where: 'claim', error });
         await this.wakeup.wait(errorBackoff);
         errorBackoff = Math.min(errorBackoff * 2, CLAIM_ERROR_BACKOFF_CAP_MS);
@@ -298,7 +310,10 @@ export class Worker {
         started = await this.starter.add(lease);
       }
       if (!started) {
-        logger.warn('lease lost before start; skipping', base);
+        logger.warn('lease lost before start; skipping', {
+          ...logEvent('JobExecutionLeaseRejected'),
+          ...base,
+        });
         events.emit('job:conflict', { ...base, step: 'start' });
         return;
       }
@@ -309,7 +324,11 @@ export class Worker {
       });
       result = await executor.run(started, lease);
     } catch (error) {
-      logger.error('job could not be started', { ...base, error: String(error) });
+      logger.error('job could not be started', {
+        ...logEvent('JobStartFailed'),
+        ...base,
+        error: String(error),
+      });
       events.emit('worker:error', { where: 'start', error });
     } finally {
       if (permit) this.report(permit, result);
@@ -374,7 +393,13 @@ export class Worker {
             },
           })
           .catch((error: unknown) =>
-            this.options.logger.warn('release failed', { id: job.id, error: String(error) }),
+            this.options.logger.warn('release failed', {
+              ...logEvent('PrefetchedJobReleaseFailed'),
+              id: job.id,
+              type: job.type,
+              queue: job.queue,
+              error: String(error),
+            }),
           ),
       ),
     );

@@ -5,6 +5,7 @@
  * normalised by the row mappers, a small `shared_buffers`, and a periodic VACUUM of the hot table
  * (PGlite runs no autovacuum).
  */
+import { logEvent } from '../../observability/log-events.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -103,7 +104,7 @@ function embeddedBackend(settings: EmbeddedSettings, logger: Logger): SqlBackend
         vacuum = setInterval(() => {
           if (current.db.closed) return;
           current.executor.query(vacuumSql).catch((error: unknown) => {
-            logger.debug('vacuum failed', { error: String(error) });
+            logger.debug('vacuum failed', { ...logEvent('VacuumFailed'), error: String(error) });
           });
         }, vacuumIntervalMs);
         vacuum.unref();

@@ -2,6 +2,7 @@
  * The PostgreSQL provider (`chokaq/postgres`): a `pg` pool, the shared SQL store, LISTEN/NOTIFY
  * wake-ups and transactional enqueue. Works with PostgreSQL ≥ 13.
  */
+import { logEvent } from '../../observability/log-events.js';
 import pg from 'pg';
 import { invalid } from '../../util/check.js';
 import type { Logger } from '../../observability/logger.js';
@@ -89,7 +90,10 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
   /** One LISTEN connection for every channel of the store, made on the first `listen`. */
   let listener: PgListener | null = null;
   const onIdleError = (error: Error): void => {
-    logger.warn('idle PostgreSQL connection failed', { error: error.message });
+    logger.warn('idle PostgreSQL connection failed', {
+      ...logEvent('IdleConnectionFailed'),
+      error: error.message,
+    });
   };
   return {
     open(): Promise<Executor> {

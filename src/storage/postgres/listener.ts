@@ -5,6 +5,7 @@
  * lost. When LISTEN cannot work (for example behind PgBouncer in transaction mode) it warns once
  * and keeps retrying quietly: workers still poll.
  */
+import { logEvent } from '../../observability/log-events.js';
 import pg from 'pg';
 import type { Logger } from '../../observability/logger.js';
 
@@ -81,7 +82,10 @@ export class PgListener {
       if (lost || this.stopped || this.client !== client) return;
       lost = true;
       this.client = null;
-      this.options.logger.debug('listen connection lost', { error: error?.message });
+      this.options.logger.debug('listen connection lost', {
+        ...logEvent('ListenLost'),
+        error: error?.message,
+      });
       client.end().catch(() => undefined);
       this.scheduleReconnect();
     };
@@ -104,11 +108,15 @@ export class PgListener {
       if (!this.warned) {
         this.warned = true;
         this.options.logger.warn('LISTEN is unavailable; workers fall back to polling', {
+          ...logEvent('ListenUnavailable'),
           channels: [...this.channels.keys()],
           error: message,
         });
       } else {
-        this.options.logger.debug('LISTEN retry failed', { error: message });
+        this.options.logger.debug('LISTEN retry failed', {
+          ...logEvent('ListenRetryFailed'),
+          error: message,
+        });
       }
       this.scheduleReconnect();
       return;

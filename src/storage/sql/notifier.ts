@@ -4,6 +4,7 @@
  * queue: the first enqueue of a quiet queue notifies at once, later ones within the window are
  * folded into one trailing notification.
  */
+import { logEvent } from '../../observability/log-events.js';
 import type { Logger } from '../../observability/logger.js';
 
 /** Debounce window per queue in milliseconds. @default 5 */
@@ -73,6 +74,7 @@ export class WakeNotifier {
   private fire(queue: string): void {
     this.send(queue).catch((error: unknown) => {
       this.logger.warn('wake notification failed', {
+        ...logEvent('NotificationFailed'),
         queue,
         error: error instanceof Error ? error.message : String(error),
       });

@@ -2,6 +2,7 @@
  * The storage contract over SQL, shared by the `postgres` and `embedded` providers: both send
  * the same statements (PostgreSQL ≥ 13 dialect) through an {@link Executor}.
  */
+import { logEvent } from '../../observability/log-events.js';
 import { ChokaQError } from '../../errors.js';
 import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
 import type { FailureReason, HotState } from '../../job/state.js';
@@ -158,7 +159,10 @@ export class SqlStore implements Store {
       maxAgeMs: CAPPED_QUEUES_TTL_MS,
       clock: systemClock,
       onError: (error) => {
-        this.logger.warn('could not re-read capped queues', { error: String(error) });
+        this.logger.warn('could not re-read capped queues', {
+          ...logEvent('CappedQueuesReadFailed'),
+          error: String(error),
+        });
       },
     });
   }
@@ -185,6 +189,7 @@ export class SqlStore implements Store {
         const applied = await migrate(executor, this.schema);
         if (applied.length > 0) {
           this.logger.info('schema migrated', {
+            ...logEvent('SqlInitializationCompleted'),
             schema: this.schema,
             versions: applied.map((m) => m.version),
           });
@@ -264,7 +269,10 @@ export class SqlStore implements Store {
       try {
         onPayload(payload);
       } catch (error) {
-        this.logger.warn(`${what} listener threw`, { error: String(error) });
+        this.logger.warn(`${what} listener threw`, {
+          ...logEvent('StoreListenerFailed'),
+          error: String(error),
+        });
       }
     });
     let done = false;
@@ -344,7 +352,10 @@ export class SqlStore implements Store {
         return await transaction();
       } catch (error) {
         if (attempt >= CONFLICT_ATTEMPTS || !isTransientConflict(error)) throw error;
-        this.logger.debug(`${what} retried after a lock conflict`, { attempt });
+        this.logger.debug(`${what} retried after a lock conflict`, {
+          ...logEvent('LockConflictRetried'),
+          attempt,
+        });
       }
     }
   }
