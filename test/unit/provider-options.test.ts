@@ -143,6 +143,20 @@ describe('postgres(options) refuses', () => {
       says: '"10" (string)',
     },
     {
+      name: 'prepareStatements as a string',
+      call: () => postgres({ connectionString: url, prepareStatements: 'no' as never }),
+      code: INVALID,
+      field: `${P}.prepareStatements`,
+      says: '"no" (string)',
+    },
+    {
+      name: 'listen as a number',
+      call: () => postgres({ connectionString: url, listen: 0 as never }),
+      code: INVALID,
+      field: `${P}.listen`,
+      says: '0 (number)',
+    },
+    {
       name: 'poolSize 0',
       call: () => postgres({ connectionString: url, poolSize: 0 }),
       code: INVALID,

@@ -100,7 +100,7 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
       if (executor !== null) return Promise.resolve(executor);
       if ('pool' in source) {
         pool = source.pool;
-        executor = pgExecutor(pool);
+        executor = pgExecutor(pool, undefined, { prepare: settings.prepareStatements });
       } else {
         const owned = new pg.Pool({
           connectionString: source.connectionString,
@@ -109,15 +109,26 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
         owned.on('error', onIdleError);
         ownedPool = owned;
         pool = owned;
-        executor = pgExecutor(owned, () => owned.end());
+        executor = pgExecutor(owned, () => owned.end(), { prepare: settings.prepareStatements });
       }
       return Promise.resolve(executor);
     },
     listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten> {
+      if (!settings.listen) return Promise.resolve(() => Promise.resolve());
       const config: pg.ClientConfig =
         pool?.options ??
         ('pool' in source ? source.pool.options : { connectionString: source.connectionString });
-      listener ??= new PgListener({ client: config, logger });
+      listener ??= new PgListener({
+        client: config,
+        logger,
+        // A notification sent through the pool must reach the LISTEN connection: behind a
+        // transaction-mode pooler it does not, and the listener gives up with one warning.
+        probe: async (probeChannel, payload) => {
+          await executor?.query('SELECT pg_notify($1::text, $2::text)', [probeChannel, payload], {
+            prepare: false,
+          });
+        },
+      });
       return listener.add(channel, onPayload);
     },
     async close(): Promise<void> {

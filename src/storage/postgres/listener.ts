@@ -6,6 +6,7 @@
  * and keeps retrying quietly: workers still poll.
  */
 import { logEvent } from '../../observability/log-events.js';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../observability/logger.js';
 
@@ -17,6 +18,15 @@ export interface PgListenerOptions {
   /** Connection settings of the dedicated client (taken from the pool's options). */
   client: pg.ClientConfig;
   logger: Logger;
+  /**
+   * Sends a notification on `channel` through another connection. With it, the first LISTEN is
+   * checked: a probe that does not come back within `probeTimeoutMs` means LISTEN cannot work
+   * here (a transaction-mode pooler), and the listener stops for good with one warning.
+   * Default: no check.
+   */
+  probe?: (channel: string, payload: string) => Promise<void>;
+  /** How long the probe may take, in ms. @default 2000 */
+  probeTimeoutMs?: number;
   /** First reconnect delay in ms. @default 250 */
   minBackoffMs?: number;
   /** Longest reconnect delay in ms. @default 30000 */
@@ -32,6 +42,8 @@ export class PgListener {
   private warned = false;
   private connectedOnce = false;
   private started = false;
+  /** Whether the probe showed that notifications arrive (or no probe was asked for). */
+  private verified = false;
   /** Callbacks by channel name (a validated identifier, quoted when sent). */
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
 
@@ -125,12 +137,58 @@ export class PgListener {
       await client.end().catch(() => undefined);
       return;
     }
+    // Checked in the background, so a start behind a pooler does not wait for the probe.
+    if (!this.verified) void this.verify(client);
     this.failures = 0;
     if (this.connectedOnce || this.warned) {
       for (const callbacks of this.channels.values())
         for (const callback of callbacks) callback(WAKE_ALL);
     }
     this.connectedOnce = true;
+  }
+
+  /** Stops listening for good, with one warning, when the probe shows LISTEN cannot work. */
+  private async verify(client: pg.Client): Promise<void> {
+    if (await this.probed(client)) {
+      this.verified = true;
+      return;
+    }
+    if (this.stopped || this.client !== client) return; // stopped, or lost and reconnecting
+    this.options.logger.warn(
+      'LISTEN does not deliver notifications here (a transaction-mode pooler such as PgBouncer?); workers fall back to polling',
+      { ...logEvent('ListenUnavailable'), channels: [...this.channels.keys()] },
+    );
+    await this.stop();
+  }
+
+  /** Whether a probe sent through another connection reaches `client` in time. */
+  private async probed(client: pg.Client): Promise<boolean> {
+    const probe = this.options.probe;
+    if (probe === undefined) return true;
+    const channel = `chokaq_probe_${randomBytes(6).toString('hex')}`;
+    const payload = randomBytes(8).toString('hex');
+    let arrived!: () => void;
+    const came = new Promise<void>((resolve) => (arrived = resolve));
+    const onNotification = (message: pg.Notification): void => {
+      if (message.channel === channel && message.payload === payload) arrived();
+    };
+    client.on('notification', onNotification);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await client.query(`LISTEN "${channel}"`);
+      await probe(channel, payload);
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), this.options.probeTimeoutMs ?? 2000);
+        timer.unref();
+      });
+      return await Promise.race([came.then(() => true as const), timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      client.off('notification', onNotification);
+      await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
+    }
   }
 
   private scheduleReconnect(): void {

@@ -35,6 +35,20 @@ export interface PostgresOptions {
    */
   poolSize?: number;
   /**
+   * Keep statements prepared on each connection, so PostgreSQL plans them once. Turn it off
+   * behind a transaction-mode pooler such as PgBouncer 1.18, where a prepared statement does not
+   * outlive the transaction that prepared it.
+   * @default true
+   */
+  prepareStatements?: boolean;
+  /**
+   * Wake workers and deliver cross-process events through LISTEN/NOTIFY. At start a probe
+   * notification checks that LISTEN works; when it does not arrive (behind a transaction-mode
+   * pooler) the store warns once and workers poll. `false` never listens.
+   * @default true
+   */
+  listen?: boolean;
+  /**
    * Where the store logs.
    * @default ChokaQ's `logger` (scoped `postgres`) once the store is given to `new ChokaQ()`;
    *   `consoleLogger()` before that.
@@ -64,6 +78,8 @@ export type PostgresSource = { pool: PostgresPool } | { connectionString: string
 export interface PostgresSettings extends SqlProviderSettings {
   source: PostgresSource;
   poolSize: number;
+  prepareStatements: boolean;
+  listen: boolean;
 }
 
 const PREFIX = 'postgres(options)';
@@ -74,6 +90,8 @@ const OPTION_KEYS = [
   'schema',
   'migrate',
   'poolSize',
+  'prepareStatements',
+  'listen',
   'logger',
 ] as const satisfies readonly (keyof PostgresOptions)[];
 
@@ -94,7 +112,12 @@ const MIGRATE_KEYS = [
 export function checkPostgresOptions(options: PostgresOptions | undefined): PostgresSettings {
   const given = checkOptions(options, PREFIX, OPTION_KEYS);
   const shared = checkSqlProviderOptions(given, PREFIX);
-  const poolSize = checkInteger(given.poolSize ?? 10, `${PREFIX}.poolSize`, POOL_SIZE_RANGE);
+  const common = {
+    ...shared,
+    poolSize: checkInteger(given.poolSize ?? 10, `${PREFIX}.poolSize`, POOL_SIZE_RANGE),
+    prepareStatements: checkBoolean(given.prepareStatements ?? true, `${PREFIX}.prepareStatements`),
+    listen: checkBoolean(given.listen ?? true, `${PREFIX}.listen`),
+  };
   if (given.pool !== undefined) {
     if (given.connectionString !== undefined) {
       throw new ChokaQError(
@@ -103,7 +126,7 @@ export function checkPostgresOptions(options: PostgresOptions | undefined): Post
         { field: `${PREFIX}.pool` },
       );
     }
-    return { ...shared, poolSize, source: { pool: checkPool(given.pool, `${PREFIX}.pool`) } };
+    return { ...common, source: { pool: checkPool(given.pool, `${PREFIX}.pool`) } };
   }
   if (given.connectionString === undefined) {
     throw new ChokaQError(
@@ -118,7 +141,7 @@ export function checkPostgresOptions(options: PostgresOptions | undefined): Post
     given.connectionString,
     `${PREFIX}.connectionString`,
   );
-  return { ...shared, poolSize, source: { connectionString } };
+  return { ...common, source: { connectionString } };
 }
 
 /** The PostgreSQL `migrate()` options, checked, with defaults applied. */

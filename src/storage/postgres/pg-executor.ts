@@ -25,7 +25,10 @@ function prepared(sql: string, params: readonly unknown[]): PostgresStatement {
 }
 
 /** `query` (as a prepared statement unless told otherwise) and `run` over a pool or a checked-out client, errors mapped. */
-function statementsOn(target: PostgresQueryable): Pick<Executor, 'query' | 'run'> {
+function statementsOn(
+  target: PostgresQueryable,
+  prepare: boolean,
+): Pick<Executor, 'query' | 'run'> {
   return {
     async query<R>(
       sql: string,
@@ -33,7 +36,7 @@ function statementsOn(target: PostgresQueryable): Pick<Executor, 'query' | 'run'
       options?: QueryOptions,
     ): Promise<R[]> {
       const statement =
-        options?.prepare === false ? { text: sql, values: [...params] } : prepared(sql, params);
+        (options?.prepare ?? prepare) ? prepared(sql, params) : { text: sql, values: [...params] };
       try {
         return (await target.query(statement)).rows as R[];
       } catch (error) {
@@ -51,10 +54,10 @@ function statementsOn(target: PostgresQueryable): Pick<Executor, 'query' | 'run'
 }
 
 /** An executor over one checked-out client, inside a transaction this module opened. */
-function transactionExecutor(client: PostgresPoolClient): Executor {
+function transactionExecutor(client: PostgresPoolClient, prepare: boolean): Executor {
   const executor: Executor = {
     kind: 'postgres',
-    ...statementsOn(client),
+    ...statementsOn(client, prepare),
     transaction: <T>(fn: (tx: Executor) => Promise<T>): Promise<T> => fn(executor),
     close: () => Promise.resolve(),
   };
@@ -66,11 +69,16 @@ function transactionExecutor(client: PostgresPoolClient): Executor {
  * the pool alone.
  * @param endPool Ends the pool; omitted for a caller's pool. Default: none.
  */
-export function pgExecutor(pool: PostgresPool, endPool?: () => Promise<void>): Executor {
+export function pgExecutor(
+  pool: PostgresPool,
+  endPool?: () => Promise<void>,
+  options: { prepare?: boolean } = {},
+): Executor {
+  const prepare = options.prepare ?? true;
   let closed = false;
   return {
     kind: 'postgres',
-    ...statementsOn(pool),
+    ...statementsOn(pool, prepare),
     async transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
       let client: PostgresPoolClient;
       try {
@@ -88,7 +96,7 @@ export function pgExecutor(pool: PostgresPool, endPool?: () => Promise<void>): E
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const result = await fn(transactionExecutor(client));
+        const result = await fn(transactionExecutor(client, prepare));
         await client.query('COMMIT');
         return result;
       } catch (error) {
