@@ -29,6 +29,7 @@ import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { JobsApi } from './operator/jobs-api.js';
 import { RetentionApi } from './operator/retention-api.js';
+import { statusReport, type StatusReport } from './operator/status.js';
 import { HealthApi } from './monitoring/health/health-api.js';
 import { MetricsApi } from './monitoring/metrics/metrics-api.js';
 import { OtelSink } from './monitoring/metrics/otel-sink.js';
@@ -375,6 +376,16 @@ export class ChokaQ {
       outcome: result,
     });
     return result;
+  }
+
+  /**
+   * Every queue's state (due, scheduled, running, lag, dead, throughput and failure rate over
+   * the last minute and five minutes), the five largest DLQ error groups and the worker processes
+   * alive — what `chokaq status` shows.
+   */
+  async status(): Promise<StatusReport> {
+    await this.open();
+    return statusReport(this.config.storage);
   }
 
   /** Finds a job wherever it is: hot (pending/fetched/processing), archive or DLQ. */

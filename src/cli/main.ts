@@ -8,6 +8,7 @@ import { dlqCommand, DLQ_USAGE } from './commands/dlq.js';
 import { jobsCommand, JOBS_USAGE } from './commands/jobs.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
 import { purgeCommand, PURGE_USAGE } from './commands/purge.js';
+import { statusCommand, STATUS_USAGE } from './commands/status.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
 import { CliError, type CliIo } from './io.js';
 import { packageVersion } from '../version.js';
@@ -60,6 +61,14 @@ const COMMANDS = new Map<string, Command>([
       summary: 'delete rows past their retention now, with a preview',
       usage: PURGE_USAGE,
       run: purgeCommand,
+    },
+  ],
+  [
+    'status',
+    {
+      summary: 'queues, lag, throughput, error groups and workers alive (--watch)',
+      usage: STATUS_USAGE,
+      run: statusCommand,
     },
   ],
   [

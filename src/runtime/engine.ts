@@ -11,6 +11,7 @@ import { Completer } from './completer.js';
 import type { ChokaQEvents } from './events.js';
 import { Executor } from './executor.js';
 import { Heartbeater } from './heartbeater.js';
+import { Presence } from './presence.js';
 import { Rescuer } from './rescuer.js';
 import { Retention } from './retention.js';
 import type { EngineSettings } from './settings.js';
@@ -66,6 +67,7 @@ export class Engine {
   private stopped = false;
   private heartbeater: Heartbeater | undefined;
   private rescuer: Rescuer | undefined;
+  private presence: Presence | undefined;
   /** The retention purge: its loop runs with the worker, its passes also on demand. */
   readonly retention: Retention;
 
@@ -232,6 +234,21 @@ export class Engine {
     });
     this.rescuer.start();
     this.retention.start();
+    this.presence = new Presence({
+      store: storage,
+      workerId: settings.workerId,
+      version: packageVersion(),
+      describe: () => ({
+        concurrency: this.worker?.concurrency ?? settings.concurrency,
+        running: this.running,
+        queues: settings.workerQueues ? [...settings.workerQueues] : null,
+        circuits: this.circuitStats().flatMap((c) =>
+          c.state === 'closed' ? [] : [{ type: c.key, state: c.state }],
+        ),
+      }),
+      clock,
+    });
+    this.presence.start();
   }
 
   /** Aborts the runs of `ids` in this process (their cancel request is already stored). */
@@ -283,6 +300,7 @@ export class Engine {
     // Heartbeats run until the handlers are done, so a long graceful drain is not taken for a zombie.
     await this.heartbeater?.stop();
     await this.completer.drain();
+    await this.presence?.stop();
     await this.options.beforeClose?.();
     await settings.storage.close();
     if (this.worker) {

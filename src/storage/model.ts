@@ -236,6 +236,26 @@ export interface QueueGauges {
   readAt: Date;
 }
 
+/** A worker process as it last reported itself (`chokaq status`, The Deck). */
+export interface WorkerPresence {
+  /** Its worker id. */
+  id: string;
+  host: string;
+  pid: number;
+  startedAt: Date;
+  /** When it last wrote its row (store clock). */
+  lastSeenAt: Date;
+  /** Jobs it runs at once, and runs now. */
+  concurrency: number;
+  running: number;
+  /** Queues it serves; `null` for all. */
+  queues: string[] | null;
+  /** Its circuit breakers that are not closed. */
+  circuits: { type: string; state: 'open' | 'half-open' }[];
+  /** The ChokaQ version it runs. */
+  version: string;
+}
+
 /** One job in a page of the operator query (`jobs.query`): the columns a list shows. */
 export interface JobSummary {
   id: string;

@@ -28,6 +28,7 @@ import type {
   QueueGauges,
   QueueInfo,
   QueueStats,
+  WorkerPresence,
 } from './model.js';
 
 /** Largest {@link Store.broadcast} message: PostgreSQL's NOTIFY payload limit, with room to spare. */
@@ -398,6 +399,13 @@ export interface Store extends BulkStore {
    * nobody else holds an unexpired lease on it.
    */
   takeLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+
+  /** Records that a worker process is alive (its row, stamped now by the store clock). */
+  recordWorker(worker: Omit<WorkerPresence, 'lastSeenAt'>): Promise<void>;
+  /** Forgets a worker process that stopped. */
+  forgetWorker(id: string): Promise<void>;
+  /** Worker processes seen within `withinMs`, most recently started first. */
+  listWorkers(withinMs: number): Promise<WorkerPresence[]>;
 
   /** Store clock: what the store considers "now". */
   now(): Promise<Date>;

@@ -260,6 +260,54 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
     expect(missing.err).toMatch(/no job no-such-job in the hot table, the archive or the DLQ\n$/);
   });
 
+  it.skipIf(skip)(
+    'status prints every queue, the error groups and the workers; --watch until stopped',
+    async () => {
+      const report = await json<{
+        queues: {
+          queue: string;
+          dead: number;
+          scheduled: number;
+          lastFiveMinutes: { succeeded: number };
+        }[];
+        errorGroups: unknown[];
+        workers: unknown[];
+      }>(['status', ...flags]);
+      const mail = report.queues.find((q) => q.queue === 'mail');
+      expect(mail).toMatchObject({ dead: 6, scheduled: 1 });
+      expect(report.queues.find((q) => q.queue === 'reports')?.lastFiveMinutes.succeeded).toBe(3);
+      expect(report.errorGroups.length).toBeGreaterThan(0);
+      expect(report.workers).toEqual([]);
+      const human = await cli(['status', ...flags]);
+      expect(human.out).toMatch(/\nQUEUE +STATE +DUE +SCHEDULED +RUNNING +LAG +DLQ/);
+      expect(human.out).toMatch(/\nmail +active +\d+ +1 +0 +\S+ +6 /);
+      expect(human.out).toContain('no worker alive');
+
+      let out = '';
+      const controller = new AbortController();
+      const io: CliIo = {
+        stdout: {
+          write: (text: string) => (
+            (out += text),
+            out.split('\n').length > 2 && controller.abort()
+          ),
+        },
+        stderr: { write: () => true },
+        env: {},
+      };
+      const code = await run(
+        ['status', ...flags, '--watch', '--interval', '1', '--json'],
+        io,
+        controller.signal,
+      );
+      expect(code).toBe(0);
+      expect(out.trim().split('\n').length).toBeGreaterThanOrEqual(1);
+      expect(JSON.parse(out.trim().split('\n')[0]!)).toHaveProperty('queues');
+      const bad = await cli(['status', ...flags, '--interval', '0']);
+      expect(bad.err).toMatch(/--interval must be a whole number of seconds from 1 to 3600/);
+    },
+  );
+
   it.skipIf(skip)('dlq groups lists error groups, largest first', async () => {
     const groups = await json<
       { fingerprint: string; count: number; errorClass: string; message: string }[]

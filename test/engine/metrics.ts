@@ -16,6 +16,8 @@ import {
   silentLogger,
   type ChokaQOptions,
 } from '../../src/index.js';
+import { ALL_METRICS } from '../../src/monitoring/metrics/catalogue.js';
+import { prometheusName } from '../../src/monitoring/metrics/prometheus-sink.js';
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import type { EngineStoreFactory } from './suite.js';
@@ -168,6 +170,28 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
         },
         { message: 'completions in the Prometheus text' },
       );
+      // Every instrument of the catalogue is exposed, with its Prometheus type.
+      for (const spec of ALL_METRICS) {
+        const kind = spec.kind === 'gauge' ? 'gauge' : spec.kind;
+        expect(text).toContain(`# TYPE ${prometheusName(spec)} ${kind}`);
+      }
+      expect(text).toMatch(
+        /chokaq_jobs_enqueued_total\{queue="metrics",type="metrics\.ok\.v1"\} 3/,
+      );
+      expect(text).toMatch(
+        /chokaq_jobs_started_total\{queue="metrics",type="metrics\.flaky\.v1"\} 2/,
+      );
+      expect(text).toMatch(
+        /chokaq_jobs_failed_total\{queue="metrics",type="metrics\.flaky\.v1",error="RangeError"\} 1/,
+      );
+      expect(text).toMatch(
+        /chokaq_jobs_retried_total\{queue="metrics",type="metrics\.flaky\.v1"\} 1/,
+      );
+      expect(text).toMatch(
+        /chokaq_jobs_queue_lag_seconds_count\{queue="metrics",type="metrics\.ok\.v1"\} 2/,
+      );
+      expect(text).toMatch(/chokaq_worker_claim_batch_size_count [1-9]/);
+      expect(text).toMatch(/chokaq_worker_settle_batch_size_count [1-9]/);
       expect(text).toContain('# TYPE chokaq_jobs_completed_total counter');
       expect(text).toContain('# TYPE chokaq_jobs_processing_duration_seconds histogram');
       expect(text).toMatch(

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -237,3 +237,14 @@ CREATE TABLE :SCHEMA.stats_summary (
   CONSTRAINT stats_summary_pkey PRIMARY KEY (queue)
 );
 CREATE UNIQUE INDEX stats_summary_pkey ON :SCHEMA.stats_summary USING btree (queue);
+
+CREATE TABLE :SCHEMA.workers (
+  host character varying(255) NOT NULL,
+  id character varying(100) COLLATE "C" NOT NULL,
+  info jsonb NOT NULL,
+  last_seen_at timestamp with time zone NOT NULL,
+  pid integer NOT NULL,
+  started_at timestamp with time zone NOT NULL,
+  CONSTRAINT workers_pkey PRIMARY KEY (id)
+);
+CREATE UNIQUE INDEX workers_pkey ON :SCHEMA.workers USING btree (id);

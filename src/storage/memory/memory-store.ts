@@ -19,6 +19,7 @@ import type {
   HotJob,
   QueueGauges,
   QueueInfo,
+  WorkerPresence,
   QueueStats,
 } from '../model.js';
 import type {
@@ -403,6 +404,38 @@ export class MemoryStore implements Store {
       if (lease !== undefined && lease.holder !== holder && lease.expiresAt >= now) return false;
       this.leases.set(name, { holder, expiresAt: now + ttlMs });
       return true;
+    });
+  }
+
+  /** Worker processes by id. */
+  private readonly workers = new Map<string, WorkerPresence>();
+
+  /** {@inheritDoc Store.recordWorker} */
+  recordWorker(worker: Omit<WorkerPresence, 'lastSeenAt'>): Promise<void> {
+    return atomically(() => {
+      const now = this.time();
+      for (const [id, seen] of this.workers) {
+        if (seen.lastSeenAt.getTime() < now.getTime() - 86_400_000) this.workers.delete(id);
+      }
+      this.workers.set(worker.id, structuredClone({ ...worker, lastSeenAt: now }));
+    });
+  }
+
+  /** {@inheritDoc Store.forgetWorker} */
+  forgetWorker(id: string): Promise<void> {
+    return atomically(() => {
+      this.workers.delete(id);
+    });
+  }
+
+  /** {@inheritDoc Store.listWorkers} */
+  listWorkers(withinMs: number): Promise<WorkerPresence[]> {
+    return atomically(() => {
+      const since = this.time().getTime() - withinMs;
+      return [...this.workers.values()]
+        .filter((w) => w.lastSeenAt.getTime() >= since)
+        .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || (a.id < b.id ? -1 : 1))
+        .map((w) => structuredClone(w));
     });
   }
 

@@ -10,6 +10,7 @@ import type {
   HotJob,
   QueueGauges,
   QueueInfo,
+  WorkerPresence,
   QueueStats,
 } from '../model.js';
 import type { MetricBucket } from '../store.js';
@@ -237,6 +238,26 @@ export function queueGaugesOf(row: Row): QueueGauges {
     dead: toNumber(row.dead),
     oldestDueAt: toDateOrNull(row.oldest_due_at),
     readAt: toDate(row.read_at),
+  };
+}
+
+/** Maps a `workers` row. */
+export function workerPresenceOf(row: Row): WorkerPresence {
+  const info = (typeof row.info === 'string' ? JSON.parse(row.info) : row.info) as Pick<
+    WorkerPresence,
+    'concurrency' | 'running' | 'queues' | 'circuits' | 'version'
+  >;
+  return {
+    id: toStr(row.id),
+    host: toStr(row.host),
+    pid: toNumber(row.pid),
+    startedAt: toDate(row.started_at),
+    lastSeenAt: toDate(row.last_seen_at),
+    concurrency: info.concurrency,
+    running: info.running,
+    queues: info.queues,
+    circuits: info.circuits,
+    version: info.version,
   };
 }
 

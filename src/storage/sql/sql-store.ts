@@ -20,6 +20,7 @@ import type {
   HotJob,
   QueueGauges,
   QueueInfo,
+  WorkerPresence,
   QueueStats,
 } from '../model.js';
 import type {
@@ -73,6 +74,7 @@ import {
   metricBucketOf,
   queueInfoOf,
   queueGaugesOf,
+  workerPresenceOf,
   queueStatsOf,
   toDate,
   type Row,
@@ -642,6 +644,25 @@ export class SqlStore implements Store {
   async takeLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
     const db = await this.db();
     return (await db.query<Row>(this.sql.lease_take, [name, holder, ttlMs])).length > 0;
+  }
+
+  /** {@inheritDoc Store.recordWorker} */
+  async recordWorker(worker: Omit<WorkerPresence, 'lastSeenAt'>): Promise<void> {
+    const db = await this.db();
+    const { id, host, pid, startedAt, ...info } = worker;
+    await db.query(this.sql.worker_seen, [id, host, pid, startedAt, JSON.stringify(info)]);
+  }
+
+  /** {@inheritDoc Store.forgetWorker} */
+  async forgetWorker(id: string): Promise<void> {
+    const db = await this.db();
+    await db.query(this.sql.worker_gone, [id]);
+  }
+
+  /** {@inheritDoc Store.listWorkers} */
+  async listWorkers(withinMs: number): Promise<WorkerPresence[]> {
+    const db = await this.db();
+    return (await db.query<Row>(this.sql.workers_list, [withinMs])).map(workerPresenceOf);
   }
 
   /** {@inheritDoc Store.queueGauges} */

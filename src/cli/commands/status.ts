@@ -1,0 +1,134 @@
+import { parseArgs } from 'node:util';
+import type { StatusReport } from '../../operator/status.js';
+import type { CliIo } from '../io.js';
+import { numberFlag } from '../operator/filters.js';
+import { groupTable, table, time } from '../operator/render.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/session.js';
+import { CliError } from '../io.js';
+
+/** Usage text of `chokaq status`. */
+export const STATUS_USAGE = `chokaq status [--watch [--interval SEC]] [--json]
+
+Shows every queue (paused or not; due, scheduled and running jobs; the lag of its
+longest-waiting due job; DLQ size; jobs per second and failure rate over the last minute and
+five minutes), the five largest DLQ error groups, and the worker processes alive with their
+open circuits.
+  --watch              redraw every --interval seconds until Ctrl-C
+  --interval SEC       seconds between redraws, 1-3600 (default 2)
+  --json               print the report as JSON (with --watch: one line per report)
+Store:
+${CONNECTION_USAGE}`;
+
+/** `chokaq status`. Resolves to the exit code. */
+export async function statusCommand(
+  args: string[],
+  io: CliIo,
+  stopSignal?: AbortSignal,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...CONNECTION_OPTIONS,
+      watch: { type: 'boolean', default: false },
+      interval: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const seconds = numberFlag(values.interval, '--interval') ?? 2;
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600)
+    throw new CliError(
+      `--interval must be a whole number of seconds from 1 to 3600, got '${values.interval}'`,
+    );
+  return withSession(values, io, async (chokaq) => {
+    for (;;) {
+      const report = await chokaq.status();
+      if (values.json) io.stdout.write(`${JSON.stringify(report, null, values.watch ? 0 : 2)}\n`);
+      else {
+        if (values.watch && io.stdout.isTTY) io.stdout.write('\x1b[2J\x1b[H');
+        io.stdout.write(statusText(report));
+      }
+      if (!values.watch) return 0;
+      const stopped = await waitOrStop(seconds * 1000, stopSignal);
+      if (stopped) return 0;
+    }
+  });
+}
+
+/** Waits `ms`; resolves `true` at once when `signal` aborts (or already did). */
+function waitOrStop(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(false);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A duration for people: `850ms`, `12.3s`, `4m 05s`, `2h 10m`. */
+function span(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60)
+    return `${minutes}m ${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+const percent = (rate: number | null) => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
+
+/** The report as three tables. */
+export function statusText(report: StatusReport): string {
+  const queues = table(
+    [
+      'QUEUE',
+      'STATE',
+      'DUE',
+      'SCHEDULED',
+      'RUNNING',
+      'LAG',
+      'DLQ',
+      '1M JOBS/S',
+      '1M FAILED',
+      '5M JOBS/S',
+      '5M FAILED',
+    ],
+    report.queues.map((q) => [
+      q.queue,
+      !q.active ? 'hidden' : q.paused ? 'paused' : 'active',
+      String(q.due),
+      String(q.scheduled),
+      String(q.running),
+      q.lagMs === 0 ? '-' : span(q.lagMs),
+      String(q.dead),
+      q.lastMinute.jobsPerSecond.toFixed(1),
+      percent(q.lastMinute.failureRate),
+      q.lastFiveMinutes.jobsPerSecond.toFixed(1),
+      percent(q.lastFiveMinutes.failureRate),
+    ]),
+  );
+  const groups =
+    report.errorGroups.length === 0 ? 'the DLQ is empty\n' : groupTable(report.errorGroups);
+  const workers =
+    report.workers.length === 0
+      ? 'no worker alive\n'
+      : table(
+          ['WORKER', 'HOST', 'PID', 'RUNNING', 'STARTED', 'LAST SEEN', 'OPEN CIRCUITS'],
+          report.workers.map((w) => [
+            w.id,
+            w.host,
+            String(w.pid),
+            `${w.running}/${w.concurrency}`,
+            time(w.startedAt),
+            `${span(Math.max(0, report.at.getTime() - w.lastSeenAt.getTime()))} ago`,
+            w.circuits.map((c) => `${c.type} (${c.state})`).join(', ') || '-',
+          ]),
+        );
+  return `${time(report.at)}\n\n${queues}\nerror groups\n${groups}\nworkers\n${workers}`;
+}

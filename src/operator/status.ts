@@ -1,0 +1,98 @@
+/**
+ * What `chokaq status` and The Deck's overview show: per queue what it holds now (one gauge
+ * query), its throughput and failure rate over the last minute and five minutes (the per-second
+ * metric buckets), the largest DLQ error groups, and the worker processes alive.
+ */
+import { PRESENCE_ALIVE_MS } from '../runtime/presence.js';
+import type { ErrorGroup, WorkerPresence } from '../storage/model.js';
+import type { MetricBucket, Store } from '../storage/store.js';
+
+/** Finished jobs over a window. */
+export interface Rate {
+  succeeded: number;
+  /** Jobs that went to the DLQ. */
+  failed: number;
+  /** (succeeded + failed) per second over the window. */
+  jobsPerSecond: number;
+  /** failed ÷ (succeeded + failed); `null` when nothing finished. */
+  failureRate: number | null;
+}
+
+/** One queue in a {@link StatusReport}. */
+export interface QueueStatus {
+  queue: string;
+  paused: boolean;
+  active: boolean;
+  due: number;
+  scheduled: number;
+  /** Claimed or running. */
+  running: number;
+  /** How long the longest-waiting due job has been due, in ms (0: none due). */
+  lagMs: number;
+  dead: number;
+  lastMinute: Rate;
+  lastFiveMinutes: Rate;
+}
+
+/** The state of every queue, the top error groups and the workers alive. */
+export interface StatusReport {
+  /** When it was read (store clock). */
+  at: Date;
+  queues: QueueStatus[];
+  /** The five largest DLQ error groups. */
+  errorGroups: ErrorGroup[];
+  /** Worker processes seen within the last 30 seconds. */
+  workers: WorkerPresence[];
+}
+
+/** The windows of a report, in seconds. */
+const MINUTE_S = 60;
+const FIVE_MINUTES_S = 300;
+
+/** Reads a {@link StatusReport}. */
+export async function statusReport(store: Store): Promise<StatusReport> {
+  const gauges = await store.queueGauges();
+  const at = gauges[0]?.readAt ?? (await store.now());
+  const [buckets, errorGroups, workers] = await Promise.all([
+    store.metricBuckets(new Date(at.getTime() - FIVE_MINUTES_S * 1000)),
+    store.errorGroups({ limit: 5 }),
+    store.listWorkers(PRESENCE_ALIVE_MS),
+  ]);
+  const rate = (queue: string, seconds: number): Rate => rateOf(buckets, queue, at, seconds);
+  return {
+    at,
+    queues: gauges.map((g) => ({
+      queue: g.queue,
+      paused: g.paused,
+      active: g.active,
+      due: g.due,
+      scheduled: g.scheduled,
+      running: g.fetched + g.processing,
+      lagMs: g.oldestDueAt === null ? 0 : Math.max(0, g.readAt.getTime() - g.oldestDueAt.getTime()),
+      dead: g.dead,
+      lastMinute: rate(g.queue, MINUTE_S),
+      lastFiveMinutes: rate(g.queue, FIVE_MINUTES_S),
+    })),
+    errorGroups,
+    workers,
+  };
+}
+
+/** A queue's finished jobs in the `seconds` before `at`. */
+function rateOf(buckets: readonly MetricBucket[], queue: string, at: Date, seconds: number): Rate {
+  const since = at.getTime() - seconds * 1000;
+  let succeeded = 0;
+  let failed = 0;
+  for (const bucket of buckets) {
+    if (bucket.queue !== queue || bucket.bucketStart.getTime() < since) continue;
+    if (bucket.outcome === 'succeeded') succeeded += bucket.count;
+    else failed += bucket.count;
+  }
+  const finished = succeeded + failed;
+  return {
+    succeeded,
+    failed,
+    jobsPerSecond: finished / seconds,
+    failureRate: finished === 0 ? null : failed / finished,
+  };
+}

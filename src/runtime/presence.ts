@@ -1,0 +1,66 @@
+/**
+ * A started worker's row in the store (`workers`): who it is, how busy, which of its circuits
+ * are not closed — written every {@link PRESENCE_INTERVAL_MS} and deleted when it stops, so
+ * `chokaq status` and The Deck can list the workers alive across every process.
+ */
+import { hostname } from 'node:os';
+import type { WorkerPresence } from '../storage/model.js';
+import type { Store } from '../storage/store.js';
+import type { Clock } from '../util/clock.js';
+import { LoopService } from './service.js';
+
+/** How often a worker writes its row, in ms. */
+export const PRESENCE_INTERVAL_MS = 10_000;
+
+/** A row older than this is a worker that is gone (three missed writes), in ms. */
+export const PRESENCE_ALIVE_MS = 3 * PRESENCE_INTERVAL_MS;
+
+/** Options of {@link Presence}. */
+export interface PresenceOptions {
+  store: Store;
+  workerId: string;
+  version: string;
+  /** What the row says about the worker now. */
+  describe: () => Pick<WorkerPresence, 'concurrency' | 'running' | 'queues' | 'circuits'>;
+  clock: Clock;
+}
+
+/** Keeps this worker's row fresh while it runs. */
+export class Presence {
+  private readonly loop: LoopService;
+  private readonly startedAt: Date;
+
+  constructor(private readonly options: PresenceOptions) {
+    this.startedAt = new Date(options.clock.now());
+    this.loop = new LoopService({
+      intervalMs: PRESENCE_INTERVAL_MS,
+      firstDelayMs: 0,
+      pass: () => this.write(),
+      onError: () => undefined, // a missed write only ages the row; the next one refreshes it
+      clock: options.clock,
+    });
+  }
+
+  /** Writes the row now and then every interval. */
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops writing and deletes the row. */
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    await this.options.store.forgetWorker(this.options.workerId).catch(() => undefined);
+  }
+
+  private async write(): Promise<void> {
+    const { store, workerId, version, describe } = this.options;
+    await store.recordWorker({
+      id: workerId,
+      host: hostname(),
+      pid: process.pid,
+      startedAt: this.startedAt,
+      version,
+      ...describe(),
+    });
+  }
+}

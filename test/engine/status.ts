@@ -1,0 +1,98 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ChokaQ,
+  defineJob,
+  FatalError,
+  silentLogger,
+  type ChokaQOptions,
+} from '../../src/index.js';
+import type { Store } from '../../src/storage/store.js';
+import { waitFor } from '../helpers/wait.js';
+import type { EngineStoreFactory } from './suite.js';
+
+const good = defineJob({ type: 'status.good.v1', queue: 'status', handle: () => undefined });
+const bad = defineJob({
+  type: 'status.bad.v1',
+  queue: 'status',
+  handle: () => {
+    throw new FatalError('no');
+  },
+});
+
+/** `chokaq.status()` and the workers' presence rows, on every provider. */
+export function describeStatus(name: string, factory: EngineStoreFactory): void {
+  describe(`status on ${name}`, () => {
+    const engines: ChokaQ[] = [];
+    let available = true;
+
+    beforeAll(async () => {
+      available = factory.available ? await factory.available() : true;
+    });
+
+    beforeEach((ctx) => {
+      if (!available) ctx.skip(`${name} storage is not available`);
+    });
+
+    afterEach(async () => {
+      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
+    });
+
+    function engineOn(storage: Store, options: Omit<ChokaQOptions, 'storage'>): ChokaQ {
+      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
+      engines.push(chokaq);
+      return chokaq;
+    }
+
+    it('reports each queue, its throughput and failure rate, the error groups and the workers alive', async () => {
+      const storage = await factory.make();
+      const worker = engineOn(storage, {
+        jobs: [good, bad],
+        workerId: 'status-worker',
+        concurrency: 7,
+      });
+      await worker.start();
+      await worker.enqueueMany(good, [
+        { payload: undefined },
+        { payload: undefined },
+        { payload: undefined },
+      ]);
+      await worker.enqueue(bad, undefined);
+      await worker.enqueue(good, undefined, { delay: '1h' });
+      await waitFor(
+        async () => (await worker.jobs.count({ state: ['succeeded', 'dead'] })).count === 4,
+        {
+          message: 'the jobs to finish',
+        },
+      );
+      const report = await waitFor(
+        async () => {
+          const r = await worker.status();
+          const q = r.queues.find((x) => x.queue === 'status');
+          return q && q.lastMinute.succeeded + q.lastMinute.failed === 4 ? r : undefined;
+        },
+        { message: 'the finished jobs in the metric buckets' },
+      );
+      const queue = report.queues.find((q) => q.queue === 'status');
+      expect(queue).toMatchObject({
+        paused: false,
+        due: 0,
+        scheduled: 1,
+        running: 0,
+        lagMs: 0,
+        dead: 1,
+        lastMinute: { succeeded: 3, failed: 1, failureRate: 0.25 },
+        lastFiveMinutes: { succeeded: 3, failed: 1, failureRate: 0.25 },
+      });
+      expect(queue?.lastMinute.jobsPerSecond).toBeCloseTo(4 / 60);
+      expect(report.errorGroups).toMatchObject([{ count: 1, errorClass: 'FatalError' }]);
+      expect(report.workers).toMatchObject([
+        { id: 'status-worker', concurrency: 7, running: 0, pid: process.pid, circuits: [] },
+      ]);
+
+      // A stopped worker deletes its row: others no longer list it.
+      const watcher = engineOn(await factory.reopen(storage), { worker: false });
+      await worker.stop();
+      expect((await watcher.status()).workers).toEqual([]);
+    });
+  });
+}
