@@ -168,7 +168,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
       expect(await cancelling).toEqual({ cancelled: ['dl-a', 'dl-b'], requested: [] });
       expect(lines).toContainEqual({
         message: 'cancel retried after a lock conflict',
-        meta: { attempt: 1 },
+        meta: { attempt: 1, event: 'LockConflictRetried', eventId: 5011 },
       });
     } finally {
       await other.end();

@@ -63,7 +63,7 @@ describe.skipIf(!available)('postgres migrations', () => {
     const runs = await Promise.all(
       Array.from({ length: 4 }, () => migrate({ connectionString: TEST_DATABASE_URL, schema })),
     );
-    const appliedVersions = runs.flatMap((run) => run.map((m) => m.version)).sort();
+    const appliedVersions = runs.flatMap((run) => run.map((m) => m.version)).sort((a, b) => a - b);
     expect(appliedVersions).toEqual(allVersions);
     expect(await ledger(schema)).toEqual(allVersions);
   });
