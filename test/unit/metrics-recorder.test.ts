@@ -132,6 +132,63 @@ describe('metrics recorder', () => {
   });
 });
 
+describe('metrics recorder gauges', () => {
+  it('give one value per tag set: counts past the budget added up, lag and circuit state the worst', async () => {
+    const readAt = new Date(10_000);
+    const gauge = (queue: string, due: number, oldestDueAt: Date | null) => ({
+      queue,
+      paused: false,
+      active: true,
+      due,
+      scheduled: 1,
+      fetched: 0,
+      processing: 2,
+      dead: 3,
+      oldestDueAt,
+      readAt,
+    });
+    const circuit = (key: string, state: 'closed' | 'open') => ({
+      key,
+      state,
+      failureCount: 0,
+      resetAt: null,
+    });
+    const recorder = new MetricsRecorder(
+      new ChokaQEvents(silentLogger),
+      {
+        runningQueues: () => ['a', 'b', 'c', 'a'],
+        circuits: () => [circuit('t1', 'closed'), circuit('t2', 'open'), circuit('t3', 'closed')],
+        queueGauges: () =>
+          Promise.resolve([
+            gauge('a', 1, new Date(9_000)),
+            gauge('b', 10, new Date(4_000)),
+            gauge('c', 100, null),
+          ]),
+      },
+      { budgets: tagBudgets({ queue: 1, type: 1, error: 1, reason: 1 }) },
+    );
+    const values = new Map(
+      (await recorder.observe()).map((o) => [`${o.spec.name} ${JSON.stringify(o.tags)}`, o.value]),
+    );
+    expect(Object.fromEntries(values)).toEqual({
+      'chokaq.workers.active {"queue":"a"}': 2,
+      'chokaq.workers.active {"queue":"other"}': 2,
+      'chokaq.circuits.state {"type":"t1"}': 0,
+      'chokaq.circuits.state {"type":"other"}': 2,
+      'chokaq.queue.due {"queue":"a"}': 1,
+      'chokaq.queue.due {"queue":"other"}': 110,
+      'chokaq.queue.scheduled {"queue":"a"}': 1,
+      'chokaq.queue.scheduled {"queue":"other"}': 2,
+      'chokaq.queue.running {"queue":"a"}': 2,
+      'chokaq.queue.running {"queue":"other"}': 4,
+      'chokaq.queue.dead {"queue":"a"}': 3,
+      'chokaq.queue.dead {"queue":"other"}': 6,
+      'chokaq.queue.lag {"queue":"a"}': 1000,
+      'chokaq.queue.lag {"queue":"other"}': 6000,
+    });
+  });
+});
+
 describe('Prometheus names', () => {
   it('end counters in _total and report times in seconds', () => {
     expect(prometheusName(EVENT_METRICS.completed)).toBe('chokaq_jobs_completed_total');

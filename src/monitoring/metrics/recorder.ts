@@ -16,6 +16,9 @@ import { tagBudgets, type TagBudgets } from './tag-budget.js';
 /** Tag values by tag name, within their budgets. */
 export type Tags = Readonly<Record<string, string>>;
 
+/** The tags of metrics without any (one object, so sinks find its series by identity). */
+const NO_TAGS: Tags = Object.freeze({});
+
 /** Where figures go. */
 export interface MetricSink {
   /** Adds `value` to a counter. */
@@ -49,13 +52,25 @@ const NOT_A_FAILURE: ReadonlySet<FailureReason> = new Set([
 /** Value of `chokaq.circuits.state` per state. */
 const CIRCUIT_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
+/** Gauges whose values under one tag set are merged by their worst rather than their sum. */
+const MERGED_BY_MAX: ReadonlySet<MetricSpec> = new Set([
+  OBSERVED_METRICS.lag,
+  OBSERVED_METRICS.circuitState,
+]);
+
 /** How long one read of the queue gauges serves further collections, in ms. */
 const GAUGE_CACHE_MS = 1000;
+
+/** Queue and type pairs whose tags are kept for reuse; further pairs get fresh tags each time. */
+const MAX_CACHED_TAGS = 2000;
 
 /** Records the metrics of one ChokaQ instance. */
 export class MetricsRecorder {
   private readonly sinks: MetricSink[] = [];
   private readonly budgets: TagBudgets;
+  /** Tags of the job events by queue and type (the hot path reuses them; sinks key on them). */
+  private readonly tagCache = new Map<string, Map<string, Tags>>();
+  private cachedTags = 0;
   private readonly now: () => number;
   private gaugeRead: { at: number; result: Promise<QueueGauges[]> } | undefined;
 
@@ -76,44 +91,46 @@ export class MetricsRecorder {
 
   /** A claim returned `count` jobs. */
   claimed(count: number): void {
-    this.record(EVENT_METRICS.claimBatch, count, {});
+    this.record(EVENT_METRICS.claimBatch, count, NO_TAGS);
   }
 
   /** A settle batch wrote `count` settlements. */
   settled(count: number): void {
-    this.record(EVENT_METRICS.settleBatch, count, {});
+    this.record(EVENT_METRICS.settleBatch, count, NO_TAGS);
   }
 
-  /** The gauges' current values. */
+  /**
+   * The gauges' current values, one per gauge and tags: values that share tags (queues or types
+   * past their budget, reported as `other`) are added up, or their worst taken for lag and
+   * circuit state.
+   */
   async observe(): Promise<Observation[]> {
-    const out: Observation[] = [];
-    const running = new Map<string, number>();
+    const out = new Map<string, Observation>();
+    const put = (spec: MetricSpec, value: number, tags: Tags) => {
+      const key = `${spec.name} ${JSON.stringify(tags)}`;
+      const seen = out.get(key);
+      if (seen === undefined) out.set(key, { spec, value, tags });
+      else seen.value = MERGED_BY_MAX.has(spec) ? Math.max(seen.value, value) : seen.value + value;
+    };
     for (const queue of this.source.runningQueues()) {
-      const tag = this.budgets.queue.value(queue);
-      running.set(tag, (running.get(tag) ?? 0) + 1);
+      put(OBSERVED_METRICS.active, 1, { queue: this.budgets.queue.value(queue) });
     }
-    for (const [queue, value] of running)
-      out.push({ spec: OBSERVED_METRICS.active, value, tags: { queue } });
     for (const circuit of this.source.circuits()) {
-      out.push({
-        spec: OBSERVED_METRICS.circuitState,
-        value: CIRCUIT_STATE_VALUE[circuit.state],
-        tags: { type: this.budgets.type.value(circuit.key) },
+      put(OBSERVED_METRICS.circuitState, CIRCUIT_STATE_VALUE[circuit.state], {
+        type: this.budgets.type.value(circuit.key),
       });
     }
     for (const gauge of await this.queueGauges()) {
       const tags = { queue: this.budgets.queue.value(gauge.queue) };
       const lag =
         gauge.oldestDueAt === null ? 0 : gauge.readAt.getTime() - gauge.oldestDueAt.getTime();
-      out.push(
-        { spec: OBSERVED_METRICS.due, value: gauge.due, tags },
-        { spec: OBSERVED_METRICS.scheduled, value: gauge.scheduled, tags },
-        { spec: OBSERVED_METRICS.running, value: gauge.fetched + gauge.processing, tags },
-        { spec: OBSERVED_METRICS.deadSize, value: gauge.dead, tags },
-        { spec: OBSERVED_METRICS.lag, value: Math.max(0, lag), tags },
-      );
+      put(OBSERVED_METRICS.due, gauge.due, tags);
+      put(OBSERVED_METRICS.scheduled, gauge.scheduled, tags);
+      put(OBSERVED_METRICS.running, gauge.fetched + gauge.processing, tags);
+      put(OBSERVED_METRICS.deadSize, gauge.dead, tags);
+      put(OBSERVED_METRICS.lag, Math.max(0, lag), tags);
     }
-    return out;
+    return [...out.values()];
   }
 
   /** The queue gauges, read at most once a second however many sinks collect. */
@@ -159,7 +176,7 @@ export class MetricsRecorder {
       });
     });
     events.on('worker:error', (e) => {
-      if (e.where === 'heartbeat') this.add(EVENT_METRICS.heartbeatFailures, 1, {});
+      if (e.where === 'heartbeat') this.add(EVENT_METRICS.heartbeatFailures, 1, NO_TAGS);
     });
     events.on('retention:purged', (e) => {
       this.add(EVENT_METRICS.retentionPurged, e.rows, { table: e.table });
@@ -180,8 +197,20 @@ export class MetricsRecorder {
     });
   }
 
+  /** The queue and type tags of a job event: one frozen object per pair, made once. */
   private jobTags(e: JobEventBase): Tags {
-    return { queue: this.budgets.queue.value(e.queue), type: this.budgets.type.value(e.type) };
+    const cached = this.tagCache.get(e.queue)?.get(e.type);
+    if (cached !== undefined) return cached;
+    const tags = Object.freeze({
+      queue: this.budgets.queue.value(e.queue),
+      type: this.budgets.type.value(e.type),
+    });
+    if (this.cachedTags < MAX_CACHED_TAGS) {
+      const byType = this.tagCache.get(e.queue) ?? new Map<string, Tags>();
+      this.tagCache.set(e.queue, byType.set(e.type, tags));
+      this.cachedTags += 1;
+    }
+    return tags;
   }
 
   private add(spec: MetricSpec, value: number, tags: Tags): void {
