@@ -17,7 +17,7 @@ on the same PostgreSQL and prints each workload's figures and ChokaQ ÷ best pee
 checked: each job ran once, all settled, nothing left. See docs/benchmarks.md.
   --quick              scaled-down counts for development and smoke runs (every row still printed)
   --only LIST          systems: ${SYSTEMS.join(', ')}
-  --workloads LIST     W1, W2, W3, W4, W5, W6 or full names (${WORKLOADS.join(', ')})
+  --workloads LIST     W1 … W7 or full names (${WORKLOADS.join(', ')})
   --json FILE          also write {"rows":[{"workload","system","value","unit"},…],…} to FILE
   --database-url URL   default: CHOKAQ_DATABASE_URL, else ${DEFAULT_BENCH_URL} (created if missing)
   --help               print this text
@@ -39,6 +39,7 @@ const WORKLOAD_ALIASES: Record<string, readonly WorkloadName[]> = {
   w4: ['W4-lag-p99'],
   w5: ['W5'],
   w6: ['W6-operator'],
+  w7: ['W7-observability'],
 };
 
 /**
@@ -109,7 +110,7 @@ function parseWorkloads(text: string): WorkloadName[] {
     const expanded = exact === undefined ? WORKLOAD_ALIASES[key] : [exact];
     if (expanded === undefined) {
       throw new BenchUsageError(
-        `unknown workload '${name}'; expected W1…W6 or ${WORKLOADS.join(', ')}`,
+        `unknown workload '${name}'; expected W1…W7 or ${WORKLOADS.join(', ')}`,
       );
     }
     expanded.forEach((w) => chosen.add(w));

@@ -33,7 +33,7 @@ async function onMessage(message: ToChild): Promise<void> {
         dataDir: '',
         concurrency: message.concurrency,
       });
-      worker = await adapter.createWorker();
+      worker = await adapter.createWorker(message.observability);
       send({ type: 'ready' });
       return;
     }

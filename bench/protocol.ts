@@ -1,4 +1,5 @@
 /** Messages between the harness and its worker processes (`child.ts`), over the fork IPC channel. */
+import type { Observability } from './systems/adapter.js';
 import type { SystemName } from './types.js';
 
 /** Harness → worker process. */
@@ -8,6 +9,7 @@ export type ToChild =
       system: SystemName;
       databaseUrl: string;
       concurrency: number;
+      observability: Observability;
       /** Progress and resource sample interval in ms. */
       sampleMs: number;
     }

@@ -24,6 +24,7 @@ import { runLatency } from './workloads/w3-latency.js';
 import { runSteady } from './workloads/w4-steady.js';
 import { runScale } from './workloads/w5-scale.js';
 import { runOperator } from './workloads/w6-operator.js';
+import { runObservability } from './workloads/w7-observability.js';
 
 /** Output streams of the runner. */
 export interface BenchIo {
@@ -78,11 +79,17 @@ export async function runBench(
           });
           continue;
         }
-        if (workload === 'W6-operator' && adapters.get(system)?.operator === undefined) {
+        if (
+          (workload === 'W6-operator' || workload === 'W7-observability') &&
+          adapters.get(system)?.operator === undefined
+        ) {
           report.skipped.push({
             workload,
             system,
-            reason: 'not applicable: it has no query API over finished jobs',
+            reason:
+              workload === 'W6-operator'
+                ? 'not applicable: it has no query API over finished jobs'
+                : 'not applicable: ChokaQ-only (its metrics and cross-process events on vs off)',
           });
           continue;
         }
@@ -170,6 +177,8 @@ function runWorkload(workload: WorkloadName, ctx: WorkloadContext): Promise<Work
       return runScale(ctx);
     case 'W6-operator':
       return runOperator(ctx);
+    case 'W7-observability':
+      return runObservability(ctx);
   }
 }
 

@@ -30,6 +30,7 @@ export const WORKLOADS = [
   'W4-lag-p99',
   'W5',
   'W6-operator',
+  'W7-observability',
 ] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
 

@@ -6,7 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FromChild, ToChild } from './protocol.js';
 import { Recorder, type WorkerResult } from './recorder.js';
-import type { SystemAdapter, WorkerSide } from './systems/adapter.js';
+import type { Observability, SystemAdapter, WorkerSide } from './systems/adapter.js';
 
 /** How long a worker process may take to connect, start or stop. */
 const STEP_TIMEOUT_MS = 60_000;
@@ -34,11 +34,16 @@ export interface WorkerGroup {
 /** Starts the workers of `adapter`'s system and waits until they are connected. */
 export async function startWorkers(
   adapter: SystemAdapter,
-  options: { processes: number; databaseUrl: string; concurrency: number },
+  options: {
+    processes: number;
+    databaseUrl: string;
+    concurrency: number;
+    observability?: Observability;
+  },
 ): Promise<WorkerGroup> {
   if (adapter.inProcessWorkers) {
     if (options.processes !== 1) throw new Error(`${adapter.system} runs in one process only`);
-    return inProcess(await adapter.createWorker());
+    return inProcess(await adapter.createWorker(options.observability));
   }
   const children = await Promise.all(
     Array.from({ length: options.processes }, () => ChildWorker.start(adapter, options)),
@@ -110,7 +115,7 @@ class ChildWorker {
 
   static async start(
     adapter: SystemAdapter,
-    options: { databaseUrl: string; concurrency: number },
+    options: { databaseUrl: string; concurrency: number; observability?: Observability },
   ): Promise<ChildWorker> {
     const path = fileURLToPath(new URL('./child.js', import.meta.url));
     const child = fork(path, [], {
@@ -124,6 +129,7 @@ class ChildWorker {
         system: adapter.system,
         databaseUrl: options.databaseUrl,
         concurrency: options.concurrency,
+        observability: options.observability ?? 'default',
         sampleMs: SAMPLE_MS,
       },
       'ready',

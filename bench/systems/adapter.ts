@@ -1,6 +1,13 @@
 /** What the harness needs from each system under test. One adapter per system, same shape. */
 import type { BenchJob, JobSink, SystemName } from '../types.js';
 
+/**
+ * How much of ChokaQ's observability a worker runs with: `default` as a user gets it (metrics
+ * into a no-op meter, cross-process events on), `on` also counts into a Prometheus registry,
+ * `off` turns metrics and cross-process events off. Peers ignore it.
+ */
+export type Observability = 'default' | 'on' | 'off';
+
 /** Options every adapter gets. */
 export interface AdapterOptions {
   /** The bench database. */
@@ -53,7 +60,7 @@ export interface SystemAdapter {
   /** The operator side (queries over history, error groups), where the system has one. */
   readonly operator?: OperatorSide;
   /** A worker side in this process (connected, not started). */
-  createWorker(): Promise<WorkerSide>;
+  createWorker(observability?: Observability): Promise<WorkerSide>;
   /** Closes the client side. */
   close(): Promise<void>;
 }

@@ -12,7 +12,13 @@ import { embedded } from 'chokaq/embedded';
 import { postgres } from 'chokaq/postgres';
 import { adminPool, count, dropSchema } from '../db.js';
 import type { BenchJob, JobSink, SystemName } from '../types.js';
-import type { AdapterOptions, OperatorSide, SystemAdapter, WorkerSide } from './adapter.js';
+import type {
+  AdapterOptions,
+  Observability,
+  OperatorSide,
+  SystemAdapter,
+  WorkerSide,
+} from './adapter.js';
 import { ChokaQOperatorSide } from './chokaq-operator.js';
 
 /** Schema of ChokaQ's tables in the bench database / embedded store. */
@@ -147,8 +153,10 @@ export class ChokaQAdapter implements SystemAdapter {
     return (await count(this.db(), `SELECT count(*) FROM ${SCHEMA}.jobs_dlq`)) - this.seededDead;
   }
 
-  async createWorker(): Promise<WorkerSide> {
-    const engine = this.engine(true);
+  async createWorker(observability: Observability = 'default'): Promise<WorkerSide> {
+    const engine = this.engine(true, observability);
+    // Counting into a Prometheus registry starts when its handler is asked for.
+    if (observability === 'on') engine.metrics.prometheus();
     await engine.queues.list(); // connect (and check the schema) before "go"
     return {
       start: async (sink) => {
@@ -173,7 +181,7 @@ export class ChokaQAdapter implements SystemAdapter {
   }
 
   /** A ChokaQ instance over a new store; with `worker` it runs jobs once started. */
-  private engine(worker: boolean): ChokaQ {
+  private engine(worker: boolean, observability: Observability = 'default'): ChokaQ {
     const logger = consoleLogger('error');
     let storage: ChokaQOptions['storage'];
     if (this.system === 'chokaq-postgres') {
@@ -189,6 +197,7 @@ export class ChokaQAdapter implements SystemAdapter {
       worker,
       concurrency: this.options.concurrency,
       logger,
+      ...(observability === 'off' ? { telemetry: { metrics: false }, clusterEvents: false } : {}),
     });
   }
 

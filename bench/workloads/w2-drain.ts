@@ -5,6 +5,8 @@
  */
 import type { Detail, WorkloadName } from '../types.js';
 import { nowMs } from '../types.js';
+import type { WorkerResult } from '../recorder.js';
+import type { Observability } from '../systems/adapter.js';
 import { startWorkers, type WorkerGroup } from '../worker-group.js';
 import {
   preEnqueue,
@@ -23,7 +25,6 @@ export async function runDrain(
   workload: Extract<WorkloadName, 'W2-1p' | 'W2-2p' | 'W5'>,
 ): Promise<WorkloadOutcome> {
   const { adapter, scale } = ctx;
-  const n = scale.drainJobs;
   const processes = workload === 'W2-2p' ? 2 : 1;
   const details: Detail[] = [];
   await adapter.reset();
@@ -42,6 +43,43 @@ export async function runDrain(
       note,
     });
   }
+  const { rate, results } = await drainOnce(ctx, processes);
+  results.forEach((result, k) => {
+    details.push({
+      workload,
+      system: ctx.system,
+      metric: `max RSS p${k + 1}`,
+      value: result.maxRss / 2 ** 20,
+      unit: adapter.inProcessWorkers ? 'MB (harness process)' : 'MB',
+    });
+  });
+  if (workload === 'W5') {
+    const w2 = ctx.earlier.find((r) => r.workload === 'W2-1p' && r.system === ctx.system);
+    if (w2 !== undefined) {
+      details.push({
+        workload,
+        system: ctx.system,
+        metric: 'vs own W2-1p',
+        value: (rate / w2.value - 1) * 100,
+        unit: '%',
+      });
+    }
+  }
+  return { rows: [{ workload, system: ctx.system, value: rate, unit: 'jobs/s' }], details };
+}
+
+/**
+ * One drain: `drainJobs` jobs enqueued beforehand (on the state `reset()` left), worked off by
+ * `processes` worker processes; checked for correctness. Resolves to jobs/s and each process's
+ * result.
+ */
+export async function drainOnce(
+  ctx: WorkloadContext,
+  processes: number,
+  observability: Observability = 'default',
+): Promise<{ rate: number; results: WorkerResult[] }> {
+  const { adapter, scale } = ctx;
+  const n = scale.drainJobs;
   await preEnqueue(ctx, n);
   ctx.progress.status(`starting ${processes} worker process${processes > 1 ? 'es' : ''}`);
   let group: WorkerGroup | undefined;
@@ -50,6 +88,7 @@ export async function runDrain(
       processes,
       databaseUrl: ctx.databaseUrl,
       concurrency: scale.concurrency,
+      observability,
     });
     const started = nowMs();
     await group.go();
@@ -58,32 +97,7 @@ export async function runDrain(
     const results = await group.stop();
     group = undefined;
     await verify(ctx, results, n);
-    const rate = (n / (settled - started)) * 1000;
-    results.forEach((result, k) => {
-      details.push({
-        workload,
-        system: ctx.system,
-        metric: `max RSS p${k + 1}`,
-        value: result.maxRss / 2 ** 20,
-        unit: adapter.inProcessWorkers ? 'MB (harness process)' : 'MB',
-      });
-    });
-    if (workload === 'W5') {
-      const w2 = ctx.earlier.find((r) => r.workload === 'W2-1p' && r.system === ctx.system);
-      if (w2 !== undefined) {
-        details.push({
-          workload,
-          system: ctx.system,
-          metric: 'vs own W2-1p',
-          value: (rate / w2.value - 1) * 100,
-          unit: '%',
-        });
-      }
-    }
-    return {
-      rows: [{ workload, system: ctx.system, value: rate, unit: 'jobs/s' }],
-      details,
-    };
+    return { rate: (n / (settled - started)) * 1000, results };
   } finally {
     group?.kill();
   }
