@@ -29,12 +29,18 @@ import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { JobsApi } from './operator/jobs-api.js';
 import { RetentionApi } from './operator/retention-api.js';
-import { statusReport, type StatusReport } from './operator/status.js';
+import {
+  statusReport,
+  throughputSeries,
+  type StatusReport,
+  type ThroughputSeries,
+} from './operator/status.js';
 import { HealthApi } from './monitoring/health/health-api.js';
 import { MetricsApi } from './monitoring/metrics/metrics-api.js';
 import { OtelSink } from './monitoring/metrics/otel-sink.js';
 import { MetricsRecorder } from './monitoring/metrics/recorder.js';
 import { packageVersion } from './version.js';
+import type { Logger } from './observability/logger.js';
 import {
   checkActor,
   checkArchiveFilter,
@@ -258,6 +264,11 @@ export class ChokaQ {
     return this.config.storage;
   }
 
+  /** The logger this engine logs through (`options.logger`, default the console's). */
+  get logger(): Logger {
+    return this.config.logger;
+  }
+
   /** This process's worker id. */
   get workerId(): string {
     return this.config.workerId;
@@ -386,6 +397,23 @@ export class ChokaQ {
   async status(): Promise<StatusReport> {
     await this.open();
     return statusReport(this.config.storage);
+  }
+
+  /**
+   * Finished jobs (succeeded, and dead) per interval over the last `minutes` (1–60, default
+   * 15), of every queue or of `queue`, in at most 120 intervals: what The Deck's overview charts.
+   */
+  async throughput(options?: { minutes?: number; queue?: string }): Promise<ThroughputSeries> {
+    const o = checkOptions(options, 'options', ['minutes', 'queue'], 'CHOKAQ_INVALID_ARGUMENT');
+    const minutes = checkInteger(
+      o.minutes ?? 15,
+      'options.minutes',
+      { min: 1, max: 60 },
+      'CHOKAQ_INVALID_ARGUMENT',
+    );
+    if (o.queue !== undefined) validateQueueName(o.queue, 'options.queue');
+    await this.open();
+    return throughputSeries(this.config.storage, minutes, o.queue);
   }
 
   /** Finds a job wherever it is: hot (pending/fetched/processing), archive or DLQ. */
