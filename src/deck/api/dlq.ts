@@ -1,7 +1,6 @@
 /** The dead-letter queue: error groups, in-place edits, resurrect and purge of chosen jobs. */
 import type { ChokaQ } from '../../chokaq.js';
 import type { DeadJobEdit } from '../../chokaq.js';
-import type { ErrorGroupQuery } from '../../operator/inputs.js';
 import { bodyOf, queryJson, type Route } from '../routes.js';
 import { actorOptions } from './inputs.js';
 

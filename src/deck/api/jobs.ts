@@ -1,7 +1,6 @@
 /** Jobs wherever they are: the query, counts, a job's detail, edits and cancels. */
-import type { ChokaQ, CancelOptions } from '../../chokaq.js';
+import type { ChokaQ } from '../../chokaq.js';
 import type { PendingJobEdit } from '../../operator/jobs-api.js';
-import type { JobQuery } from '../../operator/query-input.js';
 import { bodyOf, notFound, queryJson, type Route } from '../routes.js';
 import { actorOptions, dateOf } from './inputs.js';
 

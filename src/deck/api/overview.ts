@@ -1,6 +1,5 @@
 /** The overview: status, throughput over time, health, circuits, the audit trail. */
 import type { ChokaQ } from '../../chokaq.js';
-import type { AuditQuery } from '../../operator/audit.js';
 import type { DeckFeed } from '../feed.js';
 import { queryJson, type Route } from '../routes.js';
 
