@@ -158,7 +158,10 @@ export class DeckServer {
     }
     if (path === 'events' && method === 'GET') {
       this.require(caller, 'read');
-      this.feed.subscribe(res, header(req, 'last-event-id'));
+      // A browser's EventSource sends the header when it reconnects; a new one (a tab shown
+      // again) can only pass it in the URL.
+      const last = header(req, 'last-event-id') ?? url.searchParams.get('lastEventId');
+      this.feed.subscribe(res, last ?? undefined);
       return;
     }
     const match = matchRoute(this.routes, method, path);
