@@ -265,9 +265,7 @@ function ConfirmStep(props: {
           code={bulkAsCode(
             props.action,
             props.target,
-            props.action === 'edit-resurrect'
-              ? (props.edit)
-              : undefined,
+            props.action === 'edit-resurrect' ? props.edit : undefined,
           )}
           onClose={() => setCode(false)}
         />

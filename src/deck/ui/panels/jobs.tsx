@@ -32,9 +32,7 @@ const PAGE_SIZE = 50;
 function viewQuery(params: URLSearchParams): JobQuery {
   try {
     const value = JSON.parse(params.get('q') ?? '{}') as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value)
-      : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
   } catch {
     return {};
   }
