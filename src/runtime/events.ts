@@ -121,10 +121,13 @@ export class ChokaQEvents {
     this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
   }
 
-  /** Removes a listener (its first registration). */
+  /**
+   * Removes a listener: its latest registration when it was added more than once, as Node's
+   * `EventEmitter.off` does. Nothing happens for a listener that is not registered.
+   */
   off<E extends ChokaQEventName>(event: E, listener: (payload: ChokaQEventMap[E]) => void): void {
     const current = this.listeners.get(event);
-    const at = current?.indexOf(listener) ?? -1;
+    const at = current?.lastIndexOf(listener) ?? -1;
     if (current === undefined || at < 0) return;
     this.listeners.set(event, [...current.slice(0, at), ...current.slice(at + 1)]);
   }
