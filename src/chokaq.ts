@@ -293,7 +293,10 @@ export class ChokaQ {
     return this;
   }
 
-  /** Removes an event listener. */
+  /**
+   * Removes an event listener; added more than once, its latest registration goes (as Node's
+   * `EventEmitter.off`).
+   */
   off<E extends ChokaQEventName>(event: E, listener: (payload: ChokaQEventMap[E]) => void): this {
     this.events.off(event, listener);
     return this;

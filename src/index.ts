@@ -20,7 +20,7 @@ export type { HealthOptions } from './config/health.js';
 export type { QueueRetention, RetentionAges, RetentionOptions } from './config/retention.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
 export type { RetentionTable } from './storage/retention.js';
-export type { QueueStatus, Rate, StatusReport } from './operator/status.js';
+export type { CircuitStatus, QueueStatus, Rate, StatusReport } from './operator/status.js';
 export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
 export type { JobsApi, PendingJobEdit } from './operator/jobs-api.js';

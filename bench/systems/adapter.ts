@@ -3,8 +3,8 @@ import type { BenchJob, JobSink, SystemName } from '../types.js';
 
 /**
  * How much of ChokaQ's observability a worker runs with: `default` as a user gets it (metrics
- * into a no-op meter, cross-process events on), `on` also counts into a Prometheus registry,
- * `off` turns metrics and cross-process events off. Peers ignore it.
+ * into a no-op meter, cross-process events on), `on` also counts into a Prometheus registry and
+ * renders it once a second (a scrape, gauge query included), `off` turns metrics and cross-process events off. Peers ignore it.
  */
 export type Observability = 'default' | 'on' | 'off';
 

@@ -179,11 +179,7 @@ export class DeckFeed {
       }
       this.lastStatus = this.broadcast(
         'status',
-        {
-          ...status,
-          circuits: this.chokaq.circuitStats(),
-          bulk: bulk.filter((b) => b.status === 'running' || b.status === 'previewed'),
-        },
+        { ...status, bulk: bulk.filter((b) => b.status === 'running' || b.status === 'previewed') },
         false,
       );
     } catch (error) {

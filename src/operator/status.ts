@@ -43,6 +43,20 @@ export interface StatusReport {
   errorGroups: ErrorGroup[];
   /** Worker processes seen within the last 30 seconds. */
   workers: WorkerPresence[];
+  /**
+   * Circuits that are not closed in any of those workers, by job type and state (a circuit is
+   * per process: one type may be open in one worker and closed in another), sorted by type.
+   */
+  circuits: CircuitStatus[];
+}
+
+/** A circuit that is not closed, and the workers where it is in that state. */
+export interface CircuitStatus {
+  /** The job type key (in lower case, as circuits are keyed). */
+  type: string;
+  state: 'open' | 'half-open';
+  /** Ids of the workers whose circuit of `type` is in `state`. */
+  workers: string[];
 }
 
 /** The windows of a report, in seconds. */
@@ -75,6 +89,7 @@ export async function statusReport(store: Store): Promise<StatusReport> {
     })),
     errorGroups,
     workers,
+    circuits: circuitsOf(workers),
   };
 }
 
@@ -95,6 +110,22 @@ function rateOf(buckets: readonly MetricBucket[], queue: string, at: Date, secon
     jobsPerSecond: finished / seconds,
     failureRate: finished === 0 ? null : failed / finished,
   };
+}
+
+/** The circuits of `workers` that are not closed, one entry per type and state. */
+function circuitsOf(workers: readonly WorkerPresence[]): CircuitStatus[] {
+  const byKey = new Map<string, CircuitStatus>();
+  for (const worker of workers) {
+    for (const { type, state } of worker.circuits) {
+      const key = `${type}\u0000${state}`;
+      const entry = byKey.get(key) ?? { type, state, workers: [] };
+      entry.workers.push(worker.id);
+      byKey.set(key, entry);
+    }
+  }
+  return [...byKey.values()].sort((a, b) =>
+    a.type === b.type ? a.state.localeCompare(b.state) : a.type.localeCompare(b.type),
+  );
 }
 
 /** Finished jobs of one interval of a {@link ThroughputSeries}. */

@@ -1,6 +1,6 @@
 import { logEvent } from '../observability/log-events.js';
 import type { JobRegistry } from '../job/registry.js';
-import type { CircuitStats } from './circuit-breaker.js';
+import type { CircuitEventName, CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
 import { EventLoopProbe } from './loop-probe.js';
 import { chokaqTracer } from '../observability/tracing.js';
@@ -16,6 +16,9 @@ import { Rescuer } from './rescuer.js';
 import { Retention } from './retention.js';
 import type { EngineSettings } from './settings.js';
 import { Worker } from './worker.js';
+
+/** Circuit events that change the state `chokaq status` shows. */
+const STATE_CHANGES: ReadonlySet<CircuitEventName> = new Set(['opened', 'closed', 'half_opened']);
 
 /** How long `stop()` waits for aborted handlers to return before giving up on them, in ms. */
 const ABORT_WAIT_MS = 5000;
@@ -115,7 +118,11 @@ export class Engine {
             policies: Object.fromEntries(
               registry.all().flatMap((d) => (d.circuit ? [[d.type, d.circuit]] : [])),
             ),
-            onEvent: (event) => events.emit('circuit:changed', event),
+            onEvent: (event) => {
+              events.emit('circuit:changed', event);
+              // The workers row lists circuits that are not closed: rewrite it when one changes.
+              if (STATE_CHANGES.has(event.event)) this.presence?.refresh();
+            },
           });
   }
 

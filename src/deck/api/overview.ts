@@ -10,10 +10,7 @@ export function overviewRoutes(chokaq: ChokaQ, feed: DeckFeed): Route[] {
       method: 'GET',
       path: 'status',
       access: 'read',
-      handle: async () => ({
-        ...(await chokaq.status()),
-        circuits: chokaq.circuitStats(),
-      }),
+      handle: () => chokaq.status(),
     },
     {
       method: 'GET',

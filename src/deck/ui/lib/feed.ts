@@ -5,11 +5,10 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { StatusReport } from '../../../operator/status.js';
-import type { CircuitStats } from '../../../runtime/circuit-breaker.js';
 import type { AuditEntry, BulkAction } from '../../../storage/bulk.js';
 
 /** The state the server pushes each interval. */
-export type FeedStatus = StatusReport & { circuits: CircuitStats[]; bulk: BulkAction[] };
+export type FeedStatus = StatusReport & { bulk: BulkAction[] };
 
 /** What panels read. */
 export interface FeedState {

@@ -34,7 +34,7 @@ export function OverviewPanel() {
   );
   const finished = minute.succeeded + minute.failed;
   const worstLag = Math.max(0, ...status.queues.map((q) => q.lagMs));
-  const openCircuits = status.circuits.filter((c) => c.state !== 'closed').length;
+  const openCircuits = status.circuits.length;
   const points = series.data?.throughput.points ?? [];
   const lagTimes = lagTimeline(series.data?.lag ?? {});
   return (

@@ -34,24 +34,17 @@ export function SystemPanel() {
         </table>
       </div>
       <div class="card">
-        <h2>Circuits (this process)</h2>
-        {status?.circuits.length === 0 && (
-          <p class="muted">No circuit has tripped or counted a failure.</p>
-        )}
+        <h2>Circuits not closed (every worker)</h2>
+        {status?.circuits.length === 0 && <p class="muted">Every circuit is closed.</p>}
         <table class="grid" aria-label="Circuits">
           <tbody>
             {(status?.circuits ?? []).map((c) => (
-              <tr key={c.key}>
-                <td>{c.key}</td>
+              <tr key={`${c.type} ${c.state}`}>
+                <td>{c.type}</td>
                 <td>
-                  <span
-                    class={`pill ${c.state === 'closed' ? 'ok' : c.state === 'open' ? 'bad' : 'warn'}`}
-                  >
-                    {c.state}
-                  </span>
+                  <span class={`pill ${c.state === 'open' ? 'bad' : 'warn'}`}>{c.state}</span>
                 </td>
-                <td>{c.failureCount} failures</td>
-                <td>{c.resetAt ? `probe ${ago(c.resetAt)}` : ''}</td>
+                <td class="mono">{c.workers.join(', ')}</td>
               </tr>
             ))}
           </tbody>
