@@ -157,12 +157,17 @@ async function enqueueUntilStopped(
       `enqueued ${next}  succeeded ${now.succeeded - before.succeeded}  dead ${now.failed - before.failed}  ` +
         `hot ${now.hot}  running ${chokaq.running}\n`,
     );
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, 1000);
-      stopSignal?.addEventListener('abort', () => {
+    // One listener per wait, removed after it, so a long demo does not pile them up.
+    await new Promise<void>((resolve) => {
+      const onAbort = () => {
         clearTimeout(timer);
-        resolve(undefined);
-      });
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        stopSignal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, 1000);
+      stopSignal?.addEventListener('abort', onAbort, { once: true });
     });
   }
   io.stderr.write('stopping: letting running jobs finish\n');

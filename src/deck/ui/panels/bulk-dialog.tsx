@@ -207,26 +207,28 @@ function ConfirmStep(props: {
         {new Date(preview.expiresAt).toLocaleTimeString()}. A job that changes before its batch runs
         is skipped and reported, never half-moved.
       </p>
-      <table class="grid" aria-label="Sample">
-        <thead>
-          <tr>
-            <th>Id</th>
-            <th>Type</th>
-            <th>Queue</th>
-            <th>Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {preview.sample.map((j) => (
-            <tr key={j.id}>
-              <td class="mono">{j.id}</td>
-              <td>{j.type}</td>
-              <td>{j.queue}</td>
-              <td class="clip">{j.error}</td>
+      <div class="scroll">
+        <table class="grid" aria-label="Sample">
+          <thead>
+            <tr>
+              <th>Id</th>
+              <th>Type</th>
+              <th>Queue</th>
+              <th>Error</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {preview.sample.map((j) => (
+              <tr key={j.id}>
+                <td class="mono">{j.id}</td>
+                <td>{j.type}</td>
+                <td>{j.queue}</td>
+                <td class="clip">{j.error}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {preview.count > preview.sample.length && (
         <p class="muted">and {count(preview.count - preview.sample.length)} more</p>
       )}
