@@ -78,6 +78,8 @@ export interface OperatorSide {
   seed(archive: number, dead: number): Promise<string>;
   /** The requests to time, by name, in the order to report them; each is one operator call. */
   requests(): Promise<[name: string, call: () => Promise<unknown>][]>;
+  /** Releases what the requests held (a server), after they were timed. */
+  close?(): Promise<void>;
 }
 
 /** Thrown by a loader when the peer package is not installed. */
