@@ -5,14 +5,16 @@
  * it prints, and photographs every panel in both skins (blueprint light, carbon dark) with
  * Debian's Chromium. Usage: `npm run build && node scripts/deck-screenshots.mjs [OUT_DIR]`.
  */
+/* global fetch, localStorage -- used inside page.evaluate, in the browser */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import console from 'node:console';
 import process from 'node:process';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
