@@ -30,10 +30,14 @@ export interface HistoryRun {
   error: string | null;
 }
 
-/** An operator action recorded in a job's history. */
+/**
+ * An operator action recorded in a job's history: an edit, a resurrect, or a cancel (recorded
+ * when the job enters the DLQ as cancelled, or with a cancel request: `actor` is who asked and
+ * `at` when).
+ */
 export interface HistoryAction {
   kind: 'action';
-  action: 'edit' | 'resurrect';
+  action: 'edit' | 'resurrect' | 'cancel';
   actor: string;
   at: Date;
 }

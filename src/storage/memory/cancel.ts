@@ -36,8 +36,7 @@ export function cancelJobs(
       }
       result.requested.push(id);
     } else {
-      row.lastModifiedBy = actor;
-      moveToDead(tables, row, now, 'Cancelled', `Cancelled by ${actor}`);
+      moveToDead(tables, row, now, 'Cancelled', `Cancelled by ${actor}`, actor);
       result.cancelled.push(id);
     }
   }
