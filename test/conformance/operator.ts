@@ -379,6 +379,15 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       expect(ids((await page({ errorGroup: deadRow.fingerprint })).jobs)).toEqual([made.dead]);
       expect(ids((await page({ errorText: 'CARD declined' })).jobs)).toEqual([made.dead]);
       expect((await page({ errorText: 'card accepted' })).jobs).toEqual([]);
+      // Parts without a letter or digit are not words: they neither widen nor narrow.
+      expect(ids((await page({ errorText: 'card !!! declined' })).jobs)).toEqual([made.dead]);
+      // A text with no word at all, or an empty list, is refused before any table is read.
+      expect(() => checkJobQuery({ errorText: '!!!' })).toThrow(
+        expect.objectContaining({ code: 'CHOKAQ_INVALID_FILTER', field: 'query.errorText' }),
+      );
+      expect(() => checkJobQuery({ tags: [] })).toThrow(
+        expect.objectContaining({ code: 'CHOKAQ_INVALID_FILTER', field: 'query.tags' }),
+      );
       const [summary] = (await page({ state: 'dead' })).jobs;
       expect(summary).toMatchObject({
         reason: 'Fatal',
