@@ -175,6 +175,35 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       ]);
     });
 
+    it("a hot job's version changes when it is edited or claimed, not when it heartbeats", async () => {
+      const store = ctx.store();
+      const id = await ctx.enqueueOne({ queue: 'hot-version' });
+      const versionOf = async (): Promise<number | undefined> => {
+        const checked = checkJobQuery({ queue: 'hot-version' });
+        const page = await store.queryTable('hot', { ...checked.base, limit: 10 });
+        return page.rows.find((row) => row.job.id === id)?.version;
+      };
+      const enqueued = await versionOf();
+      expect(enqueued).toEqual(expect.any(Number));
+      expect(await versionOf()).toBe(enqueued);
+      await storeTimePasses((await hot(id)).createdAt);
+      expect(await store.editPending(id, { actor: 'bob', priority: 4 })).toBe(true);
+      const edited = await versionOf();
+      expect(edited).not.toBe(enqueued);
+      await storeTimePasses(await store.now());
+      const [claimed] = await store.claim({
+        workerId: 'w',
+        limit: 1,
+        queues: ['hot-version'],
+        startCount: 1,
+      });
+      if (!claimed) throw new Error('nothing claimed');
+      const running = await versionOf();
+      expect(running).not.toBe(edited);
+      await store.heartbeat([{ ...leaseOf(claimed), progress: 10 }]);
+      expect(await versionOf()).toBe(running);
+    });
+
     it('an edit of a pending job changes its due time and is recorded with its actor', async () => {
       const store = ctx.store();
       const id = await ctx.enqueueOne({ queue: 'hist-edit' });

@@ -194,6 +194,29 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
       expect(moved.job).toMatchObject({ priority: 77, tags: 'fixed', lastModifiedBy: 'ana' });
     });
 
+    it('skips and reports a pending job edited between the preview and the cancel', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
+      const results = await chokaq.enqueueMany(
+        'later.v1',
+        [0, 1, 2].map((n) => ({ payload: { n }, delay: '1h' })),
+      );
+      const ids = results.map((r) => r.id);
+      const preview = await chokaq.bulk.preview({ action: 'cancel', target: { ids } });
+      expect(preview.count).toBe(3);
+      const edited = ids[1] ?? '';
+      expect(await chokaq.jobs.edit(edited, { priority: 5, actor: 'bob' })).toBe(true);
+      await chokaq.bulk.run(preview.token, { actor: 'ana', reason: 'not needed' });
+      await chokaq.start();
+      const done = await finished(chokaq, preview.id);
+      expect(done).toMatchObject({ status: 'succeeded', total: 3, applied: 2, skipped: 1 });
+      const skipped = await chokaq.bulk.skipped(preview.id);
+      expect(skipped.map((s) => s.jobId)).toEqual([edited]);
+      expect(skipped[0]?.note).toContain('since the preview');
+      const kept = await chokaq.getJob(edited);
+      expect(kept?.where === 'hot' && kept.job).toMatchObject({ state: 'pending', priority: 5 });
+      expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(2);
+    });
+
     it('checks operator payloads where the type is known; refuses or skips them where it is not', async () => {
       const invoice = defineJob({
         type: 'invoice.v2',
