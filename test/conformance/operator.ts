@@ -222,14 +222,26 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
   describe('DLQ error groups', () => {
     it('groups errors that differ only in ids, numbers, uuids and quoted values; splits by class and frame', async () => {
       const store = ctx.store();
-      const a = await failToDead('g1', stackOf(`user 42 not found: 'alice' 0b1c2d3e4f5a`));
+      const a = await failToDead(
+        'g1',
+        stackOf(
+          `user 42 not found: 'alice' 0b1c2d3e4f5a req 3f2a9c1e-0b4d-4e8f-9a7b-1c2d3e4f5a6b 01ARZ3NDEKTSV4RRFFQ69G5FAV`,
+        ),
+      );
       await storeTimePasses((await dead(a)).failedAt);
       const b = await failToDead(
         'g2',
-        stackOf(`user 977 not found: 'bob' 9f8e7d6c5b4a`),
+        stackOf(
+          `user 977 not found: 'bob' 9f8e7d6c5b4a req 0d9c8b7a-6f5e-4d3c-8b2a-190817263544 01BX5ZZKBKACTAV9WEVGEMMVRZ`,
+        ),
         'other.type',
       );
-      await failToDead('g1', stackOf('user 5 not found: "carol" 77aa88bb99cc'));
+      await failToDead(
+        'g1',
+        stackOf(
+          'user 5 not found: "carol" 77aa88bb99cc req AB12CD34-EF56-4A78-9B01-C2D3E4F5A6B7 k9z8x7w6v5',
+        ),
+      );
       await failToDead('g1', stackOf('user 42 not found', 'other (/srv/app/jobs/else.js:1:1)'));
       await failToDead(
         'g1',
@@ -240,7 +252,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const [top] = groups;
       expect(top).toMatchObject({
         errorClass: 'TypeError',
-        message: 'user <n> not found: <q> <id>',
+        message: 'user <n> not found: <q> <id> req <uuid> <id>',
         frame: 'sendMail (jobs/mail.js)',
         queues: ['g1', 'g2'],
         types: ['conformance.job', 'other.type'],
@@ -250,6 +262,17 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       expect(await store.errorGroups({ queues: ['g2'], limit: 10 })).toMatchObject([
         { count: 1, sampleId: b, queues: ['g2'] },
       ]);
+    });
+
+    it('puts cancels by different actors in one group', async () => {
+      const store = ctx.store();
+      const first = await ctx.enqueueOne({ queue: 'g-cancel' });
+      const second = await ctx.enqueueOne({ queue: 'g-cancel' });
+      await store.cancel([first], 'alice');
+      await store.cancel([second], 'cli:bob@host-2');
+      const groups = await store.errorGroups({ queues: ['g-cancel'], limit: 10 });
+      expect(groups).toMatchObject([{ count: 2, message: 'Cancelled by <actor>' }]);
+      expect((await dead(first)).errorDetails).toBe('Cancelled by alice');
     });
 
     it('resurrect and purge take jobs out of their group; an empty group is not listed', async () => {
