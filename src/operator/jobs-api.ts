@@ -130,13 +130,16 @@ export class JobsApi {
     if (edited) {
       const { queue, type } = found.job;
       this.options.events.emit('job:edited', { id, queue, type, actor: change.actor });
-      const fields = Object.keys(change).filter((key) => key !== 'actor');
+      // The fields by their public names (`runAt`, stored as a delay from the store's now).
+      const fields = Object.keys(change)
+        .filter((key) => key !== 'actor')
+        .map((key) => (key === 'delayMs' ? 'runAt' : key));
       await this.options.auditor.record({
         actor: change.actor,
         action: 'edit',
         reason,
         target: { id },
-        outcome: { fields },
+        outcome: e.runAt === undefined ? { fields } : { fields, runAt: e.runAt.toISOString() },
       });
     }
     return edited;

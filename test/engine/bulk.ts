@@ -444,5 +444,45 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
         chokaq.queues.setZombieTimeout('default', '1.5s', { actor: 'erin' }),
       ).rejects.toMatchObject({ field: 'timeout' });
     });
+
+    it('records resume, setMaxWorkers, setActive and a pending edit with runAt, and emits each', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
+      const seen: string[] = [];
+      chokaq.on('operator:action', (entry) => seen.push(`${entry.action}:${entry.actor}`));
+      await chokaq.queues.pause('mail', { actor: 'gus' });
+      const { id } = await chokaq.enqueue('mail.v1', { to: 'a' }, { queue: 'mail' });
+      await chokaq.queues.resume('mail', { actor: 'gus', reason: 'deploy done' });
+      await chokaq.queues.setMaxWorkers('mail', 3, { actor: 'hana' });
+      await chokaq.queues.setActive('mail', false, { actor: 'ivo', reason: 'hide it' });
+      const runAt = new Date(Date.now() + 3_600_000);
+      expect(await chokaq.jobs.edit(id, { runAt, actor: 'jo', reason: 'later' })).toBe(true);
+      const info = (await chokaq.queues.list()).find((q) => q.name === 'mail');
+      expect(info).toMatchObject({ paused: false, active: false, maxWorkers: 3 });
+      const edited = await chokaq.getJob(id);
+      if (edited?.where !== 'hot') throw new Error('the edited job left the hot table');
+      expect(Math.abs(edited.job.runAt.getTime() - runAt.getTime())).toBeLessThan(2000);
+      expect(edited.job.lastModifiedBy).toBe('jo');
+
+      const entries = (await chokaq.audit.list()).slice(0, 4).reverse();
+      expect(entries.map((e) => `${e.action}:${e.actor}`)).toEqual([
+        'queue-update:gus',
+        'queue-update:hana',
+        'queue-update:ivo',
+        'edit:jo',
+      ]);
+      expect(entries[0]).toMatchObject({
+        reason: 'deploy done',
+        target: { queue: 'mail' },
+        outcome: { paused: false },
+      });
+      expect(entries[1]).toMatchObject({ outcome: { maxWorkers: 3 } });
+      expect(entries[2]).toMatchObject({ reason: 'hide it', outcome: { active: false } });
+      expect(entries[3]).toMatchObject({
+        reason: 'later',
+        target: { id },
+        outcome: { fields: ['runAt'], runAt: runAt.toISOString() },
+      });
+      expect(seen.slice(-4)).toEqual(entries.map((e) => `${e.action}:${e.actor}`));
+    });
   });
 }
