@@ -383,7 +383,13 @@ export class ChokaQ {
     const { actor, reason } = checkActorOptions(options);
     await this.open();
     const result = await this.config.storage.cancel(checked, actor);
-    this.engine.abortLocal(result.requested, actor);
+    // A run in this process stops now rather than at its next heartbeat, in the name of whoever
+    // asked first (the request keeps the first requester, here or in another process).
+    for (const id of this.engine.runningHere(result.requested)) {
+      const found = await this.config.storage.getJob(id);
+      const requester = found?.where === 'hot' ? found.job.cancelRequestedBy : null;
+      this.engine.abortLocal(id, requester ?? actor);
+    }
     await this.auditor.record({
       actor,
       action: 'cancel',
