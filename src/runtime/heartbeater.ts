@@ -26,7 +26,8 @@ export interface HeartbeaterOptions {
  * Keeps running jobs alive: on a jittered interval, one storage call refreshes the heartbeat of
  * every run in this process. A run whose lease is gone (rescued, moved) is aborted as `lost`; a
  * run with a persisted cancel request is aborted as `cancel` — from any process, within one
- * interval — with `Cancelled by <requester> while running`, the actor stored with the request. Failed writes are counted per run; at the threshold the run is either aborted
+ * interval — with `Cancelled by <requester> while running`, the actor stored with the request.
+ * Failed writes are counted per run; at the threshold the run is either aborted
  * (`cancelOnFailure`) or reported as degraded and the count restarts.
  */
 export class Heartbeater {

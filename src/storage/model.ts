@@ -138,7 +138,10 @@ export interface DeadJob {
   createdBy: string | null;
   lastModifiedBy: string | null;
   createdAt: Date;
-  /** When the final run started; `null` when it never ran (cancelled while pending). */
+  /**
+   * When the final run started; `null` when the job did not run before it reached the DLQ
+   * (cancelled while pending or fetched, a circuit that stayed open).
+   */
   startedAt: Date | null;
   failedAt: Date;
   /** When an operator last edited the row in place (`dlq.edit`); `null` if never. */
