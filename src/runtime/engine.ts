@@ -258,9 +258,17 @@ export class Engine {
     this.presence.start();
   }
 
-  /** Aborts the runs of `ids` in this process (their cancel request is already stored). */
-  abortLocal(ids: readonly string[], actor: string): void {
-    for (const id of ids) this.runs.get(id)?.abort('cancel', `Cancelled by ${actor} while running`);
+  /** The ids among `ids` whose runs are in progress in this process. */
+  runningHere(ids: readonly string[]): string[] {
+    return ids.filter((id) => this.runs.get(id) !== undefined);
+  }
+
+  /**
+   * Aborts the run of `id` in this process, if any (its cancel request is already stored), in the
+   * name of `requester`: the actor stored with the request, as a heartbeat would report it.
+   */
+  abortLocal(id: string, requester: string): void {
+    this.runs.get(id)?.abort('cancel', `Cancelled by ${requester} while running`);
   }
 
   /** Marks a queue paused or resumed for this process's worker without waiting for a re-read. */

@@ -391,6 +391,20 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
       ]);
       expect(refused.code).toBe(1);
       expect(refused.err).toMatch(/to: must be an address \(CHOKAQ_PAYLOAD_INVALID\)\n$/);
+      // Without the module the schema is unknown here: refused, unless --unchecked says so.
+      const unknown = await cli(['dlq', 'edit', id, ...flags, '--payload', '{"to":"nobody"}']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.err).toMatch(/CHOKAQ_UNKNOWN_JOB_TYPE/);
+      const unchecked = await cli([
+        'dlq',
+        'edit',
+        id,
+        ...flags,
+        '--payload',
+        '{"to":"nobody"}',
+        '--unchecked',
+      ]);
+      expect(unchecked.code).toBe(0);
 
       const edited = await cli([
         'dlq',
