@@ -227,7 +227,13 @@ export class ChokaQ {
       ...(recorder ? { observer: recorder } : {}),
       beforeClose: () => this.cluster?.stop() ?? Promise.resolve(),
     });
-    const local = new Map<string, LocalSchedule>();
+    // Declared schedules are known here from the start: a process that never starts can trigger them.
+    const local = new Map<string, LocalSchedule>(
+      this.config.schedules.map(({ spec, payloadFn, definition }) => [
+        spec.name,
+        { payloadFn, definition: definition ?? registry.find(spec.type) },
+      ]),
+    );
     this.scheduler = new Scheduler({
       store: storage,
       local,
