@@ -92,7 +92,18 @@ export class Scheduler {
     const report: PassReport = [];
     for (const row of schedules) {
       if (row.paused) continue;
-      const fired = await this.fireDue(row, now);
+      let fired: Awaited<ReturnType<Scheduler['fireDue']>> = null;
+      try {
+        fired = await this.fireDue(row, now);
+      } catch (error) {
+        // One schedule failing (a definition this version cannot read, a storage error) must
+        // not keep the others from firing; the next pass tries it again.
+        this.options.logger.warn('scheduler pass failed', {
+          ...logEvent('SchedulerPassFailed'),
+          schedule: row.name,
+          error: String(error),
+        });
+      }
       if (fired !== null) report.push(fired.report);
       const next = fired?.next ?? null;
       if (next !== null) wait = Math.min(wait, next.getTime() - now.getTime() + LATE_MS);

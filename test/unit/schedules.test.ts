@@ -272,6 +272,16 @@ describe('schedules on a fake clock', () => {
     });
   });
 
+  it('a schedule that cannot be read does not keep the others from firing', async () => {
+    const clock = new FakeClock(START);
+    const store = memory({ clock });
+    // As if written by another version: a definition this one cannot use.
+    await store.schedules().save('alien', '{"cron":"not a cron","timeZone":"UTC"}');
+    const chokaq = await engine(store, clock, [{ name: 'fine', job: 'report.v1', every: '1m' }]);
+    await clock.advanceAsync(61_000);
+    expect(await origins(chokaq)).toEqual([tick('fine', '2026-01-01T10:01:00.000Z')]);
+  });
+
   it('jitter delays the job, not the tick', async () => {
     const clock = new FakeClock(START);
     const chokaq = await engine(memory({ clock }), clock, [
