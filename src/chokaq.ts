@@ -328,8 +328,9 @@ export class ChokaQ {
     this.assertNotStopped();
     if (this.state === 'started') return;
     this.state = 'started';
-    await this.engine.start();
+    // Schedules first: a declared payload that fails its schema stops start() before any worker.
     await this.schedules.declare(this.config.schedules);
+    await this.engine.start();
     if (this.config.worker) this.scheduler.start();
     await this.cluster?.start();
   }
