@@ -20,7 +20,10 @@ import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
 import { cronOptions, nextTicks, tickSeries, type MissedPolicy, type TickRule } from './ticks.js';
 import { isKnownZone } from './zone.js';
 
-/** A payload made for each tick from the tick's time. Must not throw; is called at definition. */
+/**
+ * A payload made for each tick from the tick's time: synchronous (a promise is refused), called
+ * once at definition with the next tick to check it.
+ */
 export type PayloadFunction = (tick: Date) => unknown;
 
 /** One recurring job. Exactly one of `cron` and `every` is given. */
@@ -284,11 +287,12 @@ export function checkSchedule(
 /**
  * Calls a payload function for `tick`.
  * @throws ChokaQError `CHOKAQ_INVALID_SCHEDULE` naming `field` when it throws (the error is the
- *   `cause`).
+ *   `cause`) or returns a promise (payload functions are synchronous).
  */
 export function callPayload(fn: PayloadFunction, tick: Date, field: string): unknown {
+  let value: unknown;
   try {
-    return fn(new Date(tick.getTime()));
+    value = fn(new Date(tick.getTime()));
   } catch (error) {
     throw new ChokaQError(
       'CHOKAQ_INVALID_SCHEDULE',
@@ -296,6 +300,14 @@ export function callPayload(fn: PayloadFunction, tick: Date, field: string): unk
       { field, cause: error },
     );
   }
+  if (typeof (value as { then?: unknown } | null)?.then === 'function') {
+    throw new ChokaQError(
+      'CHOKAQ_INVALID_SCHEDULE',
+      `${field} returned a promise for the tick ${tick.toISOString()}; it must return the payload itself`,
+      { field },
+    );
+  }
+  return value;
 }
 
 /** The definition JSON stored for a spec (its name is the row's key). */

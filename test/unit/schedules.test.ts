@@ -358,6 +358,12 @@ describe('schedule definitions', () => {
       'schedules[0].payload',
       'no tenant',
     ],
+    [
+      { ...base, cron: '* * * * *', payload: () => Promise.resolve({}) },
+      'CHOKAQ_INVALID_SCHEDULE',
+      'schedules[0].payload',
+      'returned a promise',
+    ],
   ])('rejects %j', (schedule, code, field, text) => {
     let caught: unknown;
     try {
