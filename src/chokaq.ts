@@ -238,6 +238,7 @@ export class ChokaQ {
       store: storage,
       local,
       maxPayloadBytes,
+      events: this.events,
       logger: this.config.logger.child('scheduler'),
       clock: this.config.clock,
     });
@@ -249,6 +250,7 @@ export class ChokaQ {
       clock: this.config.clock,
       local,
       auditor: this.auditor,
+      events: this.events,
       changed: () => this.scheduler.wake(),
     });
     this.retention = new RetentionApi({

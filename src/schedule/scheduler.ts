@@ -7,12 +7,13 @@
  */
 import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
+import type { ChokaQEvents } from '../runtime/events.js';
 import { LoopService } from '../runtime/service.js';
 import type { FireResult, StoredSchedule } from '../storage/schedules.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import { specFromJson } from './definition.js';
-import { tickToFire, type LocalSchedule } from './tick-job.js';
+import { firedEvent, tickToFire, type LocalSchedule } from './tick-job.js';
 import { MAX_TICKS_PER_PASS, planTicks, tickSeries } from './ticks.js';
 
 /** Options of a {@link Scheduler}. */
@@ -21,6 +22,8 @@ export interface SchedulerOptions {
   /** Schedules this process defines, by name (payload functions and job definitions). */
   local: ReadonlyMap<string, LocalSchedule>;
   maxPayloadBytes: number;
+  /** Where `schedule:fired` goes. */
+  events: ChokaQEvents;
   logger: Logger;
   /** Waits between passes, and job ids. */
   clock: Clock;
@@ -141,7 +144,11 @@ export class Scheduler {
         overlap: spec.overlap,
       });
       ticks.forEach((tick, i) => {
-        if (results[i] === 'failed') {
+        const result = results[i];
+        if (result === 'enqueued' || result === 'skipped' || result === 'failed') {
+          this.options.events.emit('schedule:fired', firedEvent(row.name, tick, result));
+        }
+        if (result === 'failed') {
           logger.warn('schedule tick failed', {
             ...logEvent('ScheduleTickFailed'),
             schedule: row.name,

@@ -8,6 +8,7 @@ import { parsePayload } from '../job/define-job.js';
 import type { JobRegistry } from '../job/registry.js';
 import { checkReason, type Auditor } from '../operator/audit.js';
 import { checkActor } from '../operator/inputs.js';
+import type { ChokaQEvents } from '../runtime/events.js';
 import type { Store } from '../storage/store.js';
 import { checkOptions, invalid } from '../util/check.js';
 import type { Clock } from '../util/clock.js';
@@ -23,7 +24,7 @@ import {
   type ScheduleSpec,
 } from './definition.js';
 import { scheduleInfo, type ScheduleInfo } from './info.js';
-import { tickToFire, type LocalSchedule } from './tick-job.js';
+import { firedEvent, tickToFire, type LocalSchedule } from './tick-job.js';
 
 /** Who acts on a schedule and why, for the audit trail. */
 export interface ScheduleActorOptions {
@@ -55,6 +56,8 @@ export interface SchedulesApiOptions {
   /** This process's schedules with their payload functions (shared with the scheduler). */
   local: Map<string, LocalSchedule>;
   auditor: Auditor;
+  /** Where `schedule:fired` goes. */
+  events: ChokaQEvents;
   /** Tells this process's scheduler that a schedule changed. */
   changed: () => void;
 }
@@ -203,6 +206,7 @@ export class SchedulesApi {
     });
     if (result === 'gone') throw notFound(name);
     if (result !== 'enqueued') throw new Error(`trigger of ${name} was ${String(result)}`);
+    this.options.events.emit('schedule:fired', firedEvent(name, tick, 'enqueued'));
     const fired = { jobId: tick.job.id, tickAt };
     await this.audit(who, 'schedule-trigger', name, fired);
     return fired;

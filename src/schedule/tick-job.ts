@@ -6,7 +6,8 @@
 import { parsePayload } from '../job/define-job.js';
 import { serializePayload } from '../job/envelope.js';
 import type { AnyJobDefinition } from '../job/registry.js';
-import type { TickToFire } from '../storage/schedules.js';
+import type { ChokaQEventMap } from '../runtime/events.js';
+import { OVERLAP_SKIPPED, type TickOutcome, type TickToFire } from '../storage/schedules.js';
 import { uuidv7 } from '../util/uuid.js';
 import { callPayload, type PayloadFunction, type ScheduleSpec } from './definition.js';
 
@@ -72,4 +73,25 @@ export async function tickToFire(
       error: error instanceof Error ? error.message : String(error),
     };
   }
+}
+
+/** The `schedule:fired` event of a tick this process wrote with `outcome`. */
+export function firedEvent(
+  schedule: string,
+  tick: TickToFire,
+  outcome: TickOutcome,
+): ChokaQEventMap['schedule:fired'] {
+  return {
+    schedule,
+    tickAt: tick.tickAt,
+    manual: tick.manual,
+    outcome,
+    jobId: outcome === 'enqueued' ? (tick.job?.id ?? null) : null,
+    error:
+      outcome === 'enqueued'
+        ? null
+        : outcome === 'skipped'
+          ? OVERLAP_SKIPPED
+          : (tick.error ?? null),
+  };
 }

@@ -10,6 +10,9 @@
  */
 import type { NewJob } from './store.js';
 
+/** The error text of a tick skipped by `overlap: 'skip'`. */
+export const OVERLAP_SKIPPED = 'the previous run is still active';
+
 /** What became of a fired tick: a job, a skip (the previous run still active), or a failure. */
 export type TickOutcome = 'enqueued' | 'skipped' | 'failed';
 

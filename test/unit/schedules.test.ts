@@ -5,7 +5,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ChokaQ, defineJob, silentLogger, type Schedule } from '../../src/index.js';
+import {
+  ChokaQ,
+  defineJob,
+  silentLogger,
+  type ChokaQEventMap,
+  type Schedule,
+} from '../../src/index.js';
 import { FakeClock, memory } from '../../src/testing/index.js';
 import type { Store } from '../../src/storage/store.js';
 
@@ -47,11 +53,18 @@ describe('schedules on a fake clock', () => {
         tags: 'nightly',
       },
     ]);
+    const fired: ChokaQEventMap['schedule:fired'][] = [];
+    chokaq.on('schedule:fired', (e) => fired.push(e));
     await clock.advanceAsync(35_000);
     expect(await origins(chokaq)).toEqual([
       tick('every-10s', '2026-01-01T10:00:10.000Z'),
       tick('every-10s', '2026-01-01T10:00:20.000Z'),
       tick('every-10s', '2026-01-01T10:00:30.000Z'),
+    ]);
+    expect(fired.map((e) => [e.schedule, e.tickAt.toISOString(), e.outcome])).toEqual([
+      ['every-10s', '2026-01-01T10:00:10.000Z', 'enqueued'],
+      ['every-10s', '2026-01-01T10:00:20.000Z', 'enqueued'],
+      ['every-10s', '2026-01-01T10:00:30.000Z', 'enqueued'],
     ]);
     const [job] = await chokaq.listJobs({ limit: 1 });
     expect(job?.tags).toBe('nightly');

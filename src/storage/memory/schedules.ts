@@ -5,13 +5,14 @@
  *
  * @internal Reach it through `memory().schedules()`.
  */
-import type {
-  FireRequest,
-  FireResult,
-  ScheduleStore,
-  ScheduleTick,
-  StoredSchedule,
-  TickOutcome,
+import {
+  OVERLAP_SKIPPED,
+  type FireRequest,
+  type FireResult,
+  type ScheduleStore,
+  type ScheduleTick,
+  type StoredSchedule,
+  type TickOutcome,
 } from '../schedules.js';
 import type { NewJob } from '../store.js';
 
@@ -143,7 +144,7 @@ export class MemorySchedules implements ScheduleStore {
             outcome === 'enqueued'
               ? null
               : outcome === 'skipped'
-                ? 'the previous run is still active'
+                ? OVERLAP_SKIPPED
                 : (tick.error ?? null),
         });
         if (!tick.manual && at > row.cursorAt.getTime()) row.cursorAt = new Date(at);

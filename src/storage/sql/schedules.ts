@@ -6,13 +6,14 @@
  * @internal Reach it through `SqlStore.schedules()`.
  */
 import type { EnqueueResult } from '../model.js';
-import type {
-  FireRequest,
-  FireResult,
-  ScheduleStore,
-  ScheduleTick,
-  StoredSchedule,
-  TickOutcome,
+import {
+  OVERLAP_SKIPPED,
+  type FireRequest,
+  type FireResult,
+  type ScheduleStore,
+  type ScheduleTick,
+  type StoredSchedule,
+  type TickOutcome,
 } from '../schedules.js';
 import type { NewJob } from '../store.js';
 import type { Executor } from './executor.js';
@@ -111,8 +112,7 @@ export class SqlSchedules implements ScheduleStore {
             : request.overlap === 'skip' && busy
               ? 'skipped'
               : 'enqueued';
-        const error =
-          outcome === 'skipped' ? 'the previous run is still active' : (tick.error ?? null);
+        const error = outcome === 'skipped' ? OVERLAP_SKIPPED : (tick.error ?? null);
         const jobId = outcome === 'enqueued' ? (tick.job?.id ?? null) : null;
         const inserted = await tx.query(sql.schedule_tick_insert, [
           request.name,
