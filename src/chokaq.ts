@@ -14,7 +14,6 @@ import type {
   PayloadOf,
 } from './enqueue/options.js';
 import { ChokaQError } from './errors.js';
-import { parsePayload } from './job/define-job.js';
 import {
   checkEnvelopeText,
   LIMITS,
@@ -28,8 +27,15 @@ import { AuditApi, Auditor, checkReason } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { JobsApi } from './operator/jobs-api.js';
+import { checkOperatorPayload, checkUnchecked } from './operator/payload-check.js';
+import { PAYLOAD_SCAN_LIMIT } from './operator/query-input.js';
 import { RetentionApi } from './operator/retention-api.js';
-import { statusReport, type StatusReport } from './operator/status.js';
+import {
+  statusReport,
+  throughputSeries,
+  type StatusReport,
+  type ThroughputSeries,
+} from './operator/status.js';
 import { HealthApi } from './monitoring/health/health-api.js';
 import { MetricsApi } from './monitoring/metrics/metrics-api.js';
 import { OtelSink } from './monitoring/metrics/otel-sink.js';
@@ -38,6 +44,7 @@ import { packageVersion } from './version.js';
 import { Scheduler } from './schedule/scheduler.js';
 import { SchedulesApi } from './schedule/schedules-api.js';
 import type { LocalSchedule } from './schedule/tick-job.js';
+import type { Logger } from './observability/logger.js';
 import {
   checkActor,
   checkArchiveFilter,
@@ -81,24 +88,38 @@ export interface ActorOptions {
 
 /** Options of {@link ChokaQ.dlq}'s `resurrect`. */
 export interface ResurrectOptions extends ActorOptions {
-  /** A new payload for every resurrected job (JSON-serializable). Default: each job's own. */
+  /**
+   * A new payload for every resurrected job (JSON-serializable), checked against each job's type
+   * schema before anything moves; a type this process has no definition of is refused
+   * (`CHOKAQ_UNKNOWN_JOB_TYPE`) unless `unchecked` is set. Default: each job's own.
+   */
   payload?: unknown;
+  /** Store the payload of a type this process has no definition of, unchecked. Default: `false`. */
+  unchecked?: boolean;
   /** Priority of the resurrected jobs; a 32-bit integer. Default: `10`. */
   priority?: number;
 }
 
 /** An in-place edit of a DLQ job (`dlq.edit`); absent fields keep their value. */
 export interface DeadJobEdit extends ActorOptions {
-  /** A new payload, checked against the job type's schema when it has one. */
+  /**
+   * A new payload, checked against the job type's schema; a type this process has no definition
+   * of is refused (`CHOKAQ_UNKNOWN_JOB_TYPE`) unless `unchecked` is set.
+   */
   payload?: unknown;
+  /** Store the payload of a type this process has no definition of, unchecked. Default: `false`. */
+  unchecked?: boolean;
   /** New tags (≤ 1000 characters); `null` clears them. */
   tags?: string | null;
 }
 
 /** Names of the options of the operator calls. */
 const ACTOR_KEYS = ['actor', 'reason'] as const;
-const RESURRECT_KEYS = ['actor', 'reason', 'payload', 'priority'] as const;
-const DEAD_EDIT_KEYS = ['actor', 'reason', 'payload', 'tags'] as const;
+const RESURRECT_KEYS = ['actor', 'reason', 'payload', 'unchecked', 'priority'] as const;
+const DEAD_EDIT_KEYS = ['actor', 'reason', 'payload', 'unchecked', 'tags'] as const;
+
+/** Ids read per page when `dlq.resurrect` looks up the types of a new payload's jobs. */
+const TYPE_READ_PAGE = 1000;
 
 /** Options of {@link ChokaQ.cancel}: `actor` is also recorded in the cancelled jobs' error text. */
 export type CancelOptions = ActorOptions;
@@ -175,6 +196,7 @@ export class ChokaQ {
       store: storage,
       open: this.open,
       auditor: this.auditor,
+      registry,
       enqueueRun: async (actionId) => {
         await this.enqueuer.one(
           runner.definition,
@@ -291,6 +313,11 @@ export class ChokaQ {
     return this.config.storage;
   }
 
+  /** The logger this engine logs through (`options.logger`, default the console's). */
+  get logger(): Logger {
+    return this.config.logger;
+  }
+
   /** This process's worker id. */
   get workerId(): string {
     return this.config.workerId;
@@ -315,7 +342,10 @@ export class ChokaQ {
     return this;
   }
 
-  /** Removes an event listener. */
+  /**
+   * Removes an event listener; added more than once, its latest registration goes (as Node's
+   * `EventEmitter.off`).
+   */
   off<E extends ChokaQEventName>(event: E, listener: (payload: ChokaQEventMap[E]) => void): this {
     this.events.off(event, listener);
     return this;
@@ -405,7 +435,13 @@ export class ChokaQ {
     const { actor, reason } = checkActorOptions(options);
     await this.open();
     const result = await this.config.storage.cancel(checked, actor);
-    this.engine.abortLocal(result.requested, actor);
+    // A run in this process stops now rather than at its next heartbeat, in the name of whoever
+    // asked first (the request keeps the first requester, here or in another process).
+    for (const id of this.engine.runningHere(result.requested)) {
+      const found = await this.config.storage.getJob(id);
+      const requester = found?.where === 'hot' ? found.job.cancelRequestedBy : null;
+      this.engine.abortLocal(id, requester ?? actor);
+    }
     await this.auditor.record({
       actor,
       action: 'cancel',
@@ -424,6 +460,23 @@ export class ChokaQ {
   async status(): Promise<StatusReport> {
     await this.open();
     return statusReport(this.config.storage);
+  }
+
+  /**
+   * Finished jobs (succeeded, and dead) per interval over the last `minutes` (1–60, default
+   * 15), of every queue or of `queue`, in at most 120 intervals: what The Deck's overview charts.
+   */
+  async throughput(options?: { minutes?: number; queue?: string }): Promise<ThroughputSeries> {
+    const o = checkOptions(options, 'options', ['minutes', 'queue'], 'CHOKAQ_INVALID_ARGUMENT');
+    const minutes = checkInteger(
+      o.minutes ?? 15,
+      'options.minutes',
+      { min: 1, max: 60 },
+      'CHOKAQ_INVALID_ARGUMENT',
+    );
+    if (o.queue !== undefined) validateQueueName(o.queue, 'options.queue');
+    await this.open();
+    return throughputSeries(this.config.storage, minutes, o.queue);
   }
 
   /** Finds a job wherever it is: hot (pending/fetched/processing), archive or DLQ. */
@@ -536,11 +589,24 @@ export class ChokaQ {
       const actor = checkActor(edits.actor);
       const reason = checkReason(edits.reason, 'options.reason');
       if (edits.priority !== undefined) validatePriority(edits.priority, 'options.priority');
+      const unchecked = checkUnchecked(edits.unchecked, 'options.unchecked');
       const payload =
         edits.payload !== undefined
           ? serializePayload(edits.payload, this.config.maxPayloadBytes, 'options.payload')
           : undefined;
       await this.open();
+      if (edits.payload !== undefined) {
+        // Every type among the jobs is checked before any job moves.
+        for (const type of await this.deadTypes(checked)) {
+          await checkOperatorPayload(
+            this.registry,
+            type,
+            edits.payload,
+            'options.payload',
+            unchecked,
+          );
+        }
+      }
       const moved = await this.config.storage.resurrect(checked, {
         actor,
         ...(payload === undefined ? {} : { payload }),
@@ -565,6 +631,7 @@ export class ChokaQ {
       const e = checkOptions(edit, 'edit', DEAD_EDIT_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
       const actor = checkActor(e.actor, 'edit.actor');
       const reason = checkReason(e.reason, 'edit.reason');
+      const unchecked = checkUnchecked(e.unchecked, 'edit.unchecked');
       const change: DeadEdit = { actor };
       if (e.tags !== undefined)
         change.tags = checkEnvelopeText(e.tags, 'edit.tags', LIMITS.tagsLength);
@@ -572,8 +639,13 @@ export class ChokaQ {
       const found = await this.config.storage.getJob(id);
       if (found?.where !== 'dlq') return false;
       if (e.payload !== undefined) {
-        const definition = this.registry.find(found.job.type);
-        if (definition) await parsePayload(definition, e.payload, 'edit.payload');
+        await checkOperatorPayload(
+          this.registry,
+          found.job.type,
+          e.payload,
+          'edit.payload',
+          unchecked,
+        );
         change.payload = serializePayload(e.payload, this.config.maxPayloadBytes, 'edit.payload');
       }
       const edited = await this.config.storage.editDead(id, change);
@@ -614,6 +686,22 @@ export class ChokaQ {
       return purged;
     },
   };
+
+  /** The distinct job types of the DLQ jobs among `ids`, read by id through the query surface. */
+  private async deadTypes(ids: readonly string[]): Promise<Set<string>> {
+    const types = new Set<string>();
+    for (let i = 0; i < ids.length; i += TYPE_READ_PAGE) {
+      const page = await this.config.storage.queryTable('dlq', {
+        ids: ids.slice(i, i + TYPE_READ_PAGE),
+        sort: 'createdAt',
+        order: 'asc',
+        limit: TYPE_READ_PAGE,
+        scanLimit: PAYLOAD_SCAN_LIMIT,
+      });
+      for (const row of page.rows) types.add(row.job.type);
+    }
+    return types;
+  }
 
   private async patchQueue(
     name: string,

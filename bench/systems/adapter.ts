@@ -3,8 +3,8 @@ import type { BenchJob, JobSink, SystemName } from '../types.js';
 
 /**
  * How much of ChokaQ's observability a worker runs with: `default` as a user gets it (metrics
- * into a no-op meter, cross-process events on), `on` also counts into a Prometheus registry,
- * `off` turns metrics and cross-process events off. Peers ignore it.
+ * into a no-op meter, cross-process events on), `on` also counts into a Prometheus registry and
+ * renders it once a second (a scrape, gauge query included), `off` turns metrics and cross-process events off. Peers ignore it.
  */
 export type Observability = 'default' | 'on' | 'off';
 
@@ -78,6 +78,8 @@ export interface OperatorSide {
   seed(archive: number, dead: number): Promise<string>;
   /** The requests to time, by name, in the order to report them; each is one operator call. */
   requests(): Promise<[name: string, call: () => Promise<unknown>][]>;
+  /** Releases what the requests held (a server), after they were timed. */
+  close?(): Promise<void>;
 }
 
 /** Thrown by a loader when the peer package is not installed. */

@@ -5,6 +5,7 @@
  */
 import type { ChokaQ } from 'chokaq';
 import type { OperatorSide } from './adapter.js';
+import { startDeck, type BenchDeck } from './chokaq-deck.js';
 
 interface Queryable {
   query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
@@ -16,6 +17,8 @@ const DAY_MS = 86_400_000;
 
 /** The operator side of a ChokaQ adapter; `db` and `client` exist after the adapter's reset. */
 export class ChokaQOperatorSide implements OperatorSide {
+  private deck: BenchDeck | undefined;
+
   constructor(
     private readonly schema: string,
     private readonly db: () => Queryable,
@@ -68,6 +71,8 @@ export class ChokaQOperatorSide implements OperatorSide {
     const cursor = first.nextCursor ?? undefined;
     const recent = { from: new Date(Date.now() - 3 * DAY_MS), to: new Date(Date.now() - DAY_MS) };
     const [sample] = first.jobs;
+    this.deck ??= await startDeck(chokaq);
+    const deck = this.deck;
     return [
       ['first page', () => chokaq.jobs.query({ limit: 100 })],
       ['next page', () => chokaq.jobs.query({ limit: 100, ...(cursor ? { cursor } : {}) })],
@@ -101,6 +106,27 @@ export class ChokaQOperatorSide implements OperatorSide {
       ['count: dead in a queue', () => chokaq.jobs.count({ state: 'dead', queue: 'q3' })],
       ['error groups', () => chokaq.dlq.groups({ limit: 100 })],
       ['job detail', () => chokaq.jobs.get(sample?.id ?? 'none')],
+      // The same pages as The Deck's browser asks for them, over HTTP.
+      ['Deck: first page', () => deck.get('api/jobs', { limit: 100 })],
+      [
+        'Deck: DLQ page, queue + type + error words',
+        () =>
+          deck.get('api/jobs', {
+            state: 'dead',
+            queue: 'q3',
+            type: 'type.3.v1',
+            errorText: 'refused',
+            limit: 50,
+          }),
+      ],
+      ['Deck: error groups', () => deck.get('api/dlq/groups', { limit: 50 })],
+      ['Deck: job detail', () => deck.get(`api/jobs/${encodeURIComponent(sample?.id ?? 'none')}`)],
     ];
+  }
+
+  /** Stops The Deck the requests used. */
+  async close(): Promise<void> {
+    await this.deck?.close();
+    this.deck = undefined;
   }
 }

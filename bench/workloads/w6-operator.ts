@@ -35,27 +35,31 @@ export async function runOperator(ctx: WorkloadContext): Promise<WorkloadOutcome
     },
   ];
   let headline = Number.NaN;
-  for (const [name, call] of await operator.requests()) {
-    ctx.progress.status(name);
-    for (let i = 0; i < WARMUP; i++) await call();
-    const times: number[] = [];
-    for (let i = 0; i < REPEATS; i++) {
-      const started = performance.now();
-      await call();
-      times.push(performance.now() - started);
+  try {
+    for (const [name, call] of await operator.requests()) {
+      ctx.progress.status(name);
+      for (let i = 0; i < WARMUP; i++) await call();
+      const times: number[] = [];
+      for (let i = 0; i < REPEATS; i++) {
+        const started = performance.now();
+        await call();
+        times.push(performance.now() - started);
+      }
+      const p50 = percentile(times, 50);
+      if (name === 'first page') headline = p50;
+      details.push(
+        { workload: 'W6-operator', system, metric: `${name} p50`, value: p50, unit: 'ms' },
+        {
+          workload: 'W6-operator',
+          system,
+          metric: `${name} p95`,
+          value: percentile(times, 95),
+          unit: 'ms',
+        },
+      );
     }
-    const p50 = percentile(times, 50);
-    if (name === 'first page') headline = p50;
-    details.push(
-      { workload: 'W6-operator', system, metric: `${name} p50`, value: p50, unit: 'ms' },
-      {
-        workload: 'W6-operator',
-        system,
-        metric: `${name} p95`,
-        value: percentile(times, 95),
-        unit: 'ms',
-      },
-    );
+  } finally {
+    await operator.close?.();
   }
   return {
     rows: [{ workload: 'W6-operator', system, value: headline, unit: 'ms' }],

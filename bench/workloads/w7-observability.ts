@@ -1,8 +1,8 @@
 /**
  * W7 observability: what ChokaQ's metrics and cross-process events cost the drain. The W2-1p
  * drain runs `ROUNDS` times with them off (`telemetry.metrics: false`, `clusterEvents: false`)
- * and as many times on (metrics counted into a Prometheus registry, cross-process events sent),
- * alternating, each on a fresh reset. Headline: the median with them on; details: the median
+ * and as many times on (metrics counted into a Prometheus registry that is scraped once a second,
+ * gauge query included; cross-process events sent), alternating, each on a fresh reset. Headline: the median with them on; details: the median
  * off and the change in percent, in jobs/s and in worker CPU time per job (the steadier figure
  * on a busy machine). Only ChokaQ has them, so the peers skip it.
  */

@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { ChokaQError } from '../errors.js';
+import { deckCommand, DECK_USAGE } from './commands/deck.js';
 import { demoCommand, DEMO_USAGE } from './commands/demo.js';
 import { dlqCommand, DLQ_USAGE } from './commands/dlq.js';
 import { jobsCommand, JOBS_USAGE } from './commands/jobs.js';
@@ -24,6 +25,14 @@ interface Command {
 }
 
 const COMMANDS = new Map<string, Command>([
+  [
+    'deck',
+    {
+      summary: 'serve The Deck, the operator dashboard, with a sign-in link',
+      usage: DECK_USAGE,
+      run: deckCommand,
+    },
+  ],
   [
     'demo',
     {

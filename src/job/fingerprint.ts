@@ -27,12 +27,22 @@ const CHOKAQ_PREFIX = /^FATAL: /;
 /** `Name: message` or a lone `Name` on the first line of a stack. */
 const CLASS_HEAD = /^([A-Za-z_$][\w$]*)(?::\s|$)/;
 
-/** Variable parts of a message, replaced in this order. */
+/**
+ * Variable parts of a message, replaced in this order: who cancelled (ChokaQ's own
+ * `Cancelled by <actor>[ while running | : the run was lost]`, so cancels by different people
+ * share a group), uuids, ISO times, quoted text, hex ids, other ids (8+ letters and digits with
+ * at least two digits: ULIDs, `ord_8f3kq9zx`; not `Http2Session`), numbers, white space.
+ */
 const NORMALISE: readonly (readonly [RegExp, string])[] = [
+  [/^Cancelled by .+?(?=(?: while running|: the run was lost)?$)/, 'Cancelled by <actor>'],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
   [/\b\d{4}-\d{2}-\d{2}[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?/g, '<time>'],
   [/'[^'\n]*'|"[^"\n]*"|`[^`\n]*`/g, '<q>'],
   [/\b(?:0x)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<id>'],
+  [
+    /(?<![A-Za-z0-9])(?=[A-Za-z0-9]*[A-Za-z])(?=(?:[A-Za-z]*\d){2})[A-Za-z0-9]{8,}(?![A-Za-z0-9])/g,
+    '<id>',
+  ],
   [/\d+(?:\.\d+)?/g, '<n>'],
   [/\s+/g, ' '],
 ];

@@ -10,6 +10,7 @@ import type { BulkKind } from '../storage/bulk.js';
 import { checkOneOf, checkOptions, checkString, invalid, isPlainObject } from '../util/check.js';
 import { checkActor, checkIds } from './inputs.js';
 import { checkReason } from './audit.js';
+import { checkUnchecked } from './payload-check.js';
 import { checkJobQuery, type CheckedQuery, type JobQuery } from './query-input.js';
 
 /** What a bulk action does: `edit-resurrect` patches each job before it goes back to pending. */
@@ -37,9 +38,17 @@ export interface BulkEdit {
   /**
    * A JSON merge patch (RFC 7386) applied to each job's payload: object members replace or add,
    * `null` members delete, anything else replaces the payload. The result is checked against
-   * the job type's schema; a job whose patched payload fails is skipped and reported.
+   * the job type's schema; a job whose patched payload fails is skipped and reported. The
+   * preview refuses a patch for a type the previewing process has no definition of
+   * (`CHOKAQ_UNKNOWN_JOB_TYPE`), and the worker running the action skips and reports a job of a
+   * type it has no definition of, unless `unchecked` is set.
    */
   patch?: unknown;
+  /**
+   * Apply the patch to jobs of a type without a definition where it is checked, unchecked.
+   * Default: `false`.
+   */
+  unchecked?: boolean;
   /** Priority of the resurrected jobs, a 32-bit integer. Default: `10`. */
   priority?: number;
   /** New tags (≤ 1000 characters); `null` clears them. Default: each job keeps its own. */
@@ -65,6 +74,8 @@ export interface BulkRunOptions {
 /** A checked edit: the patch as plain JSON, so the snapshot stores exactly what was checked. */
 export interface CheckedEdit {
   patch?: unknown;
+  /** `true` only when the caller set it (absent otherwise). */
+  unchecked?: true;
   priority?: number;
   tags?: string | null;
 }
@@ -183,13 +194,19 @@ function checkEdit(action: BulkActionKind, value: unknown): CheckedEdit | null {
     }
     return null;
   }
-  const e = checkOptions<{ patch?: unknown; priority?: unknown; tags?: unknown }>(
+  const e = checkOptions<{
+    patch?: unknown;
+    unchecked?: unknown;
+    priority?: unknown;
+    tags?: unknown;
+  }>(
     value as object | undefined,
     'request.edit',
-    ['patch', 'priority', 'tags'],
+    ['patch', 'unchecked', 'priority', 'tags'],
     'CHOKAQ_INVALID_ARGUMENT',
   );
-  if (!isPlainObject(value) || Object.values(e).every((v) => v === undefined)) {
+  const { unchecked, ...changes } = e;
+  if (!isPlainObject(value) || Object.values(changes).every((v) => v === undefined)) {
     throw invalid(
       'CHOKAQ_INVALID_ARGUMENT',
       'request.edit',
@@ -205,6 +222,7 @@ function checkEdit(action: BulkActionKind, value: unknown): CheckedEdit | null {
       throw invalid('CHOKAQ_INVALID_ARGUMENT', 'request.edit.patch', 'JSON-serializable', e.patch);
     }
   }
+  if (checkUnchecked(unchecked, 'request.edit.unchecked')) edit.unchecked = true;
   if (e.priority !== undefined) {
     validatePriority(e.priority, 'request.edit.priority');
     edit.priority = e.priority;

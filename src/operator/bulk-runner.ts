@@ -6,7 +6,7 @@
  * continues with the items still waiting.
  */
 import { ChokaQError } from '../errors.js';
-import { defineJob, parsePayload, type JobContext, type JobDefinition } from '../job/define-job.js';
+import { defineJob, type JobContext, type JobDefinition } from '../job/define-job.js';
 import { serializePayload } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { BulkAction, BulkBatch, BulkEnd, BulkItem, BulkSkip } from '../storage/bulk.js';
@@ -14,6 +14,7 @@ import type { Store } from '../storage/store.js';
 import { mergePatch } from '../util/merge-patch.js';
 import type { Auditor } from './audit.js';
 import type { CheckedEdit } from './bulk-input.js';
+import { checkOperatorPayload } from './payload-check.js';
 
 /** The queue bulk-action jobs run on; every worker serves it besides its own queues. */
 export const OPERATOR_QUEUE = 'chokaq.operator';
@@ -97,7 +98,7 @@ export class BulkRunner {
         const found = await this.options.store.getJob(item.jobId);
         if (found?.where !== 'dlq') return; // gone: the batch write skips and reports it
         try {
-          const payload = await this.patched(found.job.type, found.job.payload, edit.patch);
+          const payload = await this.patched(found.job.type, found.job.payload, edit);
           patched.push({ ...item, payload });
         } catch (error) {
           skips.push({ jobId: item.jobId, note: noteOf(error) });
@@ -109,11 +110,20 @@ export class BulkRunner {
     return { ...batch, items: [...patched, ...gone], skips };
   }
 
-  /** `payload` (JSON text) with `patch` merged, checked against the type's schema; as JSON text. */
-  private async patched(type: string, payload: string, patch: unknown): Promise<string> {
-    const value = mergePatch(JSON.parse(payload) as unknown, patch);
-    const definition = this.options.registry.find(type);
-    if (definition) await parsePayload(definition, value, 'payload');
+  /**
+   * `payload` (JSON text) with the edit's patch merged, checked against the type's schema; as
+   * JSON text. A type this worker has no definition of throws (the job is skipped and reported,
+   * never moved unchecked) unless the edit says `unchecked`.
+   */
+  private async patched(type: string, payload: string, edit: CheckedEdit): Promise<string> {
+    const value = mergePatch(JSON.parse(payload) as unknown, edit.patch);
+    await checkOperatorPayload(
+      this.options.registry,
+      type,
+      value,
+      'payload',
+      edit.unchecked === true,
+    );
     return serializePayload(value, this.options.maxPayloadBytes, 'payload');
   }
 

@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ChokaQError } from '../errors.js';
 import { validateJobId } from '../job/envelope.js';
+import type { JobRegistry } from '../job/registry.js';
 import type { BulkAction, BulkItem, BulkSkip } from '../storage/bulk.js';
 import type { SortPosition } from '../storage/job-query.js';
 import type { JobSummary } from '../storage/model.js';
@@ -57,6 +58,8 @@ export interface BulkApiOptions {
   store: Store;
   open: () => Promise<void>;
   auditor: Auditor;
+  /** The user's job definitions: a preview of a patch checks that it knows every type. */
+  registry: JobRegistry;
   /** Enqueues the durable run of a started action (idempotent per action). */
   enqueueRun: (actionId: string) => Promise<void>;
 }
@@ -76,6 +79,7 @@ export class BulkApi {
     await this.options.open();
     const items: BulkItem[] = [];
     const sample: JobSummary[] = [];
+    const types = new Set<string>();
     let after: SortPosition | undefined;
     // Bounded: each page advances the position; a payload scan reads at most the whole table.
     for (;;) {
@@ -86,6 +90,7 @@ export class BulkApi {
       });
       for (const row of page.rows) {
         items.push({ jobId: row.job.id, version: row.version });
+        types.add(row.job.type);
         if (sample.length < BULK_SAMPLE_SIZE) sample.push(row.job);
       }
       if (items.length > MAX_BULK_ITEMS) {
@@ -97,6 +102,10 @@ export class BulkApi {
       }
       if (page.horizon === null) break;
       after = page.horizon;
+    }
+    const patch = checked.edit?.patch;
+    if (patch !== undefined && checked.edit?.unchecked !== true) {
+      for (const type of types) refuseUnknownType(this.options.registry, type);
     }
     const found = new Set(items.map((item) => item.jobId));
     const notFound = (checked.query.ids ?? []).filter((id) => !found.has(id));
@@ -191,6 +200,19 @@ export class BulkApi {
     await this.options.open();
     return this.options.store.requestBulkCancel(id, actor);
   }
+}
+
+/**
+ * Refuses a patch for jobs of `type` when this process has no definition of it: it could not
+ * check the patched payloads, and the worker that runs the action might not either.
+ */
+function refuseUnknownType(registry: JobRegistry, type: string): void {
+  if (registry.find(type)) return;
+  throw new ChokaQError(
+    'CHOKAQ_UNKNOWN_JOB_TYPE',
+    `request.edit.patch cannot be checked: the selection holds jobs of type '${type}', which this process has no definition of; register the type (CLI: --module) or set request.edit.unchecked`,
+    { field: 'request.edit.patch' },
+  );
 }
 
 /** SHA-256 of a token's secret, hex. */

@@ -2,7 +2,6 @@
  * `chokaq.jobs`: the operator's calls on jobs wherever they are — query, count, detail — and the
  * edit of a pending job. Checks every input, then delegates to `jobs.ts` and the store.
  */
-import { parsePayload } from '../job/define-job.js';
 import {
   checkEnvelopeText,
   LIMITS,
@@ -25,12 +24,18 @@ import {
   type JobDetail,
   type JobPage,
 } from './jobs.js';
+import { checkOperatorPayload, checkUnchecked } from './payload-check.js';
 import { checkJobQuery, type JobQuery } from './query-input.js';
 
 /** An edit of a pending job (`jobs.edit`); absent fields keep their value. */
 export interface PendingJobEdit {
-  /** A new payload, checked against the job type's schema when it has one. */
+  /**
+   * A new payload, checked against the job type's schema; a type this process has no definition
+   * of is refused (`CHOKAQ_UNKNOWN_JOB_TYPE`) unless `unchecked` is set.
+   */
   payload?: unknown;
+  /** Store the payload of a type this process has no definition of, unchecked. Default: `false`. */
+  unchecked?: boolean;
   /** A 32-bit integer; higher runs first. */
   priority?: number;
   /** New tags (≤ 1000 characters); `null` clears them. */
@@ -43,7 +48,7 @@ export interface PendingJobEdit {
   reason?: string;
 }
 
-const EDIT_KEYS = ['payload', 'priority', 'tags', 'runAt', 'actor', 'reason'] as const;
+const EDIT_KEYS = ['payload', 'unchecked', 'priority', 'tags', 'runAt', 'actor', 'reason'] as const;
 
 /** What {@link JobsApi} needs from the engine. */
 export interface JobsApiOptions {
@@ -99,6 +104,7 @@ export class JobsApi {
     const e = checkOptions(edit, 'edit', [...EDIT_KEYS], 'CHOKAQ_INVALID_ARGUMENT');
     const change: PendingEdit = { actor: checkActor(e.actor, 'edit.actor') };
     const reason = checkReason(e.reason, 'edit.reason');
+    const unchecked = checkUnchecked(e.unchecked, 'edit.unchecked');
     if (e.priority !== undefined) {
       validatePriority(e.priority, 'edit.priority');
       change.priority = e.priority;
@@ -113,8 +119,7 @@ export class JobsApi {
     const found = await store.getJob(id);
     if (found?.where !== 'hot' || found.job.state !== 'pending') return false;
     if (e.payload !== undefined) {
-      const definition = registry.find(found.job.type);
-      if (definition?.schema) await parsePayload(definition, e.payload, 'edit.payload');
+      await checkOperatorPayload(registry, found.job.type, e.payload, 'edit.payload', unchecked);
       change.payload = serializePayload(e.payload, this.options.maxPayloadBytes, 'edit.payload');
     }
     if (e.runAt !== undefined) {
@@ -125,13 +130,16 @@ export class JobsApi {
     if (edited) {
       const { queue, type } = found.job;
       this.options.events.emit('job:edited', { id, queue, type, actor: change.actor });
-      const fields = Object.keys(change).filter((key) => key !== 'actor');
+      // The fields by their public names (`runAt`, stored as a delay from the store's now).
+      const fields = Object.keys(change)
+        .filter((key) => key !== 'actor')
+        .map((key) => (key === 'delayMs' ? 'runAt' : key));
       await this.options.auditor.record({
         actor: change.actor,
         action: 'edit',
         reason,
         target: { id },
-        outcome: { fields },
+        outcome: e.runAt === undefined ? { fields } : { fields, runAt: e.runAt.toISOString() },
       });
     }
     return edited;

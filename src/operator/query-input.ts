@@ -50,7 +50,10 @@ export interface JobQuery {
   queue?: string | readonly string[];
   /** Only these type keys (exact). Default: every type. */
   type?: string | readonly string[];
-  /** Only jobs carrying every one of these tags (the comma-separated parts of `tags`). */
+  /**
+   * Only jobs carrying every one of these tags (the comma-separated parts of `tags`); a list
+   * must name at least one (as must every list filter).
+   */
   tags?: string | readonly string[];
   /** Only jobs created in this range. */
   created?: TimeRange;
@@ -60,7 +63,10 @@ export interface JobQuery {
   reason?: FailureReason | readonly FailureReason[];
   /** Only DLQ jobs of this error group (a fingerprint from `dlq.groups`). */
   errorGroup?: string;
-  /** Only jobs whose error (DLQ error, hot last error) contains every word of this text. */
+  /**
+   * Only jobs whose error (DLQ error, hot last error) contains every word of this text; words
+   * are runs of letters and digits, and a text without one is refused.
+   */
   errorText?: string;
   /** Only jobs whose attempts lie in this range (inclusive). */
   attempts?: { min?: number; max?: number };
@@ -111,10 +117,25 @@ export interface CheckedQuery {
   signature: string;
 }
 
-/** `value` or `[value]`, checked as an array of at most {@link MAX_FILTER_VALUES}. */
+/**
+ * `value` or `[value]`, checked as an array of 1 to {@link MAX_FILTER_VALUES}: an empty list is
+ * refused, because "none of these" would match nothing on some stores and everything on others.
+ */
 function listOf(value: unknown, field: string): readonly unknown[] {
-  return Array.isArray(value) ? checkArray(value, field, MAX_FILTER_VALUES) : [value];
+  if (!Array.isArray(value)) return [value];
+  if (value.length === 0) {
+    throw invalid(
+      'CHOKAQ_INVALID_FILTER',
+      field,
+      `one value or a list of 1 to ${MAX_FILTER_VALUES} values`,
+      value,
+    );
+  }
+  return checkArray(value, field, MAX_FILTER_VALUES);
 }
+
+/** A word of an error-text filter: a run of letters and digits (what a text index keeps). */
+const WORD = /[\p{L}\p{N}]/u;
 
 /** A Date (or ISO string) filter bound. */
 function checkTime(value: unknown, field: string): Date | undefined {
@@ -225,7 +246,17 @@ export function checkJobQuery(query: JobQuery | undefined, field = 'query'): Che
   }
   if (q.errorText !== undefined) {
     const text = checkString(q.errorText, `${field}.errorText`, 200, 'CHOKAQ_INVALID_FILTER');
-    const words = text.split(/\s+/).filter(Boolean);
+    // Only parts with a letter or digit count; a text without any would match every job on one
+    // store and none on another, so it is refused.
+    const words = text.split(/\s+/).filter((part) => WORD.test(part));
+    if (words.length === 0) {
+      throw invalid(
+        'CHOKAQ_INVALID_FILTER',
+        `${field}.errorText`,
+        'a text with at least one word (a letter or a digit)',
+        q.errorText,
+      );
+    }
     base.errorWords = words;
   }
   if (q.attempts !== undefined) {

@@ -43,6 +43,20 @@ export interface StatusReport {
   errorGroups: ErrorGroup[];
   /** Worker processes seen within the last 30 seconds. */
   workers: WorkerPresence[];
+  /**
+   * Circuits that are not closed in any of those workers, by job type and state (a circuit is
+   * per process: one type may be open in one worker and closed in another), sorted by type.
+   */
+  circuits: CircuitStatus[];
+}
+
+/** A circuit that is not closed, and the workers where it is in that state. */
+export interface CircuitStatus {
+  /** The job type key (in lower case, as circuits are keyed). */
+  type: string;
+  state: 'open' | 'half-open';
+  /** Ids of the workers whose circuit of `type` is in `state`. */
+  workers: string[];
 }
 
 /** The windows of a report, in seconds. */
@@ -75,6 +89,7 @@ export async function statusReport(store: Store): Promise<StatusReport> {
     })),
     errorGroups,
     workers,
+    circuits: circuitsOf(workers),
   };
 }
 
@@ -95,4 +110,71 @@ function rateOf(buckets: readonly MetricBucket[], queue: string, at: Date, secon
     jobsPerSecond: finished / seconds,
     failureRate: finished === 0 ? null : failed / finished,
   };
+}
+
+/** The circuits of `workers` that are not closed, one entry per type and state. */
+function circuitsOf(workers: readonly WorkerPresence[]): CircuitStatus[] {
+  const byKey = new Map<string, CircuitStatus>();
+  for (const worker of workers) {
+    for (const { type, state } of worker.circuits) {
+      const key = `${type}\u0000${state}`;
+      const entry = byKey.get(key) ?? { type, state, workers: [] };
+      entry.workers.push(worker.id);
+      byKey.set(key, entry);
+    }
+  }
+  return [...byKey.values()].sort((a, b) =>
+    a.type === b.type ? a.state.localeCompare(b.state) : a.type.localeCompare(b.type),
+  );
+}
+
+/** Finished jobs of one interval of a {@link ThroughputSeries}. */
+export interface ThroughputPoint {
+  /** The interval's start. */
+  at: Date;
+  succeeded: number;
+  /** Jobs that went to the DLQ. */
+  failed: number;
+}
+
+/** Finished jobs per interval over a recent span: what The Deck charts. */
+export interface ThroughputSeries {
+  /** Length of each interval, in seconds. */
+  stepSeconds: number;
+  /** Oldest first, one per interval, intervals without jobs at zero. */
+  points: ThroughputPoint[];
+}
+
+/** Most points of a series. */
+const MAX_POINTS = 120;
+
+/**
+ * The finished jobs of the `minutes` before now (store clock), of every queue or of `queue`,
+ * in at most 120 equal intervals, read from the per-second metric buckets.
+ */
+export async function throughputSeries(
+  store: Store,
+  minutes: number,
+  queue?: string,
+): Promise<ThroughputSeries> {
+  const span = minutes * 60;
+  const stepSeconds = Math.max(1, Math.ceil(span / MAX_POINTS));
+  const now = (await store.now()).getTime();
+  // The intervals end at the current second, so the newest point is the second now running.
+  const end = Math.floor(now / 1000) * 1000 + 1000;
+  const count = Math.ceil(span / stepSeconds);
+  const start = end - count * stepSeconds * 1000;
+  const points: ThroughputPoint[] = Array.from({ length: count }, (_, k) => ({
+    at: new Date(start + k * stepSeconds * 1000),
+    succeeded: 0,
+    failed: 0,
+  }));
+  for (const bucket of await store.metricBuckets(new Date(start))) {
+    if (queue !== undefined && bucket.queue !== queue) continue;
+    const point = points[Math.floor((bucket.bucketStart.getTime() - start) / (stepSeconds * 1000))];
+    if (point === undefined) continue;
+    if (bucket.outcome === 'succeeded') point.succeeded += bucket.count;
+    else point.failed += bucket.count;
+  }
+  return { stepSeconds, points };
 }

@@ -1,7 +1,8 @@
 /**
  * A job's timeline, derived without extra writes: its own columns (created, current or final
- * run, cancel request) plus the bounded history the moving statements appended (earlier runs and
- * operator actions).
+ * run, cancel request) plus the bounded history the moving statements appended (earlier runs,
+ * operator actions and cancels). A job moved to the DLQ without running then (cancelled while
+ * pending or fetched, an open circuit) shows a `dead` step, not a run.
  */
 import type { FailureReason, JobState } from '../job/state.js';
 import type { FoundJob, HistoryRun } from '../storage/model.js';
@@ -22,7 +23,9 @@ export type TimelineEntry =
       error: string | null;
     }
   | { kind: 'action'; at: Date; action: 'edit' | 'resurrect'; actor: string }
-  | { kind: 'cancel-requested'; at: Date; actor: string | null };
+  | { kind: 'cancel-requested'; at: Date; actor: string | null }
+  /** Moved to the DLQ without a run (cancelled while pending or fetched, an open circuit). */
+  | { kind: 'dead'; at: Date; reason: FailureReason; error: string | null };
 
 /** The state a found job is in. */
 export function stateOf(found: FoundJob): JobState {
@@ -36,7 +39,20 @@ export function timelineOf(found: FoundJob): TimelineEntry[] {
   const { job } = found;
   const entries: TimelineEntry[] = [{ kind: 'enqueued', at: job.createdAt, actor: job.createdBy }];
   for (const item of job.history) {
-    if (item.kind === 'run') {
+    if (item.kind === 'action') {
+      entries.push(
+        item.action === 'cancel'
+          ? { kind: 'cancel-requested', at: item.at, actor: item.actor }
+          : { kind: 'action', at: item.at, action: item.action, actor: item.actor },
+      );
+    } else if (item.outcome === 'dead' && item.startedAt === null) {
+      entries.push({
+        kind: 'dead',
+        at: item.endedAt,
+        reason: item.reason ?? 'Fatal',
+        error: item.error,
+      });
+    } else {
       entries.push({
         kind: 'run',
         at: item.startedAt ?? item.endedAt,
@@ -48,8 +64,6 @@ export function timelineOf(found: FoundJob): TimelineEntry[] {
         ...(item.reason === undefined ? {} : { reason: item.reason }),
         error: item.error,
       });
-    } else {
-      entries.push({ kind: 'action', at: item.at, action: item.action, actor: item.actor });
     }
   }
   if (found.where === 'hot') {
@@ -87,17 +101,22 @@ export function timelineOf(found: FoundJob): TimelineEntry[] {
     });
   } else {
     const dead = found.job;
-    entries.push({
-      kind: 'run',
-      at: dead.startedAt ?? dead.failedAt,
-      attempt: dead.attempts,
-      startedAt: dead.startedAt,
-      endedAt: dead.failedAt,
-      workerId: dead.workerId,
-      outcome: 'dead',
-      reason: dead.reason,
-      error: dead.errorDetails,
-    });
+    const startedAt = dead.startedAt;
+    entries.push(
+      startedAt === null
+        ? { kind: 'dead', at: dead.failedAt, reason: dead.reason, error: dead.errorDetails }
+        : {
+            kind: 'run',
+            at: startedAt,
+            attempt: dead.attempts,
+            startedAt,
+            endedAt: dead.failedAt,
+            workerId: dead.workerId,
+            outcome: 'dead',
+            reason: dead.reason,
+            error: dead.errorDetails,
+          },
+    );
   }
   return entries.sort((a, b) => a.at.getTime() - b.at.getTime());
 }

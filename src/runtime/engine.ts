@@ -1,6 +1,6 @@
 import { logEvent } from '../observability/log-events.js';
 import type { JobRegistry } from '../job/registry.js';
-import type { CircuitStats } from './circuit-breaker.js';
+import type { CircuitEventName, CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
 import { EventLoopProbe } from './loop-probe.js';
 import { chokaqTracer } from '../observability/tracing.js';
@@ -16,6 +16,9 @@ import { Rescuer } from './rescuer.js';
 import { Retention } from './retention.js';
 import type { EngineSettings } from './settings.js';
 import { Worker } from './worker.js';
+
+/** Circuit events that change the state `chokaq status` shows. */
+const STATE_CHANGES: ReadonlySet<CircuitEventName> = new Set(['opened', 'closed', 'half_opened']);
 
 /** How long `stop()` waits for aborted handlers to return before giving up on them, in ms. */
 const ABORT_WAIT_MS = 5000;
@@ -115,7 +118,11 @@ export class Engine {
             policies: Object.fromEntries(
               registry.all().flatMap((d) => (d.circuit ? [[d.type, d.circuit]] : [])),
             ),
-            onEvent: (event) => events.emit('circuit:changed', event),
+            onEvent: (event) => {
+              events.emit('circuit:changed', event);
+              // The workers row lists circuits that are not closed: rewrite it when one changes.
+              if (STATE_CHANGES.has(event.event)) this.presence?.refresh();
+            },
           });
   }
 
@@ -251,9 +258,17 @@ export class Engine {
     this.presence.start();
   }
 
-  /** Aborts the runs of `ids` in this process (their cancel request is already stored). */
-  abortLocal(ids: readonly string[], actor: string): void {
-    for (const id of ids) this.runs.get(id)?.abort('cancel', `Cancelled by ${actor} while running`);
+  /** The ids among `ids` whose runs are in progress in this process. */
+  runningHere(ids: readonly string[]): string[] {
+    return ids.filter((id) => this.runs.get(id) !== undefined);
+  }
+
+  /**
+   * Aborts the run of `id` in this process, if any (its cancel request is already stored), in the
+   * name of `requester`: the actor stored with the request, as a heartbeat would report it.
+   */
+  abortLocal(id: string, requester: string): void {
+    this.runs.get(id)?.abort('cancel', `Cancelled by ${requester} while running`);
   }
 
   /** Marks a queue paused or resumed for this process's worker without waiting for a re-read. */

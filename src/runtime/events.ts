@@ -1,5 +1,6 @@
 import { logEvent } from '../observability/log-events.js';
 import type { FailureReason } from '../job/state.js';
+import type { IdempotencyOutcome } from '../idempotency/middleware.js';
 import type { Logger } from '../observability/logger.js';
 import { checkFunction, checkOneOf } from '../util/check.js';
 import type { AuditEntry } from '../storage/bulk.js';
@@ -56,6 +57,8 @@ export interface ChokaQEventMap {
   'job:rescued': JobEventBase & { outcome: 'dead' | 'retried' | 'cancelled' };
   /** An operator edited a pending job through this instance (`jobs.edit`). */
   'job:edited': JobEventBase & { actor: string };
+  /** The idempotency middleware decided about a run (one run may report `claimed`, then `completed`). */
+  'idempotency:outcome': JobEventBase & { outcome: IdempotencyOutcome };
   /** A guarded write changed nothing: another actor owns or moved the job. */
   'job:conflict': JobEventBase & { step: 'start' | 'archive' | 'retry' | 'dead' | 'release' };
   /** A job type's circuit breaker changed state or refused / granted a probe. */
@@ -95,6 +98,7 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
   'job:rescued': true,
   'job:conflict': true,
   'job:edited': true,
+  'idempotency:outcome': true,
   'operator:action': true,
   'circuit:changed': true,
   'queue:updated': true,
@@ -128,10 +132,13 @@ export class ChokaQEvents {
     this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
   }
 
-  /** Removes a listener (its first registration). */
+  /**
+   * Removes a listener: its latest registration when it was added more than once, as Node's
+   * `EventEmitter.off` does. Nothing happens for a listener that is not registered.
+   */
   off<E extends ChokaQEventName>(event: E, listener: (payload: ChokaQEventMap[E]) => void): void {
     const current = this.listeners.get(event);
-    const at = current?.indexOf(listener) ?? -1;
+    const at = current?.lastIndexOf(listener) ?? -1;
     if (current === undefined || at < 0) return;
     this.listeners.set(event, [...current.slice(0, at), ...current.slice(at + 1)]);
   }

@@ -1,5 +1,6 @@
 import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
+import { requesterOf } from '../storage/rescue-rules.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';
@@ -25,7 +26,8 @@ export interface HeartbeaterOptions {
  * Keeps running jobs alive: on a jittered interval, one storage call refreshes the heartbeat of
  * every run in this process. A run whose lease is gone (rescued, moved) is aborted as `lost`; a
  * run with a persisted cancel request is aborted as `cancel` — from any process, within one
- * interval. Failed writes are counted per run; at the threshold the run is either aborted
+ * interval — with `Cancelled by <requester> while running`, the actor stored with the request.
+ * Failed writes are counted per run; at the threshold the run is either aborted
  * (`cancelOnFailure`) or reported as degraded and the count restarts.
  */
 export class Heartbeater {
@@ -79,7 +81,12 @@ export class Heartbeater {
           });
           run.abort('lost', 'Lease lost: the job was rescued or moved by someone else');
         } else if (result.cancelRequested) {
-          run.abort('cancel', 'Cancelled by operator request while running');
+          // The same text as a cancel of a run in this process: the requester's actor, from any
+          // process, ends up in the DLQ error (and the row's lastModifiedBy and history).
+          run.abort(
+            'cancel',
+            `Cancelled by ${requesterOf(result.cancelRequestedBy)} while running`,
+          );
         }
       });
     } catch (error) {

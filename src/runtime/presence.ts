@@ -1,6 +1,7 @@
 /**
  * A started worker's row in the store (`workers`): who it is, how busy, which of its circuits
- * are not closed — written every {@link PRESENCE_INTERVAL_MS} and deleted when it stops, so
+ * are not closed — written every {@link PRESENCE_INTERVAL_MS} (and when a circuit changes
+ * state) and deleted when it stops, so
  * `chokaq status` and The Deck can list the workers alive across every process.
  */
 import { hostname } from 'node:os';
@@ -29,6 +30,8 @@ export interface PresenceOptions {
 export class Presence {
   private readonly loop: LoopService;
   private readonly startedAt: Date;
+  /** Set by {@link stop}: a refresh queued behind the last write must not bring the row back. */
+  private stopped = false;
 
   constructor(private readonly options: PresenceOptions) {
     this.startedAt = new Date(options.clock.now());
@@ -46,13 +49,23 @@ export class Presence {
     this.loop.start();
   }
 
+  /**
+   * Writes the row now (after a write in flight), when what it says changed in a way a reader
+   * should not wait an interval for; nothing once stopped. Never throws.
+   */
+  refresh(): void {
+    if (this.loop.started) void this.loop.runNow();
+  }
+
   /** Stops writing and deletes the row. */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.loop.stop();
     await this.options.store.forgetWorker(this.options.workerId).catch(() => undefined);
   }
 
   private async write(): Promise<void> {
+    if (this.stopped) return;
     const { store, workerId, version, describe } = this.options;
     await store.recordWorker({
       id: workerId,

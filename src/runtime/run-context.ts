@@ -1,3 +1,4 @@
+import type { IdempotencyOutcome } from '../idempotency/middleware.js';
 import type { JobContext } from '../job/define-job.js';
 import type { ChokaQEvents } from './events.js';
 import { withFields, type Logger } from '../observability/logger.js';
@@ -79,6 +80,16 @@ export class RunContext implements JobContext {
     });
     return Promise.resolve();
   };
+
+  /** Reports a decision of the idempotency middleware about this run (`idempotency:outcome`). */
+  idempotencyOutcome(outcome: IdempotencyOutcome): void {
+    this.#events.emit('idempotency:outcome', {
+      id: this.id,
+      type: this.type,
+      queue: this.queue,
+      outcome,
+    });
+  }
 
   /** Aborts the run's signal; returns `false` if it was already aborted. */
   abort(why: AbortCause, message: string): boolean {

@@ -42,7 +42,11 @@ export interface BulkAction {
 /** One job of a bulk action's snapshot. */
 export interface BulkItem {
   jobId: string;
-  /** DLQ jobs: `failedAt` in microseconds since the epoch when previewed; hot jobs: 0. */
+  /**
+   * The job's version when previewed, in microseconds since the epoch: for a DLQ job its last
+   * in-place edit, else its failure; for a hot job its last claim, edit or resurrect, else its
+   * creation.
+   */
   version: number;
 }
 

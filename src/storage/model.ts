@@ -30,10 +30,14 @@ export interface HistoryRun {
   error: string | null;
 }
 
-/** An operator action recorded in a job's history. */
+/**
+ * An operator action recorded in a job's history: an edit, a resurrect, or a cancel (recorded
+ * when the job enters the DLQ as cancelled, or with a cancel request: `actor` is who asked and
+ * `at` when).
+ */
 export interface HistoryAction {
   kind: 'action';
-  action: 'edit' | 'resurrect';
+  action: 'edit' | 'resurrect' | 'cancel';
   actor: string;
   at: Date;
 }
@@ -134,7 +138,10 @@ export interface DeadJob {
   createdBy: string | null;
   lastModifiedBy: string | null;
   createdAt: Date;
-  /** When the final run started; `null` when it never ran (cancelled while pending). */
+  /**
+   * When the final run started; `null` when the job did not run before it reached the DLQ
+   * (cancelled while pending or fetched, a circuit that stayed open).
+   */
   startedAt: Date | null;
   failedAt: Date;
   /** When an operator last edited the row in place (`dlq.edit`); `null` if never. */

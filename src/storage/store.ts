@@ -130,6 +130,11 @@ export interface HeartbeatResult {
   alive: boolean;
   /** An operator asked to cancel the job: abort the run. */
   cancelRequested: boolean;
+  /**
+   * Who asked to cancel (the actor persisted with the request), so the owner of the run — in
+   * any process — records the requester; `null` when no cancel was requested.
+   */
+  cancelRequestedBy: string | null;
 }
 
 /** What {@link Store.rescue} looks for. */

@@ -272,16 +272,19 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
         }[];
         errorGroups: unknown[];
         workers: unknown[];
+        circuits: unknown[];
       }>(['status', ...flags]);
       const mail = report.queues.find((q) => q.queue === 'mail');
       expect(mail).toMatchObject({ dead: 6, scheduled: 1 });
       expect(report.queues.find((q) => q.queue === 'reports')?.lastFiveMinutes.succeeded).toBe(3);
       expect(report.errorGroups.length).toBeGreaterThan(0);
       expect(report.workers).toEqual([]);
+      expect(report.circuits).toEqual([]);
       const human = await cli(['status', ...flags]);
       expect(human.out).toMatch(/\nQUEUE +STATE +DUE +SCHEDULED +RUNNING +LAG +DLQ/);
       expect(human.out).toMatch(/\nmail +active +\d+ +1 +0 +\S+ +6 /);
       expect(human.out).toContain('no worker alive');
+      expect(human.out).toContain('\ncircuits\nevery circuit is closed\n');
 
       let out = '';
       const controller = new AbortController();
@@ -388,6 +391,20 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
       ]);
       expect(refused.code).toBe(1);
       expect(refused.err).toMatch(/to: must be an address \(CHOKAQ_PAYLOAD_INVALID\)\n$/);
+      // Without the module the schema is unknown here: refused, unless --unchecked says so.
+      const unknown = await cli(['dlq', 'edit', id, ...flags, '--payload', '{"to":"nobody"}']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.err).toMatch(/CHOKAQ_UNKNOWN_JOB_TYPE/);
+      const unchecked = await cli([
+        'dlq',
+        'edit',
+        id,
+        ...flags,
+        '--payload',
+        '{"to":"nobody"}',
+        '--unchecked',
+      ]);
+      expect(unchecked.code).toBe(0);
 
       const edited = await cli([
         'dlq',
@@ -615,4 +632,59 @@ describe('chokaq purge', () => {
       await reader.stop();
     }
   }, 60_000);
+});
+
+describe.skipIf(!pgUp)('status with a live worker (PostgreSQL)', () => {
+  const schema = uniqueSchema('clicirc');
+
+  afterAll(async () => {
+    await dropSchema(schema);
+  });
+
+  it('shows an open circuit and its worker, as text and as JSON', async () => {
+    const breaker = defineJob({
+      type: 'cli.breaker.v1',
+      queue: 'cli',
+      retry: { maxAttempts: 1 },
+      circuit: { failureThreshold: 1, breakDuration: '1h' },
+      handle: () => {
+        throw new Error('downstream is down');
+      },
+    });
+    const worker = new ChokaQ({
+      storage: postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger }),
+      jobs: [breaker],
+      workerId: 'cli-breaker-worker',
+      logger: silentLogger,
+      pollInterval: 50,
+    });
+    await worker.start();
+    try {
+      await worker.enqueue(breaker, undefined);
+      await waitFor(async () => (await worker.status()).circuits.length === 1, {
+        timeoutMs: 5000,
+        message: 'the open circuit',
+      });
+      const flags = ['--database-url', TEST_DATABASE_URL, '--schema', schema];
+      const report = await json<{
+        circuits: unknown[];
+        workers: { id: string; circuits: unknown[] }[];
+      }>(['status', ...flags]);
+      expect(report.circuits).toEqual([
+        { type: 'cli.breaker.v1', state: 'open', workers: ['cli-breaker-worker'] },
+      ]);
+      expect(report.workers).toMatchObject([
+        { id: 'cli-breaker-worker', circuits: [{ type: 'cli.breaker.v1', state: 'open' }] },
+      ]);
+      const human = await cli(['status', ...flags]);
+      expect(human.code).toBe(0);
+      expect(human.out).toMatch(
+        /\ncircuits\nTYPE +STATE +WORKERS\ncli\.breaker\.v1 +open +cli-breaker-worker\n/,
+      );
+      expect(human.out).toMatch(/\ncli-breaker-worker .*cli\.breaker\.v1 \(open\)\n/);
+      expect(human.out).not.toContain('every circuit is closed');
+    } finally {
+      await worker.stop();
+    }
+  }, 30_000);
 });

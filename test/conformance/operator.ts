@@ -175,6 +175,35 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       ]);
     });
 
+    it("a hot job's version changes when it is edited or claimed, not when it heartbeats", async () => {
+      const store = ctx.store();
+      const id = await ctx.enqueueOne({ queue: 'hot-version' });
+      const versionOf = async (): Promise<number | undefined> => {
+        const checked = checkJobQuery({ queue: 'hot-version' });
+        const page = await store.queryTable('hot', { ...checked.base, limit: 10 });
+        return page.rows.find((row) => row.job.id === id)?.version;
+      };
+      const enqueued = await versionOf();
+      expect(enqueued).toEqual(expect.any(Number));
+      expect(await versionOf()).toBe(enqueued);
+      await storeTimePasses((await hot(id)).createdAt);
+      expect(await store.editPending(id, { actor: 'bob', priority: 4 })).toBe(true);
+      const edited = await versionOf();
+      expect(edited).not.toBe(enqueued);
+      await storeTimePasses(await store.now());
+      const [claimed] = await store.claim({
+        workerId: 'w',
+        limit: 1,
+        queues: ['hot-version'],
+        startCount: 1,
+      });
+      if (!claimed) throw new Error('nothing claimed');
+      const running = await versionOf();
+      expect(running).not.toBe(edited);
+      await store.heartbeat([{ ...leaseOf(claimed), progress: 10 }]);
+      expect(await versionOf()).toBe(running);
+    });
+
     it('an edit of a pending job changes its due time and is recorded with its actor', async () => {
       const store = ctx.store();
       const id = await ctx.enqueueOne({ queue: 'hist-edit' });
@@ -193,14 +222,26 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
   describe('DLQ error groups', () => {
     it('groups errors that differ only in ids, numbers, uuids and quoted values; splits by class and frame', async () => {
       const store = ctx.store();
-      const a = await failToDead('g1', stackOf(`user 42 not found: 'alice' 0b1c2d3e4f5a`));
+      const a = await failToDead(
+        'g1',
+        stackOf(
+          `user 42 not found: 'alice' 0b1c2d3e4f5a req 3f2a9c1e-0b4d-4e8f-9a7b-1c2d3e4f5a6b 01ARZ3NDEKTSV4RRFFQ69G5FAV`,
+        ),
+      );
       await storeTimePasses((await dead(a)).failedAt);
       const b = await failToDead(
         'g2',
-        stackOf(`user 977 not found: 'bob' 9f8e7d6c5b4a`),
+        stackOf(
+          `user 977 not found: 'bob' 9f8e7d6c5b4a req 0d9c8b7a-6f5e-4d3c-8b2a-190817263544 01BX5ZZKBKACTAV9WEVGEMMVRZ`,
+        ),
         'other.type',
       );
-      await failToDead('g1', stackOf('user 5 not found: "carol" 77aa88bb99cc'));
+      await failToDead(
+        'g1',
+        stackOf(
+          'user 5 not found: "carol" 77aa88bb99cc req AB12CD34-EF56-4A78-9B01-C2D3E4F5A6B7 k9z8x7w6v5',
+        ),
+      );
       await failToDead('g1', stackOf('user 42 not found', 'other (/srv/app/jobs/else.js:1:1)'));
       await failToDead(
         'g1',
@@ -211,7 +252,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const [top] = groups;
       expect(top).toMatchObject({
         errorClass: 'TypeError',
-        message: 'user <n> not found: <q> <id>',
+        message: 'user <n> not found: <q> <id> req <uuid> <id>',
         frame: 'sendMail (jobs/mail.js)',
         queues: ['g1', 'g2'],
         types: ['conformance.job', 'other.type'],
@@ -221,6 +262,17 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       expect(await store.errorGroups({ queues: ['g2'], limit: 10 })).toMatchObject([
         { count: 1, sampleId: b, queues: ['g2'] },
       ]);
+    });
+
+    it('puts cancels by different actors in one group', async () => {
+      const store = ctx.store();
+      const first = await ctx.enqueueOne({ queue: 'g-cancel' });
+      const second = await ctx.enqueueOne({ queue: 'g-cancel' });
+      await store.cancel([first], 'alice');
+      await store.cancel([second], 'cli:bob@host-2');
+      const groups = await store.errorGroups({ queues: ['g-cancel'], limit: 10 });
+      expect(groups).toMatchObject([{ count: 2, message: 'Cancelled by <actor>' }]);
+      expect((await dead(first)).errorDetails).toBe('Cancelled by alice');
     });
 
     it('resurrect and purge take jobs out of their group; an empty group is not listed', async () => {
@@ -379,6 +431,15 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       expect(ids((await page({ errorGroup: deadRow.fingerprint })).jobs)).toEqual([made.dead]);
       expect(ids((await page({ errorText: 'CARD declined' })).jobs)).toEqual([made.dead]);
       expect((await page({ errorText: 'card accepted' })).jobs).toEqual([]);
+      // Parts without a letter or digit are not words: they neither widen nor narrow.
+      expect(ids((await page({ errorText: 'card !!! declined' })).jobs)).toEqual([made.dead]);
+      // A text with no word at all, or an empty list, is refused before any table is read.
+      expect(() => checkJobQuery({ errorText: '!!!' })).toThrow(
+        expect.objectContaining({ code: 'CHOKAQ_INVALID_FILTER', field: 'query.errorText' }),
+      );
+      expect(() => checkJobQuery({ tags: [] })).toThrow(
+        expect.objectContaining({ code: 'CHOKAQ_INVALID_FILTER', field: 'query.tags' }),
+      );
       const [summary] = (await page({ state: 'dead' })).jobs;
       expect(summary).toMatchObject({
         reason: 'Fatal',

@@ -11,6 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FailureReason } from '../../src/job/state.js';
+import { timelineOf } from '../../src/operator/timeline.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
 import type {
   MetricBucket,
@@ -204,7 +205,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const startedBeat = job.heartbeatAt?.getTime() ?? Number.NaN;
       await storeTimePasses(startedBeat); // a new heartbeat gets a later time
       expect(await store.heartbeat([leaseOf(job)])).toEqual([
-        { alive: true, cancelRequested: false },
+        { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
       const row = await hot(job.id);
       expect(row).toMatchObject({
@@ -218,7 +219,7 @@ export function describeReliability(ctx: ConformanceContext): void {
 
       await storeTimePasses(row.heartbeatAt ?? Number.NaN);
       expect(await store.heartbeat([leaseOf(job)])).toEqual([
-        { alive: true, cancelRequested: false },
+        { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
       expect((await hot(job.id)).heartbeatAt?.getTime()).toBeGreaterThan(
         row.heartbeatAt?.getTime() ?? Number.NaN,
@@ -269,7 +270,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       // The fetched job is still startable, and then its lease is alive.
       expect(ids(await store.start([leaseOf(waiting)]))).toEqual([waiting.id]);
       expect(await store.heartbeat([leaseOf(waiting)])).toEqual([
-        { alive: true, cancelRequested: false },
+        { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
     });
 
@@ -282,12 +283,12 @@ export function describeReliability(ctx: ConformanceContext): void {
         requested: [job.id],
       });
       expect(await store.heartbeat([leaseOf(job), leaseOf(other)])).toEqual([
-        { alive: true, cancelRequested: true },
-        { alive: true, cancelRequested: false },
+        { alive: true, cancelRequested: true, cancelRequestedBy: 'ops-erin' },
+        { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
       // The request persists: every later heartbeat sees it.
       expect(await store.heartbeat([leaseOf(job)])).toEqual([
-        { alive: true, cancelRequested: true },
+        { alive: true, cancelRequested: true, cancelRequestedBy: 'ops-erin' },
       ]);
     });
 
@@ -315,6 +316,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       ]);
       const alive = results.filter((result) => result.alive);
       expect(alive.map((result) => result.cancelRequested)).toEqual([false, true, false]);
+      expect(alive.map((result) => result.cancelRequestedBy)).toEqual([null, 'ops', null]);
     });
   });
 
@@ -449,6 +451,17 @@ export function describeReliability(ctx: ConformanceContext): void {
           lostAttempts: 0,
         });
         expect(row.errorDetails).toContain('ops-alice');
+        // It never ran: no start, and its history keeps who cancelled it.
+        expect(row.startedAt).toBeNull();
+        expect(row.lastModifiedBy).toBe('ops-alice');
+        expect(row.history).toEqual([
+          { kind: 'action', action: 'cancel', actor: 'ops-alice', at: row.failedAt },
+        ]);
+        expect(timelineOf({ where: 'dlq', job: row }).map((e) => e.kind)).toEqual([
+          'enqueued',
+          'cancel-requested',
+          'dead',
+        ]);
       }
       expect((await dead(pending)).createdBy).toBe('maker');
       expect(ids(await store.listHot({ queue: 'cx', limit: 10 }))).toEqual([bystander]);
@@ -503,7 +516,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(await statsOf('cp')).toMatchObject({ processing: 1, dead: 0, failedTotal: 0 });
       expect(await failuresOf('cp')).toEqual({});
       expect(await store.heartbeat([leaseOf(job)])).toEqual([
-        { alive: true, cancelRequested: true },
+        { alive: true, cancelRequested: true, cancelRequestedBy: 'ops-bob' },
       ]);
     });
 
@@ -574,9 +587,74 @@ export function describeReliability(ctx: ConformanceContext): void {
         retried: [],
         cancelled: [rescued({ id: job.id, queue: 'cr', type: TYPE })],
       });
-      expect((await dead(job.id)).reason).toBe('Cancelled');
+      const cancelled = await dead(job.id);
+      expect(cancelled).toMatchObject({
+        reason: 'Cancelled',
+        errorDetails: 'Cancelled by ops-carol',
+        lastModifiedBy: 'ops-carol',
+        startedAt: null, // the run it had was lost and is in the history; it did not run again
+      });
+      expect(cancelled.history.map((e) => (e.kind === 'run' ? e.outcome : e.action))).toEqual([
+        'lost',
+        'cancel',
+      ]);
+      expect(cancelled.history[1]).toEqual({
+        kind: 'action',
+        action: 'cancel',
+        actor: 'ops-carol',
+        at: row.cancelRequestedAt,
+      });
+      const timeline = timelineOf({ where: 'dlq', job: cancelled });
+      expect(timeline.map((e) => (e.kind === 'run' ? e.outcome : e.kind))).toEqual([
+        'enqueued',
+        'lost',
+        'cancel-requested',
+        'dead',
+      ]);
       expect((await hot(other)).state).toBe('fetched');
       expect((await store.rescue(PATIENT)).cancelled).toEqual([]);
+    });
+
+    it("records the requester of a running job's cancel in its DLQ row and history", async () => {
+      const store = ctx.store();
+      const [job, failing] = await processing('ca', 2);
+      if (!job || !failing) throw new Error('unreachable');
+      await storeTimePasses(job.startedAt ?? 0); // the request comes after the start
+      await store.cancel([job.id], 'ops-dan');
+      const requested = await hot(job.id);
+      // The owner saw the request at its heartbeat, with the requester, and settles the run.
+      const [beat] = await store.heartbeat([leaseOf(job)]);
+      expect(beat).toEqual({ alive: true, cancelRequested: true, cancelRequestedBy: 'ops-dan' });
+      const error = `Cancelled by ${beat?.cancelRequestedBy ?? ''} while running`;
+      expect(
+        await store.settle([
+          { kind: 'dead', lease: leaseOf(job), reason: 'Cancelled', error },
+          { kind: 'dead', lease: leaseOf(failing), reason: 'Fatal', error: 'boom' },
+        ]),
+      ).toEqual([true, true]);
+      const row = await dead(job.id);
+      expect(row).toMatchObject({
+        reason: 'Cancelled',
+        errorDetails: 'Cancelled by ops-dan while running',
+        lastModifiedBy: 'ops-dan',
+        attempts: 1,
+      });
+      expect(row.startedAt?.getTime()).toBe(job.startedAt?.getTime());
+      expect(row.history).toEqual([
+        { kind: 'action', action: 'cancel', actor: 'ops-dan', at: requested.cancelRequestedAt },
+      ]);
+      const timeline = timelineOf({ where: 'dlq', job: row });
+      expect(timeline.map((e) => (e.kind === 'run' ? e.outcome : e.kind))).toEqual([
+        'enqueued',
+        'dead', // the run, started before the request
+        'cancel-requested',
+      ]);
+      expect(timeline[2]).toMatchObject({ kind: 'cancel-requested', actor: 'ops-dan' });
+      // A failure with no cancel request records no cancel and keeps its start.
+      const other = await dead(failing.id);
+      expect(other.history).toEqual([]);
+      expect(other.lastModifiedBy).toBeNull();
+      expect(other.startedAt).toBeInstanceOf(Date);
     });
   });
 
@@ -633,7 +711,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       if (!zombie || !survivor) throw new Error('unreachable');
       await zombiesBy([zombie]);
       expect(await store.heartbeat([leaseOf(survivor)])).toEqual([
-        { alive: true, cancelRequested: false },
+        { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
 
       expect(
@@ -710,7 +788,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(second.dead).toEqual([rescued(plain)]);
       expect((await hot(long.id)).state).toBe('processing');
       expect(await store.heartbeat([leaseOf(long)])).toEqual([
-        { alive: true, cancelRequested: false },
+        { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
     });
 
@@ -785,7 +863,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       });
       await zombiesBy([zombie]);
       expect(await store.heartbeat([leaseOf(running)])).toEqual([
-        { alive: true, cancelRequested: true },
+        { alive: true, cancelRequested: true, cancelRequestedBy: 'ops-dave' },
       ]);
 
       expect(

@@ -470,7 +470,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(high?.heartbeatAt).toBeInstanceOf(Date);
         // A job started by the claim is held by its lease: it heartbeats and settles like any other.
         const [beat] = await store.heartbeat([leaseOf(rows[0]!)]);
-        expect(beat).toEqual({ alive: true, cancelRequested: false });
+        expect(beat).toEqual({ alive: true, cancelRequested: false, cancelRequestedBy: null });
         expect(await store.start([leaseOf(rows[0]!)])).toEqual([]);
       });
 

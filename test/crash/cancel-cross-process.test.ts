@@ -4,8 +4,9 @@
  * `worker: false` on the same schema, calls `cancel([id])`. The owner sees the persisted request
  * at its next heartbeat, aborts the run with cause `cancel`, and the job lands in the DLQ as
  * `Cancelled` — within about one heartbeat interval. Three jobs are cancelled one by one at
- * random moments (so the heartbeat phase varies); a fourth job running next to them is left
- * alone and must succeed.
+ * random moments (so the heartbeat phase varies), each by another actor, whose name must reach
+ * the owner through its heartbeat and end up in the DLQ error, `lastModifiedBy` and the job's
+ * timeline; a fourth job running next to them is left alone and must succeed.
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -75,12 +76,13 @@ describe.skipIf(!pgUp)('crash: cancel a job running in another process (PostgreS
     for (const id of [...targets, control]) await worker.waitForLine(`RUNNING ${id}`, 10_000);
 
     const latencies: number[] = [];
-    for (const id of targets) {
+    for (const [i, id] of targets.entries()) {
+      const actor = `crash-test-${i}`;
       await sleep(Math.floor(Math.random() * HEARTBEAT_MS)); // vary the heartbeat phase
       const found = await chokaq.getJob(id);
       expect(found?.where === 'hot' && found.job.state).toBe('processing');
       const startedMs = Date.now();
-      const result = await chokaq.cancel([id], { actor: 'crash-test' });
+      const result = await chokaq.cancel([id], { actor });
       expect(result).toEqual({ cancelled: [], requested: [id] });
       let final: FoundJob | null = null;
       while (Date.now() - startedMs < LATENCY_LIMIT_MS + 2000) {
@@ -94,13 +96,23 @@ describe.skipIf(!pgUp)('crash: cancel a job running in another process (PostgreS
       if (final?.where === 'dlq') {
         expect(final.job.reason).toBe('Cancelled');
         expect(final.job.attempts).toBe(1);
-        expect(final.job.errorDetails ?? '').toMatch(/cancel/i);
+        // The requester's actor crossed the process boundary with the request.
+        expect(final.job.errorDetails).toBe(`Cancelled by ${actor} while running`);
+        expect(final.job.lastModifiedBy).toBe(actor);
       }
+      const detail = await chokaq.jobs.get(id);
+      expect(detail?.timeline.filter((e) => e.kind === 'cancel-requested')).toEqual([
+        expect.objectContaining({ actor }),
+      ]);
       expect(latencyMs).toBeLessThan(LATENCY_LIMIT_MS);
       // The handler itself saw the abort, with cause `cancel`.
       const aborted = await worker.waitForLine(`ABORTED ${id} `, 5000);
-      const reason = JSON.parse(aborted.slice(`ABORTED ${id} `.length)) as { why?: string };
+      const reason = JSON.parse(aborted.slice(`ABORTED ${id} `.length)) as {
+        why?: string;
+        message?: string;
+      };
       expect(reason.why).toBe('cancel');
+      expect(reason.message).toBe(`Cancelled by ${actor} while running`);
     }
 
     // The job nobody cancelled kept running and succeeded.

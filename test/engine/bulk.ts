@@ -139,7 +139,10 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
       expect(preview.count).toBe(5);
       const [resurrected, edited] = ids;
       await chokaq.dlq.resurrect([resurrected ?? ''], { actor: 'bob' });
-      expect(await chokaq.dlq.edit(edited ?? '', { payload: { n: 99 }, actor: 'bob' })).toBe(true);
+      // Pipe mode has no definition of the type: the edit says it stores the payload unchecked.
+      expect(
+        await chokaq.dlq.edit(edited ?? '', { payload: { n: 99 }, actor: 'bob', unchecked: true }),
+      ).toBe(true);
       await chokaq.bulk.run(preview.token, { actor: 'ana', reason: 'clean up' });
       await chokaq.start();
       const done = await finished(chokaq, preview.id);
@@ -189,6 +192,116 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
       if (moved?.where !== 'hot') throw new Error(`expected ${good.id} hot, found ${moved?.where}`);
       expect(JSON.parse(moved.job.payload)).toEqual({ customer: 'a', amount: 50, paid: 0 });
       expect(moved.job).toMatchObject({ priority: 77, tags: 'fixed', lastModifiedBy: 'ana' });
+    });
+
+    it('skips and reports a pending job edited between the preview and the cancel', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
+      const results = await chokaq.enqueueMany(
+        'later.v1',
+        [0, 1, 2].map((n) => ({ payload: { n }, delay: '1h' })),
+      );
+      const ids = results.map((r) => r.id);
+      const preview = await chokaq.bulk.preview({ action: 'cancel', target: { ids } });
+      expect(preview.count).toBe(3);
+      const edited = ids[1] ?? '';
+      expect(await chokaq.jobs.edit(edited, { priority: 5, actor: 'bob' })).toBe(true);
+      await chokaq.bulk.run(preview.token, { actor: 'ana', reason: 'not needed' });
+      await chokaq.start();
+      const done = await finished(chokaq, preview.id);
+      expect(done).toMatchObject({ status: 'succeeded', total: 3, applied: 2, skipped: 1 });
+      const skipped = await chokaq.bulk.skipped(preview.id);
+      expect(skipped.map((s) => s.jobId)).toEqual([edited]);
+      expect(skipped[0]?.note).toContain('since the preview');
+      const kept = await chokaq.getJob(edited);
+      expect(kept?.where === 'hot' && kept.job).toMatchObject({ state: 'pending', priority: 5 });
+      expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(2);
+    });
+
+    it('checks operator payloads where the type is known; refuses or skips them where it is not', async () => {
+      const invoice = defineJob({
+        type: 'invoice.v2',
+        queue: 'invoices',
+        payload: z.object({ customer: z.string(), amount: z.number() }),
+        handle: () => undefined,
+      });
+      const store = await factory.make();
+      const owner = engineOn(store, { jobs: [invoice], workerQueues: ['other'] });
+      const delay = '1h';
+      const a = await owner.enqueue(invoice, { customer: 'a', amount: 1 }, { delay });
+      const b = await owner.enqueue(invoice, { customer: 'b', amount: 2 }, { delay });
+      await owner.cancel([a.id, b.id]);
+      const bad = { customer: 'a', amount: 'lots' };
+      // Where the type is registered, every single call checks the payload before writing.
+      await expect(owner.dlq.edit(a.id, { payload: bad })).rejects.toMatchObject({
+        code: 'CHOKAQ_PAYLOAD_INVALID',
+        field: 'edit.payload',
+      });
+      await expect(owner.dlq.resurrect([a.id, b.id], { payload: bad })).rejects.toMatchObject({
+        code: 'CHOKAQ_PAYLOAD_INVALID',
+        field: 'options.payload',
+      });
+      expect((await owner.jobs.count({ state: 'dead' })).count).toBe(2);
+      // A bulk patch previewed here is run by a worker without the definition (another process).
+      const preview = await owner.bulk.preview({
+        action: 'edit-resurrect',
+        target: { ids: [a.id, b.id] },
+        edit: { patch: { amount: 9 } },
+      });
+      await owner.bulk.run(preview.token, { actor: 'ana', reason: 'fix amounts' });
+      await owner.stop();
+
+      const stranger = engineOn(await factory.reopen(store), {
+        jobs: [],
+        pipe: () => undefined,
+        workerQueues: ['other'],
+      });
+      await stranger.start();
+      const done = await finished(stranger, preview.id);
+      expect(done).toMatchObject({ status: 'succeeded', applied: 0, skipped: 2 });
+      const skips = await stranger.bulk.skipped(preview.id);
+      expect(skips).toHaveLength(2);
+      for (const skip of skips) expect(skip.note).toMatch(/CHOKAQ_UNKNOWN_JOB_TYPE.*invoice\.v2/);
+      const kept = await stranger.getJob(a.id);
+      expect(kept?.where === 'dlq' && JSON.parse(kept.job.payload)).toEqual({
+        customer: 'a',
+        amount: 1,
+      });
+      // Without the definition, a payload is refused unless the caller says it is unchecked.
+      const unknown = { code: 'CHOKAQ_UNKNOWN_JOB_TYPE' };
+      await expect(
+        stranger.bulk.preview({
+          action: 'edit-resurrect',
+          target: { ids: [a.id] },
+          edit: { patch: { amount: 9 } },
+        }),
+      ).rejects.toMatchObject({ ...unknown, field: 'request.edit.patch' });
+      await expect(stranger.dlq.edit(a.id, { payload: bad })).rejects.toMatchObject({
+        ...unknown,
+        field: 'edit.payload',
+      });
+      await expect(stranger.dlq.resurrect([a.id], { payload: bad })).rejects.toMatchObject({
+        ...unknown,
+        field: 'options.payload',
+      });
+      expect((await stranger.jobs.count({ state: 'dead' })).count).toBe(2);
+      const uncheckedPreview = await stranger.bulk.preview({
+        action: 'edit-resurrect',
+        target: { ids: [a.id] },
+        edit: { patch: { amount: 9 }, unchecked: true },
+      });
+      await stranger.bulk.run(uncheckedPreview.token, { actor: 'ana', reason: 'unchecked' });
+      expect(await finished(stranger, uncheckedPreview.id)).toMatchObject({ applied: 1 });
+      const moved = await stranger.getJob(a.id);
+      expect(moved?.where === 'hot' && JSON.parse(moved.job.payload)).toEqual({
+        customer: 'a',
+        amount: 9,
+      });
+      expect(await stranger.dlq.resurrect([b.id], { payload: bad, unchecked: true })).toEqual([
+        b.id,
+      ]);
+      await expect(
+        stranger.dlq.edit(b.id, { payload: bad, unchecked: 'yes' as never }),
+      ).rejects.toMatchObject({ code: 'CHOKAQ_INVALID_ARGUMENT', field: 'edit.unchecked' });
     });
 
     it('stops between batches when cancelled, leaving no job half-moved', async () => {
@@ -269,6 +382,22 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
           'CHOKAQ_INVALID_FILTER',
           'request.target.query.reason[0]',
         ],
+        // Values that would widen the selection (everything on one store, nothing on another).
+        [
+          { action: 'purge', target: { query: { errorText: '!!!' } } },
+          'CHOKAQ_INVALID_FILTER',
+          'request.target.query.errorText',
+        ],
+        [
+          { action: 'purge', target: { query: { tags: [] } } },
+          'CHOKAQ_INVALID_FILTER',
+          'request.target.query.tags',
+        ],
+        [
+          { action: 'cancel', target: { query: { queue: [] } } },
+          'CHOKAQ_INVALID_FILTER',
+          'request.target.query.queue',
+        ],
       ];
       for (const [request, code, field] of cases) {
         await expect(
@@ -314,6 +443,46 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
       await expect(
         chokaq.queues.setZombieTimeout('default', '1.5s', { actor: 'erin' }),
       ).rejects.toMatchObject({ field: 'timeout' });
+    });
+
+    it('records resume, setMaxWorkers, setActive and a pending edit with runAt, and emits each', async () => {
+      const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
+      const seen: string[] = [];
+      chokaq.on('operator:action', (entry) => seen.push(`${entry.action}:${entry.actor}`));
+      await chokaq.queues.pause('mail', { actor: 'gus' });
+      const { id } = await chokaq.enqueue('mail.v1', { to: 'a' }, { queue: 'mail' });
+      await chokaq.queues.resume('mail', { actor: 'gus', reason: 'deploy done' });
+      await chokaq.queues.setMaxWorkers('mail', 3, { actor: 'hana' });
+      await chokaq.queues.setActive('mail', false, { actor: 'ivo', reason: 'hide it' });
+      const runAt = new Date(Date.now() + 3_600_000);
+      expect(await chokaq.jobs.edit(id, { runAt, actor: 'jo', reason: 'later' })).toBe(true);
+      const info = (await chokaq.queues.list()).find((q) => q.name === 'mail');
+      expect(info).toMatchObject({ paused: false, active: false, maxWorkers: 3 });
+      const edited = await chokaq.getJob(id);
+      if (edited?.where !== 'hot') throw new Error('the edited job left the hot table');
+      expect(Math.abs(edited.job.runAt.getTime() - runAt.getTime())).toBeLessThan(2000);
+      expect(edited.job.lastModifiedBy).toBe('jo');
+
+      const entries = (await chokaq.audit.list()).slice(0, 4).reverse();
+      expect(entries.map((e) => `${e.action}:${e.actor}`)).toEqual([
+        'queue-update:gus',
+        'queue-update:hana',
+        'queue-update:ivo',
+        'edit:jo',
+      ]);
+      expect(entries[0]).toMatchObject({
+        reason: 'deploy done',
+        target: { queue: 'mail' },
+        outcome: { paused: false },
+      });
+      expect(entries[1]).toMatchObject({ outcome: { maxWorkers: 3 } });
+      expect(entries[2]).toMatchObject({ reason: 'hide it', outcome: { active: false } });
+      expect(entries[3]).toMatchObject({
+        reason: 'later',
+        target: { id },
+        outcome: { fields: ['runAt'], runAt: runAt.toISOString() },
+      });
+      expect(seen.slice(-4)).toEqual(entries.map((e) => `${e.action}:${e.actor}`));
     });
   });
 }

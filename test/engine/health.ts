@@ -1,7 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ChokaQ, defineJob, silentLogger, type ChokaQOptions } from '../../src/index.js';
+import {
+  ChokaQ,
+  defineJob,
+  silentLogger,
+  systemClock,
+  type ChokaQOptions,
+  type Clock,
+} from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import type { EngineStoreFactory } from './suite.js';
@@ -17,6 +24,27 @@ function blockEventLoop(ms: number): void {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     // spin
+  }
+}
+
+/**
+ * Real time and timers, plus jumps forward: after a jump every pending timer fires as late as
+ * the jump, which is what a stalled event loop looks like to the engine.
+ */
+class JumpingClock implements Clock {
+  private offset = 0;
+
+  now(): number {
+    return systemClock.now() + this.offset;
+  }
+
+  schedule(callback: () => void, ms: number): () => void {
+    return systemClock.schedule(callback, ms);
+  }
+
+  /** Moves the time forward by `ms` at once. */
+  jump(ms: number): void {
+    this.offset += ms;
   }
 }
 
@@ -124,15 +152,58 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       });
     });
 
-    it('is not ready while a claim hangs on the store', async () => {
+    it('turns degraded past half of stallTimeout, unhealthy past it, and live again after', async () => {
+      const clock = new JumpingClock();
+      const chokaq = engineOn(await factory.make(), {
+        jobs: [slowJob],
+        clock,
+        health: { stallTimeout: 1600 },
+      });
+      await chokaq.start();
+      expect((await chokaq.health.live()).status).toBe('ok');
+      const worker = async () => (await chokaq.health.live()).checks[0]!;
+      // A stall of 1,000 ms: more than half of 1,600, less than all of it.
+      clock.jump(1000);
+      const degraded = await waitFor(
+        async () => {
+          const check = await worker();
+          return check.status === 'ok' ? undefined : check;
+        },
+        { timeoutMs: 2000, message: 'the stall to be seen' },
+      );
+      expect(degraded.status).toBe('degraded');
+      expect(degraded.message).toMatch(/^the event loop stalled for \d+ ms lately$/);
+      expect(degraded.data.worstLoopDelayMs).toBeGreaterThan(800);
+      expect(degraded.data.worstLoopDelayMs).toBeLessThanOrEqual(1600);
+      clock.jump(2000);
+      await waitFor(async () => (await worker()).status === 'unhealthy', {
+        timeoutMs: 2000,
+        message: 'an unhealthy live report after the longer stall',
+      });
+      expect((await chokaq.health.ready()).status).toBe('unhealthy');
+      // Stalls stay visible for twice stallTimeout (3.2 s), then the worker is live again.
+      await waitFor(async () => (await worker()).status === 'ok', {
+        timeoutMs: 8000,
+        message: 'live again',
+      });
+    });
+
+    it('is not ready while a claim hangs on the store, and ready again once it returns', async () => {
       const storage = await factory.make();
       let hang = false;
+      let release: (() => void) | undefined;
       const claim = storage.claim.bind(storage);
-      storage.claim = (request) => (hang ? new Promise(() => undefined) : claim(request));
+      // While `hang`, a claim waits until the test releases it, then goes to the store.
+      storage.claim = (request) =>
+        hang
+          ? new Promise((resolve, reject) => {
+              release = () => void claim(request).then(resolve, reject);
+            })
+          : claim(request);
       const chokaq = engineOn(storage, { jobs: [slowJob], health: { stallTimeout: 300 } });
       await chokaq.start();
       hang = true;
-      await chokaq.enqueue(slowJob, undefined); // wakes the worker into a claim that never returns
+      const { id } = await chokaq.enqueue(slowJob, undefined); // wakes the worker into a hung claim
       const report = await waitFor(
         async () => {
           const r = await chokaq.health.ready();
@@ -142,9 +213,20 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       );
       expect(report.checks[1]?.message).toMatch(/^a claim has waited \d+ ms for the store$/);
       hang = false;
-      // Let the engine stop without waiting on the hung claim's slots: nothing was started.
-      engines.splice(engines.indexOf(chokaq), 1);
-      void chokaq.stop().catch(() => undefined);
+      expect(release).toBeDefined();
+      release?.();
+      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive', {
+        timeoutMs: 5000,
+        message: 'the job to run once the claim returned',
+      });
+      const recovered = await waitFor(
+        async () => {
+          const r = await chokaq.health.ready();
+          return r.status === 'ok' ? r : undefined;
+        },
+        { timeoutMs: 5000, message: 'ready again' },
+      );
+      expect(statuses(recovered).chokaq_worker).toBe('ok');
     });
 
     it('serves /live and /ready over HTTP: 200 when ok, 503 when unhealthy, 404 elsewhere', async () => {

@@ -13,13 +13,14 @@ import {
   ChokaQ,
   defineJob,
   FatalError,
+  idempotency,
   silentLogger,
   type ChokaQOptions,
 } from '../../src/index.js';
 import { ALL_METRICS } from '../../src/monitoring/metrics/catalogue.js';
 import { prometheusName } from '../../src/monitoring/metrics/prometheus-sink.js';
 import type { Store } from '../../src/storage/store.js';
-import { waitFor } from '../helpers/wait.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 import type { EngineStoreFactory } from './suite.js';
 
 /** A metric reader the test collects from when it wants (cumulative, like Prometheus). */
@@ -80,6 +81,22 @@ const fatalJob = defineJob({
   handle: () => {
     throw new FatalError('never works');
   },
+});
+/** Fails at once, and its second failure opens its circuit. */
+const breakerJob = defineJob({
+  type: 'metrics.breaker.v1',
+  queue: 'metrics',
+  retry: { maxAttempts: 1 },
+  circuit: { failureThreshold: 2, breakDuration: '1h' },
+  handle: () => {
+    throw new Error('downstream is down');
+  },
+});
+/** Runs once per key, through the idempotency middleware. */
+const onceJob = defineJob<{ key: string }>({
+  type: 'metrics.once.v1',
+  queue: 'metrics',
+  handle: () => Promise.resolve(),
 });
 
 /** Metrics recorded by a running engine, on every provider (OpenTelemetry and Prometheus). */
@@ -157,53 +174,176 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       await meterProvider.shutdown();
     });
 
-    it('serves the Prometheus text format, with gauges read at the scrape', async () => {
-      const chokaq = await engineOn(await factory.make(), { jobs: [okJob, flakyJob, fatalJob] });
-      const handler = chokaq.metrics.prometheus(); // counting starts here
-      await runMix(chokaq);
-      const text = await waitFor(
-        async () => {
-          const t = await chokaq.metrics.prometheusText();
-          return /chokaq_jobs_completed_total\{queue="metrics",type="metrics\.ok\.v1"\} 2/.test(t)
-            ? t
-            : undefined;
-        },
-        { message: 'completions in the Prometheus text' },
-      );
-      // Every instrument of the catalogue is exposed, with its Prometheus type.
-      for (const spec of ALL_METRICS) {
-        const kind = spec.kind === 'gauge' ? 'gauge' : spec.kind;
-        expect(text).toContain(`# TYPE ${prometheusName(spec)} ${kind}`);
+    it('serves the Prometheus text format with the value of every instrument after known work', async () => {
+      const storage = await factory.make();
+      // Real storage whose heartbeat writes fail while the test says so (a lost database).
+      let failHeartbeats = false;
+      const heartbeat = storage.heartbeat.bind(storage);
+      storage.heartbeat = (leases) =>
+        failHeartbeats ? Promise.reject(new Error('heartbeat write failed')) : heartbeat(leases);
+      const rescued = new Set<string>();
+      const zombieJob = defineJob({
+        type: 'metrics.zombie.v1',
+        queue: 'metrics.zombie',
+        // Runs on until recovery moved its job to the DLQ, then succeeds: a lost lease.
+        handle: (_p, ctx) =>
+          waitFor(() => rescued.has(ctx.id), { timeoutMs: 10_000, message: 'the rescue' }),
+      });
+      let releaseHeld!: () => void;
+      const held = new Promise<void>((resolve) => (releaseHeld = resolve));
+      const heldJob = defineJob({
+        type: 'metrics.held.v1',
+        queue: 'metrics.held',
+        handle: () => held,
+      });
+      const chokaq = await engineOn(storage, {
+        jobs: [okJob, flakyJob, fatalJob, breakerJob, onceJob, zombieJob, heldJob],
+        middleware: [
+          idempotency({
+            claims: storage.idempotencyClaims(),
+            key: (ctx, payload) =>
+              ctx.type === onceJob.type ? (payload as { key: string }).key : null,
+          }),
+        ],
+        // 'metrics.unserved' is not worked here: its job stays due and its lag grows.
+        workerQueues: ['metrics', 'metrics.zombie', 'metrics.held'],
+        queues: { 'metrics.zombie': { zombieTimeout: '1s' } },
+        heartbeatInterval: 100,
+        rescueInterval: 100,
+      });
+      chokaq.on('job:rescued', (e) => rescued.add(e.id));
+      const opened: string[] = [];
+      chokaq.on('circuit:changed', (e) => {
+        if (e.event === 'opened') opened.push(e.key);
+      });
+      chokaq.metrics.prometheus(); // counting starts here
+      const settled = (n: number, message: string) =>
+        waitFor(
+          async () => (await chokaq.jobs.count({ state: ['succeeded', 'dead'] })).count === n,
+          { timeoutMs: 15_000, message },
+        );
+
+      await runMix(chokaq); // 2 ok, a flaky one retried once, a fatal one; 1 ok in an hour
+      // Two transient failures of one type open its circuit (threshold 2); both jobs die.
+      await chokaq.enqueue(breakerJob, undefined);
+      await chokaq.enqueue(breakerJob, undefined);
+      await settled(6, 'the breaker jobs to die');
+      expect(opened).toEqual(['metrics.breaker.v1']);
+      // One key, two jobs one after the other: claimed and completed, then a duplicate.
+      await chokaq.enqueue(onceJob, { key: 'k1' });
+      await settled(7, 'the first keyed job');
+      await chokaq.enqueue(onceJob, { key: 'k1' });
+      await settled(8, 'the duplicate');
+      // Heartbeats fail: the run becomes a zombie (1 s), is rescued, and its archive conflicts.
+      failHeartbeats = true;
+      const conflicts: string[] = [];
+      chokaq.on('job:conflict', (e) => conflicts.push(e.step));
+      await chokaq.enqueue(zombieJob, undefined);
+      await waitFor(() => conflicts.length === 1, { timeoutMs: 15_000, message: 'the conflict' });
+      failHeartbeats = false;
+      expect(conflicts).toEqual(['archive']);
+      const heartbeatFailures = chokaq.counters.heartbeatFailures;
+      expect(heartbeatFailures).toBeGreaterThan(0);
+      // Every succeeded job is purged from the archive (5: 2 ok, flaky, both keyed ones), all
+      // finished more than the shortest age (1 s) ago.
+      await sleep(1100);
+      const purge = await chokaq.retention.purge({
+        archive: '1s',
+        dlq: null,
+        metricBuckets: null,
+        audit: null,
+        bulkActions: null,
+      });
+      expect(purge.led).toBe(true);
+      expect(purge.entries.reduce((n, e) => n + e.rows, 0)).toBe(5);
+      // One run held open; one due job nobody works.
+      await chokaq.enqueue(heldJob, undefined);
+      await waitFor(() => chokaq.running === 1, { message: 'the held run' });
+      await chokaq.enqueue(okJob, undefined, { queue: 'metrics.unserved' });
+      await sleep(250);
+      const text = await chokaq.metrics.prometheusText();
+      releaseHeld();
+
+      const lines = new Set(text.split('\n'));
+      const families = new Set<string>();
+      /** The value of one series, found by its exact label set (undefined when absent). */
+      const value = (family: string, labels: Record<string, string>, suffix = ''): number => {
+        families.add(family);
+        const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+        const series = `chokaq_${family}${suffix}${pairs.length > 0 ? `{${pairs.join(',')}}` : ''} `;
+        const line = [...lines].find((l) => l.startsWith(series));
+        return line === undefined ? NaN : Number(line.slice(series.length));
+      };
+      const job = (type: string, queue = 'metrics') => ({ queue, type: `metrics.${type}.v1` });
+      const runs = { ok: 2, flaky: 2, fatal: 1, breaker: 2, once: 2, zombie: 1, held: 1 };
+      const started = Object.values(runs).reduce((a, b) => a + b);
+
+      expect(value('jobs_enqueued_total', job('ok'))).toBe(3);
+      expect(value('jobs_enqueued_total', job('ok', 'metrics.unserved'))).toBe(1);
+      expect(value('jobs_enqueued_total', job('breaker'))).toBe(2);
+      expect(value('jobs_enqueued_total', job('once'))).toBe(2);
+      expect(value('jobs_enqueued_total', job('held', 'metrics.held'))).toBe(1);
+      for (const [type, n] of Object.entries(runs)) {
+        const queue = type === 'zombie' || type === 'held' ? `metrics.${type}` : 'metrics';
+        expect(value('jobs_started_total', job(type, queue)), type).toBe(n);
+        expect(value('jobs_queue_lag_seconds', job(type, queue), '_count'), type).toBe(n);
       }
-      expect(text).toMatch(
-        /chokaq_jobs_enqueued_total\{queue="metrics",type="metrics\.ok\.v1"\} 3/,
+      expect(value('jobs_completed_total', job('ok'))).toBe(2);
+      expect(value('jobs_completed_total', job('flaky'))).toBe(1);
+      expect(value('jobs_completed_total', job('once'))).toBe(2);
+      expect(value('jobs_processing_duration_seconds', job('ok'), '_count')).toBe(2);
+      expect(value('jobs_processing_duration_seconds', job('once'), '_count')).toBe(2);
+      expect(value('jobs_failed_total', { ...job('flaky'), error: 'RangeError' })).toBe(1);
+      expect(value('jobs_failed_total', { ...job('fatal'), error: 'FatalError' })).toBe(1);
+      expect(value('jobs_failed_total', { ...job('breaker'), error: 'Error' })).toBe(2);
+      expect(value('jobs_retried_total', job('flaky'))).toBe(1);
+      expect(value('jobs_dlq_total', { ...job('fatal'), reason: 'Fatal' })).toBe(1);
+      expect(value('jobs_dlq_total', { ...job('breaker'), reason: 'Transient' })).toBe(2);
+      // A zombie is moved by recovery, not by a run: not in chokaq.jobs.dlq (see the docs).
+      expect(text).not.toMatch(/chokaq_jobs_dlq_total\{[^}]*reason="Zombie"/);
+      expect(
+        value('jobs_state_transition_conflicts_total', {
+          ...job('zombie', 'metrics.zombie'),
+          transition: 'archive',
+        }),
+      ).toBe(1);
+      expect(value('jobs_heartbeat_failures_total', {})).toBe(heartbeatFailures);
+      // Every run was claimed once; every run but the held one settled once (the zombie's
+      // archive too, though it changed nothing).
+      expect(value('worker_claim_batch_size', {}, '_sum')).toBe(started);
+      expect(value('worker_claim_batch_size', {}, '_count')).toBeGreaterThan(0);
+      expect(value('worker_settle_batch_size', {}, '_sum')).toBe(started - 1);
+      expect(value('retention_purged_total', { table: 'archive' })).toBe(5);
+      const breaker = { type: 'metrics.breaker.v1' };
+      expect(value('circuits_events_total', { ...breaker, state: 'open', event: 'opened' })).toBe(
+        1,
       );
-      expect(text).toMatch(
-        /chokaq_jobs_started_total\{queue="metrics",type="metrics\.flaky\.v1"\} 2/,
-      );
-      expect(text).toMatch(
-        /chokaq_jobs_failed_total\{queue="metrics",type="metrics\.flaky\.v1",error="RangeError"\} 1/,
-      );
-      expect(text).toMatch(
-        /chokaq_jobs_retried_total\{queue="metrics",type="metrics\.flaky\.v1"\} 1/,
-      );
-      expect(text).toMatch(
-        /chokaq_jobs_queue_lag_seconds_count\{queue="metrics",type="metrics\.ok\.v1"\} 2/,
-      );
-      expect(text).toMatch(/chokaq_worker_claim_batch_size_count [1-9]/);
-      expect(text).toMatch(/chokaq_worker_settle_batch_size_count [1-9]/);
-      expect(text).toContain('# TYPE chokaq_jobs_completed_total counter');
-      expect(text).toContain('# TYPE chokaq_jobs_processing_duration_seconds histogram');
-      expect(text).toMatch(
-        /chokaq_jobs_dlq_total\{queue="metrics",type="metrics\.fatal\.v1",reason="Fatal"\} 1/,
-      );
-      expect(text).toMatch(/chokaq_queue_dead\{queue="metrics"\} 1/);
-      expect(text).toMatch(/chokaq_queue_scheduled\{queue="metrics"\} 1/);
-      expect(text).toMatch(
-        /chokaq_jobs_processing_duration_seconds_count\{queue="metrics",type="metrics\.ok\.v1"\} 2/,
+      expect(value('circuits_state', breaker)).toBe(2);
+      expect(value('circuits_state', { type: 'metrics.flaky.v1' })).toBe(0);
+      expect(value('idempotency_claims_total', { outcome: 'claimed' })).toBe(1);
+      expect(value('idempotency_claims_total', { outcome: 'completed' })).toBe(1);
+      expect(value('idempotency_claims_total', { outcome: 'completed_duplicate' })).toBe(1);
+      expect(value('idempotency_claims_total', { outcome: 'not_idempotent' })).toBe(started - 2);
+      expect(value('workers_active', { queue: 'metrics.held' })).toBe(1);
+      expect(value('queue_running', { queue: 'metrics.held' })).toBe(1);
+      expect(value('queue_due', { queue: 'metrics.unserved' })).toBe(1);
+      expect(value('queue_due', { queue: 'metrics' })).toBe(0);
+      expect(value('queue_scheduled', { queue: 'metrics' })).toBe(1);
+      expect(value('queue_dead', { queue: 'metrics' })).toBe(3);
+      expect(value('queue_dead', { queue: 'metrics.zombie' })).toBe(1);
+      const lag = value('queue_lag_seconds', { queue: 'metrics.unserved' });
+      expect(lag).toBeGreaterThanOrEqual(0.2);
+      expect(lag).toBeLessThan(60);
+      expect(value('queue_lag_seconds', { queue: 'metrics' })).toBe(0);
+      // Every instrument of the catalogue had a value checked above, under its Prometheus type.
+      for (const spec of ALL_METRICS) {
+        expect(text).toContain(`# TYPE ${prometheusName(spec)} ${spec.kind}`);
+      }
+      expect([...families].map((f) => `chokaq_${f}`).sort()).toEqual(
+        ALL_METRICS.map((spec) => prometheusName(spec)).sort(),
       );
 
-      const server = createServer(handler);
+      const server = createServer(chokaq.metrics.prometheus());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
         const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
@@ -217,7 +357,7 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       } finally {
         await new Promise((resolve) => server.close(resolve));
       }
-    });
+    }, 60_000);
 
     it('records nothing with telemetry.metrics false, and says so when Prometheus is asked for', async () => {
       const reader = new TestReader();

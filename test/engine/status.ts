@@ -19,6 +19,17 @@ const bad = defineJob({
   },
 });
 
+/** Fails at once; its first failure opens its circuit for an hour. */
+const breaker = defineJob({
+  type: 'status.breaker.v1',
+  queue: 'status',
+  retry: { maxAttempts: 1 },
+  circuit: { failureThreshold: 1, breakDuration: '1h' },
+  handle: () => {
+    throw new Error('downstream is down');
+  },
+});
+
 /** `chokaq.status()` and the workers' presence rows, on every provider. */
 export function describeStatus(name: string, factory: EngineStoreFactory): void {
   describe(`status on ${name}`, () => {
@@ -93,6 +104,31 @@ export function describeStatus(name: string, factory: EngineStoreFactory): void 
       const watcher = engineOn(await factory.reopen(storage), { worker: false });
       await worker.stop();
       expect((await watcher.status()).workers).toEqual([]);
+    });
+
+    it('lists an open circuit with its worker as soon as it opens', async () => {
+      const worker = engineOn(await factory.make(), {
+        jobs: [breaker],
+        workerId: 'status-breaker',
+      });
+      await worker.start();
+      const report = await worker.status();
+      expect(report.circuits).toEqual([]);
+      await worker.enqueue(breaker, undefined);
+      // Well within the 10 s between regular writes of the workers row: it is rewritten on opening.
+      const open = await waitFor(
+        async () => {
+          const r = await worker.status();
+          return r.circuits.length > 0 ? r : undefined;
+        },
+        { timeoutMs: 5000, message: 'the open circuit in the status' },
+      );
+      expect(open.circuits).toEqual([
+        { type: 'status.breaker.v1', state: 'open', workers: ['status-breaker'] },
+      ]);
+      expect(open.workers).toMatchObject([
+        { id: 'status-breaker', circuits: [{ type: 'status.breaker.v1', state: 'open' }] },
+      ]);
     });
   });
 }

@@ -575,6 +575,46 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       expect(dead.reason).toBe('Cancelled');
       expect(Date.now() - asked).toBeLessThan(2000);
+      // The requester crossed over with the request.
+      expect(dead).toMatchObject({
+        errorDetails: 'Cancelled by ops while running',
+        lastModifiedBy: 'ops',
+      });
+      const detail = await operator.jobs.get(id);
+      expect(detail?.timeline.find((e) => e.kind === 'cancel-requested')).toMatchObject({
+        actor: 'ops',
+      });
+    });
+
+    it('cancels in the name of the first requester when the owner is asked again', async () => {
+      const job = defineJob({
+        type: 'first.cancel.v1',
+        handle: (_p, ctx) =>
+          new Promise<void>((_resolve, reject) => {
+            ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+          }),
+      });
+      // No heartbeat before the second request: the owner learns of the first one from it.
+      const worker = await engine({ jobs: [job], heartbeatInterval: 60_000, zombieTimeout: '5m' });
+      const { id } = await worker.enqueue(job, {});
+      await waitFor(async () => (await worker.listJobs({ state: 'processing' })).length === 1);
+      const operator = new ChokaQ({
+        storage: await factory.reopen(worker.storage),
+        logger: silentLogger,
+        worker: false,
+      });
+      engines.push(operator);
+      expect((await operator.cancel([id], { actor: 'alice' })).requested).toEqual([id]);
+      expect((await worker.cancel([id], { actor: 'bob' })).requested).toEqual([id]);
+      const dead = await waitFor(async () => {
+        const f = await worker.getJob(id);
+        return f?.where === 'dlq' ? f.job : undefined;
+      });
+      expect(dead).toMatchObject({
+        reason: 'Cancelled',
+        errorDetails: 'Cancelled by alice while running',
+        lastModifiedBy: 'alice',
+      });
     });
 
     it('reschedules a job interrupted by shutdown without using an attempt', async () => {

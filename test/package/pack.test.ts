@@ -26,6 +26,7 @@ const CONSUMER = `import { ChokaQ, ChokaQError, defineJob, memory, type Middlewa
 import { embedded } from 'chokaq/embedded';
 import { migrate, postgres, type PostgresPool } from 'chokaq/postgres';
 import { drain, FakeClock } from 'chokaq/testing';
+import { createDeck, type DeckHandler } from 'chokaq/deck';
 
 declare const pool: PostgresPool;
 
@@ -54,6 +55,7 @@ export const chokaq = new ChokaQ({
 export const steps: Promise<unknown[]> = migrate({ connectionString: 'postgres://localhost/app' });
 export const drained: Promise<void> = drain(chokaq);
 export const isChokaQError = (e: unknown): boolean => e instanceof ChokaQError;
+export const deck: DeckHandler = createDeck({ chokaq, authorize: () => 'read' });
 `;
 
 /** Loads every entry point at run time. */
@@ -61,6 +63,7 @@ const LOADER = `await import('chokaq');
 await import('chokaq/postgres');
 await import('chokaq/embedded');
 await import('chokaq/testing');
+await import('chokaq/deck');
 console.log('loaded');
 `;
 
@@ -113,6 +116,10 @@ describe('the packed package', () => {
         'dist/index.js',
         'dist/index.d.ts',
         'dist/cli/main.js',
+        'dist/deck/index.js',
+        'dist/deck/ui/index.html',
+        'dist/deck/ui/app.js',
+        'dist/deck/ui/app.css',
       ]),
     );
     const unwanted = files.filter(

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -134,6 +134,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
   attempts integer DEFAULT 0 NOT NULL,
   cancel_requested_at timestamp with time zone,
   cancel_requested_by character varying(100),
+  changed_at timestamp with time zone,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   created_by character varying(100),
   heartbeat_at timestamp with time zone,

@@ -10,6 +10,15 @@ describe('normaliseMessage', () => {
     ['deadline at 2026-12-01T10:00:00.123Z passed', 'deadline at <time> passed'],
     ['user42 and   spaces', 'user<n> and spaces'],
     ['plain words stay', 'plain words stay'],
+    ['job 01ARZ3NDEKTSV4RRFFQ69G5FAV lost', 'job <id> lost'],
+    ['job 01arz3ndektsv4rrffq69g5fav lost', 'job <id> lost'],
+    ['order ord_8f3kq9zx and cus-A1B2C3D4E5 failed', 'order ord_<id> and cus-<id> failed'],
+    ['Http2Session closed by base64encoded utf8', 'Http<n>Session closed by <id> utf<n>'],
+    ['session abc12 short', 'session abc<n> short'],
+    ['Cancelled by alice', 'Cancelled by <actor>'],
+    ['Cancelled by ops team 7 while running', 'Cancelled by <actor> while running'],
+    ['Cancelled by cli:bob@host-1: the run was lost', 'Cancelled by <actor>: the run was lost'],
+    ['Not cancelled by alice', 'Not cancelled by alice'],
   ])('%s → %s', (message, expected) => {
     expect(normaliseMessage(message)).toBe(expected);
   });
@@ -65,9 +74,17 @@ describe('errorSignature', () => {
     });
     expect(errorSignature('Cancelled by alice')).toMatchObject({
       errorClass: 'Error',
-      message: 'Cancelled by alice',
+      message: 'Cancelled by <actor>',
       frame: null,
     });
+    // One group for every canceller, and one per way of cancelling.
+    const byAlice = errorSignature('Cancelled by alice while running').fingerprint;
+    expect(errorSignature('Cancelled by bob 2 while running').fingerprint).toBe(byAlice);
+    expect(errorSignature('Cancelled by alice').fingerprint).not.toBe(byAlice);
+    // ULIDs and mixed ids do not split a group either.
+    expect(errorSignature('order 01ARZ3NDEKTSV4RRFFQ69G5FAV failed').fingerprint).toBe(
+      errorSignature('order 01BX5ZZKBKACTAV9WEVGEMMVRZ failed').fingerprint,
+    );
     expect(errorSignature('Timeout: execution exceeded 3000 ms').message).toBe(
       'execution exceeded <n> ms',
     );

@@ -54,6 +54,34 @@ describe('checkJobQuery', () => {
       'card',
       'declined',
     ]);
+    // Parts without a letter or digit are no words (a text index keeps none of them).
+    expect(checkJobQuery({ errorText: 'card -- declined !!' }).base.errorWords).toEqual([
+      'card',
+      'declined',
+    ]);
+    expect(checkJobQuery({ errorText: 'é 7' }).base.errorWords).toEqual(['é', '7']);
+  });
+
+  it('refuses values that would widen a query: an error text without words, an empty list', () => {
+    for (const errorText of ['!!!', ' -- ', '___', '"\'']) {
+      expect(
+        failure(() => checkJobQuery({ errorText })),
+        errorText,
+      ).toEqual({
+        code: 'CHOKAQ_INVALID_FILTER',
+        field: 'query.errorText',
+      });
+    }
+    for (const key of ['tags', 'queue', 'type', 'state', 'reason'] as const) {
+      expect(
+        failure(() => checkJobQuery({ [key]: [] })),
+        key,
+      ).toEqual({
+        code: 'CHOKAQ_INVALID_FILTER',
+        field: `query.${key}`,
+      });
+    }
+    expect(() => checkJobQuery({ errorText: '!!!' })).toThrow(/errorText.*!!!/);
   });
 
   it('refuses a cursor made by another filter or order, and a tampered one', () => {

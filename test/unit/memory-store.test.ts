@@ -310,7 +310,7 @@ describe('memory store', () => {
         expect((await store.rescue(rescueOptions())).dead).toEqual([]);
         // A heartbeat keeps it alive past the original deadline.
         expect(await store.heartbeat([leaseOf(job)])).toEqual([
-          { alive: true, cancelRequested: false },
+          { alive: true, cancelRequested: false, cancelRequestedBy: null },
         ]);
         clock.advance(PROCESSING_TIMEOUT);
         expect((await store.rescue(rescueOptions())).dead).toEqual([]);
@@ -522,12 +522,12 @@ describe('memory store', () => {
           { id: 'missing', workerId: 'w1', leaseToken: 't' },
         ]);
         expect(results).toEqual([
-          { alive: true, cancelRequested: false },
-          { alive: true, cancelRequested: true },
-          { alive: false, cancelRequested: false },
-          { alive: false, cancelRequested: false },
-          { alive: false, cancelRequested: false },
-          { alive: false, cancelRequested: false },
+          { alive: true, cancelRequested: false, cancelRequestedBy: null },
+          { alive: true, cancelRequested: true, cancelRequestedBy: 'ops' },
+          { alive: false, cancelRequested: false, cancelRequestedBy: null },
+          { alive: false, cancelRequested: false, cancelRequestedBy: null },
+          { alive: false, cancelRequested: false, cancelRequestedBy: null },
+          { alive: false, cancelRequested: false, cancelRequestedBy: null },
         ]);
         const row = await hotRow('a');
         expect(row.heartbeatAt?.getTime()).toBe(START + 5000);
@@ -537,8 +537,8 @@ describe('memory store', () => {
         clock.advance(PROCESSING_TIMEOUT + 1);
         await store.rescue(rescueOptions());
         expect(await store.heartbeat([leaseOf(a), leaseOf(b)])).toEqual([
-          { alive: false, cancelRequested: false },
-          { alive: false, cancelRequested: false },
+          { alive: false, cancelRequested: false, cancelRequestedBy: null },
+          { alive: false, cancelRequested: false, cancelRequestedBy: null },
         ]);
       });
     });

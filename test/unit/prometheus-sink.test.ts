@@ -138,4 +138,33 @@ describe('PrometheusSink', () => {
     expect(got.samples.get('chokaq_jobs_heartbeat_failures_total{}')).toBe(0);
     expect(got.samples.get('chokaq_worker_claim_batch_size_count{}')).toBe(0);
   });
+
+  it('renders 10,000 series of one family without overflowing the stack', async () => {
+    const ours = new PrometheusSink(() => Promise.resolve([]));
+    for (let k = 0; k < 10_000; k++) {
+      ours.record(EVENT_METRICS.duration, 20, { queue: 'q', type: `t${k}` });
+      ours.add(EVENT_METRICS.enqueued, 1, { queue: 'q', type: `t${k}` });
+    }
+    // Checked line by line without parse(): its expect per line would take seconds here.
+    const lines = (await ours.text()).split('\n');
+    expect(lines).toContain('chokaq_jobs_enqueued_total{queue="q",type="t9999"} 1');
+    expect(lines).toContain('chokaq_jobs_processing_duration_seconds_count{queue="q",type="t0"} 1');
+    const counts = lines.filter((l) =>
+      l.startsWith('chokaq_jobs_processing_duration_seconds_count'),
+    );
+    expect(counts).toHaveLength(10_000);
+  });
+
+  it('skips non-finite observations, which would poison the sum, without throwing', async () => {
+    const ours = new PrometheusSink(() => Promise.resolve([]));
+    const tags = { queue: 'q', type: 't' };
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      expect(() => ours.record(EVENT_METRICS.duration, bad, tags)).not.toThrow();
+    }
+    ours.record(EVENT_METRICS.duration, 1500, tags);
+    const samples = parse(await ours.text()).samples;
+    const series = '{queue="q",type="t"}';
+    expect(samples.get(`chokaq_jobs_processing_duration_seconds_sum${series}`)).toBe(1.5);
+    expect(samples.get(`chokaq_jobs_processing_duration_seconds_count${series}`)).toBe(1);
+  });
 });

@@ -3,6 +3,7 @@ import { ChokaQ } from '../../chokaq.js';
 import { consoleLogger, type LogLevel } from '../../observability/logger.js';
 import type { QueueStats } from '../../storage/model.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
+import { portFlag, serveDeck } from '../deck-server.js';
 import { SAMPLE_MIX, sampleJobFor, type SamplePayload } from '../demo/sample-jobs.js';
 import { CliError, type CliIo } from '../io.js';
 
@@ -10,8 +11,10 @@ import { CliError, type CliIo } from '../io.js';
 export const DEMO_USAGE = `chokaq demo [--headless --jobs N] [--data-dir DIR | --database-url URL] [--concurrency N]
 
 Runs sample jobs (fast, slow, flaky, throttled, poison) on the embedded store (no server needed),
-or on PostgreSQL when --database-url / CHOKAQ_DATABASE_URL is set.
+or on PostgreSQL when --database-url / CHOKAQ_DATABASE_URL is set, and serves The Deck on this
+machine with a one-time sign-in link (interactive only).
   --headless           enqueue --jobs jobs, wait until all settled, print a JSON summary, exit
+  --port N             The Deck's port (default 4100; 0: any free port)
   --jobs N             jobs to enqueue (headless; default 2000)
   --rate N             new jobs per second while interactive (default 20)
   --concurrency N      jobs run at once (default 32)
@@ -46,9 +49,11 @@ export async function demoCommand(
       'data-dir': { type: 'string' },
       'database-url': { type: 'string' },
       schema: { type: 'string' },
+      port: { type: 'string' },
     },
     strict: true,
   });
+  const port = portFlag(values.port, 4100);
   const jobs = positiveInt(values.jobs, '--jobs');
   const concurrency = positiveInt(values.concurrency, '--concurrency');
   const rate = positiveInt(values.rate, '--rate');
@@ -72,7 +77,7 @@ export async function demoCommand(
   try {
     return values.headless
       ? await runHeadless(chokaq, jobs, timeoutMs, io)
-      : await runInteractive(chokaq, rate, io, stopSignal);
+      : await runInteractive(chokaq, rate, port, io, stopSignal);
   } finally {
     await chokaq.stop();
   }
@@ -116,6 +121,28 @@ async function runHeadless(
 async function runInteractive(
   chokaq: ChokaQ,
   rate: number,
+  port: number,
+  io: CliIo,
+  stopSignal?: AbortSignal,
+): Promise<number> {
+  const deck = await serveDeck(chokaq, {
+    host: '127.0.0.1',
+    port,
+    tokens: [],
+    anonymous: 'none',
+    environment: 'demo',
+  });
+  io.stdout.write(`The Deck: ${deck.url}\nSign in (once, within 10 minutes): ${deck.signInUrl}\n`);
+  try {
+    return await enqueueUntilStopped(chokaq, rate, io, stopSignal);
+  } finally {
+    await deck.close();
+  }
+}
+
+async function enqueueUntilStopped(
+  chokaq: ChokaQ,
+  rate: number,
   io: CliIo,
   stopSignal?: AbortSignal,
 ): Promise<number> {
@@ -130,12 +157,17 @@ async function runInteractive(
       `enqueued ${next}  succeeded ${now.succeeded - before.succeeded}  dead ${now.failed - before.failed}  ` +
         `hot ${now.hot}  running ${chokaq.running}\n`,
     );
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, 1000);
-      stopSignal?.addEventListener('abort', () => {
+    // One listener per wait, removed after it, so a long demo does not pile them up.
+    await new Promise<void>((resolve) => {
+      const onAbort = () => {
         clearTimeout(timer);
-        resolve(undefined);
-      });
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        stopSignal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, 1000);
+      stopSignal?.addEventListener('abort', onAbort, { once: true });
     });
   }
   io.stderr.write('stopping: letting running jobs finish\n');

@@ -20,9 +20,9 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/s
 /** Usage text of `chokaq dlq`. */
 export const DLQ_USAGE = `chokaq dlq groups [--queue Q] [--type T] [--limit N] [--json]
 chokaq dlq list [filters] [--sort KEY] [--order asc|desc] [--limit N] [--cursor C] [--json]
-chokaq dlq resurrect SELECTION --reason TEXT [--patch JSON] [--priority N] [--set-tags T] [--yes]
+chokaq dlq resurrect SELECTION --reason TEXT [--patch JSON [--unchecked]] [--priority N] [--set-tags T] [--yes]
 chokaq dlq purge SELECTION --reason TEXT [--yes]
-chokaq dlq edit <id> [--payload JSON] [--tags T | --clear-tags] [--reason TEXT]
+chokaq dlq edit <id> [--payload JSON [--unchecked]] [--tags T | --clear-tags] [--reason TEXT]
 
 Triage and repair of the dead-letter queue. 'groups' lists error groups, largest first; 'list'
 pages DLQ jobs. 'resurrect' and 'purge' preview the jobs a SELECTION takes (count and sample),
@@ -35,6 +35,9 @@ SELECTION is --id ID (repeatable), --group FP, filter flags, or --all for the wh
   --priority N         resurrect: priority of the resurrected jobs (default 10)
   --set-tags T         resurrect: new tags of the resurrected jobs
   --payload JSON       edit: the new payload
+  --unchecked          with --patch or --payload: store payloads of job types without a
+                       definition here (no --module) unchecked; without it they are refused
+                       (checked by the type's schema where --module defines it)
   --tags T             edit: new tags
   --clear-tags         edit: remove the tags
   --yes                run without asking
@@ -56,6 +59,7 @@ const ACTION_OPTIONS = {
   patch: { type: 'string' },
   priority: { type: 'string' },
   'set-tags': { type: 'string' },
+  unchecked: { type: 'boolean' },
   yes: { type: 'boolean', default: false },
   preview: { type: 'boolean', default: false },
 } as const;
@@ -173,9 +177,11 @@ function editOf(values: {
   patch?: string | undefined;
   priority?: string | undefined;
   'set-tags'?: string | undefined;
+  unchecked?: boolean | undefined;
 }): BulkEdit | undefined {
   const edit: BulkEdit = {};
   if (values.patch !== undefined) edit.patch = jsonFlag(values.patch, '--patch');
+  if (values.unchecked === true) edit.unchecked = true;
   const priority = numberFlag(values.priority, '--priority');
   if (priority !== undefined) edit.priority = priority;
   if (values['set-tags'] !== undefined) edit.tags = values['set-tags'];
@@ -183,7 +189,9 @@ function editOf(values: {
 }
 
 function refuseEditFlags(values: Record<string, unknown>): void {
-  const given = ['patch', 'priority', 'set-tags'].filter((flag) => values[flag] !== undefined);
+  const given = ['patch', 'priority', 'set-tags', 'unchecked'].filter(
+    (flag) => values[flag] !== undefined,
+  );
   if (given.length > 0) throw new CliError(`purge takes no --${given.join(', --')}`);
 }
 
@@ -195,6 +203,7 @@ async function edit(args: string[], io: CliIo): Promise<number> {
       payload: { type: 'string' },
       tags: { type: 'string' },
       'clear-tags': { type: 'boolean', default: false },
+      unchecked: { type: 'boolean', default: false },
       actor: { type: 'string' },
       reason: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -210,6 +219,7 @@ async function edit(args: string[], io: CliIo): Promise<number> {
   const change: DeadJobEdit = { actor: values.actor ?? defaultActor() };
   if (values.reason !== undefined) change.reason = values.reason;
   if (values.payload !== undefined) change.payload = jsonFlag(values.payload, '--payload');
+  if (values.unchecked) change.unchecked = true;
   if (values.tags !== undefined) change.tags = values.tags;
   if (values['clear-tags']) change.tags = null;
   if (change.payload === undefined && change.tags === undefined)

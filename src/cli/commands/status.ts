@@ -11,8 +11,8 @@ export const STATUS_USAGE = `chokaq status [--watch [--interval SEC]] [--json]
 
 Shows every queue (paused or not; due, scheduled and running jobs; the lag of its
 longest-waiting due job; DLQ size; jobs per second and failure rate over the last minute and
-five minutes), the five largest DLQ error groups, and the worker processes alive with their
-open circuits.
+five minutes), the five largest DLQ error groups, the circuits that are open or half-open
+(and in which workers), and the worker processes alive.
   --watch              redraw every --interval seconds until Ctrl-C
   --interval SEC       seconds between redraws, 1-3600 (default 2)
   --json               print the report as JSON (with --watch: one line per report)
@@ -83,7 +83,7 @@ function span(ms: number): string {
 
 const percent = (rate: number | null) => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
 
-/** The report as three tables. */
+/** The report as four tables: queues, error groups, circuits that are not closed, workers. */
 export function statusText(report: StatusReport): string {
   const queues = table(
     [
@@ -130,5 +130,12 @@ export function statusText(report: StatusReport): string {
             w.circuits.map((c) => `${c.type} (${c.state})`).join(', ') || '-',
           ]),
         );
-  return `${time(report.at)}\n\n${queues}\nerror groups\n${groups}\nworkers\n${workers}`;
+  const circuits =
+    report.circuits.length === 0
+      ? 'every circuit is closed\n'
+      : table(
+          ['TYPE', 'STATE', 'WORKERS'],
+          report.circuits.map((c) => [c.type, c.state, c.workers.join(', ')]),
+        );
+  return `${time(report.at)}\n\n${queues}\nerror groups\n${groups}\ncircuits\n${circuits}\nworkers\n${workers}`;
 }

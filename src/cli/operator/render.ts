@@ -90,6 +90,10 @@ function timelineLine(entry: TimelineEntry): string {
       return `  ${at}  ${entry.action} by ${entry.actor}`;
     case 'cancel-requested':
       return `  ${at}  cancel requested${entry.actor ? ` by ${entry.actor}` : ''}`;
+    case 'dead': {
+      const head = `  ${at}  dead (${entry.reason}) without running`;
+      return entry.error ? `${head}\n${'      ' + (entry.error.split('\n', 1)[0] ?? '')}` : head;
+    }
     case 'run': {
       const ended = entry.endedAt ? `, ended ${time(entry.endedAt)}` : '';
       const reason = entry.reason ? ` (${entry.reason})` : '';

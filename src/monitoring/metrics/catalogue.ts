@@ -124,6 +124,13 @@ export const EVENT_METRICS = {
     description: 'Rows deleted by retention passes of this process, by table',
     tags: ['table'],
   },
+  idempotencyClaims: {
+    name: 'chokaq.idempotency.claims',
+    kind: 'counter',
+    unit: '{decision}',
+    description: 'Decisions of the idempotency middleware (claimed, completed, released, …)',
+    tags: ['outcome'],
+  },
   circuitEvents: {
     name: 'chokaq.circuits.events',
     kind: 'counter',

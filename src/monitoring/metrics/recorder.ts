@@ -71,6 +71,8 @@ export class MetricsRecorder {
   /** Tags of the job events by queue and type (the hot path reuses them; sinks key on them). */
   private readonly tagCache = new Map<string, Map<string, Tags>>();
   private cachedTags = 0;
+  /** Tags of `chokaq.idempotency.claims` by outcome (a handful, each made once). */
+  private readonly outcomeTags = new Map<string, Tags>();
   private readonly now: () => number;
   private gaugeRead: { at: number; result: Promise<QueueGauges[]> } | undefined;
 
@@ -180,6 +182,14 @@ export class MetricsRecorder {
     });
     events.on('retention:purged', (e) => {
       this.add(EVENT_METRICS.retentionPurged, e.rows, { table: e.table });
+    });
+    events.on('idempotency:outcome', (e) => {
+      let tags = this.outcomeTags.get(e.outcome);
+      if (tags === undefined) {
+        tags = Object.freeze({ outcome: this.budgets.reason.value(e.outcome) });
+        this.outcomeTags.set(e.outcome, tags);
+      }
+      this.add(EVENT_METRICS.idempotencyClaims, 1, tags);
     });
     events.on('circuit:changed', (e) => {
       this.add(EVENT_METRICS.circuitEvents, 1, {

@@ -9,8 +9,8 @@ import type { PendingEdit, QueuePatch } from '../store.js';
 import type { Tables } from './tables.js';
 
 /**
- * Edits a pending hot row in place, stamps `lastModifiedBy` and `updatedAt` and appends an `edit`
- * action to its history. Returns `false`,
+ * Edits a pending hot row in place, stamps `lastModifiedBy` and `updatedAt`, gives it a new
+ * version and appends an `edit` action to its history. Returns `false`,
  * changing nothing, when the row is missing or not pending.
  */
 export function editPendingJob(tables: Tables, id: string, edit: PendingEdit, now: Date): boolean {
@@ -28,6 +28,7 @@ export function editPendingJob(tables: Tables, id: string, edit: PendingEdit, no
     at: new Date(now),
   });
   row.updatedAt = new Date(now);
+  tables.changedHot(row);
   return true;
 }
 

@@ -34,7 +34,7 @@ const GONE_NOTE: Record<BulkBatch['kind'], string> = {
   resurrect: 'changed or left the DLQ since the preview',
   'edit-resurrect': 'changed or left the DLQ since the preview',
   purge: 'changed or left the DLQ since the preview',
-  cancel: 'no longer pending or running',
+  cancel: 'changed (edited, claimed, …) or no longer pending or running since the preview',
 };
 
 /** A detached copy of a bulk action. */
@@ -173,6 +173,7 @@ export class MemoryBulk {
         items.map((item) => item.jobId),
         batch.actor,
         now,
+        new Map(items.map((item) => [item.jobId, item.version])),
       );
       return [...result.cancelled, ...result.requested];
     }

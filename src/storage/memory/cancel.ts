@@ -13,13 +13,15 @@ import type { Tables } from './tables.js';
  * Cancels hot rows by id, each id once, in input order. Pending and fetched rows move to the DLQ
  * as `Cancelled` with `Cancelled by <actor>` (lastModifiedBy `actor`, failed counter, failure
  * bucket); processing rows keep running but carry a cancel request (the first request's time and
- * actor are kept; a new request also stamps `updatedAt`). Ids not in the hot table are ignored.
+ * actor are kept; a new request also stamps `updatedAt`). Ids not in the hot table are ignored,
+ * and with `versions` (a bulk action's snapshot) so are rows whose version differs.
  */
 export function cancelJobs(
   tables: Tables,
   ids: readonly string[],
   actor: string,
   now: Date,
+  versions?: ReadonlyMap<string, number>,
 ): CancelResult {
   const result: CancelResult = { cancelled: [], requested: [] };
   const seen = new Set<string>();
@@ -28,6 +30,8 @@ export function cancelJobs(
     seen.add(id);
     const row = tables.hot.get(id);
     if (row === undefined) continue;
+    const expected = versions?.get(id);
+    if (expected !== undefined && tables.hotVersion(id) !== expected) continue;
     if (row.state === 'processing') {
       if (row.cancelRequestedAt === null) {
         row.cancelRequestedAt = new Date(now);
@@ -36,8 +40,7 @@ export function cancelJobs(
       }
       result.requested.push(id);
     } else {
-      row.lastModifiedBy = actor;
-      moveToDead(tables, row, now, 'Cancelled', `Cancelled by ${actor}`);
+      moveToDead(tables, row, now, 'Cancelled', `Cancelled by ${actor}`, actor);
       result.cancelled.push(id);
     }
   }

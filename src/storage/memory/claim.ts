@@ -83,6 +83,7 @@ export function claimJobs(
     row.workerId = request.workerId;
     row.leaseToken = leaseToken;
     row.updatedAt = new Date(now);
+    tables.changedHot(row);
   }
   const startCount = Math.max(0, Math.floor(request.startCount ?? 0));
   const leases = claimed

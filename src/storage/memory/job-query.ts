@@ -114,7 +114,7 @@ function words(text: string): Set<string> {
   return new Set(
     text
       .toLowerCase()
-      .split(/[^\p{L}\p{N}_]+/u)
+      .split(/[^\p{L}\p{N}]+/u)
       .filter(Boolean),
   );
 }
@@ -191,7 +191,11 @@ function candidates(tables: Tables, table: JobTable, query: TableQuery): Candida
         ? [...tables.archive.values()].map(fromArchive)
         : [...tables.dead.values()].map(fromDead);
   const versions = new Map(
-    table === 'dlq' ? [...tables.dead.values()].map((row) => [row.id, deadVersion(row)]) : [],
+    table === 'dlq'
+      ? [...tables.dead.values()].map((row) => [row.id, deadVersion(row)])
+      : table === 'hot'
+        ? [...tables.hot.keys()].map((id) => [id, tables.hotVersion(id)])
+        : [],
   );
   const sign = query.order === 'desc' ? -1 : 1;
   const list = source

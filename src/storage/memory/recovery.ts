@@ -35,7 +35,7 @@ export interface RescueOutcome {
 /**
  * Refreshes `heartbeatAt` and `updatedAt` (and the progress, when given) of every lease still
  * held in state processing; reports
- * per lease, in input order, whether it is alive and whether a cancel was requested.
+ * per lease, in input order, whether it is alive and whether (and by whom) a cancel was requested.
  */
 export function heartbeatJobs(
   tables: Tables,
@@ -44,11 +44,16 @@ export function heartbeatJobs(
 ): HeartbeatResult[] {
   return leases.map((lease) => {
     const row = heldRow(tables, lease, 'processing');
-    if (row === undefined) return { alive: false, cancelRequested: false };
+    if (row === undefined) return { alive: false, cancelRequested: false, cancelRequestedBy: null };
     row.heartbeatAt = new Date(now);
     row.updatedAt = new Date(now);
     if (lease.progress !== undefined) row.progress = lease.progress;
-    return { alive: true, cancelRequested: row.cancelRequestedAt !== null };
+    const cancelRequested = row.cancelRequestedAt !== null;
+    return {
+      alive: true,
+      cancelRequested,
+      cancelRequestedBy: cancelRequested ? row.cancelRequestedBy : null,
+    };
   });
 }
 

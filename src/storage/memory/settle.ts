@@ -56,14 +56,22 @@ function toArchived(
   };
 }
 
-/** The DLQ row a failed hot row becomes. */
+/**
+ * The DLQ row a failed hot row becomes. `startedAt` is kept only for a row moved from processing
+ * (a pending or fetched row did not run now). A cancel — a row carrying a cancel request, or
+ * `reason` `Cancelled` — appends a `cancel` action to the history (the requester, else `actor`, at
+ * the request time, else now) and makes the requester `lastModifiedBy` unless `actor` is given.
+ */
 function toDead(
   row: HotJob,
   now: Date,
   reason: FailureReason,
   error: string,
   fingerprint: string,
+  actor: string | null,
 ): DeadJob {
+  const cancel = row.cancelRequestedAt !== null || reason === 'Cancelled';
+  const requester = row.cancelRequestedBy ?? actor ?? 'unknown';
   return {
     id: row.id,
     queue: row.queue,
@@ -76,13 +84,22 @@ function toDead(
     lostAttempts: row.lostAttempts,
     workerId: row.workerId,
     createdBy: row.createdBy,
-    lastModifiedBy: row.lastModifiedBy,
+    lastModifiedBy:
+      actor ?? (reason === 'Cancelled' ? row.cancelRequestedBy : null) ?? row.lastModifiedBy,
     createdAt: new Date(row.createdAt),
-    startedAt: row.startedAt === null ? null : new Date(row.startedAt),
+    startedAt:
+      row.state === 'processing' && row.startedAt !== null ? new Date(row.startedAt) : null,
     failedAt: new Date(now),
     editedAt: null,
     fingerprint,
-    history: row.history,
+    history: cancel
+      ? appendHistory(row.history, {
+          kind: 'action',
+          action: 'cancel',
+          actor: requester,
+          at: new Date(row.cancelRequestedAt ?? now),
+        })
+      : row.history,
     progress: row.progress,
   };
 }
@@ -90,7 +107,7 @@ function toDead(
 /**
  * Hot → DLQ with `reason` and `error`: deletes the hot row (freeing its idempotency key), inserts
  * the DLQ row, adds one to the failed counter, the failure bucket of `reason` and the row's error
- * group.
+ * group. `actor` (default: none) is recorded as `lastModifiedBy`.
  */
 export function moveToDead(
   tables: Tables,
@@ -98,10 +115,11 @@ export function moveToDead(
   now: Date,
   reason: FailureReason,
   error: string,
+  actor: string | null = null,
 ): void {
   const signature = errorSignature(error);
   tables.deleteHot(row);
-  tables.dead.set(row.id, toDead(row, now, reason, error, signature.fingerprint));
+  tables.dead.set(row.id, toDead(row, now, reason, error, signature.fingerprint, actor));
   tables.addToGroup(signature, row.queue, row.type, now);
   recordFailure(tables, now, row.queue, reason);
 }

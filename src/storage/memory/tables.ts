@@ -49,6 +49,13 @@ export class Tables {
   readonly groups = new Map<string, GroupRow>();
   /** Unique index: idempotency key → id of the hot row holding it. */
   private readonly hotIdByKey = new Map<string, string>();
+  /**
+   * Versions of hot rows changed since they were inserted (claimed, edited): a bulk action's
+   * snapshot holds a hot job's version, and a batch skips the job when it moved on.
+   */
+  private readonly hotVersions = new Map<string, number>();
+  /** The last version handed out; every change takes the next, so versions never repeat. */
+  private lastVersion = 0;
 
   /** @param now Creation time, stamped on the seeded `default` queue. */
   constructor(now: Date) {
@@ -63,15 +70,28 @@ export class Tables {
   /** Adds a hot row and indexes its idempotency key. The caller checked id and key are free. */
   insertHot(row: HotJob): void {
     this.hot.set(row.id, row);
+    this.changedHot(row);
     if (row.idempotencyKey !== null) this.hotIdByKey.set(row.idempotencyKey, row.id);
   }
 
   /** Removes a hot row and frees its idempotency key. */
   deleteHot(row: HotJob): void {
     this.hot.delete(row.id);
+    this.hotVersions.delete(row.id);
     if (row.idempotencyKey !== null && this.hotIdByKey.get(row.idempotencyKey) === row.id) {
       this.hotIdByKey.delete(row.idempotencyKey);
     }
+  }
+
+  /** Gives a hot row a new version: it was inserted, claimed or edited. */
+  changedHot(row: HotJob): void {
+    this.lastVersion += 1;
+    this.hotVersions.set(row.id, this.lastVersion);
+  }
+
+  /** The version of a hot row (0 for an unknown id). */
+  hotVersion(id: string): number {
+    return this.hotVersions.get(id) ?? 0;
   }
 
   /** Inserts a queue row with default controls unless one exists; returns the stored row. */

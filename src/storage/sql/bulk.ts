@@ -160,7 +160,8 @@ export class SqlBulk {
     if (items.length === 0) return [];
     const ids = items.map((item) => item.jobId);
     if (batch.kind === 'cancel') {
-      const result = await cancelIn(tx, this.sql, ids, batch.actor);
+      const versions = new Map(items.map((item) => [item.jobId, item.version]));
+      const result = await cancelIn(tx, this.sql, ids, batch.actor, versions);
       return [...result.cancelled, ...result.requested];
     }
     const versions = items.map((item) => item.version);
@@ -220,5 +221,5 @@ const GONE_NOTE: Record<BulkKind, string> = {
   resurrect: 'changed or left the DLQ since the preview',
   'edit-resurrect': 'changed or left the DLQ since the preview',
   purge: 'changed or left the DLQ since the preview',
-  cancel: 'no longer pending or running',
+  cancel: 'changed (edited, claimed, …) or no longer pending or running since the preview',
 };

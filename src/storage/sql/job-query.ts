@@ -24,7 +24,11 @@ interface TableShape {
   finished: string | null;
   /** Error text column, if the table has one. */
   error: string | null;
-  /** The row's version (see `deadVersion`) as microseconds, named `version_us`. */
+  /**
+   * The row's version as microseconds, named `version_us`: for the DLQ its last in-place edit or
+   * its failure (see `deadVersion`), for the hot table its last claim, edit or resurrect (else
+   * its creation), for the archive 0 (no action takes archived jobs).
+   */
   version: string;
   /** The row as a summary. */
   summary: (row: Row) => JobSummary;
@@ -35,7 +39,7 @@ const TABLES: Record<JobTable, TableShape> = {
     name: 'jobs_hot',
     finished: null,
     error: 'last_error',
-    version: '0::bigint AS version_us',
+    version: `(extract(epoch FROM coalesce(changed_at, created_at)) * 1000000)::bigint AS version_us`,
     summary: (row) => {
       const job = hotJobOf(row);
       return {

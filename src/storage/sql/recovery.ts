@@ -130,17 +130,24 @@ export async function rescueIn(
  * Cancels `ids` in transaction `tx` (see `Store.cancel`): the hot rows among them are locked
  * (`FOR UPDATE`, id order), pending and fetched ones move to the DLQ, processing ones get a
  * cancel request unless they have one. Both lists follow the order of `ids`, each id once.
+ * With `versions` (a bulk action's snapshot), a row whose version differs is left alone.
  */
 export async function cancelIn(
   tx: Executor,
   sql: BoundQueries,
   ids: readonly string[],
   actor: string,
+  versions?: ReadonlyMap<string, number>,
 ): Promise<CancelResult> {
-  const rows = await tx.query<{ id: unknown; status: unknown }>(sql.cancel_lock, [ids]);
+  const rows = await tx.query<{ id: unknown; status: unknown; version_us: unknown }>(
+    sql.cancel_lock,
+    [ids],
+  );
   const idle: DlqMove[] = [];
   const running = new Set<string>();
   for (const row of rows) {
+    const expected = versions?.get(String(row.id));
+    if (expected !== undefined && toNumber(row.version_us) !== expected) continue;
     const status = toNumber(row.status);
     if (status === HOT_STATE_CODE.processing) {
       running.add(String(row.id));

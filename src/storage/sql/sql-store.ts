@@ -78,6 +78,7 @@ import {
   workerPresenceOf,
   queueStatsOf,
   toDate,
+  toStringOrNull,
   type Row,
 } from './rows.js';
 import { bindQueries, eventsChannel, validateSchema, wakeChannel } from './schema.js';
@@ -371,25 +372,30 @@ export class SqlStore implements Store {
       worker_id: unknown;
       lease_token: unknown;
       cancel_requested: unknown;
+      cancel_requested_by: unknown;
     }>(this.sql.heartbeat, [
       leases.map((l) => l.id),
       leases.map((l) => l.workerId),
       leases.map((l) => l.leaseToken),
       leases.map((l) => l.progress ?? null),
     ]);
-    const alive = new Map<string, boolean>();
+    const alive = new Map<string, HeartbeatResult>();
     for (const row of rows) {
-      alive.set(
-        leaseKey(String(row.id), String(row.worker_id), String(row.lease_token)),
-        row.cancel_requested === true,
-      );
+      const cancelRequested = row.cancel_requested === true;
+      alive.set(leaseKey(String(row.id), String(row.worker_id), String(row.lease_token)), {
+        alive: true,
+        cancelRequested,
+        cancelRequestedBy: cancelRequested ? toStringOrNull(row.cancel_requested_by) : null,
+      });
     }
-    return leases.map((lease) => {
-      const cancelRequested = alive.get(leaseKey(lease.id, lease.workerId, lease.leaseToken));
-      return cancelRequested === undefined
-        ? { alive: false, cancelRequested: false }
-        : { alive: true, cancelRequested };
-    });
+    return leases.map(
+      (lease) =>
+        alive.get(leaseKey(lease.id, lease.workerId, lease.leaseToken)) ?? {
+          alive: false,
+          cancelRequested: false,
+          cancelRequestedBy: null,
+        },
+    );
   }
 
   /** {@inheritDoc Store.rescue} */

@@ -3,8 +3,10 @@
 -- Parameters: $1 ids (text[]).
 -- Locking: FOR UPDATE in id order (waits for a claim, start or settle in flight; never deadlocks
 --   with another cancel). A row that was deleted meanwhile is not returned.
--- Returns: id and status of each hot row found.
-SELECT h.id, h.status
+-- Returns: id, status and version_us (the row's version for bulk snapshots: changed_at, else
+--   created_at, in microseconds since the epoch) of each hot row found.
+SELECT h.id, h.status,
+       (extract(epoch FROM coalesce(h.changed_at, h.created_at)) * 1000000)::bigint AS version_us
 FROM :SCHEMA.jobs_hot h
 WHERE h.id = ANY($1::text[])
 ORDER BY h.id

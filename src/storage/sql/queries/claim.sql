@@ -1,5 +1,5 @@
 -- Purpose: claim due pending jobs: pending → fetched with the worker id and one lease token for
---   the whole batch. Rows carrying a cancel request are never claimed (rescue moves them to
+--   the whole batch, changed_at stamped (the row's version for bulk snapshots). Rows carrying a cancel request are never claimed (rescue moves them to
 --   the DLQ), nor rows of job types the worker cannot run. Per eligible queue (not paused,
 --   active, in the list if given) take up to least(limit, room) rows, room = max_workers −
 --   (fetched + processing) or limit when uncapped; then keep the best `limit` rows overall by
@@ -62,7 +62,7 @@ claimed AS (
       attempts = h.attempts + CASE WHEN h.id = ANY(s.ids) THEN 1 ELSE 0 END,
       started_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.started_at END,
       heartbeat_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.heartbeat_at END,
-      worker_id = $1::text, lease_token = $4::text, updated_at = now()
+      worker_id = $1::text, lease_token = $4::text, updated_at = now(), changed_at = now()
   FROM started s
   WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING h.*

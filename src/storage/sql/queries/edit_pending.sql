@@ -1,5 +1,5 @@
 -- Purpose: edit a pending job in place (payload, tags, priority, run-at); other states are
---   untouched. The edit is appended to the bounded history (last 20 entries) with its actor.
+--   untouched; changed_at (the row's version for bulk snapshots) is stamped. The edit is appended to the bounded history (last 20 entries) with its actor.
 -- Parameters: $1 id (text), $2 payload (text) or NULL to keep, $3 replace tags (boolean),
 --   $4 tags (text), $5 priority (int) or NULL to keep, $6 actor (text), $7 delay in ms from now
 --   (float8) or NULL to keep run_at.
@@ -16,6 +16,7 @@ SET payload = coalesce($2::text, payload),
       coalesce(history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
         'kind', 'action', 'action', 'edit', 'actor', $6::text, 'at', now())),
       '$[last - 19 to last]'),
-    updated_at = now()
+    updated_at = now(),
+    changed_at = now()
 WHERE id = $1::text AND status = :PENDING
 RETURNING id

@@ -4,8 +4,8 @@
 --   $4 progress real[] (NULL elements keep the stored value).
 -- Locking: row locks on the updated hot rows (UPDATE). A row that rescue has locked makes this
 --   wait; once rescue commits, the row is gone or no longer matches, so the lease reads as lost.
--- Returns: id, worker_id, lease_token and cancel_requested (boolean) of every lease still alive;
---   leases not returned are lost.
+-- Returns: id, worker_id, lease_token, cancel_requested (boolean) and cancel_requested_by (the
+--   requester's actor) of every lease still alive; leases not returned are lost.
 UPDATE :SCHEMA.jobs_hot h
 SET heartbeat_at = now(),
     progress = coalesce(l.progress, h.progress),
@@ -16,4 +16,5 @@ WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
   AND h.status = :PROCESSING
-RETURNING h.id, h.worker_id, h.lease_token, h.cancel_requested_at IS NOT NULL AS cancel_requested
+RETURNING h.id, h.worker_id, h.lease_token, h.cancel_requested_at IS NOT NULL AS cancel_requested,
+          h.cancel_requested_by

@@ -1,8 +1,14 @@
 -- Purpose: move hot rows → DLQ with a reason and error per row, with the failed counter and the
 --   failure metric bucket (per reason) and the row's error group (dlq_error_groups) changed by
---   exactly the rows moved; lost_attempts, started_at, progress and the bounded history are
---   carried over (the final run is read from the DLQ row's own columns). The one statement behind every DLQ move: a worker's settle (lease-guarded),
---   cancel and the rescue steps (their rows are already locked and checked).
+--   exactly the rows moved; lost_attempts, progress and the bounded history are carried over (the
+--   final run is read from the DLQ row's own columns). started_at is kept only for a row moved
+--   from processing: a pending or fetched row did not run now (a cancel, an open circuit), and
+--   its DLQ row says so with a NULL start. A cancel — a row carrying a cancel request, or moved
+--   with reason Cancelled (code 1) — appends a `cancel` action to the history: the requester
+--   (the stored cancel_requested_by, else $5) at the request time (else now), and the requester
+--   becomes last_modified_by unless $5 names someone. The one statement behind every DLQ move: a
+--   worker's settle (lease-guarded), cancel and the rescue steps (their rows are already locked
+--   and checked).
 -- Parameters (parallel arrays): $1 id text[], $2 expected status smallint[] (0 pending,
 --   1 fetched, 2 processing), $3 failure reason code smallint[], $4 error text[],
 --   $5 last_modified_by text[] (NULL elements keep the row's), $6 worker id text[] and
@@ -26,9 +32,20 @@ moved AS (
     AND h.status = i.from_status
     AND (i.worker_id IS NULL OR (h.worker_id = i.worker_id AND h.lease_token = i.lease_token))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
-            h.created_by, coalesce(i.actor, h.last_modified_by) AS last_modified_by,
-            h.created_at, h.started_at, h.progress, h.history, i.reason, i.error, i.fingerprint,
-            i.error_class, i.message, i.frame
+            h.created_by,
+            coalesce(i.actor, CASE WHEN i.reason = 1 THEN h.cancel_requested_by END,
+                     h.last_modified_by) AS last_modified_by,
+            h.created_at,
+            CASE WHEN h.status = :PROCESSING THEN h.started_at END AS started_at,
+            h.progress,
+            CASE WHEN h.cancel_requested_at IS NOT NULL OR i.reason = 1
+              THEN jsonb_path_query_array(coalesce(h.history, '[]'::jsonb) || jsonb_build_array(
+                jsonb_build_object('kind', 'action', 'action', 'cancel',
+                                   'actor', coalesce(h.cancel_requested_by, i.actor, 'unknown'),
+                                   'at', coalesce(h.cancel_requested_at, now()))),
+                '$[last - 19 to last]')
+              ELSE h.history END AS history,
+            i.reason, i.error, i.fingerprint, i.error_class, i.message, i.frame
 ),
 ins AS (
   INSERT INTO :SCHEMA.jobs_dlq (id, queue, type, payload, tags, failure_reason, error_details,

@@ -1,6 +1,6 @@
 -- Purpose: move DLQ jobs back to pending in one statement: attempts and lost_attempts 0, no
 --   idempotency key, no cancel request, due now, no worker; payload/tags/priority from the
---   options; lifetime counters unchanged. The dead run (from the DLQ row's columns) and the
+--   options; lifetime counters unchanged; changed_at (the hot row's version) now. The dead run (from the DLQ row's columns) and the
 --   resurrect action with its actor are appended to the bounded history (last 20 entries), and
 --   the rows leave their error groups. Ids that are also in the hot table (re-enqueued
 --   meanwhile) are left in the DLQ.
@@ -41,7 +41,7 @@ ins AS (
                                 attempts, lost_attempts, worker_id, lease_token, run_at,
                                 created_at, cancel_requested_at, cancel_requested_by,
                                 started_at, heartbeat_at, updated_at, created_by,
-                                last_modified_by, last_error, history)
+                                last_modified_by, last_error, history, changed_at)
   SELECT id, queue, type, coalesce(new_payload, payload),
          CASE WHEN $4::boolean THEN $5::text ELSE tags END,
          NULL, $6::int, 0, 0, 0, NULL, NULL, now(), created_at, NULL, NULL, NULL, NULL, now(),
@@ -53,7 +53,8 @@ ins AS (
                               'reason', failure_reason, 'error', left(error_details, 1000)),
            jsonb_build_object('kind', 'action', 'action', 'resurrect', 'actor', $2::text,
                               'at', now())),
-           '$[last - 19 to last]')
+           '$[last - 19 to last]'),
+         now()
   FROM moved
   RETURNING id
 )

@@ -1,0 +1,49 @@
+/** The dead-letter queue: error groups, in-place edits, resurrect and purge of chosen jobs. */
+import type { ChokaQ } from '../../chokaq.js';
+import type { DeadJobEdit } from '../../chokaq.js';
+import { bodyOf, queryJson, type Route } from '../routes.js';
+import { actorOptions } from './inputs.js';
+
+interface IdsBody {
+  ids: string[];
+  reason?: string;
+}
+
+/** The routes of `api/dlq`. */
+export function dlqRoutes(chokaq: ChokaQ): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: 'dlq/groups',
+      access: 'read',
+      handle: ({ query }) => chokaq.dlq.groups(queryJson(query)),
+    },
+    {
+      method: 'POST',
+      path: 'dlq/:id/edit',
+      access: 'operate',
+      handle: async ({ params, body, caller }) => {
+        const b = bodyOf<Omit<DeadJobEdit, 'actor'>>(body, ['payload', 'tags', 'reason']);
+        return { edited: await chokaq.dlq.edit(params.id!, { ...b, actor: caller.actor }) };
+      },
+    },
+    {
+      method: 'POST',
+      path: 'dlq/resurrect',
+      access: 'operate',
+      handle: async ({ body, caller }) => {
+        const b = bodyOf<IdsBody>(body, ['ids', 'reason']);
+        return { moved: await chokaq.dlq.resurrect(b.ids, actorOptions(caller, b.reason)) };
+      },
+    },
+    {
+      method: 'POST',
+      path: 'dlq/purge',
+      access: 'operate',
+      handle: async ({ body, caller }) => {
+        const b = bodyOf<IdsBody>(body, ['ids', 'reason']);
+        return { purged: await chokaq.dlq.purge(b.ids, actorOptions(caller, b.reason)) };
+      },
+    },
+  ];
+}

@@ -1,0 +1,18 @@
+/** Small input conversions the routes share. */
+import type { ActorOptions } from '../../chokaq.js';
+import { invalid } from '../../util/check.js';
+import type { Caller } from '../access.js';
+
+/** A Date from an ISO 8601 text in a JSON body. */
+export function dateOf(value: unknown, field: string): Date {
+  const date = typeof value === 'string' ? new Date(value) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw invalid('CHOKAQ_INVALID_ARGUMENT', field, 'an ISO 8601 time', value);
+  }
+  return date;
+}
+
+/** The actor of the caller (never taken from the body) and the body's reason. */
+export function actorOptions(caller: Caller, reason: string | undefined): ActorOptions {
+  return reason === undefined ? { actor: caller.actor } : { actor: caller.actor, reason };
+}

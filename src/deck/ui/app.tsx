@@ -1,0 +1,164 @@
+/** The frame of The Deck: session gate, navigation, the panel of the route, toasts. */
+import { useEffect, useState } from 'preact/hooks';
+import { Toasts } from './components/toasts.js';
+import { loadSession, type Session } from './lib/api.js';
+import { startFeed, useFeed } from './lib/feed.js';
+import { applyPrefs, loadPrefs, type Skin, type Theme } from './lib/prefs.js';
+import { href, useRoute, type Route } from './lib/route.js';
+import { AuditPanel } from './panels/audit.js';
+import { BulkPanel } from './panels/bulk-list.js';
+import { InboxPanel } from './panels/inbox.js';
+import { InspectorPanel } from './panels/inspector.js';
+import { JobsPanel } from './panels/jobs.js';
+import { OverviewPanel } from './panels/overview.js';
+import { QueuesPanel } from './panels/queues.js';
+import { SignIn } from './panels/sign-in.js';
+import { SystemPanel } from './panels/system.js';
+
+const NAV: [string, string, string][] = [
+  ['overview', 'Overview', 'g o'],
+  ['queues', 'Queues', 'g q'],
+  ['jobs', 'Jobs', 'g j'],
+  ['inbox', 'Failures', 'g f'],
+  ['bulk', 'Bulk actions', 'g b'],
+  ['audit', 'Audit', 'g a'],
+  ['system', 'System', 'g s'],
+];
+
+/** The app. */
+export function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  const refresh = () => loadSession().then(setSession, (e: unknown) => setFailed(String(e)));
+  useEffect(() => {
+    applyPrefs(loadPrefs(), false);
+    void refresh();
+  }, []);
+  if (failed) return <main class="center">The Deck cannot reach its server: {failed}</main>;
+  if (session === null) return <main class="center">Loading…</main>;
+  if (session.access === 'none') return <SignIn onSignedIn={() => void refresh()} />;
+  return <Signed session={session} />;
+}
+
+function Signed({ session }: { session: Session }) {
+  const route = useRoute();
+  const feed = useFeed();
+  useEffect(() => startFeed(), []);
+  useKeyboard();
+  const operate = session.access === 'operate';
+  const section = route.parts[0] ?? 'overview';
+  return (
+    <div class="shell">
+      <header class="top">
+        <a class="brand" href={href('overview')}>
+          ChokaQ <span>The Deck</span>
+        </a>
+        {session.environment && <span class="env">{session.environment}</span>}
+        <span class={feed.connected ? 'live on' : 'live'} title="live feed">
+          {feed.connected ? 'live' : 'offline'}
+        </span>
+        <span class="spacer" />
+        <span class="who" title={`access: ${session.access}`}>
+          {session.actor} · {session.access}
+        </span>
+        <LookMenu />
+      </header>
+      <nav class="side" aria-label="Panels">
+        {NAV.map(([id, label, keys]) => (
+          <a
+            key={id}
+            href={href(id)}
+            class={section === id ? 'active' : ''}
+            title={`${label} (${keys})`}
+          >
+            {label}
+          </a>
+        ))}
+      </nav>
+      <main class="main">
+        <Panel route={route} operate={operate} />
+      </main>
+      <Toasts />
+    </div>
+  );
+}
+
+function Panel({ route, operate }: { route: Route; operate: boolean }) {
+  const [section, sub] = route.parts;
+  switch (section) {
+    case 'queues':
+      return <QueuesPanel operate={operate} />;
+    case 'jobs':
+      return <JobsPanel tab={sub} params={route.params} operate={operate} />;
+    case 'job':
+      return <InspectorPanel id={sub ?? ''} operate={operate} />;
+    case 'inbox':
+      return <InboxPanel operate={operate} />;
+    case 'bulk':
+      return <BulkPanel id={sub} operate={operate} />;
+    case 'audit':
+      return <AuditPanel />;
+    case 'system':
+      return <SystemPanel />;
+    default:
+      return <OverviewPanel />;
+  }
+}
+
+function LookMenu() {
+  const [prefs, setPrefs] = useState(loadPrefs);
+  const set = (next: { skin: Skin; theme: Theme }) => {
+    applyPrefs(next);
+    setPrefs(next);
+  };
+  return (
+    <span class="look">
+      <select
+        aria-label="Skin"
+        value={prefs.skin}
+        onChange={(e) => set({ ...prefs, skin: (e.target as HTMLSelectElement).value as Skin })}
+      >
+        <option value="blueprint">blueprint</option>
+        <option value="carbon">carbon</option>
+      </select>
+      <select
+        aria-label="Theme"
+        value={prefs.theme}
+        onChange={(e) => set({ ...prefs, theme: (e.target as HTMLSelectElement).value as Theme })}
+      >
+        <option value="system">system</option>
+        <option value="light">light</option>
+        <option value="dark">dark</option>
+      </select>
+    </span>
+  );
+}
+
+/** `g` then a letter goes to a panel; `/` focuses the page's search field. */
+function useKeyboard(): void {
+  useEffect(() => {
+    let leader = false;
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement;
+      if (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || e.metaKey || e.ctrlKey)
+        return;
+      if (e.key === '/') {
+        const search = document.querySelector<HTMLInputElement>('[data-search]');
+        if (search) {
+          e.preventDefault();
+          search.focus();
+        }
+        return;
+      }
+      if (leader) {
+        leader = false;
+        const match = NAV.find(([, , keys]) => keys === `g ${e.key}`);
+        if (match) location.hash = href(match[0]);
+        return;
+      }
+      if (e.key === 'g') leader = true;
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
+}

@@ -1,0 +1,62 @@
+/**
+ * Calls of The Deck's JSON API, relative to the page (so any mount prefix works). Changes carry
+ * the session's CSRF token; errors come back as {@link ApiError} with the server's code.
+ */
+
+/** An error answer of the API. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Who the browser is. */
+export interface Session {
+  access: 'none' | 'read' | 'operate';
+  actor: string | null;
+  csrf: string | null;
+  environment: string | null;
+  version: string;
+}
+
+let csrf: string | null = null;
+
+async function parse<T>(res: Response): Promise<T> {
+  const body = (await res.json().catch(() => null)) as {
+    error?: { code: string; message: string; field?: string };
+  } | null;
+  if (!res.ok) {
+    const e = body?.error;
+    throw new ApiError(res.status, e?.code ?? 'HTTP', e?.message ?? res.statusText, e?.field);
+  }
+  return body as T;
+}
+
+/** Reads `api/<path>`; `q` travels as the JSON parameter filters use. */
+export async function get<T>(path: string, q?: object): Promise<T> {
+  const query = q === undefined ? '' : `?q=${encodeURIComponent(JSON.stringify(q))}`;
+  return parse<T>(await fetch(`api/${path}${query}`, { credentials: 'same-origin' }));
+}
+
+/** Sends a change to `api/<path>` as JSON. */
+export async function post<T>(path: string, body: object = {}): Promise<T> {
+  const res = await fetch(`api/${path}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', ...(csrf ? { 'x-chokaq-csrf': csrf } : {}) },
+    body: JSON.stringify(body),
+  });
+  return parse<T>(res);
+}
+
+/** Reads the session (and keeps its CSRF token for later changes). */
+export async function loadSession(): Promise<Session> {
+  const session = await get<Session>('session');
+  csrf = session.csrf;
+  return session;
+}

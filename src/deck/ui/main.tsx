@@ -1,0 +1,6 @@
+/** The Deck's front end: mounts the app. */
+import { render } from 'preact';
+import { App } from './app.js';
+import './styles/app.css';
+
+render(<App />, document.getElementById('deck')!);

@@ -1,0 +1,74 @@
+/** The audit console: every operator action with its actor, reason, target and outcome. */
+import { useState } from 'preact/hooks';
+import type { AuditEntry } from '../../../storage/bulk.js';
+import { JsonView } from '../components/json-view.js';
+import { get } from '../lib/api.js';
+import { useData } from '../lib/data.js';
+import { useFeed } from '../lib/feed.js';
+import { ago, exact } from '../lib/format.js';
+
+const PAGE = 100;
+
+/** The audit panel. */
+export function AuditPanel() {
+  const feed = useFeed();
+  const [before, setBefore] = useState<string[]>([]);
+  const cursor = before[before.length - 1];
+  const entries = useData(
+    () => get<AuditEntry[]>('audit', { limit: PAGE, ...(cursor ? { before: cursor } : {}) }),
+    cursor ?? '',
+    cursor ? undefined : feed.changes,
+  );
+  const rows = entries.data ?? [];
+  return (
+    <section aria-labelledby="audit-title">
+      <h1 id="audit-title">Audit trail</h1>
+      <table class="grid" aria-label="Audit trail">
+        <thead>
+          <tr>
+            <th>When</th>
+            <th>Actor</th>
+            <th>Action</th>
+            <th>Reason</th>
+            <th>Target</th>
+            <th>Outcome</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((e) => (
+            <tr key={e.id} data-audit={e.action}>
+              <td title={exact(e.at)}>{ago(e.at)}</td>
+              <td>{e.actor}</td>
+              <td>{e.action}</td>
+              <td>{e.reason ?? '—'}</td>
+              <td>
+                <JsonView value={e.target} />
+              </td>
+              <td>
+                <JsonView value={e.outcome} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="pager">
+        <button
+          type="button"
+          class="ghost"
+          disabled={before.length === 0}
+          onClick={() => setBefore(before.slice(0, -1))}
+        >
+          ← Newer
+        </button>
+        <button
+          type="button"
+          class="ghost"
+          disabled={rows.length < PAGE}
+          onClick={() => setBefore([...before, rows[rows.length - 1]!.id])}
+        >
+          Older →
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,249 @@
+/**
+ * One job wherever it is (a permalink: `#/job/<id>` follows it from hot to archive or DLQ):
+ * its metadata, the timeline of every kept run with its error, operator actions and cancel
+ * requests, its payload, result and progress, and what an operator can do to it there.
+ */
+import { useState } from 'preact/hooks';
+import type { JobDetail } from '../../../operator/jobs.js';
+import type { TimelineEntry } from '../../../operator/timeline.js';
+import { JsonView } from '../components/json-view.js';
+import { toast, toastError } from '../components/toasts.js';
+import { get, post } from '../lib/api.js';
+import { useData } from '../lib/data.js';
+import { useFeed } from '../lib/feed.js';
+import { ago, duration, exact } from '../lib/format.js';
+import { href } from '../lib/route.js';
+import { CodeDialog } from './code-dialog.js';
+import { EditorDialog } from './editor.js';
+
+/** The inspector of job `id`. */
+export function InspectorPanel({ id, operate }: { id: string; operate: boolean }) {
+  const feed = useFeed();
+  const detail = useData(() => get<JobDetail>(`jobs/${encodeURIComponent(id)}`), id, feed.changes);
+  const [editing, setEditing] = useState(false);
+  const [code, setCode] = useState(false);
+  if (detail.error?.status === 404) {
+    return (
+      <section>
+        <h1 class="mono">{id}</h1>
+        <p>
+          No job with this id is in the hot table, the archive or the DLQ (it may have been purged
+          by retention).
+        </p>
+      </section>
+    );
+  }
+  if (detail.error) return <p class="error">{detail.error.message}</p>;
+  if (!detail.data) return <p>Loading…</p>;
+  const { found, timeline, runsNotKept, state } = detail.data;
+  const job = found.job;
+  const act = async (path: string, body: object, done: string) => {
+    try {
+      await post(path, body);
+      toast(done);
+      detail.reload();
+    } catch (e) {
+      toastError(e);
+    }
+  };
+  const editable = operate && (state === 'pending' || state === 'dead');
+  return (
+    <section aria-labelledby="job-title">
+      <div class="title-row">
+        <h1 id="job-title" class="mono">
+          {job.id}
+        </h1>
+        <span class={`pill state-${state}`} data-state={state}>
+          {state}
+        </span>
+        <span class="spacer" />
+        <button type="button" class="ghost small" onClick={() => setCode(true)}>
+          Copy as code
+        </button>
+        {editable && (
+          <button type="button" class="small" onClick={() => setEditing(true)}>
+            Edit…
+          </button>
+        )}
+        {operate && found.where === 'dlq' && (
+          <>
+            <button
+              type="button"
+              class="small"
+              onClick={() => void act('dlq/resurrect', { ids: [job.id] }, 'Resurrected')}
+            >
+              Resurrect
+            </button>
+            <button
+              type="button"
+              class="small danger"
+              onClick={() =>
+                confirm(`Purge ${job.id} for good?`) &&
+                void act('dlq/purge', { ids: [job.id] }, 'Purged')
+              }
+            >
+              Purge
+            </button>
+          </>
+        )}
+        {operate && found.where === 'hot' && (
+          <button
+            type="button"
+            class="small danger"
+            onClick={() => void act('jobs/cancel', { ids: [job.id] }, 'Cancel requested')}
+          >
+            Cancel
+          </button>
+        )}
+      </div>
+      <dl class="meta">
+        <dt>Type</dt>
+        <dd>{job.type}</dd>
+        <dt>Queue</dt>
+        <dd>
+          <a href={href('jobs', 'active', { q: { queue: job.queue } })}>{job.queue}</a>
+        </dd>
+        <dt>Where</dt>
+        <dd>
+          {found.where === 'hot' ? 'hot table' : found.where === 'archive' ? 'archive' : 'DLQ'}
+        </dd>
+        <dt>Attempts</dt>
+        <dd>
+          {job.attempts}
+          {job.lostAttempts > 0 && <span class="muted"> (+{job.lostAttempts} lost, refunded)</span>}
+        </dd>
+        <dt>Created</dt>
+        <dd title={exact(job.createdAt)}>
+          {ago(job.createdAt)} {job.createdBy && <span class="muted">by {job.createdBy}</span>}
+        </dd>
+        {found.where === 'hot' && (
+          <>
+            <dt>Priority</dt>
+            <dd>{found.job.priority}</dd>
+            <dt>Runs at</dt>
+            <dd title={exact(found.job.runAt)}>{ago(found.job.runAt)}</dd>
+          </>
+        )}
+        {found.where === 'archive' && (
+          <>
+            <dt>Succeeded</dt>
+            <dd title={exact(found.job.finishedAt)}>
+              {ago(found.job.finishedAt)}
+              {found.job.durationMs !== null && (
+                <span class="muted"> in {duration(found.job.durationMs)}</span>
+              )}
+            </dd>
+          </>
+        )}
+        {found.where === 'dlq' && (
+          <>
+            <dt>Failed</dt>
+            <dd title={exact(found.job.failedAt)}>
+              {ago(found.job.failedAt)} · {found.job.reason}
+            </dd>
+            <dt>Error group</dt>
+            <dd>
+              <a
+                class="mono"
+                href={href('jobs', 'dlq', { q: { errorGroup: found.job.fingerprint } })}
+              >
+                {found.job.fingerprint}
+              </a>
+            </dd>
+          </>
+        )}
+        <dt>Tags</dt>
+        <dd>{job.tags ?? '—'}</dd>
+        <dt>Worker</dt>
+        <dd class="mono">{job.workerId ?? '—'}</dd>
+        <dt>Last changed by</dt>
+        <dd>{job.lastModifiedBy ?? '—'}</dd>
+      </dl>
+      {'progress' in job && job.progress !== null && (
+        <p>
+          Progress <progress max={100} value={job.progress} aria-label="progress" /> {job.progress}{' '}
+          %
+        </p>
+      )}
+      <h2>Timeline</h2>
+      {runsNotKept > 0 && <p class="muted">{runsNotKept} older runs are not kept.</p>}
+      <ol class="timeline" aria-label="Timeline">
+        {timeline.map((entry, k) => (
+          <TimelineItem key={k} entry={entry} />
+        ))}
+      </ol>
+      <h2>Payload</h2>
+      <JsonView value={JSON.parse(job.payload) as unknown} label="Payload" />
+      {found.where === 'archive' && found.job.result !== null && (
+        <>
+          <h2>Result</h2>
+          <JsonView value={JSON.parse(found.job.result) as unknown} label="Result" />
+        </>
+      )}
+      {found.where === 'dlq' && found.job.errorDetails && (
+        <>
+          <h2>Error</h2>
+          <pre class="error-details">{found.job.errorDetails}</pre>
+        </>
+      )}
+      {editing && (
+        <EditorDialog
+          detail={detail.data}
+          onClose={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            detail.reload();
+          }}
+        />
+      )}
+      {code && (
+        <CodeDialog
+          title="This job as code"
+          code={{
+            cli: `chokaq jobs show ${job.id} --json`,
+            api: `await chokaq.jobs.get(${JSON.stringify(job.id)});`,
+          }}
+          onClose={() => setCode(false)}
+        />
+      )}
+    </section>
+  );
+}
+
+function TimelineItem({ entry }: { entry: TimelineEntry }) {
+  switch (entry.kind) {
+    case 'enqueued':
+      return (
+        <li class="tl-enqueued" title={exact(entry.at)}>
+          Enqueued {ago(entry.at)} {entry.actor && `by ${entry.actor}`}
+        </li>
+      );
+    case 'run': {
+      const took =
+        entry.startedAt && entry.endedAt
+          ? duration(Date.parse(String(entry.endedAt)) - Date.parse(String(entry.startedAt)))
+          : null;
+      return (
+        <li class={`tl-run tl-${entry.outcome}`} title={exact(entry.at)}>
+          <b>Attempt {entry.attempt}</b> · {entry.outcome}
+          {entry.reason && ` (${entry.reason})`} · {ago(entry.at)}
+          {took && ` · ran ${took}`}
+          {entry.workerId && <span class="muted mono"> on {entry.workerId}</span>}
+          {entry.error && <pre class="error-details">{entry.error}</pre>}
+        </li>
+      );
+    }
+    case 'action':
+      return (
+        <li class="tl-action" title={exact(entry.at)}>
+          {entry.action} by {entry.actor} {ago(entry.at)}
+        </li>
+      );
+    case 'cancel-requested':
+      return (
+        <li class="tl-cancel" title={exact(entry.at)}>
+          Cancel requested {entry.actor && `by ${entry.actor}`} {ago(entry.at)}
+        </li>
+      );
+  }
+}

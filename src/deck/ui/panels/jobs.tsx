@@ -1,0 +1,323 @@
+/**
+ * The job matrix: Active, Archive and DLQ tabs over the operator query, with its filters (kept
+ * in the URL: a saved view is a link), server-side keyset paging, a count that says when it is
+ * an estimate, multi-select (shift-click for a range, or every job the filter matches) and bulk
+ * actions with a preview.
+ */
+import { useState } from 'preact/hooks';
+import type { JobCount, JobPage } from '../../../operator/jobs.js';
+import type { JobQuery } from '../../../operator/query-input.js';
+import type { JobSummary } from '../../../storage/model.js';
+import { get } from '../lib/api.js';
+import { queryAsCode } from '../lib/copy-as-code.js';
+import { useData } from '../lib/data.js';
+import { useFeed } from '../lib/feed.js';
+import { ago, count, exact } from '../lib/format.js';
+import { href, navigate } from '../lib/route.js';
+import { BulkDialog, type BulkRequestDraft } from './bulk-dialog.js';
+import { CodeDialog } from './code-dialog.js';
+import { FilterBar } from './filters.js';
+
+/** The tabs and the states each shows. */
+export const TABS = {
+  active: { label: 'Active', states: ['pending', 'fetched', 'processing'] },
+  archive: { label: 'Archive', states: ['succeeded'] },
+  dlq: { label: 'DLQ', states: ['dead'] },
+} as const;
+export type Tab = keyof typeof TABS;
+
+const PAGE_SIZE = 50;
+
+/** Reads the view's query from the URL (`q`), ignoring what is not an object. */
+function viewQuery(params: URLSearchParams): JobQuery {
+  try {
+    const value = JSON.parse(params.get('q') ?? '{}') as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The jobs panel. */
+export function JobsPanel(props: {
+  tab: string | undefined;
+  params: URLSearchParams;
+  operate: boolean;
+}) {
+  const tab: Tab = props.tab && props.tab in TABS ? (props.tab as Tab) : 'active';
+  const view = viewQuery(props.params);
+  const query: JobQuery = { state: [...TABS[tab].states], ...view };
+  const key = JSON.stringify({ tab, query });
+  const [cursors, setCursors] = useState<{ key: string; stack: (string | undefined)[] }>({
+    key,
+    stack: [undefined],
+  });
+  const stack = cursors.key === key ? cursors.stack : [undefined];
+  const cursor = stack[stack.length - 1];
+  const [selected, setSelected] = useState<{
+    key: string;
+    ids: string[];
+    all: boolean;
+    anchor: number;
+  }>({
+    key,
+    ids: [],
+    all: false,
+    anchor: -1,
+  });
+  const selection = selected.key === key ? selected : { key, ids: [], all: false, anchor: -1 };
+  const feed = useFeed();
+  // The page holds still while rows are chosen, so the selection keeps meaning what it showed.
+  const live = selection.ids.length === 0 && !selection.all ? feed.changes : undefined;
+  const page = useData(
+    () => get<JobPage>('jobs', { ...query, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+    `${key}|${cursor ?? ''}`,
+    live,
+  );
+  const total = useData(() => get<JobCount>('jobs/count', query), key, live);
+  const [bulk, setBulk] = useState<BulkRequestDraft | null>(null);
+  const [code, setCode] = useState(false);
+  const jobs = page.data?.jobs ?? [];
+
+  const setView = (next: JobQuery) =>
+    navigate(href('jobs', tab, Object.keys(next).length ? { q: next } : {}));
+  const toggle = (index: number, shift: boolean) => {
+    const id = jobs[index]!.id;
+    let ids = selection.ids;
+    if (shift && selection.anchor >= 0) {
+      const [from, to] = [Math.min(selection.anchor, index), Math.max(selection.anchor, index)];
+      ids = [...new Set([...ids, ...jobs.slice(from, to + 1).map((j) => j.id)])];
+    } else ids = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id];
+    setSelected({ key, ids, all: false, anchor: index });
+  };
+  const target = selection.all ? { query } : { ids: selection.ids };
+  const chosen = selection.all ? (total.data?.count ?? 0) : selection.ids.length;
+
+  return (
+    <section aria-labelledby="jobs-title">
+      <h1 id="jobs-title">Jobs</h1>
+      <div class="tabs" role="tablist">
+        {(Object.keys(TABS) as Tab[]).map((t) => (
+          <a
+            key={t}
+            role="tab"
+            aria-selected={t === tab}
+            class={t === tab ? 'active' : ''}
+            href={href('jobs', t, Object.keys(view).length ? { q: view } : {})}
+          >
+            {TABS[t].label}
+          </a>
+        ))}
+        <span class="spacer" />
+        <button type="button" class="ghost small" onClick={() => setCode(true)}>
+          Copy as code
+        </button>
+      </div>
+      <FilterBar tab={tab} query={view} onChange={setView} />
+      <div class="toolbar">
+        <span class="muted" data-count>
+          {total.data
+            ? `${total.data.exact ? '' : '≈ '}${count(total.data.count)} jobs${total.data.exact ? '' : ' (estimate)'}`
+            : '…'}
+        </span>
+        {page.data?.scan && !page.data.scan.complete && (
+          <span class="warn-text">
+            payload scan stopped after {count(page.data.scan.rowsPerTable)} rows per table: follow
+            Next to scan on
+          </span>
+        )}
+        <span class="spacer" />
+        {props.operate && jobs.length > 0 && (
+          <BulkBar
+            tab={tab}
+            chosen={chosen}
+            all={selection.all}
+            matching={total.data?.count ?? null}
+            onSelectAll={() => setSelected({ key, ids: [], all: true, anchor: -1 })}
+            onClear={() => setSelected({ key, ids: [], all: false, anchor: -1 })}
+            onAction={(action) => setBulk({ action, target })}
+          />
+        )}
+      </div>
+      {page.error && <p class="error">{page.error.message}</p>}
+      <JobTable
+        jobs={jobs}
+        tab={tab}
+        operate={props.operate}
+        selected={selection.all ? null : selection.ids}
+        onToggle={toggle}
+      />
+      <div class="pager">
+        <button
+          type="button"
+          class="ghost"
+          disabled={stack.length <= 1}
+          onClick={() => setCursors({ key, stack: stack.slice(0, -1) })}
+        >
+          ← Previous
+        </button>
+        <span class="muted">page {stack.length}</span>
+        <button
+          type="button"
+          class="ghost"
+          disabled={!page.data?.nextCursor}
+          onClick={() => setCursors({ key, stack: [...stack, page.data!.nextCursor!] })}
+        >
+          Next →
+        </button>
+      </div>
+      {bulk && (
+        <BulkDialog
+          draft={bulk}
+          onClose={() => {
+            setBulk(null);
+            setSelected({ key, ids: [], all: false, anchor: -1 });
+            page.reload();
+            total.reload();
+          }}
+        />
+      )}
+      {code && (
+        <CodeDialog
+          title="This view as code"
+          code={queryAsCode(query)}
+          onClose={() => setCode(false)}
+        />
+      )}
+    </section>
+  );
+}
+
+function BulkBar(props: {
+  tab: Tab;
+  chosen: number;
+  all: boolean;
+  matching: number | null;
+  onSelectAll: () => void;
+  onClear: () => void;
+  onAction: (action: BulkRequestDraft['action']) => void;
+}) {
+  const none = props.chosen === 0;
+  return (
+    <span class="bulk-bar">
+      <span>
+        {props.all ? `all ${count(props.chosen)} matching` : `${count(props.chosen)} selected`}
+      </span>
+      {!props.all && props.matching !== null && (
+        <button type="button" class="ghost small" onClick={props.onSelectAll}>
+          Select all {count(props.matching)} matching
+        </button>
+      )}
+      {(props.chosen > 0 || props.all) && (
+        <button type="button" class="ghost small" onClick={props.onClear}>
+          Clear
+        </button>
+      )}
+      {props.tab === 'dlq' && (
+        <>
+          <button
+            type="button"
+            class="small"
+            disabled={none}
+            onClick={() => props.onAction('resurrect')}
+          >
+            Resurrect…
+          </button>
+          <button
+            type="button"
+            class="small"
+            disabled={none}
+            onClick={() => props.onAction('edit-resurrect')}
+          >
+            Edit &amp; resurrect…
+          </button>
+          <button
+            type="button"
+            class="small danger"
+            disabled={none}
+            onClick={() => props.onAction('purge')}
+          >
+            Purge…
+          </button>
+        </>
+      )}
+      {props.tab === 'active' && (
+        <button
+          type="button"
+          class="small danger"
+          disabled={none}
+          onClick={() => props.onAction('cancel')}
+        >
+          Cancel…
+        </button>
+      )}
+    </span>
+  );
+}
+
+function JobTable(props: {
+  jobs: JobSummary[];
+  tab: Tab;
+  operate: boolean;
+  /** `null`: every matching job is chosen. */
+  selected: string[] | null;
+  onToggle: (index: number, shift: boolean) => void;
+}) {
+  const selectable = props.operate && props.tab !== 'archive';
+  return (
+    <table class="grid jobs" aria-label="Jobs">
+      <thead>
+        <tr>
+          {selectable && <th aria-label="Select" />}
+          <th>Id</th>
+          <th>Type</th>
+          <th>Queue</th>
+          <th>State</th>
+          <th class="num">Attempts</th>
+          <th>{props.tab === 'active' ? 'Created' : 'Finished'}</th>
+          <th>{props.tab === 'dlq' ? 'Error' : 'Tags'}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.jobs.length === 0 && (
+          <tr>
+            <td colSpan={8} class="muted">
+              No jobs match.
+            </td>
+          </tr>
+        )}
+        {props.jobs.map((job, index) => {
+          const checked = props.selected === null || props.selected.includes(job.id);
+          const when = props.tab === 'active' ? job.createdAt : job.finishedAt;
+          return (
+            <tr key={job.id} class={checked && selectable ? 'chosen' : ''} data-job={job.id}>
+              {selectable && (
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`select ${job.id}`}
+                    checked={checked}
+                    disabled={props.selected === null}
+                    onClick={(e) => props.onToggle(index, (e as MouseEvent).shiftKey)}
+                  />
+                </td>
+              )}
+              <td class="mono">
+                <a href={href('job', job.id)}>{job.id}</a>
+              </td>
+              <td>{job.type}</td>
+              <td>{job.queue}</td>
+              <td>
+                <span class={`pill state-${job.state}`}>{job.state}</span>
+                {job.reason && <span class="muted"> {job.reason}</span>}
+              </td>
+              <td class="num">{job.attempts}</td>
+              <td title={exact(when)}>{ago(when)}</td>
+              <td class="clip">{props.tab === 'dlq' ? job.error : job.tags}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

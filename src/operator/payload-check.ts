@@ -1,0 +1,48 @@
+/**
+ * The one rule for payloads an operator writes (`jobs.edit`, `dlq.edit`, `dlq.resurrect` with a
+ * payload, the patch of a bulk `edit-resurrect`): a payload is checked by its job type's schema
+ * in the process that writes it, and is never stored unchecked by accident. A process that has
+ * no definition of the type cannot check it, so it refuses — unless the caller says `unchecked`
+ * (pipe mode, a type whose schema lives in another service).
+ */
+import { ChokaQError } from '../errors.js';
+import { parsePayload } from '../job/define-job.js';
+import type { JobRegistry } from '../job/registry.js';
+import { checkBoolean } from '../util/check.js';
+
+/**
+ * Checks an `unchecked` option: absent is `false`.
+ * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` naming `field` when it is not a boolean.
+ */
+export function checkUnchecked(value: unknown, field: string): boolean {
+  return value === undefined ? false : checkBoolean(value, field, 'CHOKAQ_INVALID_ARGUMENT');
+}
+
+/**
+ * Checks `value`, a new payload for a job of `type`, against the type's schema as this process
+ * registered it (a definition without a schema accepts any payload).
+ * @param unchecked - Accept the payload of a type this process has no definition of, unchecked.
+ *   Default: `false` (refused).
+ * @throws ChokaQError `CHOKAQ_PAYLOAD_INVALID` naming `field` when the schema refuses it;
+ *   `CHOKAQ_UNKNOWN_JOB_TYPE` naming `field` and the type when this process has no definition of
+ *   `type` and `unchecked` is not set.
+ */
+export async function checkOperatorPayload(
+  registry: JobRegistry,
+  type: string,
+  value: unknown,
+  field: string,
+  unchecked = false,
+): Promise<void> {
+  const definition = registry.find(type);
+  if (definition) {
+    await parsePayload(definition, value, field);
+    return;
+  }
+  if (unchecked) return;
+  throw new ChokaQError(
+    'CHOKAQ_UNKNOWN_JOB_TYPE',
+    `${field} cannot be checked: this process has no definition of job type '${type}', so its schema is unknown here; register the type (CLI: --module) or pass unchecked: true to store it unchecked`,
+    { field },
+  );
+}

@@ -1,0 +1,390 @@
+/**
+ * The Deck's HTTP API on a real server, against each store: access (nothing by default, read
+ * versus operate, tokens, sign-in links, `authorize`), the guards of a change (same origin, JSON,
+ * CSRF, body size), coded errors, and each route reaching storage and coming back in the feed.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDeck, type DeckHandler, type DeckOptions } from '../../src/deck/index.js';
+import {
+  ChokaQ,
+  defineJob,
+  FatalError,
+  silentLogger,
+  type AuditEntry,
+  type BulkAction,
+  type BulkPreview,
+  type ErrorGroup,
+  type JobDetail,
+  type JobPage,
+  type QueueInfo,
+  type QueueStatus,
+  type StatusReport,
+} from '../../src/index.js';
+import type { Store } from '../../src/storage/store.js';
+import { waitFor } from '../helpers/wait.js';
+import { DeckClient, readEvents, serveDeck, type DeckServerHandle } from './client.js';
+
+const READ_TOKEN = 'read-token-0123456789';
+const OPERATE_TOKEN = 'operate-token-0123456789';
+
+const ok = defineJob({
+  type: 'deck.ok.v1',
+  queue: 'mail',
+  handle: () => Promise.resolve({ sent: true }),
+});
+const broken = defineJob({
+  type: 'deck.broken.v1',
+  queue: 'mail',
+  handle: (payload: { n: number }) =>
+    Promise.reject(new FatalError(`smtp refused message ${payload.n}`)),
+});
+
+/** The API suite on the store `makeStorage` opens. */
+export function describeDeckApi(
+  name: string,
+  makeStorage: () => Promise<{ storage: Store; cleanup: () => Promise<void> }>,
+): void {
+  describe(`The Deck API (${name})`, () => {
+    let chokaq: ChokaQ;
+    let cleanup: () => Promise<void>;
+    const servers: DeckServerHandle[] = [];
+
+    beforeEach(async () => {
+      const made = await makeStorage();
+      cleanup = made.cleanup;
+      chokaq = new ChokaQ({
+        storage: made.storage,
+        jobs: [ok, broken],
+        logger: silentLogger,
+        pollInterval: 50,
+        clusterEvents: { interval: 50 },
+      });
+      await chokaq.start();
+    });
+
+    afterEach(async () => {
+      for (const server of servers.splice(0)) await server.close();
+      await chokaq.stop();
+      await cleanup();
+    });
+
+    async function serve(
+      options: Omit<DeckOptions, 'chokaq'> = {},
+      prefix = '',
+    ): Promise<{ deck: DeckHandler; base: string }> {
+      const deck = createDeck({ chokaq, feedInterval: 250, ...options });
+      const server = await serveDeck(deck, prefix);
+      servers.push(server);
+      return { deck, base: `${server.origin}${prefix}/` };
+    }
+
+    it('grants nothing by default: every API route answers 401, the session says none', async () => {
+      const { base } = await serve();
+      const client = new DeckClient(base);
+      for (const path of [
+        'api/status',
+        'api/jobs',
+        'api/queues',
+        'api/dlq/groups',
+        'api/events',
+        'api/audit',
+      ]) {
+        const res = await client.get(path);
+        expect(res.status, path).toBe(401);
+        expect(res.error?.code).toBe('CHOKAQ_DECK_UNAUTHORIZED');
+      }
+      expect((await client.get<{ access: string }>('api/session')).body).toMatchObject({
+        access: 'none',
+        actor: null,
+      });
+      const pause = await client.post('api/queues/mail/pause', {});
+      expect(pause.status).toBe(401);
+      expect((await chokaq.queues.list()).find((q) => q.name === 'mail')?.paused ?? false).toBe(
+        false,
+      );
+    });
+
+    it('lets a read token read and refuses it every change with 403', async () => {
+      const { base } = await serve({ tokens: [{ token: READ_TOKEN, access: 'read' }] });
+      await chokaq.enqueue(ok, {});
+      const client = new DeckClient(base, { authorization: `Bearer ${READ_TOKEN}` });
+      const page = await client.get<JobPage>('api/jobs');
+      expect(page.status).toBe(200);
+      expect(page.body.jobs.length).toBeGreaterThan(0);
+      const changes: [string, unknown][] = [
+        ['api/queues/mail/pause', {}],
+        ['api/queues/mail/resume', {}],
+        ['api/queues/mail/update', { maxWorkers: 2 }],
+        ['api/jobs/x/edit', { priority: 1 }],
+        ['api/jobs/cancel', { ids: ['x'] }],
+        ['api/dlq/x/edit', { tags: 'a' }],
+        ['api/dlq/resurrect', { ids: ['x'] }],
+        ['api/dlq/purge', { ids: ['x'] }],
+        ['api/bulk/preview', { action: 'purge', target: { ids: ['x'] } }],
+        ['api/bulk/run', { token: 'x', reason: 'r' }],
+        ['api/bulk/x/cancel', {}],
+      ];
+      for (const [path, body] of changes) {
+        const res = await client.post(path, body, { csrf: false });
+        expect(res.status, path).toBe(403);
+        expect(res.error?.code, path).toBe('CHOKAQ_DECK_FORBIDDEN');
+      }
+      expect(await chokaq.audit.list()).toEqual([]);
+    });
+
+    it('signs a browser in with a one-time link; its changes need the CSRF token and record its actor', async () => {
+      const { deck, base } = await serve();
+      const link = deck.signInLink({ actor: 'alice' });
+      const browser = new DeckClient(base);
+      const signIn = await browser.request(link);
+      expect(signIn.status).toBe(303);
+      expect(browser.cookies.has('chokaq_deck_session')).toBe(true);
+      // The link is spent.
+      expect((await new DeckClient(base).request(link)).status).toBe(401);
+      const session = await browser.get('api/session');
+      expect(session.body).toMatchObject({ access: 'operate', actor: 'alice' });
+
+      const noCsrf = await browser.post('api/queues/mail/pause', {}, { csrf: false });
+      expect(noCsrf.status).toBe(403);
+      expect(noCsrf.error?.code).toBe('CHOKAQ_DECK_CSRF');
+      const wrong = await browser.post(
+        'api/queues/mail/pause',
+        {},
+        { csrf: false, headers: { 'x-chokaq-csrf': 'guess' } },
+      );
+      expect(wrong.error?.code).toBe('CHOKAQ_DECK_CSRF');
+
+      const paused = await browser.post<QueueInfo>('api/queues/mail/pause', {
+        reason: 'smtp down',
+      });
+      expect(paused.status).toBe(200);
+      expect(paused.body).toMatchObject({ name: 'mail', paused: true });
+      const [entry] = await chokaq.audit.list();
+      expect(entry).toMatchObject({ actor: 'alice', action: 'queue-update', reason: 'smtp down' });
+
+      await browser.post('api/sign-out', {});
+      expect((await browser.get('api/status')).status).toBe(401);
+    });
+
+    it('refuses a change from another site, one not sent as JSON, and one too large', async () => {
+      const { base } = await serve({ tokens: [{ token: OPERATE_TOKEN, access: 'operate' }] });
+      const browser = new DeckClient(base);
+      // Signing in starts a session with its own CSRF token, read after it.
+      await browser.post('api/sign-in', { token: OPERATE_TOKEN }, { csrf: false });
+      expect((await browser.get<{ access: string }>('api/session')).body.access).toBe('operate');
+      const crossOrigin = await browser.post(
+        'api/queues/mail/pause',
+        {},
+        { headers: { origin: 'http://evil.example' } },
+      );
+      expect(crossOrigin.status).toBe(403);
+      expect(crossOrigin.error?.code).toBe('CHOKAQ_DECK_CROSS_ORIGIN');
+      const crossSite = await browser.post(
+        'api/queues/mail/pause',
+        {},
+        { headers: { 'sec-fetch-site': 'cross-site' } },
+      );
+      expect(crossSite.error?.code).toBe('CHOKAQ_DECK_CROSS_ORIGIN');
+      const form = await browser.request('api/queues/mail/pause', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-chokaq-csrf': browser.csrf!,
+        },
+        body: 'a=1',
+      });
+      expect(form.status).toBe(415);
+      const huge = await browser.post('api/dlq/purge', {
+        ids: ['x'],
+        reason: 'x'.repeat(1_100_000),
+      });
+      expect(huge.status).toBe(413);
+      expect((await chokaq.queues.list()).find((q) => q.name === 'mail')?.paused ?? false).toBe(
+        false,
+      );
+      // The same change from the same origin goes through.
+      const sameOrigin = await browser.post(
+        'api/queues/mail/pause',
+        {},
+        { headers: { origin: new URL(base).origin } },
+      );
+      expect(sameOrigin.status).toBe(200);
+    });
+
+    it('answers bad input with the coded error naming the field, and changes nothing', async () => {
+      const { base } = await serve({ tokens: [{ token: OPERATE_TOKEN, access: 'operate' }] });
+      const api = new DeckClient(base, { authorization: `Bearer ${OPERATE_TOKEN}` });
+      const badState = await api.get(
+        `api/jobs?q=${encodeURIComponent(JSON.stringify({ state: 'bogus' }))}`,
+      );
+      expect(badState.status).toBe(400);
+      expect(badState.error).toMatchObject({
+        code: 'CHOKAQ_INVALID_FILTER',
+        field: 'query.state[0]',
+      });
+      const badJson = await api.get('api/jobs?q={nope');
+      expect(badJson.error?.code).toBe('CHOKAQ_DECK_BAD_JSON');
+      const unknownKey = await api.post(
+        'api/queues/mail/update',
+        { maxWorker: 2 },
+        { csrf: false },
+      );
+      expect(unknownKey.error).toMatchObject({
+        code: 'CHOKAQ_UNKNOWN_OPTION',
+        field: 'body.maxWorker',
+      });
+      const two = await api.post(
+        'api/queues/mail/update',
+        { maxWorkers: 2, active: false },
+        { csrf: false },
+      );
+      expect(two.error?.code).toBe('CHOKAQ_INVALID_ARGUMENT');
+      const bulk = await api.post(
+        'api/bulk/run',
+        { token: 'forged', reason: 'r' },
+        { csrf: false },
+      );
+      expect(bulk.status).toBe(409);
+      expect(bulk.error?.code).toBe('CHOKAQ_BULK_CONFIRMATION');
+      expect((await api.get('api/jobs/no-such-job')).status).toBe(404);
+      expect((await api.get('api/nope')).status).toBe(404);
+      expect((await api.request('api/jobs', { method: 'DELETE' })).status).toBe(405);
+      const info = (await chokaq.queues.list()).find((q) => q.name === 'mail');
+      expect(info?.maxWorkers ?? null).toBeNull();
+      expect(info?.active ?? true).toBe(true);
+    });
+
+    it('sends the security headers on every answer', async () => {
+      const { base } = await serve();
+      for (const path of ['api/status', 'api/session', 'nope']) {
+        const res = await new DeckClient(base).request(path);
+        expect(res.headers.get('content-security-policy'), path).toContain(
+          "frame-ancestors 'none'",
+        );
+        expect(res.headers.get('content-security-policy'), path).toContain("script-src 'self'");
+        expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+        expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      }
+    });
+
+    it('lets anonymous read when enabled, and authorize() widen a request with its own actor', async () => {
+      const { base } = await serve({
+        anonymous: 'read',
+        authorize: (req) =>
+          req.headers['x-user'] === 'bob' ? { access: 'operate', actor: 'bob' } : 'none',
+      });
+      const anonymous = new DeckClient(base);
+      expect((await anonymous.get('api/status')).status).toBe(200);
+      expect((await anonymous.post('api/queues/mail/pause', {})).status).toBe(403);
+      const bob = new DeckClient(base, { 'x-user': 'bob' });
+      const paused = await bob.post('api/queues/mail/pause', {});
+      expect(paused.status).toBe(200);
+      expect((await chokaq.audit.list())[0]?.actor).toBe('bob');
+    });
+
+    it('serves under a base path and sends a bare prefix to the slashed one', async () => {
+      const { base } = await serve({ basePath: '/ops/chokaq', anonymous: 'read' }, '/ops/chokaq');
+      const client = new DeckClient(base);
+      const bare = await client.request('../chokaq');
+      expect(bare.status).toBe(308);
+      expect(bare.headers.get('location')).toBe('/ops/chokaq/');
+      expect((await client.get('api/status')).status).toBe(200);
+    });
+
+    it('shows jobs, their detail, error groups and the queues, and repairs a group by a bulk action', async () => {
+      const { base } = await serve({
+        tokens: [{ token: OPERATE_TOKEN, access: 'operate', actor: 'carol' }],
+      });
+      const api = new DeckClient(base, { authorization: `Bearer ${OPERATE_TOKEN}` });
+      await chokaq.enqueueMany(
+        broken,
+        [1, 2, 3].map((n) => ({ payload: { n } })),
+      );
+      await chokaq.enqueue(ok, {});
+      await waitFor(async () => (await chokaq.jobs.count({ state: 'dead' })).count === 3, {
+        timeoutMs: 15_000,
+      });
+
+      const dead = await api.get<JobPage>(
+        `api/jobs?q=${encodeURIComponent(JSON.stringify({ state: 'dead' }))}`,
+      );
+      expect(dead.body.jobs).toHaveLength(3);
+      const detail = await api.get<JobDetail>(`api/jobs/${dead.body.jobs[0]!.id}`);
+      expect(detail.body.state).toBe('dead');
+      const groups = await api.get<ErrorGroup[]>('api/dlq/groups');
+      const group = groups.body[0]!;
+      expect(groups.body).toHaveLength(1);
+      expect(group).toMatchObject({ count: 3, errorClass: 'FatalError' });
+      const queues = await api.get<(QueueInfo & { status: QueueStatus | null })[]>('api/queues');
+      expect(queues.body.find((q) => q.name === 'mail')?.status?.dead).toBe(3);
+
+      const preview = await api.post<BulkPreview>(
+        'api/bulk/preview',
+        { action: 'purge', target: { errorGroup: group.fingerprint } },
+        { csrf: false },
+      );
+      expect(preview.body).toMatchObject({ count: 3 });
+      const run = await api.post<BulkAction>(
+        'api/bulk/run',
+        { token: preview.body.token, reason: 'known bad' },
+        { csrf: false },
+      );
+      expect(run.status).toBe(200);
+      await waitFor(
+        async () =>
+          (await api.get<{ action: BulkAction }>(`api/bulk/${preview.body.id}`)).body.action
+            .status === 'succeeded',
+        {
+          timeoutMs: 15_000,
+        },
+      );
+      expect(
+        (await api.get<{ action: BulkAction }>(`api/bulk/${preview.body.id}`)).body.action,
+      ).toMatchObject({
+        applied: 3,
+        actor: 'carol',
+      });
+      expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(0);
+    });
+
+    it('pushes state and changes over one live feed, resumable with Last-Event-ID', async () => {
+      const { deck, base } = await serve({ tokens: [{ token: OPERATE_TOKEN, access: 'operate' }] });
+      const api = new DeckClient(base, { authorization: `Bearer ${OPERATE_TOKEN}` });
+      const first = await api.request('api/events');
+      expect(first.headers.get('content-type')).toContain('text/event-stream');
+      const pausing = (async () => {
+        await waitFor(() => deck.streams === 1, { timeoutMs: 5000 });
+        await api.post('api/queues/mail/pause', { reason: 'feed test' }, { csrf: false });
+        await chokaq.enqueue(ok, {});
+      })();
+      const seen = await readEvents(
+        first,
+        (events) =>
+          events.some((e) => e.event === 'actions') &&
+          events.some((e) => e.event === 'status') &&
+          events.some((e) => e.event === 'activity'),
+      );
+      await pausing;
+      const action = seen.find((e) => e.event === 'actions')!;
+      expect((action.data as AuditEntry[])[0]).toMatchObject({
+        action: 'queue-update',
+        reason: 'feed test',
+      });
+      const status = seen.find((e) => e.event === 'status')!.data as StatusReport;
+      expect(status.queues.length).toBeGreaterThan(0);
+      await waitFor(() => deck.streams === 0, { timeoutMs: 5000 });
+
+      // Resuming from before the action replays it; an id from another server run resets.
+      const resumed = await api.request('api/events', {
+        headers: { 'last-event-id': String(Number(action.id) - 1) },
+      });
+      const replayed = await readEvents(resumed, (events) =>
+        events.some((e) => e.event === 'actions'),
+      );
+      expect(replayed.find((e) => e.event === 'actions')!.id).toBe(action.id);
+      const stale = await api.request('api/events', { headers: { 'last-event-id': '999999' } });
+      const reset = await readEvents(stale, (events) => events.length > 0);
+      expect(reset[0]!.event).toBe('reset');
+    });
+  });
+}
