@@ -52,7 +52,9 @@ try {
   await page.waitForSelector('.shell');
   const base = new URL('./', page.url()).href;
   const dead = await page.evaluate(async () => {
-    const res = await fetch('api/jobs?q=' + encodeURIComponent(JSON.stringify({ state: 'dead', limit: 1 })));
+    const res = await fetch(
+      'api/jobs?q=' + encodeURIComponent(JSON.stringify({ state: 'dead', limit: 1 })),
+    );
     return (await res.json()).jobs[0]?.id;
   });
   const panels = [

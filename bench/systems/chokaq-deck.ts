@@ -29,7 +29,7 @@ export async function startDeck(chokaq: ChokaQ): Promise<BenchDeck> {
       const res = await fetch(`${origin}/${path}${query}`, {
         headers: { authorization: `Bearer ${TOKEN}` },
       });
-      const body = (await res.json());
+      const body = await res.json();
       if (!res.ok) throw new Error(`The Deck answered ${res.status}: ${JSON.stringify(body)}`);
       return body;
     },

@@ -101,14 +101,19 @@ export class AccessControl {
   }
 
   /**
-   * Starts a browser session for a built-in token or an unspent sign-in link: resolves to the
-   * session id for the cookie, or `null` when the token grants nothing.
+   * Starts a browser session for an unspent sign-in link or (unless `linksOnly`) a built-in
+   * token: resolves to the session id for the cookie, or `null` when the token grants nothing.
    */
-  signIn(token: string): { id: string; session: Session } | null {
+  signIn(
+    token: string,
+    options: { linksOnly?: boolean } = {},
+  ): { id: string; session: Session } | null {
     const key = digest(token);
     const link = this.links.get(key);
     if (link !== undefined) this.links.delete(key);
-    const grant = (link && link.expiresAt > this.now() ? link : undefined) ?? this.tokens.get(key);
+    const grant =
+      (link && link.expiresAt > this.now() ? link : undefined) ??
+      (options.linksOnly === true ? undefined : this.tokens.get(key));
     if (grant === undefined) return null;
     const session: Session = {
       access: grant.access,

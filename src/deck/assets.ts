@@ -1,6 +1,7 @@
 /**
  * The Deck's front end: the files the build put beside this module (`ui/`: `index.html`,
- * `app.js`, `app.css`), read once, kept in memory with a gzip copy, sent with an ETag.
+ * `app.js`, `app.css`), read once, kept in memory with a gzip copy, sent with an ETag. Only
+ * those three names are ever looked up, so the cache holds at most three entries.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -16,8 +17,8 @@ const CONTENT_TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-/** Names a request may ask for: no folders, no dots in front. */
-const ASSET_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+/** The files of the build: nothing else is ever read, so no name reaches the file system. */
+const ASSET_NAMES: ReadonlySet<string> = new Set(['index.html', 'app.js', 'app.css']);
 
 interface Asset {
   body: Buffer;
@@ -34,7 +35,7 @@ export class DeckAssets {
 
   /** Sends the file `name`; resolves `false` (sending nothing) when there is none. */
   async send(req: DeckRequest, res: DeckResponse, name: string): Promise<boolean> {
-    const asset = ASSET_NAME.test(name) ? await this.load(name) : null;
+    const asset = ASSET_NAMES.has(name) ? await this.load(name) : null;
     if (asset === null) return false;
     res.setHeader('ETag', asset.etag);
     // Revalidated on every load: a new version of the package is picked up at once.

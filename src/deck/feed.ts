@@ -22,6 +22,8 @@ const REPLAY_SIZE = 500;
 const LAG_HISTORY = 900;
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
+/** Bytes waiting on one stream past which it is ended rather than buffered further. */
+const MAX_BUFFERED = 1024 * 1024;
 
 /** One sent message. */
 interface FeedMessage {
@@ -57,7 +59,6 @@ export class DeckFeed {
   private keepalive: NodeJS.Timeout | undefined;
   private reading = false;
   private activity = new Map<string, QueueActivity>();
-  private deadIds: string[] = [];
   private actions: AuditEntry[] = [];
   private queuesChanged = new Set<string>();
   /** Lag over time per queue, sampled by the feed's own reads. */
@@ -92,6 +93,8 @@ export class DeckFeed {
    * (or `reset`), then the current state, then every message.
    */
   subscribe(res: DeckResponse, lastEventId: string | undefined): void {
+    // The client may have gone while its access was being resolved: its close event is past.
+    if (res.destroyed === true || res.writableEnded === true) return;
     res.statusCode = 200;
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
@@ -107,12 +110,9 @@ export class DeckFeed {
         this.write(res, { id: this.nextId - 1, event: 'reset', data: '{}' });
       } else for (const m of this.replay) if (m.id > since) this.write(res, m);
     }
-    if (this.lastStatus !== undefined) this.write(res, this.lastStatus);
+    if (this.lastStatus !== undefined) this.write(res, this.lastStatus, false);
     this.clients.add(res);
-    res.on('close', () => {
-      this.clients.delete(res);
-      if (this.clients.size === 0) this.pause();
-    });
+    res.on('close', () => this.drop(res));
     if (this.clients.size === 1) this.resume();
   }
 
@@ -129,7 +129,7 @@ export class DeckFeed {
     this.chokaq.on('queue:updated', this.listeners.queue);
     this.timer = setInterval(() => void this.tick(), this.intervalMs);
     this.keepalive = setInterval(() => {
-      for (const res of this.clients) res.write(': keepalive\n\n');
+      for (const res of this.clients) this.send(res, ': keepalive\n\n');
     }, KEEPALIVE_MS);
     void this.tick();
   }
@@ -138,6 +138,9 @@ export class DeckFeed {
     clearInterval(this.timer);
     clearInterval(this.keepalive);
     this.timer = undefined;
+    // Nothing is heard while paused: a stream resuming from before now must start over.
+    this.replay.length = 0;
+    this.droppedUpTo = this.nextId++;
     this.chokaq.off('cluster:activity', this.listeners.activity);
     this.chokaq.off('operator:action', this.listeners.action);
     this.chokaq.off('queue:updated', this.listeners.queue);
@@ -157,7 +160,6 @@ export class DeckFeed {
     sum.retried += e.retried;
     sum.dead += e.dead;
     this.activity.set(e.queue, sum);
-    for (const id of e.deadIds) if (this.deadIds.length < 50) this.deadIds.push(id);
   }
 
   /** One read and one round of messages; skipped while the previous read is still out. */
@@ -184,11 +186,9 @@ export class DeckFeed {
       );
     } catch (error) {
       this.logger.warn('live feed read failed', { ...logEvent('DeckFeedReadFailed'), error });
-      this.broadcast(
-        'error',
-        { message: 'the live feed could not read the state; retrying' },
-        false,
-      );
+      // Not `error`: an EventSource reports that name as a broken connection.
+      const message = { message: 'the live feed could not read the state; retrying' };
+      this.broadcast('feed-error', message, false);
     } finally {
       this.reading = false;
     }
@@ -197,12 +197,8 @@ export class DeckFeed {
   /** Sends what the events gathered since the last tick, if anything. */
   private flushEvents(): void {
     if (this.activity.size > 0) {
-      this.broadcast('activity', {
-        queues: Object.fromEntries(this.activity),
-        deadIds: this.deadIds,
-      });
+      this.broadcast('activity', { queues: Object.fromEntries(this.activity) });
       this.activity = new Map();
-      this.deadIds = [];
     }
     if (this.actions.length > 0) {
       this.broadcast('actions', this.actions);
@@ -221,11 +217,34 @@ export class DeckFeed {
       this.replay.push(message);
       if (this.replay.length > REPLAY_SIZE) this.droppedUpTo = this.replay.shift()?.id ?? 0;
     }
-    for (const res of this.clients) this.write(res, message);
+    for (const res of this.clients) this.write(res, message, keep);
     return message;
   }
 
-  private write(res: DeckResponse, m: FeedMessage): void {
-    res.write(`id: ${m.id}\nevent: ${m.event}\ndata: ${m.data}\n\n`);
+  /**
+   * Writes a message; `withId` false for the state, which is not kept: its id would move the
+   * browser's Last-Event-ID past events it may still need replayed.
+   */
+  private write(res: DeckResponse, m: FeedMessage, withId = true): void {
+    this.send(res, `${withId ? `id: ${m.id}\n` : ''}event: ${m.event}\ndata: ${m.data}\n\n`);
+  }
+
+  /**
+   * Writes to one stream; a stream that cannot keep up (more than {@link MAX_BUFFERED} bytes
+   * waiting) or fails is ended — its browser reconnects and resumes from its last event.
+   */
+  private send(res: DeckResponse, text: string): void {
+    try {
+      res.write(text);
+      if ((res.writableLength ?? 0) > MAX_BUFFERED) throw new Error('stream too slow');
+    } catch {
+      res.end();
+      this.drop(res);
+    }
+  }
+
+  /** Forgets a stream (once); the last one going pauses the feed. */
+  private drop(res: DeckResponse): void {
+    if (this.clients.delete(res) && this.clients.size === 0) this.pause();
   }
 }

@@ -78,6 +78,12 @@ export class DeckServer {
       await this.route(req, res);
     } catch (error) {
       if (res.headersSent === true) {
+        this.settings.logger.error('request failed after its answer began', {
+          ...logEvent('DeckRequestFailed'),
+          method: req.method,
+          url: req.url,
+          error,
+        });
         res.end();
         return;
       }
@@ -97,10 +103,12 @@ export class DeckServer {
     const path = this.innerPath(url.pathname);
     if (path === null) throw new DeckHttpError(404, 'CHOKAQ_DECK_NOT_FOUND', 'not The Deck');
     const outer = new URL(req.originalUrl ?? req.url ?? '/', 'http://deck.invalid').pathname;
-    // Relative links of the page need the prefix to end in a slash.
+    // Relative links of the page need the prefix to end in a slash. The redirect is relative
+    // (`./chokaq/`), so no path a client sends can point it at another host.
     if (path === '' || (path === '/' && !outer.endsWith('/'))) {
+      const last = outer.split('/').pop() ?? '';
       res.statusCode = 308;
-      res.setHeader('Location', `${outer}/${url.search}`);
+      res.setHeader('Location', `./${encodeURIComponent(decodeURIComponent(last))}/${url.search}`);
       res.end();
       return;
     }
@@ -127,7 +135,8 @@ export class DeckServer {
   }
 
   private signInByLink(req: DeckRequest, res: DeckResponse, url: URL): void {
-    const signedIn = this.access.signIn(url.searchParams.get('token') ?? '');
+    // Only one-time links: a lasting token in a URL would stay in histories and logs.
+    const signedIn = this.access.signIn(url.searchParams.get('token') ?? '', { linksOnly: true });
     if (signedIn === null) {
       res.statusCode = 401;
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -24,6 +24,11 @@ export interface DeckRequest {
 export interface DeckResponse {
   statusCode: number;
   readonly headersSent?: boolean;
+  /** Whether the connection is gone (`node:http` sets it). */
+  readonly destroyed?: boolean;
+  readonly writableEnded?: boolean;
+  /** Bytes written but not yet sent. */
+  readonly writableLength?: number;
   setHeader(name: string, value: string | readonly string[]): unknown;
   getHeader?(name: string): unknown;
   write(chunk: string): unknown;
@@ -71,8 +76,9 @@ export function addCookie(res: DeckResponse, cookie: string): void {
  * @throws DeckHttpError 413 past the limit, 400 for malformed JSON.
  */
 export async function readJson(req: DeckRequest, limit: number): Promise<unknown> {
-  if (req.body !== undefined && !(req.body instanceof Uint8Array)) {
-    // A framework's parser ran; an empty object is what Express leaves for an empty body.
+  if (req.body !== undefined) {
+    // A framework read the stream already: its parsed value, or its raw text or bytes.
+    if (req.body instanceof Uint8Array) return parseJson(Buffer.from(req.body).toString('utf8'));
     return typeof req.body === 'string' ? parseJson(req.body) : req.body;
   }
   const chunks: Buffer[] = [];
@@ -128,7 +134,7 @@ function statusOf(error: ChokaQError): number {
 /**
  * Answers an error as `{ error: { code, message, field? } }`. ChokaQ's own input errors keep
  * their code, message and field; anything unexpected is a 500 whose details stay in the log.
- * @returns whether the error was unexpected (the caller logs those).
+ * @returns whether the error was the server's or the storage's (the caller logs those).
  */
 export function sendError(res: DeckResponse, error: unknown): boolean {
   if (error instanceof DeckHttpError) {
@@ -137,11 +143,14 @@ export function sendError(res: DeckResponse, error: unknown): boolean {
   }
   if (error instanceof ChokaQError) {
     const status = statusOf(error);
-    const internal = status === 500;
+    // Storage failures keep their code but not the driver's words (hosts, ports, SQL).
+    const internal = status >= 500;
     sendJson(res, status, {
       error: {
         code: error.code,
-        message: internal ? 'the storage failed; see the server log' : error.message,
+        message: internal
+          ? 'the storage failed or is unreachable; see the server log'
+          : error.message,
         ...(error.field === undefined ? {} : { field: error.field }),
       },
     });

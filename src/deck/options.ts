@@ -57,7 +57,8 @@ export interface DeckOptions {
   anonymous?: DeckAccess;
   /**
    * The path The Deck is mounted under when the framework passes the full URL (`node:http`,
-   * Hono's `c.env.incoming`): `'/chokaq'`. Express's `app.use(path, …)` strips it already.
+   * Fastify's `req.raw`, Hono's `c.env.incoming`): `'/chokaq'`. Express's `app.use(path, …)`
+   * strips it already.
    * Default: `''`.
    */
   basePath?: string;

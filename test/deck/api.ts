@@ -169,6 +169,8 @@ export function describeDeckApi(
     it('refuses a change from another site, one not sent as JSON, and one too large', async () => {
       const { base } = await serve({ tokens: [{ token: OPERATE_TOKEN, access: 'operate' }] });
       const browser = new DeckClient(base);
+      // A lasting token never signs in through a URL (it would stay in histories and logs).
+      expect((await browser.request(`login?token=${OPERATE_TOKEN}`)).status).toBe(401);
       // Signing in starts a session with its own CSRF token, read after it.
       await browser.post('api/sign-in', { token: OPERATE_TOKEN }, { csrf: false });
       expect((await browser.get<{ access: string }>('api/session')).body.access).toBe('operate');
@@ -287,7 +289,9 @@ export function describeDeckApi(
       const client = new DeckClient(base);
       const bare = await client.request('../chokaq');
       expect(bare.status).toBe(308);
-      expect(bare.headers.get('location')).toBe('/ops/chokaq/');
+      // Relative, so no path a client sends can point it at another host.
+      expect(bare.headers.get('location')).toBe('./chokaq/');
+      expect(new URL(bare.headers.get('location')!, bare.url).pathname).toBe('/ops/chokaq/');
       expect((await client.get('api/status')).status).toBe(200);
     });
 
@@ -347,13 +351,34 @@ export function describeDeckApi(
       expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(0);
     });
 
+    it('opens no stream for a client that left while its access was being resolved', async () => {
+      let resolved = 0;
+      const { deck, base } = await serve({
+        authorize: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          resolved += 1;
+          return 'read' as const;
+        },
+      });
+      const gone = new AbortController();
+      const request = new DeckClient(base).request('api/events', { signal: gone.signal });
+      setTimeout(() => gone.abort(), 50);
+      await expect(request).rejects.toThrow();
+      await waitFor(() => resolved === 1, { timeoutMs: 5000 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(deck.streams).toBe(0);
+    });
+
     it('pushes state and changes over one live feed, resumable with Last-Event-ID', async () => {
       const { deck, base } = await serve({ tokens: [{ token: OPERATE_TOKEN, access: 'operate' }] });
       const api = new DeckClient(base, { authorization: `Bearer ${OPERATE_TOKEN}` });
+      // A second tab keeps the feed listening while the first one drops and resumes.
+      const keeper = new AbortController();
+      const kept = await api.request('api/events', { signal: keeper.signal });
       const first = await api.request('api/events');
       expect(first.headers.get('content-type')).toContain('text/event-stream');
       const pausing = (async () => {
-        await waitFor(() => deck.streams === 1, { timeoutMs: 5000 });
+        await waitFor(() => deck.streams === 2, { timeoutMs: 5000 });
         await api.post('api/queues/mail/pause', { reason: 'feed test' }, { csrf: false });
         await chokaq.enqueue(ok, {});
       })();
@@ -370,9 +395,11 @@ export function describeDeckApi(
         action: 'queue-update',
         reason: 'feed test',
       });
-      const status = seen.find((e) => e.event === 'status')!.data as StatusReport;
-      expect(status.queues.length).toBeGreaterThan(0);
-      await waitFor(() => deck.streams === 0, { timeoutMs: 5000 });
+      const status = seen.find((e) => e.event === 'status')!;
+      expect((status.data as StatusReport).queues.length).toBeGreaterThan(0);
+      // The state carries no id: it is not kept, so it must not move Last-Event-ID.
+      expect(status.id).toBe('');
+      await waitFor(() => deck.streams === 1, { timeoutMs: 5000 });
 
       // Resuming from before the action replays it; an id from another server run resets.
       const resumed = await api.request('api/events', {
@@ -383,8 +410,14 @@ export function describeDeckApi(
       );
       expect(replayed.find((e) => e.event === 'actions')!.id).toBe(action.id);
       const stale = await api.request('api/events', { headers: { 'last-event-id': '999999' } });
-      const reset = await readEvents(stale, (events) => events.length > 0);
-      expect(reset[0]!.event).toBe('reset');
+      expect((await readEvents(stale, (events) => events.length > 0))[0]!.event).toBe('reset');
+
+      // Once every tab is gone nothing is heard: coming back from before then starts over.
+      keeper.abort();
+      await kept.body?.cancel().catch(() => undefined);
+      await waitFor(() => deck.streams === 0, { timeoutMs: 5000 });
+      const late = await api.request('api/events', { headers: { 'last-event-id': action.id } });
+      expect((await readEvents(late, (events) => events.length > 0))[0]!.event).toBe('reset');
     });
   });
 }

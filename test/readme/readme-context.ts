@@ -15,6 +15,9 @@ interface Payment {
 declare const charge: import('chokaq').JobDefinition<Payment>;
 
 // The reader's own.
+declare function currentUser(
+  req: import('node:http').IncomingMessage,
+): Promise<{ email: string; admin: boolean } | null>;
 declare const pool: import('pg').Pool;
 declare const storage: import('chokaq').ChokaQOptions['storage'];
 declare const jobs: NonNullable<import('chokaq').ChokaQOptions['jobs']>;

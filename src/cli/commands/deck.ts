@@ -1,3 +1,4 @@
+/** `chokaq deck`: The Deck on a server of its own for the store the connection flags choose. */
 import { parseArgs } from 'node:util';
 import { ChokaQError } from '../../errors.js';
 import type { DeckAccess, DeckToken } from '../../deck/options.js';

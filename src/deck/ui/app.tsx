@@ -1,7 +1,7 @@
 /** The frame of The Deck: session gate, navigation, the panel of the route, toasts. */
 import { useEffect, useState } from 'preact/hooks';
 import { Toasts } from './components/toasts.js';
-import { loadSession, type Session } from './lib/api.js';
+import { loadSession, post, SIGNED_OUT, type Session } from './lib/api.js';
 import { startFeed, useFeed } from './lib/feed.js';
 import { applyPrefs, loadPrefs, type Skin, type Theme } from './lib/prefs.js';
 import { href, useRoute, type Route } from './lib/route.js';
@@ -33,14 +33,20 @@ export function App() {
   useEffect(() => {
     applyPrefs(loadPrefs(), false);
     void refresh();
+    // A 401 anywhere means the session ended: ask again, which shows the sign-in form.
+    const onSignedOut = () => void refresh();
+    addEventListener(SIGNED_OUT, onSignedOut);
+    return () => removeEventListener(SIGNED_OUT, onSignedOut);
   }, []);
   if (failed) return <main class="center">The Deck cannot reach its server: {failed}</main>;
   if (session === null) return <main class="center">Loading…</main>;
   if (session.access === 'none') return <SignIn onSignedIn={() => void refresh()} />;
-  return <Signed session={session} />;
+  return (
+    <Signed session={session} onSignOut={() => void post('sign-out').then(refresh, refresh)} />
+  );
 }
 
-function Signed({ session }: { session: Session }) {
+function Signed({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
   const route = useRoute();
   const feed = useFeed();
   useEffect(() => startFeed(), []);
@@ -55,13 +61,16 @@ function Signed({ session }: { session: Session }) {
         </a>
         {session.environment && <span class="env">{session.environment}</span>}
         <span class={feed.connected ? 'live on' : 'live'} title="live feed">
-          {feed.connected ? 'live' : 'offline'}
+          {feed.connected ? (feed.stale ? 'live, state not read lately' : 'live') : 'offline'}
         </span>
         <span class="spacer" />
         <span class="who" title={`access: ${session.access}`}>
           {session.actor} · {session.access}
         </span>
         <LookMenu />
+        <button type="button" class="ghost small" onClick={onSignOut}>
+          Sign out
+        </button>
       </header>
       <nav class="side" aria-label="Panels">
         {NAV.map(([id, label, keys]) => (

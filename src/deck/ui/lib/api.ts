@@ -26,6 +26,9 @@ export interface Session {
 
 let csrf: string | null = null;
 
+/** The window event sent when the server says the session ended (401). */
+export const SIGNED_OUT = 'chokaq-signed-out';
+
 async function parse<T>(res: Response): Promise<T> {
   const body = (await res.json().catch(() => null)) as {
     error?: { code: string; message: string; field?: string };

@@ -1,6 +1,6 @@
 /** Loading data for a panel: re-read when its inputs change or when the live feed says so. */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from './api.js';
+import { ApiError, SIGNED_OUT } from './api.js';
 
 /** A panel's data. */
 export interface Loaded<T> {
@@ -12,7 +12,8 @@ export interface Loaded<T> {
 
 /**
  * Runs `load` now, again whenever `key` changes, and (at most once a second) whenever `live`
- * moves; a read that is overtaken by a newer one is dropped.
+ * moves — after the read in flight, never overtaking it; a read whose key changed is dropped.
+ * A 401 tells the app that its session ended.
  */
 export function useData<T>(load: () => Promise<T>, key: string, live?: number): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
@@ -20,23 +21,37 @@ export function useData<T>(load: () => Promise<T>, key: string, live?: number): 
   const [loading, setLoading] = useState(true);
   const generation = useRef(0);
   const lastLive = useRef(0);
+  /** A read is out; a live change meanwhile asks for one more read after it. */
+  const reading = useRef(false);
+  const again = useRef(false);
   const loadRef = useRef(load);
   loadRef.current = load;
 
   const reload = useCallback(() => {
     const mine = ++generation.current;
+    reading.current = true;
     setLoading(true);
+    const settle = () => {
+      reading.current = false;
+      if (again.current) {
+        again.current = false;
+        reload();
+      }
+    };
     loadRef.current().then(
       (value) => {
         if (mine !== generation.current) return;
         setData(value);
         setError(null);
         setLoading(false);
+        settle();
       },
       (e: unknown) => {
         if (mine !== generation.current) return;
+        if (e instanceof ApiError && e.status === 401) dispatchEvent(new Event(SIGNED_OUT));
         setError(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e)));
         setLoading(false);
+        settle();
       },
     );
   }, []);
@@ -51,7 +66,9 @@ export function useData<T>(load: () => Promise<T>, key: string, live?: number): 
     const wait = Math.max(0, lastLive.current + 1000 - Date.now());
     const timer = setTimeout(() => {
       lastLive.current = Date.now();
-      reload();
+      // Slow reads are not overtaken by newer ones (which would never show anything).
+      if (reading.current) again.current = true;
+      else reload();
     }, wait);
     return () => clearTimeout(timer);
   }, [live, reload]);

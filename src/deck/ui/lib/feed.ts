@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { StatusReport } from '../../../operator/status.js';
-import type { AuditEntry, BulkAction } from '../../../storage/bulk.js';
+import type { BulkAction } from '../../../storage/bulk.js';
 
 /** The state the server pushes each interval. */
 export type FeedStatus = StatusReport & { bulk: BulkAction[] };
@@ -14,21 +14,13 @@ export type FeedStatus = StatusReport & { bulk: BulkAction[] };
 export interface FeedState {
   status: FeedStatus | null;
   connected: boolean;
+  /** The server could not read the state lately (it retries); what is shown may be old. */
+  stale: boolean;
   /** Moves on every activity, action or queue change. */
   changes: number;
-  /** The newest operator actions, newest first (at most 50). */
-  actions: AuditEntry[];
-  /** Jobs per second of the last activity message, summed over queues. */
-  rate: { succeeded: number; dead: number; enqueued: number };
 }
 
-let state: FeedState = {
-  status: null,
-  connected: false,
-  changes: 0,
-  actions: [],
-  rate: { succeeded: 0, dead: 0, enqueued: 0 },
-};
+let state: FeedState = { status: null, connected: false, stale: false, changes: 0 };
 const listeners = new Set<(s: FeedState) => void>();
 let source: EventSource | null = null;
 let lastId: string | null = null;
@@ -38,40 +30,37 @@ function update(patch: Partial<FeedState>): void {
   for (const listener of listeners) listener(state);
 }
 
+const changed = () => update({ changes: state.changes + 1 });
+
 function open(): void {
   if (source !== null) return;
   const url =
     lastId === null ? 'api/events' : `api/events?lastEventId=${encodeURIComponent(lastId)}`;
-  source = new EventSource(url);
-  source.onopen = () => update({ connected: true });
-  source.onerror = () => update({ connected: false });
+  const current = new EventSource(url);
+  source = current;
+  current.onopen = () => update({ connected: true });
+  current.onerror = () => {
+    update({ connected: false });
+    // A stream the browser gave up on (an answer that is not a stream) is opened again later.
+    if (current.readyState === EventSource.CLOSED && source === current) {
+      source = null;
+      setTimeout(() => {
+        if (!document.hidden) open();
+      }, 5000);
+    }
+  };
   const on = (event: string, handle: (data: unknown) => void) =>
-    source?.addEventListener(event, (e) => {
+    current.addEventListener(event, (e) => {
       const message = e as MessageEvent<string>;
       lastId = message.lastEventId || lastId;
       handle(JSON.parse(message.data) as unknown);
     });
-  on('status', (data) => update({ status: data as FeedStatus }));
-  on('activity', (data) => {
-    const queues = (
-      data as { queues: Record<string, { succeeded: number; dead: number; enqueued: number }> }
-    ).queues;
-    const rate = { succeeded: 0, dead: 0, enqueued: 0 };
-    for (const q of Object.values(queues)) {
-      rate.succeeded += q.succeeded;
-      rate.dead += q.dead;
-      rate.enqueued += q.enqueued;
-    }
-    update({ rate, changes: state.changes + 1 });
-  });
-  on('actions', (data) =>
-    update({
-      actions: [...(data as AuditEntry[]).reverse(), ...state.actions].slice(0, 50),
-      changes: state.changes + 1,
-    }),
-  );
-  on('queues', () => update({ changes: state.changes + 1 }));
-  on('reset', () => update({ changes: state.changes + 1 }));
+  on('status', (data) => update({ status: data as FeedStatus, stale: false }));
+  on('feed-error', () => update({ stale: true }));
+  on('activity', changed);
+  on('actions', changed);
+  on('queues', changed);
+  on('reset', changed);
 }
 
 function close(): void {

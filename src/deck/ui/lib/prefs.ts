@@ -1,6 +1,8 @@
 /** The look: skin (blueprint, carbon) and theme (system, light, dark), kept in this browser. */
 
+/** A look: blueprint (technical blue on paper) or carbon (neutral graphite). */
 export type Skin = 'blueprint' | 'carbon';
+/** Light or dark, or as the operating system says (`system`). */
 export type Theme = 'system' | 'light' | 'dark';
 
 const read = <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {

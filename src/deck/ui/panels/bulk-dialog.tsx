@@ -13,7 +13,7 @@ import { mergePatch } from '../../../util/merge-patch.js';
 import { Dialog } from '../components/dialog.js';
 import { parseJsonText, prettyJson } from '../components/json-view.js';
 import { toast, toastError } from '../components/toasts.js';
-import { get, post } from '../lib/api.js';
+import { ApiError, get, post } from '../lib/api.js';
 import { bulkAsCode, type BulkTargetInput } from '../lib/copy-as-code.js';
 import { count } from '../lib/format.js';
 import { BulkProgress } from './bulk-progress.js';
@@ -45,15 +45,17 @@ export function BulkDialog(props: { draft: BulkRequestDraft; onClose: () => void
   const [edit, setEdit] = useState<Edit | null>(action === 'edit-resurrect' ? null : {});
   const [preview, setPreview] = useState<BulkPreview | null>(null);
   const [running, setRunning] = useState<BulkAction | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
   const verb = VERBS[action];
 
   const ask = async (chosen: Edit) => {
+    setFailed(null);
     try {
       const request = { action, target, ...(action === 'edit-resurrect' ? { edit: chosen } : {}) };
       setPreview(await post<BulkPreview>('bulk/preview', request));
       setEdit(chosen);
     } catch (e) {
-      toastError(e);
+      setFailed(e instanceof ApiError ? `${e.message} [${e.code}]` : String(e));
     }
   };
   useEffect(() => {
@@ -63,7 +65,8 @@ export function BulkDialog(props: { draft: BulkRequestDraft; onClose: () => void
   return (
     <Dialog title={`${verb}: ${describeTarget(target)}`} onClose={props.onClose} wide>
       {edit === null && <EditStep target={target} onNext={(e) => void ask(e)} />}
-      {edit !== null && preview === null && <p>Reading the selection…</p>}
+      {failed !== null && <p class="error">The preview failed: {failed}</p>}
+      {edit !== null && preview === null && failed === null && <p>Reading the selection…</p>}
       {preview !== null && running === null && (
         <ConfirmStep
           verb={verb}
@@ -180,8 +183,12 @@ function ConfirmStep(props: {
   const [typed, setTyped] = useState('');
   const [reason, setReason] = useState('');
   const [code, setCode] = useState(false);
-  const ready = typed.trim() === String(preview.count) && reason.trim() !== '' && preview.count > 0;
+  const [sending, setSending] = useState(false);
+  // "10,000", "10 000" and "10000" all say the count.
+  const typedCount = typed.replace(/[\s,._']/g, '');
+  const ready = typedCount === String(preview.count) && reason.trim() !== '' && preview.count > 0;
   const run = async () => {
+    setSending(true);
     try {
       props.onStarted(
         await post<BulkAction>('bulk/run', { token: preview.token, reason: reason.trim() }),
@@ -189,6 +196,8 @@ function ConfirmStep(props: {
       toast(`${props.verb} started for ${count(preview.count)} jobs`);
     } catch (e) {
       toastError(e);
+    } finally {
+      setSending(false);
     }
   };
   return (
@@ -255,7 +264,7 @@ function ConfirmStep(props: {
         <button
           type="button"
           class={props.action === 'purge' || props.action === 'cancel' ? 'danger' : ''}
-          disabled={!ready}
+          disabled={!ready || sending}
           onClick={() => void run()}
         >
           {props.verb} {count(preview.count)} jobs
@@ -284,7 +293,8 @@ function RunStep({ first }: { first: BulkAction }) {
     const timer = setTimeout(() => {
       void get<{ action: BulkAction }>(`bulk/${encodeURIComponent(action.id)}`).then(
         (r) => setAction(r.action),
-        toastError,
+        // A failed read (a restart, a blip) is tried again; the action runs on regardless.
+        () => setAction({ ...action }),
       );
     }, 500);
     return () => clearTimeout(timer);

@@ -63,9 +63,26 @@ const split = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/** The query of a draft, or what is wrong with it. */
-function toQuery(d: Draft): JobQuery | string {
-  const q: JobQuery = {};
+/** The filters the form edits; the others of a view (state, finished, sort, …) are kept. */
+const FORM_KEYS = [
+  'idPrefix',
+  'type',
+  'errorText',
+  'payload',
+  'queue',
+  'tags',
+  'reason',
+  'created',
+  'errorGroup',
+] as const;
+
+/** The query of a draft on top of what the form does not edit, or what is wrong with it. */
+function toQuery(d: Draft, base: JobQuery): JobQuery | string {
+  const q: JobQuery = { ...base };
+  for (const key of FORM_KEYS) delete q[key];
+  const { max } = base.attempts ?? {};
+  if (max === undefined) delete q.attempts;
+  else q.attempts = { max };
   const search = d.search.trim();
   if (search !== '') {
     if (d.mode === 'id') q.idPrefix = search;
@@ -80,7 +97,7 @@ function toQuery(d: Draft): JobQuery | string {
   if (d.queue.trim()) q.queue = split(d.queue);
   if (d.tags.trim()) q.tags = split(d.tags);
   if (d.reason) q.reason = [d.reason] as NonNullable<JobQuery['reason']>;
-  if (d.attemptsMin.trim()) q.attempts = { min: Number(d.attemptsMin) };
+  if (d.attemptsMin.trim()) q.attempts = { ...q.attempts, min: Number(d.attemptsMin) };
   if (d.createdFrom || d.createdTo) {
     q.created = {
       ...(d.createdFrom ? { from: d.createdFrom } : {}),
@@ -103,7 +120,7 @@ export function FilterBar(props: { tab: Tab; query: JobQuery; onChange: (q: JobQ
   });
   const submit = (e: Event) => {
     e.preventDefault();
-    const q = toQuery(draft);
+    const q = toQuery(draft, props.query);
     if (typeof q === 'string') return setProblem(q);
     setProblem(null);
     props.onChange(q);

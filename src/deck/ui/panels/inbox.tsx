@@ -40,7 +40,6 @@ export function InboxPanel({ operate }: { operate: boolean }) {
             key={g.fingerprint}
             group={g}
             operate={operate}
-            changes={feed.changes}
             onAction={(action) => setBulk({ action, target: { errorGroup: g.fingerprint } })}
           />
         ))}
@@ -61,7 +60,6 @@ export function InboxPanel({ operate }: { operate: boolean }) {
 function GroupCard(props: {
   group: ErrorGroup;
   operate: boolean;
-  changes: number;
   onAction: (action: BulkRequestDraft['action']) => void;
 }) {
   const g = props.group;
@@ -72,8 +70,8 @@ function GroupCard(props: {
         errorGroup: g.fingerprint,
         finished: { from: new Date(Date.now() - HOUR_MS).toISOString() },
       }),
-    g.fingerprint,
-    props.changes,
+    // Re-read with the group's count, not on every change: one count per group, not per tick.
+    `${g.fingerprint} ${g.count}`,
   );
   const hours = Math.max(
     1,

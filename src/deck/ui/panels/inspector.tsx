@@ -239,6 +239,13 @@ function TimelineItem({ entry }: { entry: TimelineEntry }) {
           {entry.action} by {entry.actor} {ago(entry.at)}
         </li>
       );
+    case 'dead':
+      return (
+        <li class="tl-dead" title={exact(entry.at)}>
+          <b>Moved to the DLQ without running</b> · {entry.reason} · {ago(entry.at)}
+          {entry.error && <pre class="error-details">{entry.error}</pre>}
+        </li>
+      );
     case 'cancel-requested':
       return (
         <li class="tl-cancel" title={exact(entry.at)}>

@@ -24,6 +24,7 @@ export const TABS = {
   archive: { label: 'Archive', states: ['succeeded'] },
   dlq: { label: 'DLQ', states: ['dead'] },
 } as const;
+/** A tab of the job matrix. */
 export type Tab = keyof typeof TABS;
 
 const PAGE_SIZE = 50;
@@ -46,7 +47,12 @@ export function JobsPanel(props: {
 }) {
   const tab: Tab = props.tab && props.tab in TABS ? (props.tab as Tab) : 'active';
   const view = viewQuery(props.params);
-  const query: JobQuery = { state: [...TABS[tab].states], ...view };
+  // The tab decides the states; DLQ-only filters do not follow a view into the other tabs.
+  const query: JobQuery = { ...view, state: [...TABS[tab].states] };
+  if (tab !== 'dlq') {
+    delete query.reason;
+    delete query.errorGroup;
+  }
   const key = JSON.stringify({ tab, query });
   const [cursors, setCursors] = useState<{ key: string; stack: (string | undefined)[] }>({
     key,
