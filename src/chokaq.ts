@@ -41,6 +41,9 @@ import { MetricsApi } from './monitoring/metrics/metrics-api.js';
 import { OtelSink } from './monitoring/metrics/otel-sink.js';
 import { MetricsRecorder } from './monitoring/metrics/recorder.js';
 import { packageVersion } from './version.js';
+import { Scheduler } from './schedule/scheduler.js';
+import { SchedulesApi } from './schedule/schedules-api.js';
+import type { LocalSchedule } from './schedule/tick-job.js';
 import type { Logger } from './observability/logger.js';
 import {
   checkActor,
@@ -146,6 +149,10 @@ export class ChokaQ {
   readonly health: HealthApi;
   /** The retention purge on demand: a preview of what it would delete, and a purge now. */
   readonly retention: RetentionApi;
+  /** Recurring jobs: add, update, pause, resume, remove, trigger, list (docs/recurring-jobs.md). */
+  readonly schedules: SchedulesApi;
+  /** Fires due ticks while the worker runs. */
+  private readonly scheduler: Scheduler;
   private readonly auditor: Auditor;
   private readonly registry: JobRegistry;
   private readonly cluster: ClusterEvents | undefined;
@@ -242,6 +249,32 @@ export class ChokaQ {
       ...(recorder ? { observer: recorder } : {}),
       beforeClose: () => this.cluster?.stop() ?? Promise.resolve(),
     });
+    // Declared schedules are known here from the start: a process that never starts can trigger them.
+    const local = new Map<string, LocalSchedule>(
+      this.config.schedules.map(({ spec, payloadFn, definition }) => [
+        spec.name,
+        { payloadFn, definition: definition ?? registry.find(spec.type) },
+      ]),
+    );
+    this.scheduler = new Scheduler({
+      store: storage,
+      local,
+      maxPayloadBytes,
+      events: this.events,
+      logger: this.config.logger.child('scheduler'),
+      clock: this.config.clock,
+    });
+    this.schedules = new SchedulesApi({
+      store: storage,
+      open: this.open,
+      registry,
+      maxPayloadBytes,
+      clock: this.config.clock,
+      local,
+      auditor: this.auditor,
+      events: this.events,
+      changed: () => this.scheduler.wake(),
+    });
     this.retention = new RetentionApi({
       store: storage,
       open: this.open,
@@ -319,14 +352,18 @@ export class ChokaQ {
   }
 
   /**
-   * Opens storage (migrating when the provider is set to), applies per-queue settings and, unless
-   * `worker: false`, starts the worker. Idempotent.
+   * Opens storage (migrating when the provider is set to), applies per-queue settings, saves the
+   * declared schedules and, unless `worker: false`, starts the worker and the scheduler.
+   * Idempotent.
    */
   async start(): Promise<void> {
     this.assertNotStopped();
     if (this.state === 'started') return;
     this.state = 'started';
+    // Schedules first: a declared payload that fails its schema stops start() before any worker.
+    await this.schedules.declare(this.config.schedules);
     await this.engine.start();
+    if (this.config.worker) this.scheduler.start();
     await this.cluster?.start();
   }
 
@@ -338,6 +375,7 @@ export class ChokaQ {
   async stop(): Promise<void> {
     if (this.state === 'stopped') return;
     this.state = 'stopped';
+    await this.scheduler.stop();
     await this.engine.stop();
   }
 

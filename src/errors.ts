@@ -38,6 +38,9 @@ export const ERROR_CODES = {
     'Applying the schema migrations failed; nothing of that migration was kept.',
   CHOKAQ_NOT_STARTED: 'The operation needs a started ChokaQ (call start() first).',
   CHOKAQ_STOPPED: 'ChokaQ was stopped; create a new instance to continue.',
+  CHOKAQ_INVALID_SCHEDULE:
+    'A schedule is invalid: a cron expression that does not parse or never fires, an unknown time zone, an interval under one second, or a payload function that throws.',
+  CHOKAQ_SCHEDULE_NOT_FOUND: 'No schedule has this name.',
   CHOKAQ_TRANSACTION_UNSUPPORTED:
     'Enqueue with a caller transaction is only possible on PostgreSQL storage.',
 } as const;

@@ -20,6 +20,16 @@ export type { HealthOptions } from './config/health.js';
 export type { QueueRetention, RetentionAges, RetentionOptions } from './config/retention.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
 export type { RetentionTable } from './storage/retention.js';
+export type { PayloadFunction, Schedule } from './schedule/definition.js';
+export type { RunJobState, ScheduleInfo, ScheduleRun } from './schedule/info.js';
+export type {
+  ScheduleActorOptions,
+  SchedulePatch,
+  SchedulesApi,
+  TriggerResult,
+} from './schedule/schedules-api.js';
+export type { MissedPolicy } from './schedule/ticks.js';
+export type { ScheduleTick, TickOutcome } from './storage/schedules.js';
 export type { CircuitStatus, QueueStatus, Rate, StatusReport } from './operator/status.js';
 export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';

@@ -9,6 +9,7 @@ import { dlqCommand, DLQ_USAGE } from './commands/dlq.js';
 import { jobsCommand, JOBS_USAGE } from './commands/jobs.js';
 import { migrateCommand, MIGRATE_USAGE } from './commands/migrate.js';
 import { purgeCommand, PURGE_USAGE } from './commands/purge.js';
+import { schedulesCommand, SCHEDULES_USAGE } from './commands/schedules.js';
 import { statusCommand, STATUS_USAGE } from './commands/status.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
 import { CliError, type CliIo } from './io.js';
@@ -70,6 +71,14 @@ const COMMANDS = new Map<string, Command>([
       summary: 'delete rows past their retention now, with a preview',
       usage: PURGE_USAGE,
       run: purgeCommand,
+    },
+  ],
+  [
+    'schedules',
+    {
+      summary: 'recurring jobs with next and last run; pause, resume, trigger',
+      usage: SCHEDULES_USAGE,
+      run: (args, io) => schedulesCommand(args, io),
     },
   ],
   [

@@ -8,6 +8,7 @@ import type { RetryOptions } from '../job/retry.js';
 import type { Logger } from '../observability/logger.js';
 import type { PipeHandler } from '../runtime/executor.js';
 import type { Middleware } from '../runtime/middleware.js';
+import type { Schedule } from '../schedule/definition.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
@@ -132,4 +133,10 @@ export interface ChokaQOptions {
    * how the background purge runs; `false` turns the purge off. Default: see {@link RetentionOptions}.
    */
   retention?: RetentionOptions | false;
+  /**
+   * Recurring jobs (up to 1,000), saved in the store at `start()` so every process sees them;
+   * each tick enqueues one job across all processes (docs/recurring-jobs.md). Manage them at run
+   * time with `chokaq.schedules`. Default: none.
+   */
+  schedules?: readonly Schedule[];
 }

@@ -24,6 +24,7 @@ import { checkClock, systemClock } from '../util/clock.js';
 import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
 import { resolveHealth } from './health.js';
 import { resolveRetention } from './retention.js';
+import { resolveSchedules } from './schedules.js';
 import { resolveTelemetry } from './telemetry.js';
 import type { ChokaQOptions, QueueSettings } from './options.js';
 
@@ -70,6 +71,7 @@ const OPTION_KEYS = [
   'health',
   'clusterEvents',
   'retention',
+  'schedules',
 ] as const satisfies readonly (keyof ChokaQOptions)[];
 
 const QUEUE_KEYS = [
@@ -109,6 +111,11 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
   if (circuitBreaker !== false) {
     resolveCircuitPolicy([checkCircuitPolicy(circuitBreaker, 'circuitBreaker')], 'circuitBreaker');
   }
+  const maxPayloadBytes = checkInteger(options.maxPayloadBytes ?? 1_000_000, 'maxPayloadBytes', {
+    min: 1,
+    max: MAX_PAYLOAD_BYTES,
+  });
+  const clock = options.clock === undefined ? systemClock : checkClock(options.clock, 'clock');
   return {
     storage: checkStorage(options.storage),
     jobs: checkJobs(options.jobs),
@@ -145,10 +152,7 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
     rescueIntervalMs: toMs(options.rescueInterval ?? '1m', 'rescueInterval', TIMER),
     fetchedTimeoutMs: toMs(options.fetchedTimeout ?? '10m', 'fetchedTimeout', POSITIVE),
     zombieTimeoutMs,
-    maxPayloadBytes: checkInteger(options.maxPayloadBytes ?? 1_000_000, 'maxPayloadBytes', {
-      min: 1,
-      max: MAX_PAYLOAD_BYTES,
-    }),
+    maxPayloadBytes,
     workerId:
       options.workerId === undefined
         ? `${hostname()}-${process.pid}-${randomBytes(2).toString('hex')}`.slice(
@@ -157,11 +161,12 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
           )
         : checkString(options.workerId, 'workerId', LIMITS.createdByLength),
     logger: options.logger === undefined ? consoleLogger() : checkLogger(options.logger, 'logger'),
-    clock: options.clock === undefined ? systemClock : checkClock(options.clock, 'clock'),
+    clock,
     telemetry: resolveTelemetry(options.telemetry),
     health: resolveHealth(options.health, options.queues),
     clusterEventsIntervalMs: resolveClusterEvents(options.clusterEvents),
     retention: resolveRetention(options.retention, options.queues),
+    schedules: resolveSchedules(options.schedules, maxPayloadBytes, clock.now()),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The `retention` option of `new ChokaQ` and `queues.<name>.retention`: how long finished jobs,
- * dead jobs, metric buckets, audit entries and bulk actions are kept, and how the background
+ * dead jobs, metric buckets, audit entries, bulk actions and schedule ticks are kept, and how the background
  * purge runs (docs/observability.md).
  */
 import { ChokaQError } from '../errors.js';
@@ -21,6 +21,11 @@ export interface RetentionAges {
   audit?: Duration | null;
   /** Bulk actions that ended (and their items). Default: `'30d'`. */
   bulkActions?: Duration | null;
+  /**
+   * Fired ticks of schedules (each tick's row keeps it from firing twice; only ticks long past
+   * go). Default: `'30d'`.
+   */
+  scheduleTicks?: Duration | null;
 }
 
 /** The `retention` option. */
@@ -41,9 +46,17 @@ export const DEFAULT_AGES: Readonly<Record<RetentionTable, number>> = {
   metricBuckets: 2 * 86_400_000,
   audit: 90 * 86_400_000,
   bulkActions: 30 * 86_400_000,
+  scheduleTicks: 30 * 86_400_000,
 };
 
-const AGE_KEYS = ['archive', 'dlq', 'metricBuckets', 'audit', 'bulkActions'] as const;
+const AGE_KEYS = [
+  'archive',
+  'dlq',
+  'metricBuckets',
+  'audit',
+  'bulkActions',
+  'scheduleTicks',
+] as const;
 const RETENTION_KEYS = [...AGE_KEYS, 'interval', 'batchSize'] as const;
 const QUEUE_KEYS = ['archive', 'dlq'] as const;
 

@@ -2,8 +2,9 @@
  * The stable events of ChokaQ's log records: every record the engine writes carries `event` (a
  * name) and `eventId` (a number) from this table, so alerts and dashboards can match on them.
  * Ids follow the ranges of the original system (SPEC Appendix B): 1000 worker, 2000 job runs,
- * 2100 notifications and events, 4000 recovery and retention, 5000 storage, 6000 operator
- * actions (6100 The Deck), 7000 idempotency. An id is never reused or renumbered; docs/observability.md lists
+ * 2100 notifications and events, 4000 recovery, retention and schedules, 5000 storage, 6000
+ * operator actions (6100 The Deck), 7000 idempotency. An id is never reused or renumbered;
+ * docs/observability.md lists
  * them and a test pins the table.
  */
 export const LOG_EVENTS = {
@@ -44,6 +45,9 @@ export const LOG_EVENTS = {
   ZombieRescueCycleFailed: 4003,
   RetentionPurged: 4010,
   RetentionPassFailed: 4011,
+  SchedulerPassFailed: 4020,
+  ScheduleTickFailed: 4021,
+  ScheduleTicksMissed: 4022,
   SqlInitializationCompleted: 5001,
   CappedQueuesReadFailed: 5010,
   LockConflictRetried: 5011,

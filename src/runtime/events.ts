@@ -6,6 +6,7 @@ import { checkFunction, checkOneOf } from '../util/check.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
 import type { RetentionTable } from '../storage/retention.js';
+import type { ScheduleTick } from '../storage/schedules.js';
 import type { CircuitEvent } from './circuit-breaker.js';
 
 /** What one process did in one queue during one interval (`cluster:activity`). */
@@ -75,6 +76,11 @@ export interface ChokaQEventMap {
   'cluster:activity': ClusterActivity;
   /** A retention pass deleted `rows` old rows of `table` (of `queue`, for a queue's own rule). */
   'retention:purged': { table: RetentionTable; queue: string | null; rows: number };
+  /**
+   * This process fired a tick of `schedule` (its scheduler, or `schedules.trigger`): the tick as
+   * stored, with its outcome and job id. Another process firing the same tick emits nothing here.
+   */
+  'schedule:fired': Omit<ScheduleTick, 'firedAt'> & { schedule: string };
 }
 
 /** Name of a ChokaQ event. */
@@ -99,6 +105,7 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
   'worker:error': true,
   'cluster:activity': true,
   'retention:purged': true,
+  'schedule:fired': true,
 };
 
 /** Every event name, for checking a name given at run time. */

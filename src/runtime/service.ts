@@ -7,6 +7,11 @@ export interface LoopServiceOptions {
   intervalMs: number;
   /** Wait before the first pass, in ms. Default: one jittered interval. */
   firstDelayMs?: number;
+  /**
+   * The wait after each pass, in ms, asked when the pass ends (a loop that knows when its next
+   * work is due). Default: one jittered interval.
+   */
+  nextDelayMs?: () => number;
   /** One pass. A throw is reported to `onError` and the loop goes on. */
   pass: () => Promise<void>;
   /** Called with the error of a failed pass. */
@@ -83,7 +88,9 @@ export class LoopService {
     if (!this.active) return;
     this.cancelTimer = this.options.clock.schedule(() => {
       this.cancelTimer = undefined;
-      void this.runNow().finally(() => this.schedule(jitter(this.options.intervalMs)));
+      void this.runNow().finally(() =>
+        this.schedule(this.options.nextDelayMs?.() ?? jitter(this.options.intervalMs)),
+      );
     }, delayMs);
   }
 }

@@ -5,7 +5,8 @@
  */
 
 /** Tables retention purges. */
-export type RetentionTable = 'archive' | 'dlq' | 'metricBuckets' | 'audit' | 'bulkActions';
+export type RetentionTable =
+  'archive' | 'dlq' | 'metricBuckets' | 'audit' | 'bulkActions' | 'scheduleTicks';
 
 /** Every {@link RetentionTable}, in the order a pass purges them. */
 export const RETENTION_TABLES: readonly RetentionTable[] = [
@@ -14,12 +15,14 @@ export const RETENTION_TABLES: readonly RetentionTable[] = [
   'metricBuckets',
   'audit',
   'bulkActions',
+  'scheduleTicks',
 ];
 
 /**
  * Which rows of one table are old enough to go: those whose age (by the store clock) exceeds
  * `olderThanMs` — archive by finish time, DLQ by failure time, metric buckets by their second,
- * audit entries by their time, bulk actions (not running) by when they finished or expired.
+ * audit entries by their time, bulk actions (not running) by when they finished or expired,
+ * schedule ticks by when they fired.
  */
 export interface RetentionRule {
   table: RetentionTable;

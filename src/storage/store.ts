@@ -17,6 +17,7 @@ import type { BulkStore } from './bulk.js';
 import type { IdempotencyClaims } from './idempotency.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from './job-query.js';
 import type { RetentionRule } from './retention.js';
+import type { ScheduleStore } from './schedules.js';
 import type {
   ArchivedJob,
   CancelResult,
@@ -417,4 +418,7 @@ export interface Store extends BulkStore {
 
   /** The idempotency claim store sharing this store's database (memory: this process). */
   idempotencyClaims(): IdempotencyClaims;
+
+  /** The schedules and ticks of recurring jobs, in this store's database. */
+  schedules(): ScheduleStore;
 }

@@ -17,6 +17,7 @@ import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeBroadcast } from './broadcast.js';
 import { describeEdgeCases } from './edge-cases.js';
 import { describeRetention } from './retention.js';
+import { describeSchedules } from './schedules.js';
 import { describeOperatorQueries } from './operator.js';
 import { describeReliability } from './reliability.js';
 import { checkTransitions } from './transition-check.js';
@@ -1548,6 +1549,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeOperatorQueries(context);
     describeBroadcast(context);
     describeRetention(context);
+    describeSchedules(context);
 
     // ------------------------------------------------------------------------ wake and life
 

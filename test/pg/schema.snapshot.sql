@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 12 hot_version
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -220,6 +220,33 @@ CREATE TABLE :SCHEMA.queues (
   CONSTRAINT queues_zombie_timeout_seconds_check CHECK (((zombie_timeout_seconds IS NULL) OR (zombie_timeout_seconds > 0)))
 );
 CREATE UNIQUE INDEX queues_pkey ON :SCHEMA.queues USING btree (name);
+
+CREATE TABLE :SCHEMA.schedule_ticks (
+  error text,
+  fired_at timestamp with time zone NOT NULL,
+  job_id character varying(50),
+  manual boolean NOT NULL,
+  outcome character varying(10) NOT NULL,
+  schedule character varying(60) COLLATE "C" NOT NULL,
+  tick_at timestamp with time zone NOT NULL,
+  CONSTRAINT schedule_ticks_pkey PRIMARY KEY (schedule, tick_at),
+  CONSTRAINT schedule_ticks_schedule_fkey FOREIGN KEY (schedule) REFERENCES :SCHEMA.schedules(name) ON DELETE CASCADE
+);
+CREATE INDEX schedule_ticks_fired_at ON :SCHEMA.schedule_ticks USING btree (fired_at);
+CREATE UNIQUE INDEX schedule_ticks_pkey ON :SCHEMA.schedule_ticks USING btree (schedule, tick_at);
+
+CREATE TABLE :SCHEMA.schedules (
+  anchor_at timestamp with time zone NOT NULL,
+  created_at timestamp with time zone NOT NULL,
+  cursor_at timestamp with time zone NOT NULL,
+  definition jsonb NOT NULL,
+  last_job_id character varying(50),
+  name character varying(60) COLLATE "C" NOT NULL,
+  paused boolean DEFAULT false NOT NULL,
+  updated_at timestamp with time zone NOT NULL,
+  CONSTRAINT schedules_pkey PRIMARY KEY (name)
+);
+CREATE UNIQUE INDEX schedules_pkey ON :SCHEMA.schedules USING btree (name);
 
 CREATE TABLE :SCHEMA.schema_migrations (
   applied_at timestamp with time zone DEFAULT now() NOT NULL,

@@ -40,6 +40,25 @@ describe('LoopService', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it('waits what nextDelayMs says after each pass', async () => {
+    const clock = new FakeClock();
+    const at: number[] = [];
+    const delays = [50, 3000, 10];
+    const service = new LoopService({
+      intervalMs: 1000,
+      firstDelayMs: 0,
+      nextDelayMs: () => delays.shift() ?? 1_000_000,
+      pass: () => Promise.resolve(void at.push(clock.now())),
+      onError: () => undefined,
+      clock,
+    });
+    const start = clock.now();
+    service.start();
+    await clock.advanceAsync(5000);
+    expect(at.map((t) => t - start)).toEqual([0, 50, 3050, 3060]);
+    await service.stop();
+  });
+
   it('stops safely before start and waits for the pass in flight', async () => {
     const clock = new FakeClock();
     await loop(clock, () => Promise.resolve()).stop();

@@ -14,6 +14,7 @@ describe('retention rules', () => {
       { table: 'dlq', olderThanMs: DEFAULT_AGES.dlq, exceptQueues: ['emails'] },
       { table: 'metricBuckets', olderThanMs: DEFAULT_AGES.metricBuckets },
       { table: 'bulkActions', olderThanMs: DEFAULT_AGES.bulkActions },
+      { table: 'scheduleTicks', olderThanMs: DEFAULT_AGES.scheduleTicks },
     ]);
   });
 

@@ -6,19 +6,20 @@ import { table } from '../operator/render.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/session.js';
 
 /** Usage text of `chokaq purge`. */
-export const PURGE_USAGE = `chokaq purge [--archive AGE] [--dlq AGE] [--metric-buckets AGE] [--audit AGE] [--bulk-actions AGE] [--dry-run | --yes] [--json]
+export const PURGE_USAGE = `chokaq purge [--archive AGE] [--dlq AGE] [--metric-buckets AGE] [--audit AGE] [--bulk-actions AGE] [--schedule-ticks AGE] [--dry-run | --yes] [--json]
 
 Deletes rows past their retention now, in the same bounded batches as the background purge:
-succeeded jobs, dead jobs, metric buckets, audit entries and ended bulk actions. It shows how
-many rows each rule takes, asks you to type the total (or takes --yes), then purges. Without its
-flag a table keeps the default age: archive 7d, dlq 30d, metric buckets 2d, audit 90d, bulk
-actions 30d.
+succeeded jobs, dead jobs, metric buckets, audit entries, ended bulk actions and fired schedule
+ticks. It shows how many rows each rule takes, asks you to type the total (or takes --yes), then
+purges. Without its flag a table keeps the default age: archive 7d, dlq 30d, metric buckets 2d,
+audit 90d, bulk actions 30d, schedule ticks 30d.
   --archive AGE        succeeded jobs finished longer ago than AGE ('7d', '12h'; 'keep': none,
                        at least 1s)
   --dlq AGE            dead jobs that failed longer ago
   --metric-buckets AGE per-second outcome buckets
   --audit AGE          operator audit entries
   --bulk-actions AGE   bulk actions that ended, with their items
+  --schedule-ticks AGE fired ticks of schedules (their jobs stay)
   --dry-run            show the counts and stop
   --yes                purge without asking
   --json               print the counts (and what was purged) as JSON
@@ -31,6 +32,7 @@ const AGE_FLAGS = {
   'metric-buckets': 'metricBuckets',
   audit: 'audit',
   'bulk-actions': 'bulkActions',
+  'schedule-ticks': 'scheduleTicks',
 } as const;
 
 /** `chokaq purge`. Resolves to the exit code. */
@@ -48,6 +50,7 @@ export async function purgeCommand(
       'metric-buckets': { type: 'string' },
       audit: { type: 'string' },
       'bulk-actions': { type: 'string' },
+      'schedule-ticks': { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       yes: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },

@@ -6,6 +6,7 @@
  */
 import { ChokaQ } from '../../chokaq.js';
 import type { AnyJobDefinition } from '../../job/registry.js';
+import type { Schedule } from '../../schedule/definition.js';
 import { consoleLogger, type LogLevel } from '../../observability/logger.js';
 import {
   connectionFrom,
@@ -29,7 +30,8 @@ export const CONNECTION_USAGE = `  --database-url URL   PostgreSQL (default: CHO
   --data-dir DIR       an existing embedded store folder, not open in another process
                        (default: CHOKAQ_DATA_DIR, else ./.chokaq)
   --schema NAME        schema holding ChokaQ's tables (default: chokaq)
-  --module FILE        your worker module: its job definitions check edited payloads`;
+  --module FILE        your worker module: its job definitions check edited payloads, its
+                       schedules make the payloads of triggered ones`;
 
 /** Values of {@link CONNECTION_OPTIONS} as parsed. */
 export interface ConnectionValues {
@@ -49,13 +51,16 @@ export async function openSession(
   options: { runsBulk: boolean },
 ): Promise<ChokaQ> {
   const logger = consoleLogger((io.env.CHOKAQ_LOG_LEVEL as LogLevel | undefined) ?? 'warn');
-  const jobs = values.module === undefined ? [] : await moduleJobs(values.module, io);
+  const declared = values.module === undefined ? {} : await moduleOptions(values.module, io);
   const connection = connectionFrom(values, io.env);
   requireExistingStore(connection);
   io.stderr.write(`chokaq: ${describeConnection(connection)}\n`);
   const chokaq = new ChokaQ({
     storage: await openStore(connection, logger),
-    jobs,
+    jobs: declared.jobs ?? [],
+    // The module's schedules let `schedules trigger` make payloads with their functions; a
+    // session that starts (bulk actions) leaves them out, so it never saves them.
+    ...(options.runsBulk ? {} : { schedules: declared.schedules ?? [] }),
     logger,
     worker: options.runsBulk,
     // No queue of the user's: every worker serves the operator queue besides its own.
@@ -66,13 +71,16 @@ export async function openSession(
   return chokaq;
 }
 
-/** The job definitions a worker module declares. */
-async function moduleJobs(path: string, io: CliIo): Promise<readonly AnyJobDefinition[]> {
+/** The job definitions and schedules a worker module declares. */
+async function moduleOptions(
+  path: string,
+  io: CliIo,
+): Promise<{ jobs?: readonly AnyJobDefinition[]; schedules?: readonly Schedule[] }> {
   const exported = await loadWorkerModule(path, io.env);
   if (typeof exported !== 'object' || exported === null || isChokaQ(exported)) {
     throw new CliError(`--module ${path} must default-export ChokaQ options with 'jobs'`);
   }
-  return (exported as { jobs?: readonly AnyJobDefinition[] }).jobs ?? [];
+  return exported;
 }
 
 /** Opens a session, runs `fn` with it and stops it whatever happens. Resolves to `fn`'s code. */

@@ -73,6 +73,7 @@ import {
   sortedQueues,
 } from './reads.js';
 import { MemoryIdempotencyClaims } from './idempotency-claims.js';
+import { MemorySchedules } from './schedules.js';
 import { heartbeatJobs, rescueJobs } from './recovery.js';
 import { settleOne } from './settle.js';
 import { Tables } from './tables.js';
@@ -379,6 +380,7 @@ export class MemoryStore implements Store {
       const cutoff = new Date(this.time().getTime() - rule.olderThanMs);
       if (rule.table === 'audit') return this.bulk.purgeAudit(cutoff, limit);
       if (rule.table === 'bulkActions') return this.bulk.purgeActions(cutoff, limit);
+      if (rule.table === 'scheduleTicks') return this.scheduleStore.purgeTicks(cutoff, limit);
       return deleteRows(this.tables, rule, expiredRows(this.tables, rule, cutoff).slice(0, limit));
     });
   }
@@ -389,6 +391,7 @@ export class MemoryStore implements Store {
       const cutoff = new Date(this.time().getTime() - rule.olderThanMs);
       if (rule.table === 'audit') return this.bulk.countAudit(cutoff);
       if (rule.table === 'bulkActions') return this.bulk.countActions(cutoff);
+      if (rule.table === 'scheduleTicks') return this.scheduleStore.countTicks(cutoff);
       return expiredRows(this.tables, rule, cutoff).length;
     });
   }
@@ -460,5 +463,20 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.idempotencyClaims} */
   idempotencyClaims(): MemoryIdempotencyClaims {
     return (this.claims ??= new MemoryIdempotencyClaims(this.clock));
+  }
+
+  /** Made with the store: retention reaches its ticks. */
+  private readonly scheduleStore = new MemorySchedules({
+    now: () => this.time(),
+    enqueue: (job) => {
+      const outcome = enqueueJobs(this.tables, [job], this.time());
+      this.wake.notify(outcome.wokenQueues);
+    },
+    isHot: (id) => this.tables.hot.has(id),
+  });
+
+  /** {@inheritDoc Store.schedules} */
+  schedules(): MemorySchedules {
+    return this.scheduleStore;
   }
 }

@@ -15,6 +15,7 @@ const EXPIRED: Record<RetentionTable, string> = {
   metricBuckets: `bucket_start < now() - $1::bigint * interval '1 millisecond'`,
   audit: `at < now() - $1::bigint * interval '1 millisecond'`,
   bulkActions: `status <> 'running' AND coalesce(finished_at, expires_at) < now() - $1::bigint * interval '1 millisecond'`,
+  scheduleTicks: `fired_at < now() - $1::bigint * interval '1 millisecond'`,
 };
 
 /** A rule's queue condition (archive and DLQ only) on parameter `$3`, and its value. */
@@ -69,6 +70,14 @@ function batchStatement(schema: string, table: RetentionTable, queueSql: string)
         ), deleted AS (
           DELETE FROM ${schema}.operator_actions o USING picked p WHERE o.id = p.id RETURNING 1
         ) SELECT count(*) AS n FROM deleted`;
+    case 'scheduleTicks':
+      return `WITH picked AS (
+          SELECT schedule, tick_at FROM ${schema}.schedule_ticks WHERE ${expired}
+          ORDER BY fired_at LIMIT $2::int FOR UPDATE SKIP LOCKED
+        ), deleted AS (
+          DELETE FROM ${schema}.schedule_ticks t USING picked p
+          WHERE t.schedule = p.schedule AND t.tick_at = p.tick_at RETURNING 1
+        ) SELECT count(*) AS n FROM deleted`;
     case 'bulkActions':
       // The items of expired actions go first, a batch at a time (an action holds up to 100,000);
       // an action goes once it has none left.
@@ -119,6 +128,7 @@ const COUNTED: Record<RetentionTable, string> = {
   metricBuckets: 'metric_buckets',
   audit: 'operator_actions',
   bulkActions: 'bulk_actions',
+  scheduleTicks: 'schedule_ticks',
 };
 
 /** How many rows a rule would purge now (bulk actions: the actions, not their items). */

@@ -63,6 +63,7 @@ import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
 import { QUERIES, type QueryName } from './generated.js';
 import { SqlIdempotencyClaims } from './idempotency-claims.js';
+import { SqlSchedules } from './schedules.js';
 import { migrate } from './migrator.js';
 import { WakeNotifier } from './notifier.js';
 import { cancelIn, rescueIn } from './recovery.js';
@@ -694,6 +695,19 @@ export class SqlStore implements Store {
   /** {@inheritDoc Store.idempotencyClaims} */
   idempotencyClaims(): SqlIdempotencyClaims {
     return (this.claims ??= new SqlIdempotencyClaims(() => this.db(), this.sql));
+  }
+
+  /** Made on first use; one per store. */
+  private scheduleStore: SqlSchedules | undefined;
+
+  /** {@inheritDoc Store.schedules} */
+  schedules(): SqlSchedules {
+    return (this.scheduleStore ??= new SqlSchedules({
+      db: () => this.db(),
+      sql: this.sql,
+      enqueueOn: (db, jobs) => this.enqueueOn(db, jobs),
+      wake: (queues) => this.notifier?.wake(queues),
+    }));
   }
 }
 

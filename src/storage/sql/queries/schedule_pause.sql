@@ -1,0 +1,11 @@
+-- Purpose: pause or resume a schedule; resuming moves the cursor to now, so ticks that fell in
+--   the pause never fire.
+-- Parameters: $1 name (text), $2 paused (boolean).
+-- Locking: the schedule row.
+-- Returns: one row when the schedule exists.
+UPDATE :SCHEMA.schedules
+SET paused = $2::boolean,
+  cursor_at = CASE WHEN $2::boolean THEN cursor_at ELSE greatest(cursor_at, now()) END,
+  updated_at = now()
+WHERE name = $1::text
+RETURNING name

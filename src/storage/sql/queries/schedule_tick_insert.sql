@@ -1,0 +1,10 @@
+-- Purpose: record a fired tick under its unique (schedule, tick time) key.
+-- Parameters: $1 schedule (text), $2 tick time (timestamptz), $3 manual (boolean),
+--   $4 outcome (text: enqueued, skipped or failed), $5 job id (text or null), $6 error (text or
+--   null).
+-- Locking: the new row; a concurrent insert of the same key waits for this one, then conflicts.
+-- Returns: one row when inserted, none when the tick was already fired.
+INSERT INTO :SCHEMA.schedule_ticks (schedule, tick_at, fired_at, manual, outcome, job_id, error)
+VALUES ($1::text, $2::timestamptz, now(), $3::boolean, $4::text, $5::text, $6::text)
+ON CONFLICT (schedule, tick_at) DO NOTHING
+RETURNING tick_at

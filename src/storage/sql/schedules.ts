@@ -1,0 +1,171 @@
+/**
+ * Schedules over SQL (migration 0011): `schedules` and `schedule_ticks` in the store's schema.
+ * Firing is one transaction: the schedule row is locked first, so fires of one schedule never
+ * interleave, and each tick's row and job commit together (see `ScheduleStore.fire`).
+ *
+ * @internal Reach it through `SqlStore.schedules()`.
+ */
+import type { EnqueueResult } from '../model.js';
+import {
+  OVERLAP_SKIPPED,
+  type FireRequest,
+  type FireResult,
+  type ScheduleStore,
+  type ScheduleTick,
+  type StoredSchedule,
+  type TickOutcome,
+} from '../schedules.js';
+import type { NewJob } from '../store.js';
+import type { Executor } from './executor.js';
+import type { QueryName } from './generated.js';
+import { toDate, toStr, toStringOrNull, type Row } from './rows.js';
+
+/** The statements {@link SqlSchedules} runs, bound to the store's schema. */
+export type ScheduleStatements = Pick<
+  Readonly<Record<QueryName, string>>,
+  | 'schedule_save'
+  | 'schedule_list'
+  | 'schedule_pause'
+  | 'schedule_remove'
+  | 'schedule_lock'
+  | 'schedule_tick_insert'
+  | 'schedule_advance'
+>;
+
+/** What {@link SqlSchedules} borrows from its store. */
+export interface SqlSchedulesHost {
+  /** The store's open executor (opening the store on first use). */
+  db: () => Promise<Executor>;
+  sql: ScheduleStatements;
+  /** Inserts jobs on `db` (inside the firing transaction), as `Store.enqueue` does. */
+  enqueueOn: (db: Executor, jobs: readonly NewJob[]) => Promise<EnqueueResult[]>;
+  /** Sends wake-ups for queues that received jobs, after the transaction committed. */
+  wake: (queues: readonly string[]) => void;
+}
+
+/** The SQL {@link ScheduleStore}; tick times and the cursor follow the database clock. */
+export class SqlSchedules implements ScheduleStore {
+  /** @param host What the store lends: executor, statements, enqueue and wake-ups. */
+  constructor(private readonly host: SqlSchedulesHost) {}
+
+  /** {@inheritDoc ScheduleStore.save} */
+  async save(name: string, definition: string): Promise<StoredSchedule> {
+    const db = await this.host.db();
+    await db.query(this.host.sql.schedule_save, [name, definition]);
+    const saved = await this.get(name);
+    if (saved === null) throw new Error(`schedule ${name} vanished while it was saved`);
+    return saved;
+  }
+
+  /** {@inheritDoc ScheduleStore.get} */
+  async get(name: string): Promise<StoredSchedule | null> {
+    const db = await this.host.db();
+    const [row] = await db.query<Row>(this.host.sql.schedule_list, [name]);
+    return row === undefined ? null : scheduleOf(row);
+  }
+
+  /** {@inheritDoc ScheduleStore.list} */
+  async list(): Promise<StoredSchedule[]> {
+    const db = await this.host.db();
+    return (await db.query<Row>(this.host.sql.schedule_list, [null])).map(scheduleOf);
+  }
+
+  /** {@inheritDoc ScheduleStore.setPaused} */
+  async setPaused(name: string, paused: boolean): Promise<StoredSchedule | null> {
+    const db = await this.host.db();
+    const rows = await db.query(this.host.sql.schedule_pause, [name, paused]);
+    return rows.length === 0 ? null : this.get(name);
+  }
+
+  /** {@inheritDoc ScheduleStore.remove} */
+  async remove(name: string): Promise<boolean> {
+    const db = await this.host.db();
+    return (await db.query(this.host.sql.schedule_remove, [name])).length > 0;
+  }
+
+  /** {@inheritDoc ScheduleStore.fire} */
+  async fire(request: FireRequest): Promise<FireResult[]> {
+    const { sql } = this.host;
+    const queues: string[] = [];
+    const db = await this.host.db();
+    const results = await db.transaction(async (tx) => {
+      const [lock] = await tx.query<Row>(sql.schedule_lock, [request.name]);
+      if (lock === undefined) return request.ticks.map((): FireResult => 'gone');
+      let cursor = toDate(lock.cursor_at).getTime();
+      const now = toDate(lock.now).getTime();
+      let busy = lock.busy === true;
+      let lastJobId: string | null = null;
+      const out: FireResult[] = [];
+      for (const tick of request.ticks) {
+        const at = tick.tickAt.getTime();
+        if (!tick.manual && at <= cursor) {
+          out.push('taken');
+          continue;
+        }
+        if (!tick.manual && at > now) {
+          out.push('early');
+          continue;
+        }
+        const outcome: TickOutcome =
+          tick.job === null
+            ? 'failed'
+            : request.overlap === 'skip' && busy
+              ? 'skipped'
+              : 'enqueued';
+        const error = outcome === 'skipped' ? OVERLAP_SKIPPED : (tick.error ?? null);
+        const jobId = outcome === 'enqueued' ? (tick.job?.id ?? null) : null;
+        const inserted = await tx.query(sql.schedule_tick_insert, [
+          request.name,
+          tick.tickAt,
+          tick.manual,
+          outcome,
+          jobId,
+          outcome === 'enqueued' ? null : error,
+        ]);
+        if (inserted.length === 0) {
+          out.push('taken');
+          continue;
+        }
+        if (!tick.manual) cursor = Math.max(cursor, at);
+        if (outcome === 'enqueued' && tick.job !== null) {
+          await this.host.enqueueOn(tx, [tick.job]);
+          queues.push(tick.job.queue);
+          lastJobId = tick.job.id;
+          busy = true;
+        }
+        out.push(outcome);
+      }
+      // Never past the database's now: a later tick must still be able to fire.
+      const advance = Math.max(cursor, Math.min(request.advanceTo?.getTime() ?? cursor, now));
+      await tx.query(sql.schedule_advance, [request.name, new Date(advance), lastJobId]);
+      return out;
+    });
+    if (queues.length > 0) this.host.wake([...new Set(queues)]);
+    return results;
+  }
+}
+
+/** A schedule row (of schedule_list) as a {@link StoredSchedule}. */
+function scheduleOf(row: Row): StoredSchedule {
+  return {
+    name: toStr(row.name),
+    definition: toStr(row.definition),
+    paused: row.paused === true,
+    cursorAt: toDate(row.cursor_at),
+    anchorAt: toDate(row.anchor_at),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+    lastTick: row.tick_at === null || row.tick_at === undefined ? null : tickOf(row),
+  };
+}
+
+function tickOf(row: Row): ScheduleTick {
+  return {
+    tickAt: toDate(row.tick_at),
+    firedAt: toDate(row.fired_at),
+    manual: row.manual === true,
+    outcome: toStr(row.outcome) as TickOutcome,
+    jobId: toStringOrNull(row.job_id),
+    error: toStringOrNull(row.error),
+  };
+}
