@@ -65,10 +65,14 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
     let lastSucceededAt = 0;
     const batches: (Timed & { rows: number; unsettled: number; succeeded: number })[] = [];
     let purgedRows = 0;
+    // Jobs wait for the purge to begin, so it surely begins while they are unsettled.
+    let purgeBegins = (): void => undefined;
+    const purgeBegan = new Promise<void>((resolve) => (purgeBegins = resolve));
     const purgeBatch = storage.purgeBatch.bind(storage);
     storage.purgeBatch = async (rule, limit) => {
       const start = performance.now();
       const unsettledAtStart = enqueued - succeeded;
+      if (rule.table === 'archive') purgeBegins();
       const rows = await purgeBatch(rule, limit);
       if (rule.table === 'archive' && rows > 0) {
         purgedRows += rows;
@@ -102,7 +106,8 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
     const job = defineJob({
       type: 'load.job.v1',
       queue: 'load',
-      handle: (payload: { n: number }) => {
+      handle: async (payload: { n: number }) => {
+        await purgeBegan;
         ran.set(payload.n, (ran.get(payload.n) ?? 0) + 1);
       },
     });
