@@ -43,3 +43,29 @@ export function parseJsonText(text: string): { value: unknown } | { error: strin
     return { error: e instanceof Error ? e.message : String(e) };
   }
 }
+
+/** A JSON text field with its label; says what is wrong while the text is not JSON. */
+export function JsonField(props: {
+  label: string;
+  name: string;
+  rows: number;
+  value: string;
+  onInput: (text: string) => void;
+}) {
+  const parsed = parseJsonText(props.value);
+  return (
+    <>
+      <label>
+        {props.label}
+        <textarea
+          rows={props.rows}
+          class="mono"
+          aria-label={props.name}
+          value={props.value}
+          onInput={(e) => props.onInput((e.target as HTMLTextAreaElement).value)}
+        />
+      </label>
+      {'error' in parsed && <p class="error">Not valid JSON yet: {parsed.error}</p>}
+    </>
+  );
+}

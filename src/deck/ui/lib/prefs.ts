@@ -18,10 +18,21 @@ export function loadPrefs(): { skin: Skin; theme: Theme } {
   };
 }
 
-/** Applies and saves a look (the URL's `skin` and `theme` parameters win for one visit). */
+const darkQuery = matchMedia('(prefers-color-scheme: dark)');
+let current: Theme = 'system';
+
+/** Sets `data-mode` (light or dark) from the theme, the system's for `system`. */
+function applyMode(): void {
+  const dark = current === 'dark' || (current === 'system' && darkQuery.matches);
+  document.documentElement.dataset.mode = dark ? 'dark' : 'light';
+}
+darkQuery.addEventListener('change', applyMode);
+
+/** Applies a look and, unless `save` is false, keeps it in this browser. */
 export function applyPrefs(prefs: { skin: Skin; theme: Theme }, save = true): void {
   document.documentElement.dataset.skin = prefs.skin;
-  document.documentElement.dataset.theme = prefs.theme;
+  current = prefs.theme;
+  applyMode();
   if (save) {
     localStorage.setItem('chokaq.deck.skin', prefs.skin);
     localStorage.setItem('chokaq.deck.theme', prefs.theme);

@@ -11,7 +11,7 @@ import type { BulkPreview } from '../../../operator/bulk.js';
 import type { BulkAction } from '../../../storage/bulk.js';
 import { mergePatch } from '../../../util/merge-patch.js';
 import { Dialog } from '../components/dialog.js';
-import { parseJsonText, prettyJson } from '../components/json-view.js';
+import { JsonField, parseJsonText, prettyJson } from '../components/json-view.js';
 import { toast, toastError } from '../components/toasts.js';
 import { ApiError, get, post } from '../lib/api.js';
 import { bulkAsCode, type BulkTargetInput } from '../lib/copy-as-code.js';
@@ -113,17 +113,13 @@ function EditStep(props: { target: BulkTargetInput; onNext: (edit: Edit) => void
   };
   return (
     <div class="edit-step">
-      <label>
-        JSON merge patch for each payload (RFC 7386: a key set to null is removed)
-        <textarea
-          rows={6}
-          class="mono"
-          aria-label="Patch"
-          value={patchText}
-          onInput={(e) => setPatchText((e.target as HTMLTextAreaElement).value)}
-        />
-      </label>
-      {'error' in parsed && <p class="error">Not JSON yet: {parsed.error}</p>}
+      <JsonField
+        label="JSON merge patch for each payload (RFC 7386: a key set to null is removed)"
+        name="Patch"
+        rows={6}
+        value={patchText}
+        onInput={setPatchText}
+      />
       <div class="row">
         <label>
           Priority (optional)

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import type { JobDetail } from '../../../operator/jobs.js';
 import { Dialog } from '../components/dialog.js';
-import { parseJsonText, prettyJson } from '../components/json-view.js';
+import { JsonField, parseJsonText, prettyJson } from '../components/json-view.js';
 import { toast } from '../components/toasts.js';
 import { ApiError, post } from '../lib/api.js';
 import { DiffView } from './diff-view.js';
@@ -55,21 +55,8 @@ export function EditorDialog(props: {
 
   return (
     <Dialog title={`Edit ${job.id}`} onClose={props.onClose} wide>
-      <label>
-        Payload (JSON)
-        <textarea
-          rows={12}
-          class="mono"
-          aria-label="Payload"
-          value={text}
-          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-        />
-      </label>
-      {'error' in parsed ? (
-        <p class="error">Not valid JSON: {parsed.error}</p>
-      ) : (
-        <DiffView before={original} after={prettyJson(parsed.value)} />
-      )}
+      <JsonField label="Payload (JSON)" name="Payload" rows={12} value={text} onInput={setText} />
+      {'value' in parsed && <DiffView before={original} after={prettyJson(parsed.value)} />}
       <div class="row">
         <label>
           Tags
