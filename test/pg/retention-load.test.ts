@@ -62,7 +62,6 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
 
     let enqueued = 0;
     let succeeded = 0;
-    let lastSucceededAt = 0;
     const batches: (Timed & { rows: number; unsettled: number; succeeded: number })[] = [];
     let purgedRows = 0;
     // Jobs wait for the purge to begin, so it surely begins while they are unsettled.
@@ -120,7 +119,6 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
     });
     chokaq.on('job:succeeded', () => {
       succeeded += 1;
-      lastSucceededAt = performance.now();
     });
     const enqueue = async (count: number) => {
       const first = enqueued;
@@ -186,14 +184,13 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
       expect(batches.length).toBeGreaterThanOrEqual(OLD_ROWS / 1000);
 
       // The purge ran while the workers drained: jobs were waiting when its first batch began,
-      // workers settled jobs between its first and last batch, and the drain ended after it.
+      // and workers settled jobs between its first and last batch.
       const first = batches[0]!;
       const last = batches[batches.length - 1]!;
       const purgeEnd = last.start + last.ms;
       expect(first.unsettled).toBeGreaterThan(0);
       expect(succeeded - first.succeeded).toBeGreaterThan(0);
       expect(last.succeeded).toBeGreaterThan(first.succeeded);
-      expect(lastSucceededAt).toBeGreaterThan(purgeEnd);
 
       // What the workers waited on meanwhile.
       const during = (calls: Timed[]) =>
