@@ -1,4 +1,4 @@
-import type { HotJob } from '../storage/model.js';
+import type { ClaimedJob } from '../storage/model.js';
 import type { Lease } from '../storage/store.js';
 
 /** Why a run's signal was aborted. */
@@ -17,7 +17,7 @@ export class RunAborted extends Error {
 
 /** A handler run in progress in this process. */
 export interface ActiveRun {
-  readonly job: HotJob;
+  readonly job: ClaimedJob;
   readonly lease: Lease;
   /** The handler's last reported progress (0–100), stored with the next heartbeat. */
   progress(): number | undefined;

@@ -8,7 +8,7 @@ import type { AnyJobDefinition, JobRegistry } from '../job/registry.js';
 import { resolveRetryPolicy, type RetryPolicy } from '../job/retry.js';
 import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
-import type { HotJob } from '../storage/model.js';
+import type { ClaimedJob } from '../storage/model.js';
 import type { Lease, Settlement } from '../storage/store.js';
 import type { CancelTimer, Clock } from '../util/clock.js';
 import type { AbortCause, ActiveRun, ActiveRuns, RunAborted } from './active-runs.js';
@@ -102,7 +102,7 @@ export class Executor {
    * settlement is still being written (the completer batches it; `stop()` drains it); the
    * result's `settled` follows the write. Never throws.
    */
-  async run(job: HotJob, lease: Lease): Promise<RunResult> {
+  async run(job: ClaimedJob, lease: Lease): Promise<RunResult> {
     const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
     const ctx = new RunContext(job, this.options.events, this.options.logger);
@@ -200,7 +200,7 @@ export class Executor {
 
   /** Runs the handler; once the run is aborted, waits at most the grace period for it to return. */
   private async call(
-    job: HotJob,
+    job: ClaimedJob,
     definition: AnyJobDefinition | undefined,
     ctx: JobContext,
     grace: GraceTimer,
@@ -235,7 +235,7 @@ export class Executor {
 
   /** Settles a run whose signal was aborted; `cooperative` when the handler returned in time. */
   private finishAborted(
-    job: HotJob,
+    job: ClaimedJob,
     lease: Lease,
     cause: RunAborted,
     cooperative: boolean,
@@ -261,7 +261,7 @@ export class Executor {
 
   /** Runs the middleware onion around the handler; resolves to what the handler returned. */
   private async invoke(
-    job: HotJob,
+    job: ClaimedJob,
     definition: AnyJobDefinition | undefined,
     ctx: JobContext,
   ): Promise<unknown> {
@@ -289,7 +289,7 @@ export class Executor {
    * The handler's return value as JSON to keep with the archived job: `undefined` for none, and
    * (with a warning) for a value that cannot be serialised or exceeds {@link MAX_RESULT_BYTES}.
    */
-  private resultText(job: HotJob, value: unknown): string | undefined {
+  private resultText(job: ClaimedJob, value: unknown): string | undefined {
     if (value === undefined) return undefined;
     let text: string | undefined;
     try {
@@ -320,7 +320,7 @@ export class Executor {
     return text;
   }
 
-  private async settle(job: HotJob, settlement: Settlement): Promise<boolean> {
+  private async settle(job: ClaimedJob, settlement: Settlement): Promise<boolean> {
     const { events, logger } = this.options;
     const base = { id: job.id, type: job.type, queue: job.queue };
     let applied: boolean;

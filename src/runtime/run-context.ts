@@ -2,7 +2,7 @@ import type { IdempotencyOutcome } from '../idempotency/middleware.js';
 import type { JobContext } from '../job/define-job.js';
 import type { ChokaQEvents } from './events.js';
 import { withFields, type Logger } from '../observability/logger.js';
-import type { HotJob } from '../storage/model.js';
+import type { ClaimedJob } from '../storage/model.js';
 import { RunAborted, type AbortCause } from './active-runs.js';
 
 /**
@@ -28,7 +28,7 @@ export class RunContext implements JobContext {
   #skipNote: string | undefined;
   #progress: number | undefined;
 
-  constructor(job: HotJob, events: ChokaQEvents, parentLogger: Logger) {
+  constructor(job: ClaimedJob, events: ChokaQEvents, parentLogger: Logger) {
     this.id = job.id;
     this.type = job.type;
     this.queue = job.queue;

@@ -1,7 +1,7 @@
 import { logEvent } from '../observability/log-events.js';
 import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
-import type { HotJob } from '../storage/model.js';
+import type { ClaimedJob } from '../storage/model.js';
 import type { Lease, Store } from '../storage/store.js';
 import { waitAtMost, type Clock } from '../util/clock.js';
 import { BackgroundRefresh } from '../util/background-refresh.js';
@@ -58,8 +58,8 @@ const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
 export class Worker {
   private readonly slots: Slots;
   private readonly wakeup: Wakeup;
-  private readonly starter: Batcher<Lease, HotJob | null>;
-  private buffer: HotJob[] = [];
+  private readonly starter: Batcher<Lease, ClaimedJob | null>;
+  private buffer: ClaimedJob[] = [];
   private stopping = false;
   private loop: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
@@ -216,7 +216,7 @@ export class Worker {
       // them: the claim starts that many jobs at once and each has a slot waiting. While any
       // circuit is not closed, every job goes through the permit check and the start gate instead.
       const reserved = this.circuitsClosed() ? this.reserveFreeSlots() : 0;
-      let claimed: HotJob[];
+      let claimed: ClaimedJob[];
       try {
         this.paused.peek(); // keeps the list fresh, in the background
         this.claimSentAt = this.options.clock.now();
@@ -259,7 +259,7 @@ export class Worker {
 
   private dispatch(): void {
     while (this.buffer.length > 0 && !this.stopping && this.slots.tryAcquire()) {
-      this.launch(this.buffer.shift() as HotJob, false);
+      this.launch(this.buffer.shift() as ClaimedJob, false);
     }
   }
 
@@ -269,7 +269,7 @@ export class Worker {
    * plus the unwritten settlements, at most 3 × concurrency), the slot is held while more than
    * {@link UNSETTLED_PER_SLOT} × concurrency settlements are unwritten.
    */
-  private launch(job: HotJob, startedByClaim: boolean): void {
+  private launch(job: ClaimedJob, startedByClaim: boolean): void {
     void this.runOne(job, startedByClaim).finally(async () => {
       this.holding += 1;
       await this.options.completer.whenUnsettledAtMost(this.slots.capacity * UNSETTLED_PER_SLOT);
@@ -280,7 +280,7 @@ export class Worker {
     });
   }
 
-  private async runOne(job: HotJob, startedByClaim: boolean): Promise<void> {
+  private async runOne(job: ClaimedJob, startedByClaim: boolean): Promise<void> {
     const { events, logger, completer, executor, clock } = this.options;
     const lease: Lease = {
       id: job.id,
@@ -291,7 +291,7 @@ export class Worker {
     let permit: CircuitPermit | null = null;
     let result: RunResult | undefined;
     try {
-      let started: HotJob | null = job;
+      let started: ClaimedJob | null = job;
       if (startedByClaim) {
         // Already running: count it in its circuit if a permit is to be had, run it either way.
         permit = this.options.circuits?.acquire(job.type) ?? null;
@@ -359,7 +359,7 @@ export class Worker {
    * The job type's circuit is open: put the claimed job back for later without starting it, so
    * no attempt is used — unless that would pass the job's retry lifetime.
    */
-  private async rescheduleForOpenCircuit(job: HotJob, lease: Lease): Promise<void> {
+  private async rescheduleForOpenCircuit(job: ClaimedJob, lease: Lease): Promise<void> {
     const { executor, clock, circuitDelayMs, completer } = this.options;
     const maxAgeMs = executor.retryPolicyFor(job.type).maxAgeMs;
     const error = `Circuit breaker open for '${job.type}'`;

@@ -25,6 +25,7 @@ import type {
   EnqueueResult,
   ErrorGroup,
   FoundJob,
+  ClaimedJob,
   HotJob,
   QueueGauges,
   QueueInfo,
@@ -295,14 +296,14 @@ export interface Store extends BulkStore {
    * two claimers. A queue's `maxWorkers` is exact across concurrent claimers: fetched +
    * processing never exceed it.
    */
-  claim(request: ClaimRequest): Promise<HotJob[]>;
+  claim(request: ClaimRequest): Promise<ClaimedJob[]>;
 
   /**
    * The lease gate: fetched → processing for each lease still held (same worker, token, state
    * fetched), incrementing `attempts` and stamping `startedAt` and `heartbeatAt`. Returns the
    * started rows; leases not returned were lost and must not run.
    */
-  start(leases: readonly Lease[]): Promise<HotJob[]>;
+  start(leases: readonly Lease[]): Promise<ClaimedJob[]>;
 
   /**
    * Applies settlements, each guarded by its lease and expected state, with counters and metric

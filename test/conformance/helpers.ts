@@ -35,7 +35,7 @@ export function newJob(overrides: Partial<NewJob> = {}): NewJob {
   };
 }
 
-export function leaseOf(job: HotJob): Lease {
+export function leaseOf(job: Pick<HotJob, 'id' | 'state' | 'workerId' | 'leaseToken'>): Lease {
   if (job.workerId === null || job.leaseToken === null) {
     throw new Error(`job ${job.id} has no lease (state ${job.state})`);
   }

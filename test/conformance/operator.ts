@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { countJobs, queryJobs } from '../../src/operator/jobs.js';
 import { checkJobQuery, type JobQuery } from '../../src/operator/query-input.js';
 import { timelineOf } from '../../src/operator/timeline.js';
-import type { HotJob } from '../../src/storage/model.js';
+import type { ClaimedJob } from '../../src/storage/model.js';
 import type { ConformanceContext } from './reliability.js';
 import { ids, leaseOf, newJob } from './helpers.js';
 
@@ -52,7 +52,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
   }
 
   /** Runs one claimed-and-started job of `queue` to a failed run that is retried. */
-  async function failAndRetry(job: HotJob, error: string): Promise<void> {
+  async function failAndRetry(job: ClaimedJob, error: string): Promise<void> {
     const applied = await ctx
       .store()
       .settle([{ kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 0, error }]);

@@ -2,7 +2,7 @@
  * A test signal for "the worker has claimed", without a hook in the engine: the store handed to
  * ChokaQ passes every call to the real store and reports each finished `claim` with its rows.
  */
-import type { HotJob } from '../../src/storage/model.js';
+import type { ClaimedJob } from '../../src/storage/model.js';
 import type { ClaimRequest, Store } from '../../src/storage/store.js';
 
 /** A store whose claims can be awaited; see {@link watchClaims}. */
@@ -13,13 +13,13 @@ export interface ClaimWatch {
    * Resolves with the rows of the next claim that finishes (call it before the claim can
    * happen); rejects after `timeoutMs`. Default `timeoutMs`: `5000`.
    */
-  nextClaim: (timeoutMs?: number) => Promise<HotJob[]>;
+  nextClaim: (timeoutMs?: number) => Promise<ClaimedJob[]>;
 }
 
 /** Wraps `real` so each finished claim resolves the waiters of {@link ClaimWatch.nextClaim}. */
 export function watchClaims(real: Store): ClaimWatch {
-  let waiters: ((rows: HotJob[]) => void)[] = [];
-  const claim = async (request: ClaimRequest): Promise<HotJob[]> => {
+  let waiters: ((rows: ClaimedJob[]) => void)[] = [];
+  const claim = async (request: ClaimRequest): Promise<ClaimedJob[]> => {
     const rows = await real.claim(request);
     const ready = waiters;
     waiters = [];
@@ -36,7 +36,7 @@ export function watchClaims(real: Store): ClaimWatch {
   return {
     store,
     nextClaim: (timeoutMs = 5000) =>
-      new Promise<HotJob[]>((resolve, reject) => {
+      new Promise<ClaimedJob[]>((resolve, reject) => {
         const timer = setTimeout(
           () => reject(new Error(`no claim finished within ${timeoutMs} ms`)),
           timeoutMs,

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/index.js';
 import type { FailureReason } from '../../src/job/state.js';
-import type { HotJob, QueueStats } from '../../src/storage/model.js';
+import type { ClaimedJob, QueueStats } from '../../src/storage/model.js';
 import type { RescueOptions, RescueResult, Store } from '../../src/storage/store.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { validateSchema } from '../../src/storage/sql/schema.js';
@@ -71,7 +71,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
   });
 
   /** Enqueues `count` jobs of `type` into `queue`, then claims and starts them on `first`. */
-  async function running(queue: string, type: string, count: number): Promise<HotJob[]> {
+  async function running(queue: string, type: string, count: number): Promise<ClaimedJob[]> {
     await first.enqueue(
       Array.from({ length: count }, () => newJob({ queue, type, payload: '{}' })),
     );
@@ -82,7 +82,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
   }
 
   /** Makes zombies: their last heartbeat was an hour ago. */
-  async function zombify(jobs: readonly HotJob[]): Promise<void> {
+  async function zombify(jobs: readonly ClaimedJob[]): Promise<void> {
     await admin.query(
       `UPDATE "${schema}".jobs_hot SET heartbeat_at = now() - interval '1 hour' WHERE id = ANY($1)`,
       [jobs.map((job) => job.id)],

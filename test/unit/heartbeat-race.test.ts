@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { memory } from '../../src/index.js';
 import { ActiveRuns, type AbortCause } from '../../src/runtime/active-runs.js';
-import type { HotJob } from '../../src/storage/model.js';
+import type { ClaimedJob } from '../../src/storage/model.js';
 import type { Lease, Store } from '../../src/storage/store.js';
 import { ChokaQEvents } from '../../src/runtime/events.js';
 import { Heartbeater } from '../../src/runtime/heartbeater.js';
@@ -29,7 +29,7 @@ function recordingLogger(warnings: string[]): Logger {
 /** A heartbeater over `store` for one run of `job` under `lease`, recording what it does. */
 function watching(
   store: Store,
-  job: HotJob,
+  job: ClaimedJob,
   lease: Lease,
 ): { runs: ActiveRuns; heartbeater: Heartbeater; aborts: AbortCause[]; warnings: string[] } {
   const aborts: AbortCause[] = [];

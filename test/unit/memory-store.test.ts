@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
-import type { HotJob } from '../../src/storage/model.js';
+import type { ClaimedJob, HotJob } from '../../src/storage/model.js';
 import type { NewJob, RescueOptions, Store } from '../../src/storage/store.js';
 import { memory } from '../../src/storage/memory/index.js';
 import { FakeClock } from '../../src/util/clock.js';
@@ -22,7 +22,7 @@ describe('memory store', () => {
     store = memory({ clock });
   });
 
-  async function claimOne(workerId = 'w1'): Promise<HotJob[]> {
+  async function claimOne(workerId = 'w1'): Promise<ClaimedJob[]> {
     return store.claim({ workerId, limit: 10, queues: null });
   }
 
@@ -62,7 +62,8 @@ describe('memory store', () => {
       clock.advance(500);
       const [again] = await claimOne();
       expect(again?.attempts).toBe(1);
-      expect(again?.lastError).toBe('boom');
+      const found = await store.getJob('a');
+      expect(found?.where === 'hot' && found.job.lastError).toBe('boom');
       expect(again?.runAt.getTime()).toBe(START + 500);
     });
   });
@@ -82,9 +83,9 @@ describe('memory store', () => {
       expect(found?.where === 'hot' && found.job.runAt.getTime()).toBe(START);
 
       const [started] = await store.start([leaseOf(claimed)]);
-      started?.startedAt?.setTime(0);
+      started?.createdAt.setTime(0);
       const [listed] = await store.listHot({ limit: 10 });
-      expect(listed?.startedAt?.getTime()).toBe(START);
+      expect(listed?.createdAt.getTime()).toBe(START);
     });
 
     it('returns copies of queues, stats, archive rows, DLQ rows and buckets', async () => {
@@ -215,7 +216,7 @@ describe('memory store', () => {
     }
 
     /** Enqueues `jobs`, claims and starts them all; returns the started rows in claim order. */
-    async function running(...jobs: NewJob[]): Promise<HotJob[]> {
+    async function running(...jobs: NewJob[]): Promise<ClaimedJob[]> {
       await store.enqueue(jobs);
       const claimed = await store.claim({ workerId: 'w1', limit: 100, queues: null });
       return store.start(claimed.map(leaseOf));

@@ -4,12 +4,12 @@
  * queues' rows, so their `maxWorkers` caps are exact and the claim order (priority, run-at, id)
  * holds across capped and uncapped queues alike.
  */
-import type { HotJob } from '../model.js';
+import type { ClaimedJob } from '../model.js';
 import type { ClaimRequest } from '../store.js';
 import type { BackgroundRefresh } from '../../util/background-refresh.js';
 import { uuidv7 } from '../../util/uuid.js';
 import type { Executor } from './executor.js';
-import { hotJobOf, type Row } from './rows.js';
+import { claimedJobOf, type Row } from './rows.js';
 import type { BoundQueries } from './schema.js';
 
 /** Claims due pending jobs for `request` (see `Store.claim`). */
@@ -18,7 +18,7 @@ export async function claimJobs(
   sql: BoundQueries,
   capped: BackgroundRefresh<string[]>,
   request: ClaimRequest,
-): Promise<HotJob[]> {
+): Promise<ClaimedJob[]> {
   const queues = request.queues === null ? null : [...request.queues];
   const types = request.types?.map((type) => type.toLowerCase()) ?? null;
   if ((queues !== null && queues.length === 0) || types?.length === 0 || request.limit < 1) {
@@ -38,12 +38,12 @@ export async function claimJobs(
     types,
   ];
   if (lockCapped.length === 0) {
-    return (await db.query<Row>(sql.claim, params(false))).map(hotJobOf);
+    return (await db.query<Row>(sql.claim, params(false))).map(claimedJobOf);
   }
   const rows = await db.transaction(async (tx) => {
     // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
     await tx.query(sql.claim_lock_capped_queues, [lockCapped]);
     return tx.query<Row>(sql.claim, params(true));
   });
-  return rows.map(hotJobOf);
+  return rows.map(claimedJobOf);
 }

@@ -4,6 +4,7 @@
  */
 import type {
   ArchivedJob,
+  ClaimedJob,
   DeadJob,
   ErrorGroup,
   HistoryEntry,
@@ -86,6 +87,23 @@ export function hotJobOf(row: Row): HotJob {
     lastError: toStringOrNull(row.last_error),
     history: historyOf(row.history),
     progress: toNumberOrNull(row.progress),
+    traceParent: toStringOrNull(row.trace_parent),
+  };
+}
+
+/** Maps a row of claim.sql or start.sql. */
+export function claimedJobOf(row: Row): ClaimedJob {
+  return {
+    id: toStr(row.id),
+    queue: toStr(row.queue),
+    type: toStr(row.type),
+    payload: toStringOrNull(row.payload) ?? '',
+    state: HOT_STATE_BY_CODE[toNumber(row.status)] ?? 'pending',
+    attempts: toNumber(row.attempts),
+    workerId: toStringOrNull(row.worker_id),
+    leaseToken: toStringOrNull(row.lease_token),
+    runAt: toDate(row.run_at),
+    createdAt: toDate(row.created_at),
     traceParent: toStringOrNull(row.trace_parent),
   };
 }

@@ -17,6 +17,7 @@ import type {
   EnqueueResult,
   ErrorGroup,
   FoundJob,
+  ClaimedJob,
   HotJob,
   QueueGauges,
   QueueInfo,
@@ -71,6 +72,7 @@ import {
   archivedJobOf,
   deadJobOf,
   errorGroupOf,
+  claimedJobOf,
   hotJobOf,
   metricBucketOf,
   queueInfoOf,
@@ -301,11 +303,11 @@ export class SqlStore implements Store {
     return this.listenOn(eventsChannel(this.schema), onMessage, 'event');
   }
 
-  async claim(request: ClaimRequest): Promise<HotJob[]> {
+  async claim(request: ClaimRequest): Promise<ClaimedJob[]> {
     return claimJobs(await this.db(), this.sql, this.capped, request);
   }
 
-  async start(leases: readonly Lease[]): Promise<HotJob[]> {
+  async start(leases: readonly Lease[]): Promise<ClaimedJob[]> {
     if (leases.length === 0) return [];
     const db = await this.db();
     const rows = await db.query<Row>(this.sql.start, [
@@ -313,7 +315,7 @@ export class SqlStore implements Store {
       leases.map((l) => l.workerId),
       leases.map((l) => l.leaseToken),
     ]);
-    return rows.map(hotJobOf);
+    return rows.map(claimedJobOf);
   }
 
   async settle(settlements: readonly Settlement[]): Promise<boolean[]> {

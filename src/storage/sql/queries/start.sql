@@ -1,7 +1,7 @@
 -- Purpose: the lease gate: fetched → processing for every lease still held; attempts + 1.
 -- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[].
 -- Locking: row locks on the matched hot rows (UPDATE).
--- Returns: the started rows.
+-- Returns: the started rows' columns a worker needs, as claim.sql returns them.
 UPDATE :SCHEMA.jobs_hot h
 SET status = :PROCESSING,
     attempts = h.attempts + 1,
@@ -13,4 +13,7 @@ WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
   AND h.status = :FETCHED
-RETURNING h.*
+RETURNING h.id, h.queue, h.type, h.payload, h.status, h.attempts, h.worker_id,
+          h.lease_token, h.trace_parent,
+          date_part('epoch', h.run_at) * 1000 AS run_at,
+          date_part('epoch', h.created_at) * 1000 AS created_at
