@@ -22,7 +22,13 @@ import {
 } from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
-import { DeckClient, readEvents, serveDeck, type DeckServerHandle } from './client.js';
+import {
+  DeckClient,
+  readEvents,
+  serveDeck,
+  serveStripped,
+  type DeckServerHandle,
+} from './client.js';
 
 const READ_TOKEN = 'read-token-0123456789';
 const OPERATE_TOKEN = 'operate-token-0123456789';
@@ -293,6 +299,45 @@ export function describeDeckApi(
       expect(bare.headers.get('location')).toBe('./chokaq/');
       expect(new URL(bare.headers.get('location')!, bare.url).pathname).toBe('/ops/chokaq/');
       expect((await client.get('api/status')).status).toBe(200);
+    });
+
+    it('redirects a bare prefix with a malformed escape as sent, and answers 404 below it; never 500', async () => {
+      const deck = createDeck({ chokaq, anonymous: 'read' });
+      const server = await serveStripped(deck, /^\/t\/[^/?]+/);
+      servers.push(server);
+      for (const segment of ['%E0%A4%A', '%zz', '%', 'caf%C3%A9']) {
+        const res = await new DeckClient(`${server.origin}/t/`).request(segment);
+        expect(res.status, segment).toBe(308);
+        expect(res.headers.get('location'), segment).toBe(`./${segment}/`);
+      }
+      const { base } = await serve({ basePath: '/ops/chokaq', anonymous: 'read' }, '/ops/chokaq');
+      for (const path of ['%zz', '%E0%A4%A', 'api/%E0%A4%A', 'api/jobs/%zz', 'assets/%']) {
+        expect((await new DeckClient(base).request(path)).status, path).toBe(404);
+      }
+    });
+
+    it('scopes its cookies to the mount prefix, whether the URL keeps it or the framework took it off', async () => {
+      const kept = await serve({ basePath: '/ops/chokaq' }, '/ops/chokaq');
+      const strippedDeck = createDeck({ chokaq });
+      const stripped = await serveStripped(strippedDeck, /^\/ops\/chokaq/);
+      servers.push(stripped);
+      const root = await serve();
+      const mounts: [DeckHandler, string, string][] = [
+        [kept.deck, kept.base, '/ops/chokaq'],
+        [strippedDeck, `${stripped.origin}/ops/chokaq/`, '/ops/chokaq'],
+        [root.deck, root.base, '/'],
+      ];
+      for (const [deck, base, path] of mounts) {
+        const scoped = new RegExp(`^chokaq_deck_(session|csrf)=[^;]*; Path=${path}; HttpOnly;`);
+        const browser = new DeckClient(base);
+        const signIn = await browser.request(deck.signInLink());
+        expect(signIn.status).toBe(303);
+        expect(signIn.headers.getSetCookie(), base).toEqual([expect.stringMatching(scoped)]);
+        const signOut = await browser.post('api/sign-out', {});
+        expect(signOut.headers.getSetCookie(), base).toEqual([expect.stringMatching(scoped)]);
+        const csrf = await new DeckClient(base).request('api/session');
+        expect(csrf.headers.getSetCookie(), base).toEqual([expect.stringMatching(scoped)]);
+      }
     });
 
     it('shows jobs, their detail, error groups and the queues, and repairs a group by a bulk action', async () => {
