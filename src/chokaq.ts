@@ -26,6 +26,7 @@ import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
 import { AuditApi, Auditor, checkReason } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
+import { engineConfiguration, type EngineConfiguration } from './operator/configuration.js';
 import { JobsApi } from './operator/jobs-api.js';
 import { checkOperatorPayload, checkUnchecked } from './operator/payload-check.js';
 import { PAYLOAD_SCAN_LIMIT } from './operator/query-input.js';
@@ -326,6 +327,15 @@ export class ChokaQ {
   /** Counts of conflicts, heartbeat failures, lost runs and skips in this process (a copy). */
   get counters(): EngineCounters {
     return { ...this.counts };
+  }
+
+  /**
+   * The configuration this engine runs with: its options after defaults and checks, durations in
+   * ms, per queue and engine-wide — what The Deck's Settings panel shows. Holds no secret: the
+   * storage is named by its kind only, functions and providers only as whether they are set.
+   */
+  configuration(): EngineConfiguration {
+    return engineConfiguration(this.config, this.engine.concurrency);
   }
 
   /** Jobs running now in this process. */

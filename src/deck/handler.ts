@@ -20,6 +20,8 @@ import { dlqRoutes } from './api/dlq.js';
 import { jobRoutes } from './api/jobs.js';
 import { overviewRoutes } from './api/overview.js';
 import { queueRoutes } from './api/queues.js';
+import { scheduleRoutes } from './api/schedules.js';
+import { settingsRoutes } from './api/settings.js';
 import { DeckAssets } from './assets.js';
 import { DeckHttpError } from './errors.js';
 import { DeckFeed } from './feed.js';
@@ -76,6 +78,8 @@ export class DeckServer {
       ...jobRoutes(chokaq),
       ...dlqRoutes(chokaq),
       ...bulkRoutes(chokaq),
+      ...scheduleRoutes(chokaq),
+      ...settingsRoutes(settings),
     ];
   }
 

@@ -12,6 +12,8 @@ import { InspectorPanel } from './panels/inspector.js';
 import { JobsPanel } from './panels/jobs.js';
 import { OverviewPanel } from './panels/overview.js';
 import { QueuesPanel } from './panels/queues.js';
+import { SchedulesPanel } from './panels/schedules.js';
+import { SettingsPanel } from './panels/settings.js';
 import { SignIn } from './panels/sign-in.js';
 import { SystemPanel } from './panels/system.js';
 
@@ -20,9 +22,11 @@ const NAV: [string, string, string][] = [
   ['queues', 'Queues', 'g q'],
   ['jobs', 'Jobs', 'g j'],
   ['inbox', 'Failures', 'g f'],
+  ['schedules', 'Schedules', 'g c'],
   ['bulk', 'Bulk actions', 'g b'],
   ['audit', 'Audit', 'g a'],
   ['system', 'System', 'g s'],
+  ['settings', 'Settings', 'g e'],
 ];
 
 /** The app. */
@@ -103,12 +107,16 @@ function Panel({ route, operate }: { route: Route; operate: boolean }) {
       return <InspectorPanel id={sub ?? ''} operate={operate} />;
     case 'inbox':
       return <InboxPanel operate={operate} />;
+    case 'schedules':
+      return <SchedulesPanel operate={operate} />;
     case 'bulk':
       return <BulkPanel id={sub} operate={operate} />;
     case 'audit':
       return <AuditPanel />;
     case 'system':
       return <SystemPanel />;
+    case 'settings':
+      return <SettingsPanel />;
     default:
       return <OverviewPanel />;
   }
