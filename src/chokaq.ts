@@ -27,6 +27,7 @@ import { AuditApi, Auditor, checkReason } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { engineConfiguration, type EngineConfiguration } from './operator/configuration.js';
+import { checkTrendGroups, errorGroupTrend, type ErrorGroupTrend } from './operator/group-trend.js';
 import { JobsApi } from './operator/jobs-api.js';
 import { checkOperatorPayload, checkUnchecked } from './operator/payload-check.js';
 import { PAYLOAD_SCAN_LIMIT } from './operator/query-input.js';
@@ -679,6 +680,18 @@ export class ChokaQ {
       const checked = checkGroupQuery(filter);
       await this.open();
       return this.config.storage.errorGroups(checked);
+    },
+    /**
+     * How many jobs of each error group moved to the DLQ in each of the last 24 hours (the hour
+     * now running last), from an hourly summary kept as jobs enter the DLQ: at most 24 rows per
+     * group, never a scan of the DLQ. Up to 100 fingerprints (from `groups`); an unknown one
+     * reads as zeros.
+     * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` naming `fingerprints[i]`.
+     */
+    trend: async (fingerprints: readonly string[]): Promise<ErrorGroupTrend> => {
+      const checked = checkTrendGroups(fingerprints);
+      await this.open();
+      return errorGroupTrend(this.config.storage, checked);
     },
     /** Deletes DLQ jobs for good; resolves to how many were deleted. */
     purge: async (ids: readonly string[], options?: ActorOptions): Promise<number> => {
