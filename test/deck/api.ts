@@ -14,6 +14,7 @@ import {
   type BulkAction,
   type BulkPreview,
   type ErrorGroup,
+  type ErrorGroupTrend,
   type JobDetail,
   type JobPage,
   type QueueInfo,
@@ -501,6 +502,26 @@ export function describeDeckApi(
       const group = groups.body[0]!;
       expect(groups.body).toHaveLength(1);
       expect(group).toMatchObject({ count: 3, errorClass: 'FatalError' });
+      const q = (value: unknown) => encodeURIComponent(JSON.stringify(value));
+      const trend = await api.get<ErrorGroupTrend>(
+        `api/dlq/trend?q=${q({ groups: [group.fingerprint, 'unknown'] })}`,
+      );
+      expect(trend.body.hours).toHaveLength(24);
+      expect(
+        trend.body.groups.map((g) => [g.fingerprint, g.counts.reduce((a, b) => a + b, 0)]),
+      ).toEqual([
+        [group.fingerprint, 3],
+        ['unknown', 0],
+      ]);
+      for (const [query, error] of [
+        [{ groups: 'x' }, { code: 'CHOKAQ_INVALID_ARGUMENT', field: 'fingerprints' }],
+        [{ groups: [''] }, { code: 'CHOKAQ_INVALID_ARGUMENT', field: 'fingerprints[0]' }],
+        [{ group: [] }, { code: 'CHOKAQ_UNKNOWN_OPTION', field: 'q.group' }],
+      ] as const) {
+        const bad = await api.get(`api/dlq/trend?q=${q(query)}`);
+        expect(bad.status).toBe(400);
+        expect(bad.error).toMatchObject(error);
+      }
       const queues = await api.get<(QueueInfo & { status: QueueStatus | null })[]>('api/queues');
       expect(queues.body.find((q) => q.name === 'mail')?.status?.dead).toBe(3);
 
