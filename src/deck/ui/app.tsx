@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Toasts } from './components/toasts.js';
 import { loadSession, post, SIGNED_OUT, type Session } from './lib/api.js';
 import { startFeed, useFeed } from './lib/feed.js';
+import { leftAlone } from './lib/matrix-keys.js';
 import { applyPrefs, loadPrefs, type Skin, type Theme } from './lib/prefs.js';
 import { href, useRoute, type Route } from './lib/route.js';
 import { AuditPanel } from './panels/audit.js';
@@ -156,9 +157,7 @@ function useKeyboard(): void {
   useEffect(() => {
     let leader = false;
     const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement;
-      if (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || e.metaKey || e.ctrlKey)
-        return;
+      if (leftAlone(e)) return;
       if (e.key === '/') {
         const search = document.querySelector<HTMLInputElement>('[data-search]');
         if (search) {

@@ -15,6 +15,14 @@ export interface KeyHandlers {
   escape?: () => void;
 }
 
+/** Whether a key is not The Deck's: typed in a field, with a modifier, or in an open dialog. */
+export function leftAlone(e: KeyboardEvent): boolean {
+  const target = e.target as HTMLElement;
+  if (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || target.isContentEditable)
+    return true;
+  return e.metaKey || e.ctrlKey || e.altKey || document.querySelector('dialog[open]') !== null;
+}
+
 /** Calls the handlers of the keys pressed while the view is shown. */
 export function useViewKeys(handlers: KeyHandlers): void {
   const current = useRef(handlers);
@@ -23,10 +31,8 @@ export function useViewKeys(handlers: KeyHandlers): void {
     /** The key after `g` goes to a panel (the app's keyboard), not to this view. */
     let afterG = false;
     const onKey = (e: KeyboardEvent) => {
+      if (leftAlone(e)) return;
       const target = e.target as HTMLElement;
-      if (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || target.isContentEditable)
-        return;
-      if (e.metaKey || e.ctrlKey || e.altKey || document.querySelector('dialog[open]')) return;
       if (afterG || e.key === 'g') {
         afterG = !afterG;
         return;

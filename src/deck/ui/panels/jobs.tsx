@@ -309,76 +309,78 @@ function JobTable(props: {
   const selectable = props.operate && props.tab !== 'archive';
   const actions = props.operate || props.tab === 'archive';
   return (
-    <table class="grid jobs" aria-label="Jobs">
-      <thead>
-        <tr>
-          {selectable && <th aria-label="Select" />}
-          <th>Id</th>
-          <th>Type</th>
-          <th>Queue</th>
-          <th>State</th>
-          <th class="num">Attempts</th>
-          <th>{props.tab === 'active' ? 'Created' : 'Finished'}</th>
-          <th>{props.tab === 'dlq' ? 'Error' : 'Tags'}</th>
-          {actions && <th>Actions</th>}
-        </tr>
-      </thead>
-      <tbody>
-        {props.jobs.length === 0 && (
+    <div class="table-scroll">
+      <table class="grid jobs" aria-label="Jobs">
+        <thead>
           <tr>
-            <td colSpan={10} class="muted">
-              No jobs match.
-            </td>
+            {selectable && <th aria-label="Select" />}
+            <th>Id</th>
+            <th>Type</th>
+            <th>Queue</th>
+            <th>State</th>
+            <th class="num">Attempts</th>
+            <th>{props.tab === 'active' ? 'Created' : 'Finished'}</th>
+            <th>{props.tab === 'dlq' ? 'Error' : 'Tags'}</th>
+            {actions && <th>Actions</th>}
           </tr>
-        )}
-        {props.jobs.map((job, index) => {
-          const checked = props.selected === null || props.selected.includes(job.id);
-          const when = props.tab === 'active' ? job.createdAt : job.finishedAt;
-          return (
-            <tr
-              key={job.id}
-              class={`${checked && selectable ? 'chosen' : ''}${index === props.cursor ? ' cursor' : ''}`}
-              data-job={job.id}
-              data-cursor={index === props.cursor ? '' : undefined}
-              aria-current={index === props.cursor ? 'true' : undefined}
-            >
-              {selectable && (
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`select ${job.id}`}
-                    checked={checked}
-                    disabled={props.selected === null}
-                    onClick={(e) => props.onToggle(index, (e as MouseEvent).shiftKey)}
-                  />
-                </td>
-              )}
-              <td class="mono">
-                <a href={href('job', job.id)} onClick={() => props.onOpen(index)}>
-                  {job.id}
-                </a>
+        </thead>
+        <tbody>
+          {props.jobs.length === 0 && (
+            <tr>
+              <td colSpan={10} class="muted">
+                No jobs match.
               </td>
-              <td>{job.type}</td>
-              <td>{job.queue}</td>
-              <td>
-                <span class={`pill state-${job.state}`}>{job.state}</span>
-                {job.reason && <span class="muted"> {job.reason}</span>}
-              </td>
-              <td class="num">{job.attempts}</td>
-              <td title={exact(when)}>{ago(when)}</td>
-              <td class="clip">{props.tab === 'dlq' ? job.error : job.tags}</td>
-              {actions && (
-                <RowActions
-                  job={job}
-                  tab={props.tab}
-                  operate={props.operate}
-                  onDone={props.onChanged}
-                />
-              )}
             </tr>
-          );
-        })}
-      </tbody>
-    </table>
+          )}
+          {props.jobs.map((job, index) => {
+            const checked = props.selected === null || props.selected.includes(job.id);
+            const when = props.tab === 'active' ? job.createdAt : job.finishedAt;
+            return (
+              <tr
+                key={job.id}
+                class={`${checked && selectable ? 'chosen' : ''}${index === props.cursor ? ' cursor' : ''}`}
+                data-job={job.id}
+                data-cursor={index === props.cursor ? '' : undefined}
+                aria-current={index === props.cursor ? 'true' : undefined}
+              >
+                {selectable && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`select ${job.id}`}
+                      checked={checked}
+                      disabled={props.selected === null}
+                      onClick={(e) => props.onToggle(index, (e as MouseEvent).shiftKey)}
+                    />
+                  </td>
+                )}
+                <td class="mono">
+                  <a href={href('job', job.id)} onClick={() => props.onOpen(index)}>
+                    {job.id}
+                  </a>
+                </td>
+                <td>{job.type}</td>
+                <td>{job.queue}</td>
+                <td>
+                  <span class={`pill state-${job.state}`}>{job.state}</span>
+                  {job.reason && <span class="muted"> {job.reason}</span>}
+                </td>
+                <td class="num">{job.attempts}</td>
+                <td title={exact(when)}>{ago(when)}</td>
+                <td class="clip">{props.tab === 'dlq' ? job.error : job.tags}</td>
+                {actions && (
+                  <RowActions
+                    job={job}
+                    tab={props.tab}
+                    operate={props.operate}
+                    onDone={props.onChanged}
+                  />
+                )}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }
