@@ -67,7 +67,7 @@ export function describeDeckApi(
         logger: silentLogger,
         pollInterval: 50,
         clusterEvents: { interval: 50 },
-        queues: { mail: { timeout: '2m', retention: { dlq: '3d' } } },
+        queues: { mail: { timeout: '2m', zombieTimeout: '5m', retention: { dlq: '3d' } } },
       });
       await chokaq.start();
     });
@@ -339,12 +339,19 @@ export function describeDeckApi(
         expect.objectContaining({
           name: 'mail',
           timeoutMs: 120_000,
+          zombieTimeoutMs: 300_000,
           retention: { archiveMs: engine.queueDefaults.retention.archiveMs, dlqMs: 259_200_000 },
         }),
       ]);
       expect(queues.find((q) => q.name === 'mail')).toMatchObject({
         paused: false,
+        zombieTimeoutSeconds: 300,
         timeoutMs: 120_000,
+      });
+      // A queue the options do not name runs with the defaults.
+      expect(queues.find((q) => q.name === 'default')).toMatchObject({
+        timeoutMs: engine.timing.timeoutMs,
+        retention: engine.queueDefaults.retention,
       });
       expect(deck).toEqual({
         basePath: '',
