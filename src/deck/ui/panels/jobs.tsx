@@ -99,7 +99,8 @@ export function JobsPanel(props: {
     } else ids = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id];
     setSelected({ key, ids, all: false, anchor: index });
   };
-  // The keyboard's row: kept per view (and page), back where it was after the inspector.
+  // The keyboard's row, per view and page; on the first page, back where it was after the
+  // inspector (the pager's cursors are not kept).
   const viewHash = `${location.hash}|${stack.length}`;
   const [cursorAt, setCursorAt] = useState(() => ({ view: viewHash, row: cursorFor(viewHash) }));
   const row = cursorAt.view === viewHash ? Math.min(cursorAt.row, Math.max(0, jobs.length - 1)) : 0;
