@@ -64,9 +64,11 @@ try {
     ['dlq', '#/jobs/dlq'],
     ['inspector', `#/job/${dead}`],
     ['failures', '#/inbox'],
+    ['schedules', '#/schedules'],
     ['bulk', '#/bulk'],
     ['audit', '#/audit'],
     ['system', '#/system'],
+    ['settings', '#/settings'],
   ];
   for (const [skin, theme] of [
     ['blueprint', 'light'],

@@ -26,6 +26,8 @@ import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
 import { AuditApi, Auditor, checkReason } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
+import { engineConfiguration, type EngineConfiguration } from './operator/configuration.js';
+import { checkTrendGroups, errorGroupTrend, type ErrorGroupTrend } from './operator/group-trend.js';
 import { JobsApi } from './operator/jobs-api.js';
 import { checkOperatorPayload, checkUnchecked } from './operator/payload-check.js';
 import { PAYLOAD_SCAN_LIMIT } from './operator/query-input.js';
@@ -326,6 +328,15 @@ export class ChokaQ {
   /** Counts of conflicts, heartbeat failures, lost runs and skips in this process (a copy). */
   get counters(): EngineCounters {
     return { ...this.counts };
+  }
+
+  /**
+   * The configuration this engine runs with: its options after defaults and checks, durations in
+   * ms, per queue and engine-wide — what The Deck's Settings panel shows. Holds no secret: the
+   * storage is named by its kind only, functions and providers only as whether they are set.
+   */
+  configuration(): EngineConfiguration {
+    return engineConfiguration(this.config, this.engine.concurrency);
   }
 
   /** Jobs running now in this process. */
@@ -669,6 +680,18 @@ export class ChokaQ {
       const checked = checkGroupQuery(filter);
       await this.open();
       return this.config.storage.errorGroups(checked);
+    },
+    /**
+     * How many jobs of each error group moved to the DLQ in each of the last 24 hours (the hour
+     * now running last), from an hourly summary kept as jobs enter the DLQ: at most 24 rows per
+     * group, never a scan of the DLQ. Up to 100 fingerprints (from `groups`); an unknown one
+     * reads as zeros.
+     * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` naming `fingerprints[i]`.
+     */
+    trend: async (fingerprints: readonly string[]): Promise<ErrorGroupTrend> => {
+      const checked = checkTrendGroups(fingerprints);
+      await this.open();
+      return errorGroupTrend(this.config.storage, checked);
     },
     /** Deletes DLQ jobs for good; resolves to how many were deleted. */
     purge: async (ids: readonly string[], options?: ActorOptions): Promise<number> => {

@@ -31,6 +31,8 @@ export type {
 export type { MissedPolicy } from './schedule/ticks.js';
 export type { ScheduleTick, TickOutcome } from './storage/schedules.js';
 export type { CircuitStatus, QueueStatus, Rate, StatusReport } from './operator/status.js';
+export type { EngineConfiguration, QueueConfiguration } from './operator/configuration.js';
+export type { ErrorGroupTrend } from './operator/group-trend.js';
 export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
 export type { JobsApi, PendingJobEdit } from './operator/jobs-api.js';

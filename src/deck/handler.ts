@@ -20,6 +20,8 @@ import { dlqRoutes } from './api/dlq.js';
 import { jobRoutes } from './api/jobs.js';
 import { overviewRoutes } from './api/overview.js';
 import { queueRoutes } from './api/queues.js';
+import { scheduleRoutes } from './api/schedules.js';
+import { settingsRoutes } from './api/settings.js';
 import { DeckAssets } from './assets.js';
 import { DeckHttpError } from './errors.js';
 import { DeckFeed } from './feed.js';
@@ -51,6 +53,14 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+/** One API request: its method, its path below `api/`, its URL and its cookies' `Path`. */
+interface ApiCall {
+  method: string;
+  path: string;
+  url: URL;
+  cookiePath: string;
+}
+
 /** The handler of one Deck. */
 export class DeckServer {
   readonly access: AccessControl;
@@ -68,6 +78,8 @@ export class DeckServer {
       ...jobRoutes(chokaq),
       ...dlqRoutes(chokaq),
       ...bulkRoutes(chokaq),
+      ...scheduleRoutes(chokaq),
+      ...settingsRoutes(settings),
     ];
   }
 
@@ -104,17 +116,23 @@ export class DeckServer {
     if (path === null) throw new DeckHttpError(404, 'CHOKAQ_DECK_NOT_FOUND', 'not The Deck');
     const outer = new URL(req.originalUrl ?? req.url ?? '/', 'http://deck.invalid').pathname;
     // Relative links of the page need the prefix to end in a slash. The redirect is relative
-    // (`./chokaq/`), so no path a client sends can point it at another host.
+    // (`./chokaq/`) and repeats the last segment as the client sent it (still escaped, never
+    // decoded), so no path a client sends can point it at another host or make it fail.
     if (path === '' || (path === '/' && !outer.endsWith('/'))) {
       const last = outer.split('/').pop() ?? '';
       res.statusCode = 308;
-      res.setHeader('Location', `./${encodeURIComponent(decodeURIComponent(last))}/${url.search}`);
+      res.setHeader('Location', `./${last}/${url.search}`);
       res.end();
       return;
     }
     const method = req.method ?? 'GET';
-    if (path === '/login' && method === 'GET') return this.signInByLink(req, res, url);
-    if (path.startsWith('/api/')) return this.api(req, res, method, path.slice(5), url);
+    const cookiePath = this.cookiePath(outer, path);
+    if (path === '/login' && method === 'GET') {
+      return this.signInByLink(req, res, url, cookiePath);
+    }
+    if (path.startsWith('/api/')) {
+      return this.api(req, res, { method, path: path.slice(5), url, cookiePath });
+    }
     if (method === 'GET' || method === 'HEAD') {
       const name = path === '/' ? 'index.html' : path.startsWith('/assets/') ? path.slice(8) : '';
       if (name !== '' && (await this.assets.send(req, res, name))) return;
@@ -134,7 +152,21 @@ export class DeckServer {
     return pathname.startsWith(`${base}/`) ? pathname.slice(base.length) : null;
   }
 
-  private signInByLink(req: DeckRequest, res: DeckResponse, url: URL): void {
+  /**
+   * The `Path` of The Deck's cookies: the prefix the browser reached it under (`/ops/chokaq`,
+   * whether the framework kept it in the URL or took it off), so they never go to the host app.
+   * A prefix with characters that do not belong in a cookie attribute falls back to `basePath`.
+   */
+  private cookiePath(outer: string, path: string): string {
+    const prefix = outer.endsWith(path) ? outer.slice(0, outer.length - path.length) : null;
+    const mount =
+      prefix !== null && /^(\/[A-Za-z0-9._~%!$&'()*+=:@-]+)*$/.test(prefix)
+        ? prefix
+        : this.settings.basePath;
+    return mount === '' ? '/' : mount;
+  }
+
+  private signInByLink(req: DeckRequest, res: DeckResponse, url: URL, cookiePath: string): void {
     // Only one-time links: a lasting token in a URL would stay in histories and logs.
     const signedIn = this.access.signIn(url.searchParams.get('token') ?? '', { linksOnly: true });
     if (signedIn === null) {
@@ -143,26 +175,24 @@ export class DeckServer {
       res.end('This sign-in link is unknown, used or expired. Ask for a new one.\n');
       return;
     }
-    this.setSessionCookie(req, res, signedIn.id);
+    this.setSessionCookie(req, res, signedIn.id, cookiePath);
     res.statusCode = 303;
     res.setHeader('Location', './');
     res.end();
   }
 
-  private async api(
-    req: DeckRequest,
-    res: DeckResponse,
-    method: string,
-    path: string,
-    url: URL,
-  ): Promise<void> {
+  private async api(req: DeckRequest, res: DeckResponse, call: ApiCall): Promise<void> {
+    const { method, path, url, cookiePath } = call;
     const caller = await this.access.resolve(req);
-    if (path === 'session' && method === 'GET') return this.session(req, res, caller);
-    if (path === 'sign-in' && method === 'POST') return this.signInByToken(req, res);
+    if (path === 'session' && method === 'GET') return this.session(req, res, caller, cookiePath);
+    if (path === 'sign-in' && method === 'POST') return this.signInByToken(req, res, cookiePath);
     if (path === 'sign-out' && method === 'POST') {
       this.checkChange(req, caller);
       this.access.signOut(req);
-      addCookie(res, `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+      addCookie(
+        res,
+        `${SESSION_COOKIE}=; Path=${cookiePath}; HttpOnly; SameSite=Strict; Max-Age=0`,
+      );
       return sendJson(res, 200, { signedOut: true });
     }
     if (path === 'events' && method === 'GET') {
@@ -195,13 +225,13 @@ export class DeckServer {
   }
 
   /** Who the browser is, and the CSRF token its changes must carry (set as a cookie if new). */
-  private session(req: DeckRequest, res: DeckResponse, caller: Caller): void {
+  private session(req: DeckRequest, res: DeckResponse, caller: Caller, cookiePath: string): void {
     let csrf = caller.csrf;
     if (csrf === null && caller.via !== 'bearer') {
       csrf = secret();
       addCookie(
         res,
-        `${CSRF_COOKIE}=${csrf}; Path=/; HttpOnly; SameSite=Strict${this.secure(req)}`,
+        `${CSRF_COOKIE}=${csrf}; Path=${cookiePath}; HttpOnly; SameSite=Strict${this.secure(req)}`,
       );
     }
     sendJson(res, 200, {
@@ -213,7 +243,11 @@ export class DeckServer {
     });
   }
 
-  private async signInByToken(req: DeckRequest, res: DeckResponse): Promise<void> {
+  private async signInByToken(
+    req: DeckRequest,
+    res: DeckResponse,
+    cookiePath: string,
+  ): Promise<void> {
     this.checkOrigin(req);
     this.checkJson(req);
     const { token } = bodyOf<{ token: string }>(await readJson(req, MAX_BODY_BYTES), ['token']);
@@ -221,15 +255,20 @@ export class DeckServer {
     if (signedIn === null) {
       throw new DeckHttpError(401, 'CHOKAQ_DECK_SIGN_IN', 'the token is unknown, used or expired');
     }
-    this.setSessionCookie(req, res, signedIn.id);
+    this.setSessionCookie(req, res, signedIn.id, cookiePath);
     sendJson(res, 200, { access: signedIn.session.access, actor: signedIn.session.actor });
   }
 
-  private setSessionCookie(req: DeckRequest, res: DeckResponse, id: string): void {
+  private setSessionCookie(
+    req: DeckRequest,
+    res: DeckResponse,
+    id: string,
+    cookiePath: string,
+  ): void {
     const maxAge = Math.floor(this.settings.sessionTtlMs / 1000);
     addCookie(
       res,
-      `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${this.secure(req)}`,
+      `${SESSION_COOKIE}=${id}; Path=${cookiePath}; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${this.secure(req)}`,
     );
   }
 

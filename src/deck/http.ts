@@ -111,9 +111,11 @@ export function sendJson(res: DeckResponse, status: number, value: unknown): voi
   res.end(JSON.stringify(value));
 }
 
-/** The HTTP status of a ChokaQ error code: bad input 400, conflicts 409, outages 503. */
+/** The HTTP status of a ChokaQ error code: bad input 400, unknown names 404, conflicts 409, outages 503. */
 function statusOf(error: ChokaQError): number {
   switch (error.code) {
+    case 'CHOKAQ_SCHEDULE_NOT_FOUND':
+      return 404;
     case 'CHOKAQ_BULK_CONFIRMATION':
     case 'CHOKAQ_DUPLICATE_JOB_ID':
       return 409;

@@ -9,6 +9,7 @@ import { checkDeckOptions, type DeckOptions } from './options.js';
 export type { DeckRequest, DeckResponse } from './http.js';
 export type { DeckAccess, DeckOptions, DeckPrincipal, DeckToken } from './options.js';
 export { DECK_ERROR_CODES, type DeckErrorCode } from './errors.js';
+export type { DeckSettingsView, QueueSettingsView, SettingsView } from './api/settings.js';
 
 /** The Deck as a request handler, with what a host needs besides. */
 export interface DeckHandler {

@@ -276,6 +276,11 @@ export class Engine {
     this.worker?.notePaused(queue, paused);
   }
 
+  /** How many jobs this process runs at once now. */
+  get concurrency(): number {
+    return this.worker?.concurrency ?? this.settings.concurrency;
+  }
+
   /** Changes how many jobs this process runs at once. */
   setConcurrency(concurrency: number): void {
     this.worker?.setConcurrency(concurrency);

@@ -187,6 +187,14 @@ export interface QueuePatch {
   zombieTimeoutSeconds?: number | null;
 }
 
+/** One hour of one error group's trend (`dlq_error_group_hours`). */
+export interface GroupHour {
+  fingerprint: string;
+  hourStart: Date;
+  /** Jobs of the group that moved to the DLQ in this hour. */
+  count: number;
+}
+
 /** One row of the per-second outcome aggregate (`metric_buckets`). */
 export interface MetricBucket {
   bucketStart: Date;
@@ -377,6 +385,12 @@ export interface Store extends BulkStore {
    * of the given queues and types when those are set.
    */
   errorGroups(filter: ErrorGroupFilter): Promise<ErrorGroup[]>;
+  /**
+   * Dead jobs per hour of the error groups `fingerprints` from the hour `since` on (a whole hour),
+   * from the maintained hourly summary (hours without dead jobs are left out; a group's hours
+   * older than two days may be gone). Arrivals: a job resurrected or purged since still counts.
+   */
+  errorGroupHours(fingerprints: readonly string[], since: Date): Promise<GroupHour[]>;
 
   /** Every known queue, ordered by name. */
   listQueues(): Promise<QueueInfo[]>;

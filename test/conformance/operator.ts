@@ -5,6 +5,7 @@
  * the bounded payload scan, counts). Registered by `describeStoreConformance` in suite.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { errorGroupTrend } from '../../src/operator/group-trend.js';
 import { countJobs, queryJobs } from '../../src/operator/jobs.js';
 import { checkJobQuery, type JobQuery } from '../../src/operator/query-input.js';
 import { timelineOf } from '../../src/operator/timeline.js';
@@ -273,6 +274,34 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const groups = await store.errorGroups({ queues: ['g-cancel'], limit: 10 });
       expect(groups).toMatchObject([{ count: 2, message: 'Cancelled by <actor>' }]);
       expect((await dead(first)).errorDetails).toBe('Cancelled by alice');
+    });
+
+    it("counts each group's arrivals per hour for its trend, kept through resurrect and purge", async () => {
+      const store = ctx.store();
+      const a = await failToDead('g-trend', stackOf('timeout after 30 ms'));
+      const b = await failToDead('g-trend', stackOf('timeout after 31 ms'));
+      const c = await failToDead('g-trend', stackOf('disk is full'));
+      const [fp, other] = [(await dead(a)).fingerprint, (await dead(c)).fingerprint];
+      expect((await dead(b)).fingerprint).toBe(fp);
+      const sum = (counts: number[]) => counts.reduce((x, y) => x + y, 0);
+      const trend = await errorGroupTrend(store, [fp, other, 'no-such-group']);
+      expect(trend.hours).toHaveLength(24);
+      const now = (await store.now()).getTime();
+      const last = trend.hours.at(-1)!.getTime();
+      expect(last % 3_600_000).toBe(0);
+      expect(now - last).toBeGreaterThanOrEqual(0);
+      expect(now - last).toBeLessThan(3_600_000);
+      expect(trend.groups.map((g) => [g.fingerprint, sum(g.counts)])).toEqual([
+        [fp, 2],
+        [other, 1],
+        ['no-such-group', 0],
+      ]);
+      // The jobs failed a moment ago: in the hour now running (or, just past an hour, the one before).
+      expect(sum(trend.groups[0]!.counts.slice(-2))).toBe(2);
+      expect(await store.resurrect([a], { actor: 'op' })).toEqual([a]);
+      expect(await store.purgeDead([b])).toBe(1);
+      expect(sum((await errorGroupTrend(store, [fp])).groups[0]!.counts)).toBe(2);
+      expect(await store.errorGroupHours([fp], new Date(last + 3_600_000))).toEqual([]);
     });
 
     it('resurrect and purge take jobs out of their group; an empty group is not listed', async () => {

@@ -14,15 +14,24 @@ import {
   type BulkAction,
   type BulkPreview,
   type ErrorGroup,
+  type ErrorGroupTrend,
   type JobDetail,
   type JobPage,
   type QueueInfo,
   type QueueStatus,
+  type ScheduleInfo,
   type StatusReport,
 } from '../../src/index.js';
+import type { SettingsView } from '../../src/deck/api/settings.js';
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
-import { DeckClient, readEvents, serveDeck, type DeckServerHandle } from './client.js';
+import {
+  DeckClient,
+  readEvents,
+  serveDeck,
+  serveStripped,
+  type DeckServerHandle,
+} from './client.js';
 
 const READ_TOKEN = 'read-token-0123456789';
 const OPERATE_TOKEN = 'operate-token-0123456789';
@@ -58,6 +67,7 @@ export function describeDeckApi(
         logger: silentLogger,
         pollInterval: 50,
         clusterEvents: { interval: 50 },
+        queues: { mail: { timeout: '2m', zombieTimeout: '5m', retention: { dlq: '3d' } } },
       });
       await chokaq.start();
     });
@@ -123,6 +133,8 @@ export function describeDeckApi(
         ['api/bulk/preview', { action: 'purge', target: { ids: ['x'] } }],
         ['api/bulk/run', { token: 'x', reason: 'r' }],
         ['api/bulk/x/cancel', {}],
+        ['api/schedules/x/pause', {}],
+        ['api/schedules/x/resume', {}],
       ];
       for (const [path, body] of changes) {
         const res = await client.post(path, body, { csrf: false });
@@ -295,6 +307,184 @@ export function describeDeckApi(
       expect((await client.get('api/status')).status).toBe(200);
     });
 
+    it('shows the running configuration to read access, without a secret', async () => {
+      const { base } = await serve({
+        tokens: [
+          { token: READ_TOKEN, access: 'read' },
+          { token: OPERATE_TOKEN, access: 'operate' },
+        ],
+        environment: 'staging',
+        sessionTtl: '2h',
+      });
+      await chokaq.enqueue(ok, {});
+      const api = new DeckClient(base, { authorization: `Bearer ${READ_TOKEN}` });
+      const answer = await api.get<SettingsView>('api/settings');
+      expect(answer.status).toBe(200);
+      const { engine, queues, deck } = answer.body;
+      expect(engine).toMatchObject({
+        storage: name,
+        worker: true,
+        concurrency: 10,
+        pollIntervalMs: 50,
+        clusterEventsIntervalMs: 50,
+        jobTypes: [
+          { type: 'deck.ok.v1', queue: 'mail' },
+          { type: 'deck.broken.v1', queue: 'mail' },
+        ],
+        timing: { zombieTimeoutMs: 600_000, heartbeatIntervalMs: 10_000 },
+        retention: { enabled: true },
+        telemetry: { metrics: true },
+      });
+      expect(engine.queues).toEqual([
+        expect.objectContaining({
+          name: 'mail',
+          timeoutMs: 120_000,
+          zombieTimeoutMs: 300_000,
+          retention: { archiveMs: engine.queueDefaults.retention.archiveMs, dlqMs: 259_200_000 },
+        }),
+      ]);
+      expect(queues.find((q) => q.name === 'mail')).toMatchObject({
+        paused: false,
+        zombieTimeoutSeconds: 300,
+        timeoutMs: 120_000,
+      });
+      // A queue the options do not name runs with the defaults.
+      expect(queues.find((q) => q.name === 'default')).toMatchObject({
+        timeoutMs: engine.timing.timeoutMs,
+        retention: engine.queueDefaults.retention,
+      });
+      expect(deck).toEqual({
+        basePath: '',
+        environment: 'staging',
+        feedIntervalMs: 250,
+        sessionTtlMs: 7_200_000,
+        anonymous: 'none',
+        authorize: false,
+        tokens: { read: 1, operate: 1 },
+      });
+      // Live: a concurrency change shows at once.
+      chokaq.setConcurrency(3);
+      expect((await api.get<SettingsView>('api/settings')).body.engine.concurrency).toBe(3);
+      const text = JSON.stringify(answer.body);
+      for (const secret of [READ_TOKEN, OPERATE_TOKEN, 'postgres://', 'password']) {
+        expect(text).not.toContain(secret);
+      }
+      expect((await new DeckClient(base).get('api/settings')).status).toBe(401);
+    });
+
+    it('lists the schedules with their next and last runs, and pauses and resumes one, audited', async () => {
+      const { base } = await serve({
+        tokens: [
+          { token: READ_TOKEN, access: 'read' },
+          { token: OPERATE_TOKEN, access: 'operate', actor: 'sched-op' },
+        ],
+      });
+      await chokaq.schedules.add({
+        name: 'nightly',
+        job: ok,
+        cron: '0 3 * * *',
+        timeZone: 'Europe/Berlin',
+      });
+      const { jobId } = await chokaq.schedules.trigger('nightly');
+      const reader = new DeckClient(base, { authorization: `Bearer ${READ_TOKEN}` });
+      const list = await reader.get<ScheduleInfo[]>('api/schedules');
+      expect(list.status).toBe(200);
+      expect(list.body).toEqual([
+        expect.objectContaining({
+          name: 'nightly',
+          type: 'deck.ok.v1',
+          queue: 'mail',
+          cron: '0 3 * * *',
+          timeZone: 'Europe/Berlin',
+          paused: false,
+          lastRun: expect.objectContaining({ jobId }) as unknown,
+        }),
+      ]);
+      expect(list.body[0]!.nextRuns).toHaveLength(5);
+
+      const api = new DeckClient(base, { authorization: `Bearer ${OPERATE_TOKEN}` });
+      const paused = await api.post<ScheduleInfo>(
+        'api/schedules/nightly/pause',
+        { reason: 'maintenance' },
+        { csrf: false },
+      );
+      expect(paused.status).toBe(200);
+      expect(paused.body).toMatchObject({ name: 'nightly', paused: true, nextRuns: [] });
+      expect((await chokaq.schedules.get('nightly'))?.paused).toBe(true);
+      expect((await chokaq.audit.list())[0]).toMatchObject({
+        actor: 'sched-op',
+        action: 'schedule-pause',
+        reason: 'maintenance',
+        target: { schedule: 'nightly' },
+      });
+      const resumed = await api.post<ScheduleInfo>(
+        'api/schedules/nightly/resume',
+        {},
+        {
+          csrf: false,
+        },
+      );
+      expect(resumed.body.paused).toBe(false);
+      expect(resumed.body.nextRuns).toHaveLength(5);
+      expect((await chokaq.audit.list())[0]).toMatchObject({
+        actor: 'sched-op',
+        action: 'schedule-resume',
+      });
+
+      const unknown = await api.post('api/schedules/nope/pause', {}, { csrf: false });
+      expect(unknown.status).toBe(404);
+      expect(unknown.error).toMatchObject({ code: 'CHOKAQ_SCHEDULE_NOT_FOUND', field: 'name' });
+      const badName = await api.post('api/schedules/bad%20name/pause', {}, { csrf: false });
+      expect(badName.status).toBe(400);
+      expect(badName.error).toMatchObject({ code: 'CHOKAQ_INVALID_SCHEDULE', field: 'name' });
+      const extra = await api.post(
+        'api/schedules/nightly/pause',
+        { paused: true },
+        { csrf: false },
+      );
+      expect(extra.error).toMatchObject({ code: 'CHOKAQ_UNKNOWN_OPTION', field: 'body.paused' });
+      expect((await chokaq.schedules.get('nightly'))?.paused).toBe(false);
+    });
+
+    it('redirects a bare prefix with a malformed escape as sent, and answers 404 below it; never 500', async () => {
+      const deck = createDeck({ chokaq, anonymous: 'read' });
+      const server = await serveStripped(deck, /^\/t\/[^/?]+/);
+      servers.push(server);
+      for (const segment of ['%E0%A4%A', '%zz', '%', 'caf%C3%A9']) {
+        const res = await new DeckClient(`${server.origin}/t/`).request(segment);
+        expect(res.status, segment).toBe(308);
+        expect(res.headers.get('location'), segment).toBe(`./${segment}/`);
+      }
+      const { base } = await serve({ basePath: '/ops/chokaq', anonymous: 'read' }, '/ops/chokaq');
+      for (const path of ['%zz', '%E0%A4%A', 'api/%E0%A4%A', 'api/jobs/%zz', 'assets/%']) {
+        expect((await new DeckClient(base).request(path)).status, path).toBe(404);
+      }
+    });
+
+    it('scopes its cookies to the mount prefix, whether the URL keeps it or the framework took it off', async () => {
+      const kept = await serve({ basePath: '/ops/chokaq' }, '/ops/chokaq');
+      const strippedDeck = createDeck({ chokaq });
+      const stripped = await serveStripped(strippedDeck, /^\/ops\/chokaq/);
+      servers.push(stripped);
+      const root = await serve();
+      const mounts: [DeckHandler, string, string][] = [
+        [kept.deck, kept.base, '/ops/chokaq'],
+        [strippedDeck, `${stripped.origin}/ops/chokaq/`, '/ops/chokaq'],
+        [root.deck, root.base, '/'],
+      ];
+      for (const [deck, base, path] of mounts) {
+        const scoped = new RegExp(`^chokaq_deck_(session|csrf)=[^;]*; Path=${path}; HttpOnly;`);
+        const browser = new DeckClient(base);
+        const signIn = await browser.request(deck.signInLink());
+        expect(signIn.status).toBe(303);
+        expect(signIn.headers.getSetCookie(), base).toEqual([expect.stringMatching(scoped)]);
+        const signOut = await browser.post('api/sign-out', {});
+        expect(signOut.headers.getSetCookie(), base).toEqual([expect.stringMatching(scoped)]);
+        const csrf = await new DeckClient(base).request('api/session');
+        expect(csrf.headers.getSetCookie(), base).toEqual([expect.stringMatching(scoped)]);
+      }
+    });
+
     it('shows jobs, their detail, error groups and the queues, and repairs a group by a bulk action', async () => {
       const { base } = await serve({
         tokens: [{ token: OPERATE_TOKEN, access: 'operate', actor: 'carol' }],
@@ -319,6 +509,26 @@ export function describeDeckApi(
       const group = groups.body[0]!;
       expect(groups.body).toHaveLength(1);
       expect(group).toMatchObject({ count: 3, errorClass: 'FatalError' });
+      const q = (value: unknown) => encodeURIComponent(JSON.stringify(value));
+      const trend = await api.get<ErrorGroupTrend>(
+        `api/dlq/trend?q=${q({ groups: [group.fingerprint, 'unknown'] })}`,
+      );
+      expect(trend.body.hours).toHaveLength(24);
+      expect(
+        trend.body.groups.map((g) => [g.fingerprint, g.counts.reduce((a, b) => a + b, 0)]),
+      ).toEqual([
+        [group.fingerprint, 3],
+        ['unknown', 0],
+      ]);
+      for (const [query, error] of [
+        [{ groups: 'x' }, { code: 'CHOKAQ_INVALID_ARGUMENT', field: 'fingerprints' }],
+        [{ groups: [''] }, { code: 'CHOKAQ_INVALID_ARGUMENT', field: 'fingerprints[0]' }],
+        [{ group: [] }, { code: 'CHOKAQ_UNKNOWN_OPTION', field: 'q.group' }],
+      ] as const) {
+        const bad = await api.get(`api/dlq/trend?q=${q(query)}`);
+        expect(bad.status).toBe(400);
+        expect(bad.error).toMatchObject(error);
+      }
       const queues = await api.get<(QueueInfo & { status: QueueStatus | null })[]>('api/queues');
       expect(queues.body.find((q) => q.name === 'mail')?.status?.dead).toBe(3);
 

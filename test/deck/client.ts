@@ -22,6 +22,10 @@ export async function serveDeck(handler: DeckHandler, prefix = ''): Promise<Deck
       res.end('app 404');
     }
   });
+  return listenOn(server, handler);
+}
+
+async function listenOn(server: http.Server, handler: DeckHandler): Promise<DeckServerHandle> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -32,6 +36,30 @@ export async function serveDeck(handler: DeckHandler, prefix = ''): Promise<Deck
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/**
+ * Serves `handler` under the prefix `mount` matches, taken off the URL the way Express's
+ * `app.use(path, …)` does (`req.url` below it, `req.originalUrl` whole); elsewhere 404.
+ */
+export async function serveStripped(
+  handler: DeckHandler,
+  mount: RegExp,
+): Promise<DeckServerHandle> {
+  const server = http.createServer((req, res) => {
+    const prefix = mount.exec(req.url ?? '')?.[0];
+    const rest = prefix === undefined ? '' : (req.url ?? '').slice(prefix.length);
+    if (prefix === undefined || (rest !== '' && !/^[/?]/.test(rest))) {
+      res.statusCode = 404;
+      res.end('app 404');
+      return;
+    }
+    handler(
+      Object.assign(req, { originalUrl: req.url, url: rest.startsWith('/') ? rest : `/${rest}` }),
+      res,
+    );
+  });
+  return listenOn(server, handler);
 }
 
 /** The error of an answer that is not a success. */

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -41,6 +41,15 @@ CREATE TABLE :SCHEMA.bulk_actions (
 );
 CREATE INDEX bulk_actions_created_idx ON :SCHEMA.bulk_actions USING btree (created_at DESC, id);
 CREATE UNIQUE INDEX bulk_actions_pkey ON :SCHEMA.bulk_actions USING btree (id);
+
+CREATE TABLE :SCHEMA.dlq_error_group_hours (
+  dead_count bigint NOT NULL,
+  fingerprint character varying(64) COLLATE "C" NOT NULL,
+  hour_start timestamp with time zone NOT NULL,
+  CONSTRAINT dlq_error_group_hours_dead_count_check CHECK ((dead_count > 0)),
+  CONSTRAINT dlq_error_group_hours_pkey PRIMARY KEY (fingerprint, hour_start)
+);
+CREATE UNIQUE INDEX dlq_error_group_hours_pkey ON :SCHEMA.dlq_error_group_hours USING btree (fingerprint, hour_start);
 
 CREATE TABLE :SCHEMA.dlq_error_groups (
   dead_count bigint DEFAULT 0 NOT NULL,

@@ -4,7 +4,13 @@ import { consoleLogger, type LogLevel } from '../../observability/logger.js';
 import type { QueueStats } from '../../storage/model.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
 import { portFlag, serveDeck } from '../deck-server.js';
-import { SAMPLE_MIX, sampleJobFor, type SamplePayload } from '../demo/sample-jobs.js';
+import {
+  PAUSED_SAMPLE_SCHEDULE,
+  SAMPLE_MIX,
+  SAMPLE_SCHEDULES,
+  sampleJobFor,
+  type SamplePayload,
+} from '../demo/sample-jobs.js';
 import { CliError, type CliIo } from '../io.js';
 
 /** Usage text of `chokaq demo`. */
@@ -134,6 +140,12 @@ async function runInteractive(
   });
   io.stdout.write(`The Deck: ${deck.url}\nSign in (once, within 10 minutes): ${deck.signInUrl}\n`);
   try {
+    for (const schedule of SAMPLE_SCHEDULES)
+      await chokaq.schedules.add(schedule, { actor: 'demo' });
+    await chokaq.schedules.pause(PAUSED_SAMPLE_SCHEDULE, {
+      actor: 'demo',
+      reason: 'a paused sample',
+    });
     return await enqueueUntilStopped(chokaq, rate, io, stopSignal);
   } finally {
     await deck.close();

@@ -1,5 +1,6 @@
 import { defineJob } from '../../job/define-job.js';
 import { FatalError, ThrottledError } from '../../job/errors.js';
+import type { Schedule } from '../../schedule/definition.js';
 
 /** Payload of every sample job: its sequence number. */
 export interface SamplePayload {
@@ -93,3 +94,21 @@ export function sampleJobFor(n: number): (typeof SAMPLE_MIX)[number]['job'] {
   }
   return fastJob;
 }
+
+/**
+ * Recurring jobs of the interactive demo, so The Deck's Schedules panel has something to show:
+ * a digest every 30 seconds, and a nightly report (Berlin time) that the demo pauses.
+ */
+export const SAMPLE_SCHEDULES = [
+  { name: 'demo-digest', job: fastJob, every: '30s', payload: { n: 0 } },
+  {
+    name: 'demo-nightly-report',
+    job: slowJob,
+    cron: '0 3 * * *',
+    timeZone: 'Europe/Berlin',
+    payload: { n: 1 },
+  },
+] as const satisfies readonly Schedule[];
+
+/** The sample schedule the demo shows paused. */
+export const PAUSED_SAMPLE_SCHEDULE = 'demo-nightly-report';

@@ -1,6 +1,7 @@
-/** The dead-letter queue: error groups, in-place edits, resurrect and purge of chosen jobs. */
+/** The dead-letter queue: error groups and their trend, in-place edits, resurrect and purge of chosen jobs. */
 import type { ChokaQ } from '../../chokaq.js';
 import type { DeadJobEdit } from '../../chokaq.js';
+import { checkOptions } from '../../util/check.js';
 import { bodyOf, queryJson, type Route } from '../routes.js';
 import { actorOptions } from './inputs.js';
 
@@ -17,6 +18,20 @@ export function dlqRoutes(chokaq: ChokaQ): Route[] {
       path: 'dlq/groups',
       access: 'read',
       handle: ({ query }) => chokaq.dlq.groups(queryJson(query)),
+    },
+    {
+      method: 'GET',
+      path: 'dlq/trend',
+      access: 'read',
+      handle: ({ query }) => {
+        const q = checkOptions(
+          queryJson(query) as { groups?: string[] },
+          'q',
+          ['groups'],
+          'CHOKAQ_INVALID_ARGUMENT',
+        );
+        return chokaq.dlq.trend(q.groups ?? []);
+      },
     },
     {
       method: 'POST',

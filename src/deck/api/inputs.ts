@@ -2,6 +2,7 @@
 import type { ActorOptions } from '../../chokaq.js';
 import { invalid } from '../../util/check.js';
 import type { Caller } from '../access.js';
+import { bodyOf } from '../routes.js';
 
 /** A Date from an ISO 8601 text in a JSON body. */
 export function dateOf(value: unknown, field: string): Date {
@@ -15,4 +16,9 @@ export function dateOf(value: unknown, field: string): Date {
 /** The actor of the caller (never taken from the body) and the body's reason. */
 export function actorOptions(caller: Caller, reason: string | undefined): ActorOptions {
   return reason === undefined ? { actor: caller.actor } : { actor: caller.actor, reason };
+}
+
+/** The `reason` of a body that may hold nothing else. */
+export function reasonOf(body: unknown): string | undefined {
+  return bodyOf<{ reason?: string }>(body, ['reason']).reason;
 }

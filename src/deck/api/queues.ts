@@ -3,7 +3,7 @@ import type { ChokaQ } from '../../chokaq.js';
 import { ChokaQError } from '../../errors.js';
 import type { Duration } from '../../util/duration.js';
 import { bodyOf, type Route } from '../routes.js';
-import { actorOptions } from './inputs.js';
+import { actorOptions, reasonOf } from './inputs.js';
 
 /** One change of `queues/:name/update`; exactly one field, so a request never half-applies. */
 interface UpdateBody {
@@ -17,7 +17,6 @@ const UPDATE_FIELDS = ['maxWorkers', 'zombieTimeout', 'active'] as const;
 
 /** The routes of `api/queues`. */
 export function queueRoutes(chokaq: ChokaQ): Route[] {
-  const reasonOnly = (body: unknown) => bodyOf<{ reason?: string }>(body, ['reason']).reason;
   return [
     {
       method: 'GET',
@@ -34,14 +33,14 @@ export function queueRoutes(chokaq: ChokaQ): Route[] {
       path: 'queues/:name/pause',
       access: 'operate',
       handle: ({ params, body, caller }) =>
-        chokaq.queues.pause(params.name!, actorOptions(caller, reasonOnly(body))),
+        chokaq.queues.pause(params.name!, actorOptions(caller, reasonOf(body))),
     },
     {
       method: 'POST',
       path: 'queues/:name/resume',
       access: 'operate',
       handle: ({ params, body, caller }) =>
-        chokaq.queues.resume(params.name!, actorOptions(caller, reasonOnly(body))),
+        chokaq.queues.resume(params.name!, actorOptions(caller, reasonOf(body))),
     },
     {
       method: 'POST',

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Toasts } from './components/toasts.js';
 import { loadSession, post, SIGNED_OUT, type Session } from './lib/api.js';
 import { startFeed, useFeed } from './lib/feed.js';
+import { leftAlone } from './lib/matrix-keys.js';
 import { applyPrefs, loadPrefs, type Skin, type Theme } from './lib/prefs.js';
 import { href, useRoute, type Route } from './lib/route.js';
 import { AuditPanel } from './panels/audit.js';
@@ -12,6 +13,8 @@ import { InspectorPanel } from './panels/inspector.js';
 import { JobsPanel } from './panels/jobs.js';
 import { OverviewPanel } from './panels/overview.js';
 import { QueuesPanel } from './panels/queues.js';
+import { SchedulesPanel } from './panels/schedules.js';
+import { SettingsPanel } from './panels/settings.js';
 import { SignIn } from './panels/sign-in.js';
 import { SystemPanel } from './panels/system.js';
 
@@ -20,9 +23,11 @@ const NAV: [string, string, string][] = [
   ['queues', 'Queues', 'g q'],
   ['jobs', 'Jobs', 'g j'],
   ['inbox', 'Failures', 'g f'],
+  ['schedules', 'Schedules', 'g c'],
   ['bulk', 'Bulk actions', 'g b'],
   ['audit', 'Audit', 'g a'],
   ['system', 'System', 'g s'],
+  ['settings', 'Settings', 'g e'],
 ];
 
 /** The app. */
@@ -103,12 +108,16 @@ function Panel({ route, operate }: { route: Route; operate: boolean }) {
       return <InspectorPanel id={sub ?? ''} operate={operate} />;
     case 'inbox':
       return <InboxPanel operate={operate} />;
+    case 'schedules':
+      return <SchedulesPanel operate={operate} />;
     case 'bulk':
       return <BulkPanel id={sub} operate={operate} />;
     case 'audit':
       return <AuditPanel />;
     case 'system':
       return <SystemPanel />;
+    case 'settings':
+      return <SettingsPanel />;
     default:
       return <OverviewPanel />;
   }
@@ -148,9 +157,7 @@ function useKeyboard(): void {
   useEffect(() => {
     let leader = false;
     const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement;
-      if (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || e.metaKey || e.ctrlKey)
-        return;
+      if (leftAlone(e)) return;
       if (e.key === '/') {
         const search = document.querySelector<HTMLInputElement>('[data-search]');
         if (search) {

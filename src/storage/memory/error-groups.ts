@@ -5,7 +5,7 @@
  * @internal
  */
 import type { ErrorGroup } from '../model.js';
-import type { ErrorGroupFilter } from '../store.js';
+import type { ErrorGroupFilter, GroupHour } from '../store.js';
 import type { Tables } from './tables.js';
 
 /** Groups with jobs in the DLQ, largest first (then by fingerprint), at most `filter.limit`. */
@@ -59,4 +59,21 @@ function newestDead(tables: Tables, fingerprint: string, filter: ErrorGroupFilte
     if (newest === null || at > newest.at) newest = { id: row.id, at };
   }
   return newest?.id ?? null;
+}
+
+/** Dead jobs per hour of the groups `fingerprints` from `since` on, as error_group_hours.sql. */
+export function errorGroupHours(
+  tables: Tables,
+  fingerprints: readonly string[],
+  since: Date,
+): GroupHour[] {
+  const out: GroupHour[] = [];
+  for (const fingerprint of [...new Set(fingerprints)].sort()) {
+    const hours = tables.groupHours.get(fingerprint);
+    if (hours === undefined) continue;
+    for (const [start, count] of [...hours].sort(([a], [b]) => a - b)) {
+      if (start >= since.getTime()) out.push({ fingerprint, hourStart: new Date(start), count });
+    }
+  }
+  return out;
 }

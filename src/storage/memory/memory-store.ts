@@ -26,6 +26,7 @@ import type {
   ClaimRequest,
   DeadEdit,
   ErrorGroupFilter,
+  GroupHour,
   HeartbeatResult,
   HeartbeatLease,
   Lease,
@@ -41,7 +42,7 @@ import type {
 } from '../store.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
 import { editPendingJob, upsertQueue } from './admin.js';
-import { listErrorGroups } from './error-groups.js';
+import { errorGroupHours, listErrorGroups } from './error-groups.js';
 import { countMemoryTable, queryMemoryTable } from './job-query.js';
 import { cancelJobs } from './cancel.js';
 import { claimJobs, startJobs } from './claim.js';
@@ -238,6 +239,11 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.errorGroups} */
   errorGroups(filter: ErrorGroupFilter): Promise<ErrorGroup[]> {
     return atomically(() => listErrorGroups(this.tables, filter));
+  }
+
+  /** {@inheritDoc Store.errorGroupHours} */
+  errorGroupHours(fingerprints: readonly string[], since: Date): Promise<GroupHour[]> {
+    return atomically(() => errorGroupHours(this.tables, fingerprints, since));
   }
 
   /** {@inheritDoc Store.listDead} */

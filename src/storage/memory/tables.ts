@@ -28,6 +28,10 @@ export interface GroupRow extends Omit<ErrorSignature, 'fingerprint'> {
   lastSeen: Date;
 }
 
+const HOUR_MS = 3_600_000;
+/** How far back a group's hours are kept (as move_to_dlq.sql: two days). */
+const GROUP_HOURS_KEPT_MS = 48 * HOUR_MS;
+
 /** The queue that exists before anything is enqueued. */
 export const DEFAULT_QUEUE = 'default';
 
@@ -47,6 +51,11 @@ export class Tables {
   readonly buckets = new Map<string, MetricBucket>();
   /** The error-group summary by {@link groupKey}; rows stay (count 0) once emptied. */
   readonly groups = new Map<string, GroupRow>();
+  /**
+   * Dead jobs per hour of each error group (`dlq_error_group_hours`): fingerprint → hour start
+   * (ms) → count. Arrivals only; a group's hours past two days go when it counts a new one.
+   */
+  readonly groupHours = new Map<string, Map<number, number>>();
   /** Unique index: idempotency key → id of the hot row holding it. */
   private readonly hotIdByKey = new Map<string, string>();
   /**
@@ -128,6 +137,11 @@ export class Tables {
       row.count += 1;
       row.lastSeen = new Date(now);
     }
+    const hour = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+    const hours = this.groupHours.get(signature.fingerprint) ?? new Map<number, number>();
+    hours.set(hour, (hours.get(hour) ?? 0) + 1);
+    for (const start of hours.keys()) if (start < hour - GROUP_HOURS_KEPT_MS) hours.delete(start);
+    this.groupHours.set(signature.fingerprint, hours);
   }
 
   /** Counts one dead job fewer in its group (it was resurrected or purged). */

@@ -28,6 +28,7 @@ import type {
   ClaimRequest,
   DeadEdit,
   ErrorGroupFilter,
+  GroupHour,
   HeartbeatResult,
   HeartbeatLease,
   Lease,
@@ -80,6 +81,7 @@ import {
   workerPresenceOf,
   queueStatsOf,
   toDate,
+  toNumber,
   toStringOrNull,
   type Row,
 } from './rows.js';
@@ -534,6 +536,17 @@ export class SqlStore implements Store {
       filter.limit,
     ]);
     return rows.map(errorGroupOf);
+  }
+
+  /** {@inheritDoc Store.errorGroupHours} */
+  async errorGroupHours(fingerprints: readonly string[], since: Date): Promise<GroupHour[]> {
+    const db = await this.db();
+    const rows = await db.query<Row>(this.sql.error_group_hours, [fingerprints, since]);
+    return rows.map((row) => ({
+      fingerprint: String(row.fingerprint),
+      hourStart: toDate(row.hour_start),
+      count: toNumber(row.dead_count),
+    }));
   }
 
   /** {@inheritDoc Store.editDead} */

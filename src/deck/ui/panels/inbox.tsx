@@ -1,12 +1,14 @@
 /**
  * The failure inbox, the DLQ's landing view: dead jobs grouped by error fingerprint, largest
- * first, with when each group was first and last seen, how many joined it in the last hour
- * against its usual rate, and the repair of a whole group — resurrect, edit and resurrect
- * (a payload patch with its diff), or purge — each previewed and confirmed.
+ * first, with when each group was first and last seen, its trend (jobs that joined it in each of
+ * the last 24 hours, one read for every group shown), and the repair of a whole group —
+ * resurrect, edit and resurrect (a payload patch with its diff), or purge — each previewed and
+ * confirmed.
  */
 import { useState } from 'preact/hooks';
-import type { JobCount } from '../../../operator/jobs.js';
+import type { ErrorGroupTrend } from '../../../operator/group-trend.js';
 import type { ErrorGroup } from '../../../storage/model.js';
+import { Sparkline } from '../components/sparkline.js';
 import { get } from '../lib/api.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
@@ -14,7 +16,8 @@ import { ago, count, exact } from '../lib/format.js';
 import { href } from '../lib/route.js';
 import { BulkDialog, type BulkRequestDraft } from './bulk-dialog.js';
 
-const HOUR_MS = 3_600_000;
+/** Hours at the end of the trend that say whether a group is rising. */
+const RECENT_HOURS = 3;
 
 /** The inbox panel. */
 export function InboxPanel({ operate }: { operate: boolean }) {
@@ -23,6 +26,15 @@ export function InboxPanel({ operate }: { operate: boolean }) {
     () => get<ErrorGroup[]>('dlq/groups', { limit: 50 }),
     'groups',
     feed.changes,
+  );
+  const fingerprints = (groups.data ?? []).map((g) => g.fingerprint);
+  // Re-read with the groups (their counts move when jobs join), not on every change.
+  const trend = useData(
+    () =>
+      fingerprints.length === 0
+        ? Promise.resolve(null)
+        : get<ErrorGroupTrend>('dlq/trend', { groups: fingerprints }),
+    (groups.data ?? []).map((g) => `${g.fingerprint}:${g.count}`).join(' '),
   );
   const [bulk, setBulk] = useState<BulkRequestDraft | null>(null);
   return (
@@ -39,6 +51,7 @@ export function InboxPanel({ operate }: { operate: boolean }) {
           <GroupCard
             key={g.fingerprint}
             group={g}
+            trend={trend.data ?? null}
             operate={operate}
             onAction={(action) => setBulk({ action, target: { errorGroup: g.fingerprint } })}
           />
@@ -59,34 +72,17 @@ export function InboxPanel({ operate }: { operate: boolean }) {
 
 function GroupCard(props: {
   group: ErrorGroup;
+  trend: ErrorGroupTrend | null;
   operate: boolean;
   onAction: (action: BulkRequestDraft['action']) => void;
 }) {
   const g = props.group;
-  const recent = useData(
-    () =>
-      get<JobCount>('jobs/count', {
-        state: ['dead'],
-        errorGroup: g.fingerprint,
-        finished: { from: new Date(Date.now() - HOUR_MS).toISOString() },
-      }),
-    // Re-read with the group's count, not on every change: one count per group, not per tick.
-    `${g.fingerprint} ${g.count}`,
-  );
-  const hours = Math.max(
-    1,
-    (Date.parse(String(g.lastSeen)) - Date.parse(String(g.firstSeen))) / HOUR_MS,
-  );
-  const usual = g.count / hours;
-  const lastHour = recent.data?.count ?? null;
+  const counts = props.trend?.groups.find((t) => t.fingerprint === g.fingerprint)?.counts ?? null;
+  const hours = props.trend?.hours ?? [];
+  const day = counts?.reduce((a, b) => a + b, 0) ?? 0;
+  const recent = counts?.slice(-RECENT_HOURS).reduce((a, b) => a + b, 0) ?? 0;
   const trend =
-    lastHour === null
-      ? ''
-      : lastHour > usual * 1.5
-        ? 'rising'
-        : lastHour === 0
-          ? 'quiet'
-          : 'steady';
+    recent === 0 ? 'quiet' : recent / RECENT_HOURS > (day / 24) * 1.5 ? 'rising' : 'steady';
   return (
     <article
       class="card group"
@@ -103,16 +99,19 @@ function GroupCard(props: {
         </span>{' '}
         jobs · first seen <span title={exact(g.firstSeen)}>{ago(g.firstSeen)}</span> · last seen{' '}
         <span title={exact(g.lastSeen)}>{ago(g.lastSeen)}</span>
-        {lastHour !== null && (
-          <span
-            class={`trend trend-${trend}`}
-            title={`about ${usual.toFixed(1)} an hour since first seen`}
-          >
-            {' '}
-            · {count(lastHour)} in the last hour ({trend})
-          </span>
-        )}
       </div>
+      {counts !== null && (
+        <div class="group-trend" data-group-trend={counts.join(',')}>
+          <Sparkline
+            values={counts}
+            label={`jobs that joined per hour over the last 24 hours: ${counts.join(', ')}`}
+            titles={counts.map((c, k) => `${count(c)} from ${exact(hours[k])}`)}
+          />
+          <span class={`trend trend-${trend}`}>
+            {count(day)} in the last 24 h, {count(recent)} in the last {RECENT_HOURS} h ({trend})
+          </span>
+        </div>
+      )}
       <div class="muted">
         queues {g.queues.join(', ')} · types {g.types.join(', ')} · fingerprint{' '}
         <span class="mono">{g.fingerprint}</span>

@@ -1,16 +1,18 @@
 /**
  * One job wherever it is (a permalink: `#/job/<id>` follows it from hot to archive or DLQ):
  * its metadata, the timeline of every kept run with its error, operator actions and cancel
- * requests, its payload, result and progress, and what an operator can do to it there.
+ * requests, its payload, result and progress, and what an operator can do to it there. `Esc`
+ * goes back to the job matrix.
  */
 import { useState } from 'preact/hooks';
 import type { JobDetail } from '../../../operator/jobs.js';
 import type { TimelineEntry } from '../../../operator/timeline.js';
 import { JsonView } from '../components/json-view.js';
-import { toast, toastError } from '../components/toasts.js';
-import { get, post } from '../lib/api.js';
+import { get } from '../lib/api.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
+import { runJobAction, type JobAction } from '../lib/job-actions.js';
+import { backToMatrix, useViewKeys } from '../lib/matrix-keys.js';
 import { ago, duration, exact } from '../lib/format.js';
 import { href } from '../lib/route.js';
 import { CodeDialog } from './code-dialog.js';
@@ -22,6 +24,13 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
   const detail = useData(() => get<JobDetail>(`jobs/${encodeURIComponent(id)}`), id, feed.changes);
   const [editing, setEditing] = useState(false);
   const [code, setCode] = useState(false);
+  const where = detail.data?.found.where;
+  useViewKeys({
+    escape: () =>
+      backToMatrix(
+        href('jobs', where === 'dlq' ? 'dlq' : where === 'archive' ? 'archive' : 'active'),
+      ),
+  });
   if (detail.error?.status === 404) {
     return (
       <section>
@@ -37,14 +46,8 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
   if (!detail.data) return <p>Loading…</p>;
   const { found, timeline, runsNotKept, state } = detail.data;
   const job = found.job;
-  const act = async (path: string, body: object, done: string) => {
-    try {
-      await post(path, body);
-      toast(done);
-      detail.reload();
-    } catch (e) {
-      toastError(e);
-    }
+  const act = async (action: JobAction) => {
+    if (await runJobAction(action, job.id)) detail.reload();
   };
   const editable = operate && (state === 'pending' || state === 'dead');
   return (
@@ -67,31 +70,16 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
         )}
         {operate && found.where === 'dlq' && (
           <>
-            <button
-              type="button"
-              class="small"
-              onClick={() => void act('dlq/resurrect', { ids: [job.id] }, 'Resurrected')}
-            >
+            <button type="button" class="small" onClick={() => void act('resurrect')}>
               Resurrect
             </button>
-            <button
-              type="button"
-              class="small danger"
-              onClick={() =>
-                confirm(`Purge ${job.id} for good?`) &&
-                void act('dlq/purge', { ids: [job.id] }, 'Purged')
-              }
-            >
+            <button type="button" class="small danger" onClick={() => void act('purge')}>
               Purge
             </button>
           </>
         )}
         {operate && found.where === 'hot' && (
-          <button
-            type="button"
-            class="small danger"
-            onClick={() => void act('jobs/cancel', { ids: [job.id] }, 'Cancel requested')}
-          >
+          <button type="button" class="small danger" onClick={() => void act('cancel')}>
             Cancel
           </button>
         )}

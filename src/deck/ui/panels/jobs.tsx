@@ -1,10 +1,11 @@
 /**
  * The job matrix: Active, Archive and DLQ tabs over the operator query, with its filters (kept
  * in the URL: a saved view is a link), server-side keyset paging, a count that says when it is
- * an estimate, multi-select (shift-click for a range, or every job the filter matches) and bulk
- * actions with a preview.
+ * an estimate, multi-select (shift-click for a range, or every job the filter matches), bulk
+ * actions with a preview, the actions of each row, and the keyboard (`j` / `k`, `Enter`, `x`,
+ * `Esc`).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { JobCount, JobPage } from '../../../operator/jobs.js';
 import type { JobQuery } from '../../../operator/query-input.js';
 import type { JobSummary } from '../../../storage/model.js';
@@ -13,10 +14,12 @@ import { queryAsCode } from '../lib/copy-as-code.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
 import { ago, count, exact } from '../lib/format.js';
+import { cursorFor, rememberCursor, useViewKeys } from '../lib/matrix-keys.js';
 import { href, navigate } from '../lib/route.js';
 import { BulkDialog, type BulkRequestDraft } from './bulk-dialog.js';
 import { CodeDialog } from './code-dialog.js';
 import { FilterBar } from './filters.js';
+import { RowActions } from './row-actions.js';
 
 /** The tabs and the states each shows. */
 export const TABS = {
@@ -96,6 +99,33 @@ export function JobsPanel(props: {
     } else ids = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id];
     setSelected({ key, ids, all: false, anchor: index });
   };
+  // The keyboard's row, per view and page; on the first page, back where it was after the
+  // inspector (the pager's cursors are not kept).
+  const viewHash = `${location.hash}|${stack.length}`;
+  const [cursorAt, setCursorAt] = useState(() => ({ view: viewHash, row: cursorFor(viewHash) }));
+  const row = cursorAt.view === viewHash ? Math.min(cursorAt.row, Math.max(0, jobs.length - 1)) : 0;
+  useEffect(() => {
+    document.querySelector('tr[data-cursor]')?.scrollIntoView({ block: 'nearest' });
+  }, [row, viewHash]);
+  const selectable = props.operate && tab !== 'archive';
+  const open = (at: number) => {
+    rememberCursor(location.hash, viewHash, at);
+    navigate(href('job', jobs[at]!.id));
+  };
+  useViewKeys({
+    move: (by) =>
+      setCursorAt({
+        view: viewHash,
+        row: Math.min(Math.max(0, row + by), Math.max(0, jobs.length - 1)),
+      }),
+    open: () => jobs[row] && open(row),
+    toggle: () => selectable && !selection.all && jobs[row] && toggle(row, false),
+    escape: () => setSelected({ key, ids: [], all: false, anchor: -1 }),
+  });
+  const reloadPage = () => {
+    page.reload();
+    total.reload();
+  };
   const target = selection.all ? { query } : { ids: selection.ids };
   const chosen = selection.all ? (total.data?.count ?? 0) : selection.ids.length;
 
@@ -151,7 +181,10 @@ export function JobsPanel(props: {
         tab={tab}
         operate={props.operate}
         selected={selection.all ? null : selection.ids}
+        cursor={row}
         onToggle={toggle}
+        onOpen={(at) => rememberCursor(location.hash, viewHash, at)}
+        onChanged={reloadPage}
       />
       <div class="pager">
         <button
@@ -178,8 +211,7 @@ export function JobsPanel(props: {
           onClose={() => {
             setBulk(null);
             setSelected({ key, ids: [], all: false, anchor: -1 });
-            page.reload();
-            total.reload();
+            reloadPage();
           }}
         />
       )}
@@ -267,63 +299,89 @@ function JobTable(props: {
   operate: boolean;
   /** `null`: every matching job is chosen. */
   selected: string[] | null;
+  /** The keyboard's row. */
+  cursor: number;
   onToggle: (index: number, shift: boolean) => void;
+  /** A row's job is being opened by its link. */
+  onOpen: (index: number) => void;
+  /** A row action changed a job. */
+  onChanged: () => void;
 }) {
   const selectable = props.operate && props.tab !== 'archive';
+  const actions = props.operate || props.tab === 'archive';
   return (
-    <table class="grid jobs" aria-label="Jobs">
-      <thead>
-        <tr>
-          {selectable && <th aria-label="Select" />}
-          <th>Id</th>
-          <th>Type</th>
-          <th>Queue</th>
-          <th>State</th>
-          <th class="num">Attempts</th>
-          <th>{props.tab === 'active' ? 'Created' : 'Finished'}</th>
-          <th>{props.tab === 'dlq' ? 'Error' : 'Tags'}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.jobs.length === 0 && (
+    <div class="table-scroll">
+      <table class="grid jobs" aria-label="Jobs">
+        <thead>
           <tr>
-            <td colSpan={8} class="muted">
-              No jobs match.
-            </td>
+            {selectable && <th aria-label="Select" />}
+            <th>Id</th>
+            <th>Type</th>
+            <th>Queue</th>
+            <th>State</th>
+            <th class="num">Attempts</th>
+            <th>{props.tab === 'active' ? 'Created' : 'Finished'}</th>
+            <th>{props.tab === 'dlq' ? 'Error' : 'Tags'}</th>
+            {actions && <th>Actions</th>}
           </tr>
-        )}
-        {props.jobs.map((job, index) => {
-          const checked = props.selected === null || props.selected.includes(job.id);
-          const when = props.tab === 'active' ? job.createdAt : job.finishedAt;
-          return (
-            <tr key={job.id} class={checked && selectable ? 'chosen' : ''} data-job={job.id}>
-              {selectable && (
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`select ${job.id}`}
-                    checked={checked}
-                    disabled={props.selected === null}
-                    onClick={(e) => props.onToggle(index, (e as MouseEvent).shiftKey)}
-                  />
-                </td>
-              )}
-              <td class="mono">
-                <a href={href('job', job.id)}>{job.id}</a>
+        </thead>
+        <tbody>
+          {props.jobs.length === 0 && (
+            <tr>
+              <td colSpan={10} class="muted">
+                No jobs match.
               </td>
-              <td>{job.type}</td>
-              <td>{job.queue}</td>
-              <td>
-                <span class={`pill state-${job.state}`}>{job.state}</span>
-                {job.reason && <span class="muted"> {job.reason}</span>}
-              </td>
-              <td class="num">{job.attempts}</td>
-              <td title={exact(when)}>{ago(when)}</td>
-              <td class="clip">{props.tab === 'dlq' ? job.error : job.tags}</td>
             </tr>
-          );
-        })}
-      </tbody>
-    </table>
+          )}
+          {props.jobs.map((job, index) => {
+            const checked = props.selected === null || props.selected.includes(job.id);
+            const when = props.tab === 'active' ? job.createdAt : job.finishedAt;
+            return (
+              <tr
+                key={job.id}
+                class={`${checked && selectable ? 'chosen' : ''}${index === props.cursor ? ' cursor' : ''}`}
+                data-job={job.id}
+                data-cursor={index === props.cursor ? '' : undefined}
+                aria-current={index === props.cursor ? 'true' : undefined}
+              >
+                {selectable && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`select ${job.id}`}
+                      checked={checked}
+                      disabled={props.selected === null}
+                      onClick={(e) => props.onToggle(index, (e as MouseEvent).shiftKey)}
+                    />
+                  </td>
+                )}
+                <td class="mono">
+                  <a href={href('job', job.id)} onClick={() => props.onOpen(index)}>
+                    {job.id}
+                  </a>
+                </td>
+                <td>{job.type}</td>
+                <td>{job.queue}</td>
+                <td>
+                  <span class={`pill state-${job.state}`}>{job.state}</span>
+                  {job.reason && <span class="muted"> {job.reason}</span>}
+                </td>
+                <td class="num">{job.attempts}</td>
+                <td title={exact(when)}>{ago(when)}</td>
+                <td class="clip">{props.tab === 'dlq' ? job.error : job.tags}</td>
+                {actions && (
+                  <RowActions
+                    job={job}
+                    tab={props.tab}
+                    operate={props.operate}
+                    onDone={props.onChanged}
+                  />
+                )}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,6 +1,6 @@
 -- Purpose: move hot rows → DLQ with a reason and error per row, with the failed counter and the
---   failure metric bucket (per reason) and the row's error group (dlq_error_groups) changed by
---   exactly the rows moved; lost_attempts, progress and the bounded history are carried over (the
+--   failure metric bucket (per reason), the row's error group (dlq_error_groups) and its hour
+--   (dlq_error_group_hours, whose hours past two days go) changed by exactly the rows moved; lost_attempts, progress and the bounded history are carried over (the
 --   final run is read from the DLQ row's own columns). started_at is kept only for a row moved
 --   from processing: a pending or fetched row did not run now (a cancel, an open circuit), and
 --   its DLQ row says so with a NULL start. A cancel — a row carrying a cancel request, or moved
@@ -16,8 +16,9 @@
 --   and rescue, which locked the rows themselves) skip the lease guard; $8 fingerprint text[],
 --   $9 error class text[], $10 normalised message text[], $11 top user frame text[] (the error
 --   signature of src/job/fingerprint.ts).
--- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
---   once per key, in key order, so concurrent movers cannot deadlock on them.
+-- Locking: row locks on the moved hot rows; stats_summary, metric_buckets, dlq_error_groups and
+--   dlq_error_group_hours rows are upserted once per key, in key order, so concurrent movers
+--   cannot deadlock on them.
 -- Returns: id, queue, type of each moved job.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[],
@@ -74,6 +75,23 @@ grouped AS (
   ON CONFLICT (fingerprint, queue, type) DO UPDATE SET
     dead_count = g.dead_count + EXCLUDED.dead_count,
     last_seen = EXCLUDED.last_seen
+),
+hours AS (
+  INSERT INTO :SCHEMA.dlq_error_group_hours AS h (fingerprint, hour_start, dead_count)
+  -- The hour on the epoch (UTC), whatever the session's time zone: the trend's hours line up.
+  SELECT fingerprint, to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600), count(*)
+  FROM moved GROUP BY fingerprint ORDER BY fingerprint
+  ON CONFLICT (fingerprint, hour_start) DO UPDATE SET dead_count = h.dead_count + EXCLUDED.dead_count
+),
+old_hours AS (
+  -- Rows another mover is deleting are skipped, not waited for: no lock order to get wrong.
+  DELETE FROM :SCHEMA.dlq_error_group_hours h
+  USING (SELECT o.fingerprint, o.hour_start
+         FROM :SCHEMA.dlq_error_group_hours o
+         WHERE o.fingerprint IN (SELECT fingerprint FROM moved)
+           AND o.hour_start < now() - interval '49 hours'
+         FOR UPDATE OF o SKIP LOCKED) old
+  WHERE h.fingerprint = old.fingerprint AND h.hour_start = old.hour_start
 ),
 stats AS (
   INSERT INTO :SCHEMA.stats_summary AS s (queue, failed_total, last_activity_at)
