@@ -36,6 +36,7 @@ import {
 } from './http.js';
 import type { DeckSettings } from './options.js';
 import { bodyOf, matchRoute, type Route } from './routes.js';
+import { LIVE_READ_HEADER, SharedReads } from './shared-reads.js';
 
 /** Largest JSON body of a change. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -67,11 +68,13 @@ export class DeckServer {
   readonly feed: DeckFeed;
   private readonly assets = new DeckAssets();
   private readonly routes: Route[];
+  private readonly shared: SharedReads;
 
   constructor(private readonly settings: DeckSettings) {
     const { chokaq } = settings;
     this.access = new AccessControl(settings);
     this.feed = new DeckFeed(chokaq, settings.feedIntervalMs, settings.logger);
+    this.shared = new SharedReads(settings.feedIntervalMs);
     this.routes = [
       ...overviewRoutes(chokaq, this.feed),
       ...queueRoutes(chokaq),
@@ -215,12 +218,20 @@ export class DeckServer {
       this.checkChange(req, caller);
       body = await readJson(req, MAX_BODY_BYTES);
     }
-    const result = await match.route.handle({
-      params: match.params,
-      query: url.searchParams,
-      body,
-      caller,
-    });
+    const { route, params } = match;
+    const handle = () => route.handle({ params, query: url.searchParams, body, caller });
+    if (route.method === 'GET') {
+      // No GET answer depends on who asks (read access sees what operate access sees), so live
+      // re-reads of one view share one answer per feed interval.
+      const live = header(req, LIVE_READ_HEADER) === '1';
+      return sendJson(
+        res,
+        200,
+        await (live ? this.shared.read(`${path}${url.search}`, handle) : handle()),
+      );
+    }
+    const result = await handle();
+    this.shared.forget();
     sendJson(res, 200, result);
   }
 

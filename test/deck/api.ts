@@ -561,6 +561,34 @@ export function describeDeckApi(
       expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(0);
     });
 
+    it('shares live re-reads of a view among tabs for a feed interval, never a read asked for', async () => {
+      // An interval no test outlasts, so the sharing cannot lapse between two reads.
+      const { base } = await serve({
+        tokens: [{ token: OPERATE_TOKEN, access: 'operate' }],
+        feedInterval: '60s',
+      });
+      const auth = { authorization: `Bearer ${OPERATE_TOKEN}` };
+      const tabA = new DeckClient(base, { ...auth, 'x-chokaq-live': '1' });
+      const tabB = new DeckClient(base, { ...auth, 'x-chokaq-live': '1' });
+      const asked = new DeckClient(base, auth);
+      const names = async (client: DeckClient) =>
+        (await client.get<QueueInfo[]>('api/queues')).body.map((q) => q.name).sort();
+
+      const before = await names(tabA);
+      expect(before).not.toContain('shared');
+      await chokaq.enqueue(ok, {}, { queue: 'shared' }); // a change made elsewhere
+      expect(await names(tabB)).toEqual(before); // the answer tab A's read got
+      expect(await names(asked)).toContain('shared'); // a read asked for goes to storage
+      // A different view is read on its own.
+      expect((await tabB.get<QueueInfo[]>('api/queues?x=1')).body.map((q) => q.name)).toContain(
+        'shared',
+      );
+      // A change through The Deck forgets the shared answers: its effect shows at once.
+      expect((await asked.post('api/queues/shared/pause', {}, { csrf: false })).status).toBe(200);
+      const queues = (await tabB.get<QueueInfo[]>('api/queues')).body;
+      expect(queues.find((q) => q.name === 'shared')?.paused).toBe(true);
+    });
+
     it('opens no stream for a client that left while its access was being resolved', async () => {
       let resolved = 0;
       const { deck, base } = await serve({

@@ -40,10 +40,19 @@ async function parse<T>(res: Response): Promise<T> {
   return body as T;
 }
 
-/** Reads `api/<path>`; `q` travels as the JSON parameter filters use. */
-export async function get<T>(path: string, q?: object): Promise<T> {
+/**
+ * Reads `api/<path>`; `q` travels as the JSON parameter filters use. A `live` read (a re-read
+ * because the feed moved) may get the answer another tab's read of the same view got within the
+ * feed's interval, so open tabs do not each poll the database.
+ */
+export async function get<T>(path: string, q?: object, live = false): Promise<T> {
   const query = q === undefined ? '' : `?q=${encodeURIComponent(JSON.stringify(q))}`;
-  return parse<T>(await fetch(`api/${path}${query}`, { credentials: 'same-origin' }));
+  return parse<T>(
+    await fetch(`api/${path}${query}`, {
+      credentials: 'same-origin',
+      ...(live ? { headers: { 'x-chokaq-live': '1' } } : {}),
+    }),
+  );
 }
 
 /** Sends a change to `api/<path>` as JSON. */

@@ -13,9 +13,14 @@ export interface Loaded<T> {
 /**
  * Runs `load` now, again whenever `key` changes, and (at most once a second) whenever `live`
  * moves — after the read in flight, never overtaking it; a read whose key changed is dropped.
- * A 401 tells the app that its session ended.
+ * `load` is told whether it runs because the feed moved (pass that on to `get`). A 401 tells the
+ * app that its session ended.
  */
-export function useData<T>(load: () => Promise<T>, key: string, live?: number): Loaded<T> {
+export function useData<T>(
+  load: (live: boolean) => Promise<T>,
+  key: string,
+  live?: number,
+): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(true);
@@ -27,7 +32,7 @@ export function useData<T>(load: () => Promise<T>, key: string, live?: number): 
   const loadRef = useRef(load);
   loadRef.current = load;
 
-  const reload = useCallback(() => {
+  const read = useCallback((byFeed: boolean) => {
     const mine = ++generation.current;
     reading.current = true;
     setLoading(true);
@@ -35,10 +40,10 @@ export function useData<T>(load: () => Promise<T>, key: string, live?: number): 
       reading.current = false;
       if (again.current) {
         again.current = false;
-        reload();
+        read(true);
       }
     };
-    loadRef.current().then(
+    loadRef.current(byFeed).then(
       (value) => {
         if (mine !== generation.current) return;
         setData(value);
@@ -55,6 +60,7 @@ export function useData<T>(load: () => Promise<T>, key: string, live?: number): 
       },
     );
   }, []);
+  const reload = useCallback(() => read(false), [read]);
 
   useEffect(() => {
     setData(null);
@@ -68,10 +74,10 @@ export function useData<T>(load: () => Promise<T>, key: string, live?: number): 
       lastLive.current = Date.now();
       // Slow reads are not overtaken by newer ones (which would never show anything).
       if (reading.current) again.current = true;
-      else reload();
+      else read(true);
     }, wait);
     return () => clearTimeout(timer);
-  }, [live, reload]);
+  }, [live, read]);
 
   return { data, error, loading, reload };
 }

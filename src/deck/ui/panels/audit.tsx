@@ -15,7 +15,8 @@ export function AuditPanel() {
   const [before, setBefore] = useState<string[]>([]);
   const cursor = before[before.length - 1];
   const entries = useData(
-    () => get<AuditEntry[]>('audit', { limit: PAGE, ...(cursor ? { before: cursor } : {}) }),
+    (live) =>
+      get<AuditEntry[]>('audit', { limit: PAGE, ...(cursor ? { before: cursor } : {}) }, live),
     cursor ?? '',
     cursor ? undefined : feed.changes,
   );

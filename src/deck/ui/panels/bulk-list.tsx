@@ -19,7 +19,7 @@ export function BulkPanel({ id, operate }: { id: string | undefined; operate: bo
 }
 
 function BulkList({ operate, live }: { operate: boolean; live: number }) {
-  const list = useData(() => get<BulkAction[]>('bulk', { limit: 50 }), 'bulk', live);
+  const list = useData((byFeed) => get<BulkAction[]>('bulk', { limit: 50 }, byFeed), 'bulk', live);
   return (
     <section aria-labelledby="bulk-title">
       <h1 id="bulk-title">Bulk actions</h1>
@@ -41,7 +41,12 @@ function BulkList({ operate, live }: { operate: boolean; live: number }) {
 
 function BulkDetail({ id, operate, live }: { id: string; operate: boolean; live: number }) {
   const detail = useData(
-    () => get<{ action: BulkAction; skipped: BulkSkip[] }>(`bulk/${encodeURIComponent(id)}`),
+    (byFeed) =>
+      get<{ action: BulkAction; skipped: BulkSkip[] }>(
+        `bulk/${encodeURIComponent(id)}`,
+        undefined,
+        byFeed,
+      ),
     id,
     live,
   );

@@ -23,7 +23,7 @@ const RECENT_HOURS = 3;
 export function InboxPanel({ operate }: { operate: boolean }) {
   const feed = useFeed();
   const groups = useData(
-    () => get<ErrorGroup[]>('dlq/groups', { limit: 50 }),
+    (live) => get<ErrorGroup[]>('dlq/groups', { limit: 50 }, live),
     'groups',
     feed.changes,
   );

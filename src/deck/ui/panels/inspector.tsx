@@ -21,7 +21,11 @@ import { EditorDialog } from './editor.js';
 /** The inspector of job `id`. */
 export function InspectorPanel({ id, operate }: { id: string; operate: boolean }) {
   const feed = useFeed();
-  const detail = useData(() => get<JobDetail>(`jobs/${encodeURIComponent(id)}`), id, feed.changes);
+  const detail = useData(
+    (live) => get<JobDetail>(`jobs/${encodeURIComponent(id)}`, undefined, live),
+    id,
+    feed.changes,
+  );
   const [editing, setEditing] = useState(false);
   const [code, setCode] = useState(false);
   const where = detail.data?.found.where;

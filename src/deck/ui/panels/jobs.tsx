@@ -79,11 +79,12 @@ export function JobsPanel(props: {
   // The page holds still while rows are chosen, so the selection keeps meaning what it showed.
   const live = selection.ids.length === 0 && !selection.all ? feed.changes : undefined;
   const page = useData(
-    () => get<JobPage>('jobs', { ...query, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+    (byFeed) =>
+      get<JobPage>('jobs', { ...query, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }, byFeed),
     `${key}|${cursor ?? ''}`,
     live,
   );
-  const total = useData(() => get<JobCount>('jobs/count', query), key, live);
+  const total = useData((byFeed) => get<JobCount>('jobs/count', query, byFeed), key, live);
   const [bulk, setBulk] = useState<BulkRequestDraft | null>(null);
   const [code, setCode] = useState(false);
   const jobs = page.data?.jobs ?? [];

@@ -19,7 +19,7 @@ export function OverviewPanel() {
   const feed = useFeed();
   const status = feed.status;
   const series = useData(
-    () => get<Series>('series', { minutes: 15 }),
+    (live) => get<Series>('series', { minutes: 15 }, live),
     'series',
     feed.status ? Date.parse(String(feed.status.at)) : 0,
   );

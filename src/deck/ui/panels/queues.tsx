@@ -16,7 +16,7 @@ type Queue = QueueInfo & { status: QueueStatus | null };
 export function QueuesPanel({ operate }: { operate: boolean }) {
   const feed = useFeed();
   const queues = useData(
-    () => get<Queue[]>('queues'),
+    (live) => get<Queue[]>('queues', undefined, live),
     'queues',
     feed.status ? Date.parse(String(feed.status.at)) : 0,
   );

@@ -17,7 +17,11 @@ export function SchedulesPanel({ operate }: { operate: boolean }) {
   const feed = useFeed();
   // Re-read with the state: next and last runs move with time, not only with actions.
   const at = feed.status ? Date.parse(String(feed.status.at)) : 0;
-  const schedules = useData(() => get<ScheduleInfo[]>('schedules'), 'schedules', at);
+  const schedules = useData(
+    (live) => get<ScheduleInfo[]>('schedules', undefined, live),
+    'schedules',
+    at,
+  );
   const [busy, setBusy] = useState<string | null>(null);
   const act = async (name: string, verb: 'pause' | 'resume') => {
     setBusy(name);

@@ -18,7 +18,11 @@ const yes = (on: boolean) => (on ? 'on' : 'off');
 export function SettingsPanel() {
   const feed = useFeed();
   // Queue controls change live; the rest only with a restart.
-  const view = useData(() => get<SettingsView>('settings'), 'settings', feed.changes);
+  const view = useData(
+    (live) => get<SettingsView>('settings', undefined, live),
+    'settings',
+    feed.changes,
+  );
   if (view.error) return <p class="error">{view.error.message}</p>;
   if (!view.data) return <p>Loading…</p>;
   const { engine: e, queues, deck } = view.data;

@@ -9,7 +9,7 @@ import { ago, exact } from '../lib/format.js';
 export function SystemPanel() {
   const feed = useFeed();
   const at = feed.status ? Date.parse(String(feed.status.at)) : 0;
-  const health = useData(() => get<HealthReport>('health'), 'health', at);
+  const health = useData((live) => get<HealthReport>('health', undefined, live), 'health', at);
   const status = feed.status;
   return (
     <section aria-labelledby="system-title">
