@@ -3,7 +3,7 @@ import type { ChokaQ } from '../../chokaq.js';
 import { ChokaQError } from '../../errors.js';
 import type { Duration } from '../../util/duration.js';
 import { bodyOf, type Route } from '../routes.js';
-import { actorOptions, reasonOf } from './inputs.js';
+import { actorOptions, pauseRoutes } from './inputs.js';
 
 /** One change of `queues/:name/update`; exactly one field, so a request never half-applies. */
 interface UpdateBody {
@@ -28,20 +28,7 @@ export function queueRoutes(chokaq: ChokaQ): Route[] {
         return queues.map((q) => ({ ...q, status: byName.get(q.name) ?? null }));
       },
     },
-    {
-      method: 'POST',
-      path: 'queues/:name/pause',
-      access: 'operate',
-      handle: ({ params, body, caller }) =>
-        chokaq.queues.pause(params.name!, actorOptions(caller, reasonOf(body))),
-    },
-    {
-      method: 'POST',
-      path: 'queues/:name/resume',
-      access: 'operate',
-      handle: ({ params, body, caller }) =>
-        chokaq.queues.resume(params.name!, actorOptions(caller, reasonOf(body))),
-    },
+    ...pauseRoutes('queues', chokaq.queues),
     {
       method: 'POST',
       path: 'queues/:name/update',

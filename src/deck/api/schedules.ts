@@ -1,7 +1,7 @@
 /** Recurring jobs: the schedules with their next and last runs, and pause and resume. */
 import type { ChokaQ } from '../../chokaq.js';
 import type { Route } from '../routes.js';
-import { actorOptions, reasonOf } from './inputs.js';
+import { pauseRoutes } from './inputs.js';
 
 /** The routes of `api/schedules`. */
 export function scheduleRoutes(chokaq: ChokaQ): Route[] {
@@ -12,19 +12,6 @@ export function scheduleRoutes(chokaq: ChokaQ): Route[] {
       access: 'read',
       handle: () => chokaq.schedules.list(),
     },
-    {
-      method: 'POST',
-      path: 'schedules/:name/pause',
-      access: 'operate',
-      handle: ({ params, body, caller }) =>
-        chokaq.schedules.pause(params.name!, actorOptions(caller, reasonOf(body))),
-    },
-    {
-      method: 'POST',
-      path: 'schedules/:name/resume',
-      access: 'operate',
-      handle: ({ params, body, caller }) =>
-        chokaq.schedules.resume(params.name!, actorOptions(caller, reasonOf(body))),
-    },
+    ...pauseRoutes('schedules', chokaq.schedules),
   ];
 }

@@ -63,22 +63,13 @@ export function toStr(value: unknown): string {
 /** Maps a `jobs_hot` row. */
 export function hotJobOf(row: Row): HotJob {
   return {
-    id: toStr(row.id),
-    queue: toStr(row.queue),
-    type: toStr(row.type),
-    payload: toStringOrNull(row.payload) ?? '',
+    ...claimedJobOf(row),
     tags: toStringOrNull(row.tags),
     idempotencyKey: toStringOrNull(row.idempotency_key),
     priority: toNumber(row.priority),
-    state: HOT_STATE_BY_CODE[toNumber(row.status)] ?? 'pending',
-    attempts: toNumber(row.attempts),
     lostAttempts: toNumber(row.lost_attempts),
     cancelRequestedAt: toDateOrNull(row.cancel_requested_at),
     cancelRequestedBy: toStringOrNull(row.cancel_requested_by),
-    workerId: toStringOrNull(row.worker_id),
-    leaseToken: toStringOrNull(row.lease_token),
-    runAt: toDate(row.run_at),
-    createdAt: toDate(row.created_at),
     startedAt: toDateOrNull(row.started_at),
     heartbeatAt: toDateOrNull(row.heartbeat_at),
     updatedAt: toDate(row.updated_at),
@@ -87,7 +78,6 @@ export function hotJobOf(row: Row): HotJob {
     lastError: toStringOrNull(row.last_error),
     history: historyOf(row.history),
     progress: toNumberOrNull(row.progress),
-    traceParent: toStringOrNull(row.trace_parent),
   };
 }
 
