@@ -8,6 +8,7 @@ import { percentile } from '../report.js';
 import { nowMs } from '../types.js';
 import { startWorkers, type WorkerGroup } from '../worker-group.js';
 import {
+  noopWorkers,
   sleep,
   verify,
   waitDrained,
@@ -28,7 +29,7 @@ export async function runLatency(ctx: WorkloadContext): Promise<WorkloadOutcome>
     group = await startWorkers(adapter, {
       processes: 1,
       databaseUrl: ctx.databaseUrl,
-      concurrency: scale.concurrency,
+      setup: noopWorkers(ctx),
     });
     await group.go();
     await sleep(IDLE_BEFORE_MS);

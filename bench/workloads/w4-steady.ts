@@ -9,6 +9,7 @@ import { nowMs } from '../types.js';
 import { startWorkers, type WorkerGroup } from '../worker-group.js';
 import {
   CorrectnessError,
+  noopWorkers,
   sleep,
   verify,
   waitDrained,
@@ -31,7 +32,7 @@ export async function runSteady(ctx: WorkloadContext): Promise<WorkloadOutcome> 
     group = await startWorkers(adapter, {
       processes: 1,
       databaseUrl: ctx.databaseUrl,
-      concurrency: scale.concurrency,
+      setup: noopWorkers(ctx),
     });
     await group.go();
     await sleep(500);

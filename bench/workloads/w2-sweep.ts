@@ -1,0 +1,45 @@
+/**
+ * W2 concurrency sweep: the W2 drain at 1, 8, 32 and 128 jobs at once per worker process, in one
+ * and in two processes, every system at the same concurrency. Where the row's own W2-1p / W2-2p
+ * ran at that concurrency earlier in the run, its figure is reused (noted in the details) rather
+ * than measured again.
+ */
+import type { Detail, Row, WorkloadName } from '../types.js';
+import { noopWorkers, type WorkloadContext, type WorkloadOutcome } from './common.js';
+import { drainOnce } from './w2-drain.js';
+
+/** Jobs run at once per worker process, in sweep order. */
+export const SWEEP_CONCURRENCIES = [1, 8, 32, 128] as const;
+/** Worker processes, in sweep order. */
+export const SWEEP_PROCESSES = [1, 2] as const;
+
+/** Runs the sweep for one system. */
+export async function runSweep(ctx: WorkloadContext): Promise<WorkloadOutcome> {
+  const { system } = ctx;
+  const rows: Row[] = [];
+  const details: Detail[] = [];
+  for (const processes of SWEEP_PROCESSES) {
+    for (const concurrency of SWEEP_CONCURRENCIES) {
+      const point = { concurrency, processes };
+      const metric = `${processes}p c${concurrency}`;
+      const same: WorkloadName = processes === 1 ? 'W2-1p' : 'W2-2p';
+      const earlier = ctx.earlier.find((r) => r.workload === same && r.system === system);
+      if (earlier !== undefined && concurrency === ctx.concurrency) {
+        rows.push({ ...earlier, workload: 'W2-sweep', point });
+        details.push({
+          workload: 'W2-sweep',
+          system,
+          metric: `${metric} (this run's ${same})`,
+          value: earlier.value,
+          unit: 'jobs/s',
+        });
+        continue;
+      }
+      ctx.progress.status(`${metric}: resetting`);
+      await ctx.adapter.reset();
+      const { rate } = await drainOnce(ctx, processes, noopWorkers(ctx, { concurrency }));
+      rows.push({ workload: 'W2-sweep', system, value: rate, unit: 'jobs/s', point });
+    }
+  }
+  return { rows, details };
+}
