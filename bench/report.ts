@@ -41,7 +41,7 @@ export interface Ratio {
 }
 
 /** Whether `a` is a better figure than `b` in `unit`. */
-export function better(a: number, b: number, unit: Unit): boolean {
+function better(a: number, b: number, unit: Unit): boolean {
   return higherIsBetter(unit) ? a > b : a < b;
 }
 
@@ -107,7 +107,7 @@ export function formatRatio(ratio: number): string {
 }
 
 /** How a unit is printed in a table head: with the direction that is better. */
-export const UNIT_LABEL: Record<Unit, string> = {
+const UNIT_LABEL: Record<Unit, string> = {
   'jobs/s': 'jobs/s ↑',
   ms: 'ms ↓',
   '% of cap': '% of cap ↑',

@@ -169,7 +169,9 @@ export class GraphileWorkerAdapter implements SystemAdapter {
       connectionString: this.options.databaseUrl,
       max: this.tuned ? setup.concurrency + 1 : DEFAULT_POOL_SIZE,
     });
+    // Error handlers on the pool and on each client, as graphile-worker asks of a pool it is given.
     pgPool.on('error', () => undefined);
+    pgPool.on('connect', (client) => client.on('error', () => undefined));
     await pgPool.query('SELECT 1');
     return {
       start: async (sink: JobSink) => {

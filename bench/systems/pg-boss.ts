@@ -31,11 +31,11 @@ const QUEUE = 'bench';
 /** The one group of W8's jobs, capped by `groupConcurrency`. */
 const GROUP = 'bench';
 /** Jobs fetched per round trip in the tuned row. */
-export const PGBOSS_BATCH_SIZE = 500;
+const PGBOSS_BATCH_SIZE = 500;
 /** The smallest polling interval pg-boss accepts, used by the tuned row. */
 const PGBOSS_MIN_POLLING_SECONDS = 0.5;
 /** pg-boss's default polling interval (the defaults row's). */
-export const PGBOSS_DEFAULT_POLLING_SECONDS = 2;
+const PGBOSS_DEFAULT_POLLING_SECONDS = 2;
 
 type PgBossClass = typeof PgBossType;
 

@@ -9,9 +9,9 @@ import { noopWorkers, type WorkloadContext, type WorkloadOutcome } from './commo
 import { drainOnce } from './w2-drain.js';
 
 /** Jobs run at once per worker process, in sweep order. */
-export const SWEEP_CONCURRENCIES = [1, 8, 32, 128] as const;
+const SWEEP_CONCURRENCIES = [1, 8, 32, 128] as const;
 /** Worker processes, in sweep order. */
-export const SWEEP_PROCESSES = [1, 2] as const;
+const SWEEP_PROCESSES = [1, 2] as const;
 
 /** Runs the sweep for one system. */
 export async function runSweep(ctx: WorkloadContext): Promise<WorkloadOutcome> {
