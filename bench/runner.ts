@@ -106,6 +106,10 @@ export async function runBench(
         const outcome = await runWorkload(workload, ctx);
         report.rows.push(...outcome.rows);
         report.details.push(...outcome.details);
+        for (const reason of outcome.failures ?? []) {
+          ok = false;
+          report.skipped.push({ workload, system, reason });
+        }
         progress.end(
           outcome.rows.map((r) => `${formatNumber(r.value)} ${r.unit}`).join(', ') + ' ✓ checked',
         );

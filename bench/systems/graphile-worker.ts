@@ -4,8 +4,8 @@
  * - `graphile-worker` — its defaults: `concurrency` = the row's, a pool of its default
  *   `maxPoolSize` (10), no local queue, completions written one by one.
  * - `graphile-worker-batched` — the configuration of its performance page: `maxPoolSize` =
- *   concurrency + 1, `localQueue: { size: 500 }`, `completeJobBatchDelay: 0`,
- *   `failJobBatchDelay: 0`.
+ *   concurrency + 1 (at least 10: with 2 at concurrency 1, two processes stalled), `localQueue:
+ *   { size: 500 }`, `completeJobBatchDelay: 0`, `failJobBatchDelay: 0`.
  *
  * It has no cap on the jobs of a queue running at once across processes (a named queue runs its
  * jobs one at a time), so W8 does not apply to it.
@@ -167,7 +167,7 @@ export class GraphileWorkerAdapter implements SystemAdapter {
     // The pool it would make itself (maxPoolSize), made here so it is connected before "go".
     const pgPool = new pg.Pool({
       connectionString: this.options.databaseUrl,
-      max: this.tuned ? setup.concurrency + 1 : DEFAULT_POOL_SIZE,
+      max: this.tuned ? Math.max(DEFAULT_POOL_SIZE, setup.concurrency + 1) : DEFAULT_POOL_SIZE,
     });
     // Error handlers on the pool and on each client, as graphile-worker asks of a pool it is given.
     pgPool.on('error', () => undefined);

@@ -80,6 +80,8 @@ export interface WorkloadContext {
 export interface WorkloadOutcome {
   rows: Row[];
   details: Detail[];
+  /** Parts of the workload that failed while the rest went on (the sweep's points), described. */
+  failures?: string[];
 }
 
 /** The worker setup of a workload's no-op jobs at the row's concurrency, with `changes`. */
