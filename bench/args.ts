@@ -1,23 +1,25 @@
 /** The command line of `npm run bench`: its usage text and the parsing of its flags. */
 import { parseArgs } from 'node:util';
-import {
-  DEFAULT_BENCH_URL,
-  SYSTEMS,
-  WORKLOADS,
-  type BenchOptions,
-  type SystemName,
-  type WorkloadName,
-} from './types.js';
+import { SYSTEMS, labelOf, type SystemName } from './contenders.js';
+import { DEFAULT_BENCH_URL, WORKLOADS, type BenchOptions, type WorkloadName } from './types.js';
+
+/** The rows `--only` takes, one per line with the settings it names. */
+const ROW_LIST = SYSTEMS.map((s) => `                         ${s.padEnd(25)} ${labelOf(s)}`).join(
+  '\n',
+);
 
 /** Usage text of `npm run bench`. */
-export const BENCH_USAGE = `npm run bench -- [--quick] [--only SYSTEM[,SYSTEM]] [--workloads W1,W2,…] [--json FILE] [--database-url URL]
+export const BENCH_USAGE = `npm run bench -- [--quick] [--only ROW[,ROW]] [--workloads W1,W2,…] [--json FILE] [--database-url URL]
 
-Runs ChokaQ (postgres and embedded) and its peers pg-boss and graphile-worker (when installed)
-on the same PostgreSQL and prints each workload's figures and ChokaQ ÷ best peer. Every run is
-checked: each job ran once, all settled, nothing left. See docs/benchmarks.md.
+Runs ChokaQ (postgres and embedded) and its peers pg-boss and graphile-worker (when installed),
+each peer at its defaults and at its docs' throughput settings, on the same PostgreSQL, and prints
+every row's figures, ChokaQ ÷ the best peer at its best settings, the W2 concurrency sweep and the
+targets of issue 14. Every run is checked: each job ran once, all settled, nothing left. See
+docs/benchmarks.md.
   --quick              scaled-down counts for development and smoke runs (every row still printed)
-  --only LIST          systems: ${SYSTEMS.join(', ')}
-  --workloads LIST     W1 … W7 or full names (${WORKLOADS.join(', ')})
+  --only LIST          rows (default: all):
+${ROW_LIST}
+  --workloads LIST     W1 … W8, sweep, or full names (${WORKLOADS.join(', ')})
   --json FILE          also write {"rows":[{"workload","system","value","unit"},…],…} to FILE
   --database-url URL   default: CHOKAQ_DATABASE_URL, else ${DEFAULT_BENCH_URL} (created if missing)
   --help               print this text
@@ -40,6 +42,8 @@ const WORKLOAD_ALIASES: Record<string, readonly WorkloadName[]> = {
   w5: ['W5'],
   w6: ['W6-operator'],
   w7: ['W7-observability'],
+  w8: ['W8-capped'],
+  sweep: ['W2-sweep'],
 };
 
 /**
@@ -94,11 +98,11 @@ function parseSystems(text: string): SystemName[] {
   for (const name of list(text)) {
     const system = SYSTEMS.find((s) => s === name.toLowerCase());
     if (system === undefined) {
-      throw new BenchUsageError(`unknown system '${name}'; expected ${SYSTEMS.join(', ')}`);
+      throw new BenchUsageError(`unknown row '${name}'; expected ${SYSTEMS.join(', ')}`);
     }
     chosen.add(system);
   }
-  if (chosen.size === 0) throw new BenchUsageError('--only names no system');
+  if (chosen.size === 0) throw new BenchUsageError('--only names no row');
   return SYSTEMS.filter((s) => chosen.has(s));
 }
 
@@ -110,7 +114,7 @@ function parseWorkloads(text: string): WorkloadName[] {
     const expanded = exact === undefined ? WORKLOAD_ALIASES[key] : [exact];
     if (expanded === undefined) {
       throw new BenchUsageError(
-        `unknown workload '${name}'; expected W1…W7 or ${WORKLOADS.join(', ')}`,
+        `unknown workload '${name}'; expected W1…W8, sweep or ${WORKLOADS.join(', ')}`,
       );
     }
     expanded.forEach((w) => chosen.add(w));

@@ -31,9 +31,8 @@ async function onMessage(message: ToChild): Promise<void> {
       const adapter = await loadAdapter(message.system, {
         databaseUrl: message.databaseUrl,
         dataDir: '',
-        concurrency: message.concurrency,
       });
-      worker = await adapter.createWorker(message.observability);
+      worker = await adapter.createWorker(message.setup);
       send({ type: 'ready' });
       return;
     }

@@ -1,6 +1,6 @@
 /** Messages between the harness and its worker processes (`child.ts`), over the fork IPC channel. */
-import type { Observability } from './systems/adapter.js';
-import type { SystemName } from './types.js';
+import type { SystemName } from './contenders.js';
+import type { WorkerSetup } from './systems/adapter.js';
 
 /** Harness → worker process. */
 export type ToChild =
@@ -8,8 +8,7 @@ export type ToChild =
       type: 'init';
       system: SystemName;
       databaseUrl: string;
-      concurrency: number;
-      observability: Observability;
+      setup: WorkerSetup;
       /** Progress and resource sample interval in ms. */
       sampleMs: number;
     }
@@ -27,6 +26,8 @@ export type FromChild =
       indices: number[];
       /** Enqueue-to-start lag of each run in ms, same order. */
       lags: number[];
+      /** When each run started (epoch ms), same order. */
+      starts: number[];
       /** Largest RSS seen while working, in bytes. */
       maxRss: number;
       /** CPU time from "go" until stopped, in µs. */

@@ -5,6 +5,8 @@ import { nowMs, type JobSink } from './types.js';
 export interface WorkerResult {
   indices: number[];
   lags: number[];
+  /** When each run started (epoch ms), same order. */
+  starts: number[];
   maxRss: number;
   cpuUserUs: number;
   cpuSystemUs: number;
@@ -14,6 +16,7 @@ export interface WorkerResult {
 export class Recorder {
   readonly indices: number[] = [];
   readonly lags: number[] = [];
+  readonly starts: number[] = [];
   private maxRss = 0;
   private cpuStart: NodeJS.CpuUsage | undefined;
   private cpu: NodeJS.CpuUsage | undefined;
@@ -21,7 +24,9 @@ export class Recorder {
 
   /** Pass to the system's handler. */
   readonly sink: JobSink = (job) => {
-    this.lags.push(nowMs() - job.t);
+    const now = nowMs();
+    this.starts.push(now);
+    this.lags.push(now - job.t);
     this.indices.push(job.i);
   };
 
@@ -50,6 +55,7 @@ export class Recorder {
     return {
       indices: this.indices,
       lags: this.lags,
+      starts: this.starts,
       maxRss: this.maxRss,
       cpuUserUs: this.cpu?.user ?? 0,
       cpuSystemUs: this.cpu?.system ?? 0,

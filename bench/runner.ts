@@ -6,11 +6,22 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
+import { concurrencyOf, labelOf, type SystemName } from './contenders.js';
 import { adminPool, dropSchema, ensureDatabase, serverInfo } from './db.js';
-import { formatDetails, formatSkips, formatTable, toJson, type BenchReport } from './report.js';
+import { applicability } from './plan.js';
+import {
+  formatDetails,
+  formatRatios,
+  formatSkips,
+  formatTable,
+  toJson,
+  type BenchReport,
+} from './report.js';
+import { formatSweep } from './sweep-report.js';
 import { MissingPeerError, type SystemAdapter } from './systems/adapter.js';
 import { loadAdapter } from './systems/index.js';
-import type { BenchOptions, SystemName, WorkloadName } from './types.js';
+import { checkTargets, formatTargets } from './targets.js';
+import type { BenchOptions, WorkloadName } from './types.js';
 import {
   CorrectnessError,
   FULL_SCALE,
@@ -20,11 +31,13 @@ import {
 } from './workloads/common.js';
 import { runEnqueue } from './workloads/w1-enqueue.js';
 import { runDrain } from './workloads/w2-drain.js';
+import { runSweep } from './workloads/w2-sweep.js';
 import { runLatency } from './workloads/w3-latency.js';
 import { runSteady } from './workloads/w4-steady.js';
 import { runScale } from './workloads/w5-scale.js';
 import { runOperator } from './workloads/w6-operator.js';
 import { runObservability } from './workloads/w7-observability.js';
+import { runCapped } from './workloads/w8-capped.js';
 
 /** Output streams of the runner. */
 export interface BenchIo {
@@ -56,7 +69,6 @@ export async function runBench(
           await loadAdapter(system, {
             databaseUrl: options.databaseUrl,
             dataDir: join(tempRoot, 'embedded'),
-            concurrency: scale.concurrency,
           }),
         );
       } catch (error) {
@@ -70,30 +82,9 @@ export async function runBench(
     for (const workload of options.workloads) {
       for (const system of options.systems) {
         if (!adapters.has(system)) continue;
-        if (workload === 'W2-2p' && adapters.get(system)?.inProcessWorkers) {
-          report.skipped.push({
-            workload,
-            system,
-            reason:
-              'not applicable: the embedded store belongs to one process (exclusive lock on its data directory)',
-          });
-          continue;
-        }
-        if (
-          (workload === 'W6-operator' || workload === 'W7-observability') &&
-          adapters.get(system)?.operator === undefined
-        ) {
-          report.skipped.push({
-            workload,
-            system,
-            reason:
-              workload === 'W6-operator'
-                ? 'not applicable: it has no query API over finished jobs'
-                : 'not applicable: ChokaQ-only (its metrics and cross-process events on vs off)',
-          });
-          continue;
-        }
-        plan.push([workload, system]);
+        const verdict = applicability(system, workload, scale);
+        if (verdict.run) plan.push([workload, system]);
+        else if (!verdict.quiet) report.skipped.push({ workload, system, reason: verdict.reason });
       }
     }
     io.stderr.write(
@@ -101,11 +92,12 @@ export async function runBench(
     );
     for (const [k, [workload, system]] of plan.entries()) {
       const adapter = adapters.get(system) as SystemAdapter;
-      progress.begin(`[${k + 1}/${plan.length}] ${workload} ${system}`);
+      progress.begin(`[${k + 1}/${plan.length}] ${workload} ${labelOf(system)}`);
       const ctx: WorkloadContext = {
         system,
         adapter,
         scale,
+        concurrency: concurrencyOf(system, scale.concurrency),
         databaseUrl: options.databaseUrl,
         progress,
         earlier: report.rows,
@@ -114,6 +106,10 @@ export async function runBench(
         const outcome = await runWorkload(workload, ctx);
         report.rows.push(...outcome.rows);
         report.details.push(...outcome.details);
+        for (const reason of outcome.failures ?? []) {
+          ok = false;
+          report.skipped.push({ workload, system, reason });
+        }
         progress.end(
           outcome.rows.map((r) => `${formatNumber(r.value)} ${r.unit}`).join(', ') + ' ✓ checked',
         );
@@ -144,20 +140,33 @@ export async function runBench(
     },
     postgres,
     versions: versions(),
-    settings: Object.fromEntries([...adapters].map(([system, a]) => [system, a.settings])),
+    settings: Object.fromEntries([...adapters].map(([system, a]) => [labelOf(system), a.settings])),
   };
-  io.stdout.write(`\n${formatTable(report.rows)}`);
-  const details = formatDetails(report.details);
-  if (details !== '') io.stdout.write(`\ndetails:\n${details}`);
-  if (report.skipped.length > 0) io.stdout.write(`\nskipped:\n${formatSkips(report.skipped)}`);
-  io.stdout.write(
-    `\nratio = ChokaQ ÷ best peer (pg-boss, graphile-worker); jobs/s: higher is better, ms: lower is better.\n`,
-  );
+  writeReport(report, io);
   if (options.jsonFile !== undefined) {
     writeFileSync(options.jsonFile, toJson(report));
     io.stdout.write(`wrote ${options.jsonFile}\n`);
   }
   return { report, ok };
+}
+
+/** Prints the tables: figures, ratios, the sweep, the targets, details and skipped rows. */
+function writeReport(report: BenchReport, io: BenchIo): void {
+  const section = (title: string, text: string): void => {
+    if (text !== '') io.stdout.write(`\n${title}\n${text}`);
+  };
+  section('figures of every row:', formatTable(report.rows));
+  section(
+    'ChokaQ ÷ the best peer at its best settings (the best figure of any peer row, defaults or its docs’ throughput settings; jobs/s and % of cap: higher is better, ms: lower is better):',
+    formatRatios(report.rows),
+  );
+  section(
+    'W2 concurrency sweep (jobs/s; ChokaQ at its defaults, each peer at its best settings, all at the same concurrency per process):',
+    formatSweep(report.rows),
+  );
+  section('targets of issue 14 §2:', formatTargets(checkTargets(report.rows)));
+  section('details:', formatDetails(report.details));
+  section('skipped:', formatSkips(report.skipped));
 }
 
 function runWorkload(workload: WorkloadName, ctx: WorkloadContext): Promise<WorkloadOutcome> {
@@ -175,6 +184,10 @@ function runWorkload(workload: WorkloadName, ctx: WorkloadContext): Promise<Work
       return runSteady(ctx);
     case 'W5':
       return runScale(ctx);
+    case 'W8-capped':
+      return runCapped(ctx);
+    case 'W2-sweep':
+      return runSweep(ctx);
     case 'W6-operator':
       return runOperator(ctx);
     case 'W7-observability':

@@ -3,22 +3,10 @@
  * this repository, not part of the published package.
  */
 
+import type { SystemName } from './contenders.js';
+
 /** Default database of `npm run bench`, created when missing. */
 export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/chokaq_bench';
-
-/** Systems the bench compares, in table order. */
-export const SYSTEMS = [
-  'chokaq-postgres',
-  'chokaq-embedded',
-  'pg-boss',
-  'graphile-worker',
-] as const;
-export type SystemName = (typeof SYSTEMS)[number];
-
-/** The systems whose figures are compared against the best peer. */
-export const CHOKAQ_SYSTEMS: readonly SystemName[] = ['chokaq-postgres', 'chokaq-embedded'];
-/** The peers; "best peer" is the better of these in the same run. */
-export const PEER_SYSTEMS: readonly SystemName[] = ['pg-boss', 'graphile-worker'];
 
 /** Workloads, in run and table order (see docs/benchmarks.md). */
 export const WORKLOADS = [
@@ -29,6 +17,8 @@ export const WORKLOADS = [
   'W3-p99',
   'W4-lag-p99',
   'W5',
+  'W8-capped',
+  'W2-sweep',
   'W6-operator',
   'W7-observability',
 ] as const;
@@ -47,11 +37,18 @@ export interface BenchOptions {
 }
 
 /** Units of the headline figures; the direction says which way is better. */
-export type Unit = 'jobs/s' | 'ms';
+export type Unit = 'jobs/s' | 'ms' | '% of cap';
 
 /** Whether a larger value of `unit` is better. */
 export function higherIsBetter(unit: Unit): boolean {
-  return unit === 'jobs/s';
+  return unit !== 'ms';
+}
+
+/** Where in the W2 concurrency sweep a figure was measured. */
+export interface SweepPoint {
+  /** Jobs run at once per worker process. */
+  concurrency: number;
+  processes: number;
 }
 
 /** One headline figure, as written to `--json`. */
@@ -60,6 +57,8 @@ export interface Row {
   system: SystemName;
   value: number;
   unit: Unit;
+  /** Only on `W2-sweep` rows: the concurrency and processes of the drain. */
+  point?: SweepPoint;
 }
 
 /** A secondary figure (p50/p95, RSS, CPU per job, history size…), printed under the table. */

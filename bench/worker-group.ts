@@ -6,7 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FromChild, ToChild } from './protocol.js';
 import { Recorder, type WorkerResult } from './recorder.js';
-import type { Observability, SystemAdapter, WorkerSide } from './systems/adapter.js';
+import type { SystemAdapter, WorkerSetup, WorkerSide } from './systems/adapter.js';
 
 /** How long a worker process may take to connect, start or stop. */
 const STEP_TIMEOUT_MS = 60_000;
@@ -34,16 +34,11 @@ export interface WorkerGroup {
 /** Starts the workers of `adapter`'s system and waits until they are connected. */
 export async function startWorkers(
   adapter: SystemAdapter,
-  options: {
-    processes: number;
-    databaseUrl: string;
-    concurrency: number;
-    observability?: Observability;
-  },
+  options: { processes: number; databaseUrl: string; setup: WorkerSetup },
 ): Promise<WorkerGroup> {
   if (adapter.inProcessWorkers) {
     if (options.processes !== 1) throw new Error(`${adapter.system} runs in one process only`);
-    return inProcess(await adapter.createWorker(options.observability));
+    return inProcess(await adapter.createWorker(options.setup));
   }
   const children = await Promise.all(
     Array.from({ length: options.processes }, () => ChildWorker.start(adapter, options)),
@@ -115,7 +110,7 @@ class ChildWorker {
 
   static async start(
     adapter: SystemAdapter,
-    options: { databaseUrl: string; concurrency: number; observability?: Observability },
+    options: { databaseUrl: string; setup: WorkerSetup },
   ): Promise<ChildWorker> {
     const path = fileURLToPath(new URL('./child.js', import.meta.url));
     const child = fork(path, [], {
@@ -128,8 +123,7 @@ class ChildWorker {
         type: 'init',
         system: adapter.system,
         databaseUrl: options.databaseUrl,
-        concurrency: options.concurrency,
-        observability: options.observability ?? 'default',
+        setup: options.setup,
         sampleMs: SAMPLE_MS,
       },
       'ready',
@@ -144,8 +138,8 @@ class ChildWorker {
   async stop(): Promise<WorkerResult> {
     const done = await this.request({ type: 'stop' }, 'done');
     if (done.type !== 'done') throw new Error('unexpected reply');
-    const { indices, lags, maxRss, cpuUserUs, cpuSystemUs } = done;
-    return { indices, lags, maxRss, cpuUserUs, cpuSystemUs };
+    const { indices, lags, starts, maxRss, cpuUserUs, cpuSystemUs } = done;
+    return { indices, lags, starts, maxRss, cpuUserUs, cpuSystemUs };
   }
 
   kill(): void {

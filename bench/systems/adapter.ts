@@ -1,5 +1,6 @@
 /** What the harness needs from each system under test. One adapter per system, same shape. */
-import type { BenchJob, JobSink, SystemName } from '../types.js';
+import type { SystemName } from '../contenders.js';
+import type { BenchJob, JobSink } from '../types.js';
 
 /**
  * How much of ChokaQ's observability a worker runs with: `default` as a user gets it (metrics
@@ -14,8 +15,27 @@ export interface AdapterOptions {
   databaseUrl: string;
   /** Data directory of the embedded store for this workload (fresh per workload). */
   dataDir: string;
-  /** Jobs run at once per worker process. */
+}
+
+/** How the queue of a workload is set up (enqueue side and workers alike). */
+export interface QueueSetup {
+  /** The queue's cap on jobs running at once across every process (W8), if capped. */
+  maxWorkers?: number;
+}
+
+/** How one worker process works. */
+export interface WorkerSetup extends QueueSetup {
+  /** Jobs run at once per process (each system's own form of it; see docs/benchmarks.md). */
   concurrency: number;
+  /** How long each job's handler takes, in ms (0: returns at once). */
+  jobMs: number;
+  observability: Observability;
+}
+
+/** Records `job` and, when jobs take time, resolves after `jobMs`: every adapter's handler. */
+export function runJob(sink: JobSink, job: BenchJob, jobMs: number): Promise<void> | undefined {
+  sink(job);
+  return jobMs > 0 ? new Promise((resolve) => setTimeout(resolve, jobMs)) : undefined;
 }
 
 /** The worker side of a system: connected and ready, started on the harness's "go". */
@@ -37,7 +57,7 @@ export interface SystemAdapter {
   /** The settings used, for the report and docs/benchmarks.md. */
   readonly settings: Readonly<Record<string, string>>;
   /** Drops and recreates this system's state, then opens the enqueue client. */
-  reset(): Promise<void>;
+  reset(queue?: QueueSetup): Promise<void>;
   /** Enqueues one job with one call. */
   enqueue(job: BenchJob): Promise<void>;
   /** Enqueues many jobs with one call. */
@@ -60,7 +80,7 @@ export interface SystemAdapter {
   /** The operator side (queries over history, error groups), where the system has one. */
   readonly operator?: OperatorSide;
   /** A worker side in this process (connected, not started). */
-  createWorker(observability?: Observability): Promise<WorkerSide>;
+  createWorker(setup: WorkerSetup): Promise<WorkerSide>;
   /** Closes the client side. */
   close(): Promise<void>;
 }

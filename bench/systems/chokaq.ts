@@ -1,8 +1,8 @@
 /**
- * ChokaQ under test, on both providers. Users' settings: a typed job definition, concurrency 32,
- * default prefetch (0), default poll interval, pool, batching and notify debounce. Imported by the
- * package's own name only, which resolves through its `exports` to the built dist/, as an
- * installed package would.
+ * ChokaQ under test, on both providers. Users' settings: a typed job definition, the row's
+ * concurrency, default prefetch (0), default poll interval, pool, batching and notify debounce.
+ * Imported by the package's own name only, which resolves through its `exports` to the built
+ * dist/, as an installed package would.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
@@ -11,13 +11,16 @@ import { ChokaQ, consoleLogger, defineJob, type ChokaQOptions } from 'chokaq';
 import { embedded } from 'chokaq/embedded';
 import { postgres } from 'chokaq/postgres';
 import { adminPool, count, dropSchema } from '../db.js';
-import type { BenchJob, JobSink, SystemName } from '../types.js';
-import type {
-  AdapterOptions,
-  Observability,
-  OperatorSide,
-  SystemAdapter,
-  WorkerSide,
+import type { SystemName } from '../contenders.js';
+import type { BenchJob, JobSink } from '../types.js';
+import {
+  runJob,
+  type AdapterOptions,
+  type OperatorSide,
+  type QueueSetup,
+  type SystemAdapter,
+  type WorkerSetup,
+  type WorkerSide,
 } from './adapter.js';
 import { ChokaQOperatorSide } from './chokaq-operator.js';
 
@@ -44,10 +47,11 @@ export class ChokaQAdapter implements SystemAdapter {
     () => this.requireClient(),
   );
   private sink: JobSink = () => undefined;
+  private jobMs = 0;
   private readonly job = defineJob<BenchJob>({
     type: TYPE,
     queue: QUEUE,
-    handle: (payload) => this.sink(payload),
+    handle: (payload) => runJob(this.sink, payload, this.jobMs),
   });
   private client: ChokaQ | undefined;
   private pool: pg.Pool | undefined;
@@ -56,28 +60,32 @@ export class ChokaQAdapter implements SystemAdapter {
   private seededDead = 0;
 
   constructor(
-    readonly system: Extract<SystemName, 'chokaq-postgres' | 'chokaq-embedded'>,
+    readonly system: Extract<SystemName, `chokaq-${string}`>,
     private readonly options: AdapterOptions,
   ) {
     this.inProcessWorkers = system === 'chokaq-embedded';
     this.settings = {
-      concurrency: String(options.concurrency),
+      concurrency:
+        system === 'chokaq-postgres-c128'
+          ? '128 (the drain batch grows with it; see docs/benchmarks.md)'
+          : "the run's (32; the sweep's 1, 8, 32, 128)",
       prefetch: 'default (0)',
       pollInterval: 'default (1s; wake-ups by NOTIFY, debounced per queue)',
       storage:
-        system === 'chokaq-postgres'
+        system !== 'chokaq-embedded'
           ? `postgres({ connectionString, schema: '${SCHEMA}' }), default poolSize 10`
           : `embedded() on a PGlite instance in a fresh temp data dir (shared_buffers ${EMBEDDED_SHARED_BUFFERS}, as the provider starts it)`,
       job: `defineJob({ type: '${TYPE}', queue: '${QUEUE}' }) without a schema; every finished job kept in the archive`,
       logger: "consoleLogger('error')",
+      capped: 'W8: queues: { bench: { maxWorkers: 3 } } on every process',
     };
   }
 
-  async reset(): Promise<void> {
+  async reset(queue: QueueSetup = {}): Promise<void> {
     await this.close();
     this.seededArchive = 0;
     this.seededDead = 0;
-    if (this.system === 'chokaq-postgres') {
+    if (this.system !== 'chokaq-embedded') {
       this.pool = adminPool(this.options.databaseUrl);
       await dropSchema(this.pool, SCHEMA);
     } else {
@@ -92,7 +100,11 @@ export class ChokaQAdapter implements SystemAdapter {
         ],
       });
     }
-    this.client = this.engine(false); // enqueue-only: workers run only in createWorker()
+    // enqueue-only: workers run only in createWorker()
+    this.client = this.engine(
+      { concurrency: 1, jobMs: 0, observability: 'default', ...queue },
+      false,
+    );
     await this.client.start(); // opens storage and migrates
   }
 
@@ -155,18 +167,21 @@ export class ChokaQAdapter implements SystemAdapter {
     return (await count(this.db(), `SELECT count(*) FROM ${SCHEMA}.jobs_dlq`)) - this.seededDead;
   }
 
-  async createWorker(observability: Observability = 'default'): Promise<WorkerSide> {
-    const engine = this.engine(true, observability);
+  async createWorker(setup: WorkerSetup): Promise<WorkerSide> {
+    const engine = this.engine(setup, true);
     // Counting into a Prometheus registry starts when its handler is asked for.
-    if (observability === 'on') engine.metrics.prometheus();
+    if (setup.observability === 'on') engine.metrics.prometheus();
     await engine.queues.list(); // connect (and check the schema) before "go"
     let scraper: NodeJS.Timeout | undefined;
     return {
       start: async (sink) => {
         this.sink = sink;
+        this.jobMs = setup.jobMs;
         await engine.start();
         // 'on' is also scraped once a second, as Prometheus would, so the gauge query is paid for.
-        if (observability === 'on') scraper = setInterval(() => void scrape(engine), SCRAPE_MS);
+        if (setup.observability === 'on') {
+          scraper = setInterval(() => void scrape(engine), SCRAPE_MS);
+        }
       },
       stop: async () => {
         clearInterval(scraper);
@@ -187,10 +202,10 @@ export class ChokaQAdapter implements SystemAdapter {
   }
 
   /** A ChokaQ instance over a new store; with `worker` it runs jobs once started. */
-  private engine(worker: boolean, observability: Observability = 'default'): ChokaQ {
+  private engine(setup: WorkerSetup, worker: boolean): ChokaQ {
     const logger = consoleLogger('error');
     let storage: ChokaQOptions['storage'];
-    if (this.system === 'chokaq-postgres') {
+    if (this.system !== 'chokaq-embedded') {
       storage = postgres({ connectionString: this.options.databaseUrl, schema: SCHEMA, logger });
     } else {
       // Both engines of the single process share the PGlite instance, as one app's would.
@@ -201,9 +216,14 @@ export class ChokaQAdapter implements SystemAdapter {
       storage,
       jobs: [this.job],
       worker,
-      concurrency: this.options.concurrency,
+      concurrency: setup.concurrency,
       logger,
-      ...(observability === 'off' ? { telemetry: { metrics: false }, clusterEvents: false } : {}),
+      ...(setup.maxWorkers === undefined
+        ? {}
+        : { queues: { [QUEUE]: { maxWorkers: setup.maxWorkers } } }),
+      ...(setup.observability === 'off'
+        ? { telemetry: { metrics: false }, clusterEvents: false }
+        : {}),
     });
   }
 
@@ -213,7 +233,7 @@ export class ChokaQAdapter implements SystemAdapter {
   }
 
   private db(): Queryable {
-    const db = this.system === 'chokaq-postgres' ? this.pool : this.pglite;
+    const db = this.system === 'chokaq-embedded' ? this.pglite : this.pool;
     if (db === undefined) throw new Error(`${this.system}: reset() first`);
     return db;
   }

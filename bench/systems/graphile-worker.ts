@@ -1,24 +1,40 @@
 /**
- * graphile-worker under test (loaded with `import()`, so the bench runs without it).
- * 0.16.6 is the newest release that runs on Node 20; the `localQueue` and completion-batching
- * options of its performance page (`localQueue: { size: 500 }`, `completeJobBatchDelay: 0`,
- * `failJobBatchDelay: 0`) arrived in 0.17, which needs Node 22. The settings used are the rest of
- * that page: `concurrentJobs` with `maxPoolSize` = concurrency + 1, prepared statements on.
+ * graphile-worker under test (loaded with `import()`, so the bench runs without it), in two rows:
+ *
+ * - `graphile-worker` — its defaults: `concurrency` = the row's, a pool of its default
+ *   `maxPoolSize` (10), no local queue, completions written one by one.
+ * - `graphile-worker-batched` — the configuration of its performance page: `maxPoolSize` =
+ *   concurrency + 1 (at least 10: with 2 at concurrency 1, two processes stalled), `localQueue:
+ *   { size: 500 }`, `completeJobBatchDelay: 0`, `failJobBatchDelay: 0`.
+ *
+ * It has no cap on the jobs of a queue running at once across processes (a named queue runs its
+ * jobs one at a time), so W8 does not apply to it.
  */
 import type * as GraphileWorker from 'graphile-worker';
 import pg from 'pg';
+import type { SystemName } from '../contenders.js';
 import { adminPool, count, dropSchema } from '../db.js';
 import type { BenchJob, JobSink } from '../types.js';
 import {
   isModuleNotFound,
   MissingPeerError,
+  runJob,
   type AdapterOptions,
   type SystemAdapter,
+  type WorkerSetup,
   type WorkerSide,
 } from './adapter.js';
 
 const SCHEMA = 'bench_graphile';
 const TASK = 'bench_noop';
+/** graphile-worker's default `maxPoolSize`. */
+const DEFAULT_POOL_SIZE = 10;
+/** The batching options of its performance page (the tuned row). */
+const BATCHING = {
+  localQueue: { size: 500 },
+  completeJobBatchDelay: 0,
+  failJobBatchDelay: 0,
+} as const;
 
 type GraphileModule = typeof GraphileWorker;
 
@@ -32,29 +48,32 @@ async function loadGraphile(): Promise<GraphileModule> {
   }
 }
 
-/** The graphile-worker adapter. */
+/** The graphile-worker adapter of one row. */
 export class GraphileWorkerAdapter implements SystemAdapter {
-  readonly system = 'graphile-worker' as const;
   readonly inProcessWorkers = false;
   readonly settings: Readonly<Record<string, string>>;
+  private readonly tuned: boolean;
   private utils: GraphileWorker.WorkerUtils | undefined;
   private pool: pg.Pool | undefined;
   private readonly logger: GraphileWorker.Logger;
 
   private constructor(
+    readonly system: Extract<SystemName, `graphile-worker${string}`>,
     private readonly gw: GraphileModule,
     private readonly options: AdapterOptions,
   ) {
+    this.tuned = system === 'graphile-worker-batched';
     this.logger = new gw.Logger(() => (level, message) => {
       if (String(level) === 'error') process.stderr.write(`graphile-worker: ${message}\n`);
     });
     this.settings = {
-      concurrentJobs: String(options.concurrency),
-      maxPoolSize: String(options.concurrency + 1),
+      concurrency: 'C = concurrency (concurrentJobs), the row’s',
+      maxPoolSize: this.tuned ? 'C + 1 (its performance page)' : `${DEFAULT_POOL_SIZE} (default)`,
+      batching: this.tuned
+        ? `localQueue: { size: ${BATCHING.localQueue.size} }, completeJobBatchDelay: ${BATCHING.completeJobBatchDelay}, failJobBatchDelay: ${BATCHING.failJobBatchDelay} (its performance page)`
+        : 'none (defaults: no local queue, completions one by one)',
       pollInterval: 'default (2000 ms; jobs announced by LISTEN/NOTIFY)',
       preparedStatements: 'on (default)',
-      'localQueue / completeJobBatchDelay / failJobBatchDelay':
-        'not available in 0.16.6 (added in 0.17, which needs Node 22)',
       enqueue:
         'workerUtils.addJob() (pool default 10); bulk: one SELECT of the documented SQL add_jobs(job_spec[])',
       history:
@@ -63,8 +82,11 @@ export class GraphileWorkerAdapter implements SystemAdapter {
   }
 
   /** @throws MissingPeerError when graphile-worker is not installed. */
-  static async create(options: AdapterOptions): Promise<GraphileWorkerAdapter> {
-    return new GraphileWorkerAdapter(await loadGraphile(), options);
+  static async create(
+    system: Extract<SystemName, `graphile-worker${string}`>,
+    options: AdapterOptions,
+  ): Promise<GraphileWorkerAdapter> {
+    return new GraphileWorkerAdapter(system, await loadGraphile(), options);
   }
 
   async reset(): Promise<void> {
@@ -139,28 +161,30 @@ export class GraphileWorkerAdapter implements SystemAdapter {
     );
   }
 
-  async createWorker(): Promise<WorkerSide> {
+  async createWorker(setup: WorkerSetup): Promise<WorkerSide> {
+    if (setup.maxWorkers !== undefined) throw new Error('graphile-worker has no queue cap');
     let runner: GraphileWorker.Runner | undefined;
-    // The pool (maxPoolSize = concurrency + 1, as its performance page) is connected before "go".
+    // The pool it would make itself (maxPoolSize), made here so it is connected before "go".
     const pgPool = new pg.Pool({
       connectionString: this.options.databaseUrl,
-      max: this.options.concurrency + 1,
+      max: this.tuned ? Math.max(DEFAULT_POOL_SIZE, setup.concurrency + 1) : DEFAULT_POOL_SIZE,
     });
+    // Error handlers on the pool and on each client, as graphile-worker asks of a pool it is given.
     pgPool.on('error', () => undefined);
+    pgPool.on('connect', (client) => client.on('error', () => undefined));
     await pgPool.query('SELECT 1');
     return {
       start: async (sink: JobSink) => {
         runner = await this.gw.run({
           pgPool,
           schema: SCHEMA,
-          concurrency: this.options.concurrency,
+          concurrency: setup.concurrency,
           noHandleSignals: true,
           logger: this.logger,
           crontab: '',
+          ...(this.tuned ? { preset: { worker: BATCHING } } : {}),
           taskList: {
-            [TASK]: (payload) => {
-              sink(payload as BenchJob);
-            },
+            [TASK]: (payload) => runJob(sink, payload as BenchJob, setup.jobMs),
           },
         });
       },

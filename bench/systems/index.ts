@@ -1,5 +1,5 @@
-/** Creates the adapter of a system; peers are imported only when asked for. */
-import type { SystemName } from '../types.js';
+/** Creates the adapter of a row; peers are imported only when asked for. */
+import type { SystemName } from '../contenders.js';
 import type { AdapterOptions, SystemAdapter } from './adapter.js';
 import { ChokaQAdapter } from './chokaq.js';
 
@@ -13,15 +13,18 @@ export async function loadAdapter(
 ): Promise<SystemAdapter> {
   switch (system) {
     case 'chokaq-postgres':
+    case 'chokaq-postgres-c128':
     case 'chokaq-embedded':
       return new ChokaQAdapter(system, options);
-    case 'pg-boss': {
+    case 'pg-boss':
+    case 'pg-boss-batch500': {
       const { PgBossAdapter } = await import('./pg-boss.js');
-      return PgBossAdapter.create(options);
+      return PgBossAdapter.create(system, options);
     }
-    case 'graphile-worker': {
+    case 'graphile-worker':
+    case 'graphile-worker-batched': {
       const { GraphileWorkerAdapter } = await import('./graphile-worker.js');
-      return GraphileWorkerAdapter.create(options);
+      return GraphileWorkerAdapter.create(system, options);
     }
   }
 }

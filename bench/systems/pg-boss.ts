@@ -1,115 +1,127 @@
 /**
- * pg-boss under test (loaded with `import()`, so the bench runs without it). Settings
- * follow its docs for throughput: `work()` fetches `batchSize: 500` jobs per round trip, polls at
- * the smallest interval it accepts (0.5 s; pg-boss 10 has no LISTEN/NOTIFY wake-up), and — since
- * each `work()` call adds one polling worker that handles one batch at a time — `concurrency`
- * workers per process.
+ * pg-boss under test (loaded with `import()`, so the bench runs without it), in two rows:
+ *
+ * - `pg-boss` — its defaults: `work()` with `localConcurrency` = the row's concurrency and nothing
+ *   else (one job per fetch, a fetch every 2 s per worker).
+ * - `pg-boss-batch500` — the settings of its docs for throughput and latency: `batchSize: 500`
+ *   with the same `localConcurrency`, `burstWhenBatchFull` (fetch again at once while batches come
+ *   back full), LISTEN/NOTIFY (`useListenNotify` and a `notify` queue), and the smallest polling
+ *   intervals it accepts (0.5 s).
+ *
+ * W8's cap is its `groupConcurrency` over one group that every job belongs to.
  */
-import type PgBossType from 'pg-boss';
+import type { PgBoss as PgBossType, WorkOptions } from 'pg-boss';
 import type pg from 'pg';
+import type { SystemName } from '../contenders.js';
 import { adminPool, count, dropSchema } from '../db.js';
 import type { BenchJob, JobSink } from '../types.js';
 import {
   isModuleNotFound,
   MissingPeerError,
+  runJob,
   type AdapterOptions,
+  type QueueSetup,
   type SystemAdapter,
+  type WorkerSetup,
   type WorkerSide,
 } from './adapter.js';
 
 const SCHEMA = 'bench_pgboss';
 const QUEUE = 'bench';
-/** Jobs fetched per round trip (the issue's "best documented" setting). */
-export const PGBOSS_BATCH_SIZE = 500;
-/** pg-boss 10's smallest polling interval. */
-export const PGBOSS_POLLING_SECONDS = 0.5;
+/** The one group of W8's jobs, capped by `groupConcurrency`. */
+const GROUP = 'bench';
+/** Jobs fetched per round trip in the tuned row. */
+const PGBOSS_BATCH_SIZE = 500;
+/** The smallest polling interval pg-boss accepts, used by the tuned row. */
+const PGBOSS_MIN_POLLING_SECONDS = 0.5;
+/** pg-boss's default polling interval (the defaults row's). */
+const PGBOSS_DEFAULT_POLLING_SECONDS = 2;
 
 type PgBossClass = typeof PgBossType;
 
 async function loadPgBoss(): Promise<PgBossClass> {
   try {
-    const mod = (await import('pg-boss')) as unknown as { default: PgBossClass };
-    return mod.default;
+    return (await import('pg-boss')).PgBoss;
   } catch (error) {
     if (isModuleNotFound(error)) throw new MissingPeerError('pg-boss');
     throw error;
   }
 }
 
-/** Version of the installed pg-boss, or `undefined`. */
-export async function pgBossVersion(): Promise<string | undefined> {
-  try {
-    const { createRequire } = await import('node:module');
-    const require = createRequire(import.meta.url);
-    return (require('pg-boss/package.json') as { version: string }).version;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The pg-boss adapter. */
+/** The pg-boss adapter of one row. */
 export class PgBossAdapter implements SystemAdapter {
-  readonly system = 'pg-boss' as const;
   readonly inProcessWorkers = false;
   readonly settings: Readonly<Record<string, string>>;
+  private readonly tuned: boolean;
   private boss: PgBossType | undefined;
   private pool: pg.Pool | undefined;
+  private seededArchive = 0;
   private seededDead = 0;
+  private queue: QueueSetup = {};
 
   private constructor(
+    readonly system: Extract<SystemName, `pg-boss${string}`>,
     private readonly PgBoss: PgBossClass,
     private readonly options: AdapterOptions,
   ) {
+    this.tuned = system === 'pg-boss-batch500';
     this.settings = {
-      workers: `${options.concurrency} work() calls per process (each call adds one polling worker that runs one batch at a time)`,
-      batchSize: String(PGBOSS_BATCH_SIZE),
-      pollingIntervalSeconds: `${PGBOSS_POLLING_SECONDS} (the minimum pg-boss 10 accepts; it has no LISTEN/NOTIFY)`,
+      work: this.tuned
+        ? `work('${QUEUE}', { localConcurrency: C, batchSize: ${PGBOSS_BATCH_SIZE}, burstWhenBatchFull: true, pollingIntervalSeconds: ${PGBOSS_MIN_POLLING_SECONDS}, notifyPollingIntervalSeconds: ${PGBOSS_MIN_POLLING_SECONDS} }, handler)`
+        : `work('${QUEUE}', { localConcurrency: C }, handler): batchSize 1, pollingIntervalSeconds ${PGBOSS_DEFAULT_POLLING_SECONDS} (defaults)`,
+      concurrency:
+        'C = localConcurrency, the row’s concurrency (each worker fetches and runs one batch at a time)',
       handler: 'runs the batch, returns; pg-boss completes the whole batch in one call',
-      constructor: `{ connectionString, schema: '${SCHEMA}', schedule: false } (pool max default 10); the enqueue client also supervise: false`,
-      queue: `createQueue('${QUEUE}') with the default (standard) policy; defaults for retries, expiry, retention (completed jobs kept 12 h, then archived)`,
+      constructor: `{ connectionString, schema: '${SCHEMA}', schedule: false${this.tuned ? ', useListenNotify: true' : ''} } (pool max default 10); the enqueue client also supervise: false`,
+      queue: `createQueue('${QUEUE}'${this.tuned ? ', { notify: true }' : ''}): standard policy, default retries, expiry and retention (completed jobs stay in the job table)`,
+      capped: `W8: every job in group '${GROUP}', work() with groupConcurrency: 3 (its cap across nodes)`,
     };
   }
 
   /** @throws MissingPeerError when pg-boss is not installed. */
-  static async create(options: AdapterOptions): Promise<PgBossAdapter> {
-    return new PgBossAdapter(await loadPgBoss(), options);
+  static async create(
+    system: Extract<SystemName, `pg-boss${string}`>,
+    options: AdapterOptions,
+  ): Promise<PgBossAdapter> {
+    return new PgBossAdapter(system, await loadPgBoss(), options);
   }
 
-  async reset(): Promise<void> {
+  async reset(queue: QueueSetup = {}): Promise<void> {
     await this.close();
+    this.seededArchive = 0;
     this.seededDead = 0;
+    this.queue = queue;
     this.pool = adminPool(this.options.databaseUrl);
     await dropSchema(this.pool, SCHEMA);
     const boss = this.newBoss(false);
     await boss.start();
-    await boss.createQueue(QUEUE);
+    await boss.createQueue(QUEUE, this.tuned ? { notify: true } : {});
     this.boss = boss;
   }
 
   async enqueue(job: BenchJob): Promise<void> {
-    await this.requireBoss().send(QUEUE, job);
+    await this.requireBoss().send(QUEUE, job, this.group());
   }
 
   async enqueueBulk(jobs: readonly BenchJob[]): Promise<void> {
-    await this.requireBoss().insert(jobs.map((data) => ({ name: QUEUE, data })));
+    await this.requireBoss().insert(
+      QUEUE,
+      jobs.map((data) => ({ data, ...this.group() })),
+    );
   }
 
   async seedHistory(archive: number, dead: number): Promise<string> {
     const db = this.requirePool();
-    // The archive is `LIKE job` without defaults: every NOT NULL column is given.
+    // Completed and failed jobs both stay in the job table (the queue's partition) until deleted.
     await db.query(
-      `INSERT INTO ${SCHEMA}.archive (id, name, priority, data, state, retry_limit, retry_count,
-                                      retry_delay, retry_backoff, start_after, started_on,
-                                      expire_in, created_on, completed_on, keep_until, policy,
-                                      archived_on)
-       SELECT gen_random_uuid(), $2, 0, '{"i":-1,"t":0}'::jsonb, 'completed', 2, 0, 0, false,
-              now() - interval '3 days', now() - interval '3 days', interval '15 minutes',
-              now() - interval '3 days', now() - interval '3 days' + interval '1 ms',
-              now() + interval '11 days', 'standard', now() - interval '2 days'
+      `INSERT INTO ${SCHEMA}.job (name, data, state, started_on, completed_on, created_on,
+                                  start_after, policy)
+       SELECT $2, '{"i":-1,"t":0}'::jsonb, 'completed', now() - interval '3 days',
+              now() - interval '3 days' + interval '1 ms', now() - interval '3 days',
+              now() - interval '3 days', 'standard'
        FROM generate_series(1, $1::int) AS g`,
       [archive, QUEUE],
     );
-    // Failed jobs stay in the job table (the queue's partition) until archived.
     await db.query(
       `INSERT INTO ${SCHEMA}.job (name, data, state, retry_count, started_on, completed_on,
                                   created_on, start_after, output, policy)
@@ -119,10 +131,11 @@ export class PgBossAdapter implements SystemAdapter {
        FROM generate_series(1, $1::int) AS g`,
       [dead, QUEUE],
     );
-    await db.query(`VACUUM (ANALYZE) ${SCHEMA}.archive, ${SCHEMA}.job`);
+    await db.query(`VACUUM (ANALYZE) ${SCHEMA}.job`);
     await db.query('CHECKPOINT');
     this.seededDead = dead;
-    return `${archive.toLocaleString('en-US')} completed rows in ${SCHEMA}.archive; ${dead.toLocaleString('en-US')} failed rows in ${SCHEMA}.job (where pg-boss keeps failed jobs until archiving), then VACUUM (ANALYZE) and CHECKPOINT`;
+    this.seededArchive = archive;
+    return `${archive.toLocaleString('en-US')} completed and ${dead.toLocaleString('en-US')} failed rows in ${SCHEMA}.job (pg-boss 12 keeps both there until its retention deletes them), then VACUUM (ANALYZE) and CHECKPOINT`;
   }
 
   async analyze(): Promise<void> {
@@ -137,12 +150,13 @@ export class PgBossAdapter implements SystemAdapter {
     );
   }
 
-  finished(): Promise<number> {
-    return count(
+  async finished(): Promise<number> {
+    const n = await count(
       this.requirePool(),
       `SELECT count(*) FROM ${SCHEMA}.job WHERE name = $1 AND state = 'completed'`,
       [QUEUE],
     );
+    return n - this.seededArchive;
   }
 
   async failed(): Promise<number> {
@@ -154,26 +168,35 @@ export class PgBossAdapter implements SystemAdapter {
     return n - this.seededDead;
   }
 
-  async createWorker(): Promise<WorkerSide> {
+  async createWorker(setup: WorkerSetup): Promise<WorkerSide> {
     const boss = this.newBoss(true);
     await boss.start();
-    let ids: string[] = [];
+    const options: WorkOptions = {
+      localConcurrency: setup.concurrency,
+      ...(this.tuned
+        ? {
+            batchSize: PGBOSS_BATCH_SIZE,
+            burstWhenBatchFull: true,
+            pollingIntervalSeconds: PGBOSS_MIN_POLLING_SECONDS,
+            notifyPollingIntervalSeconds: PGBOSS_MIN_POLLING_SECONDS,
+          }
+        : {}),
+      ...(setup.maxWorkers === undefined ? {} : { groupConcurrency: setup.maxWorkers }),
+    };
     return {
       start: async (sink: JobSink) => {
-        const work = (): Promise<string> =>
-          boss.work<BenchJob>(
-            QUEUE,
-            { batchSize: PGBOSS_BATCH_SIZE, pollingIntervalSeconds: PGBOSS_POLLING_SECONDS },
-            (jobs) => {
-              for (const job of jobs) sink(job.data);
-              return Promise.resolve();
-            },
-          );
-        ids = await Promise.all(Array.from({ length: this.options.concurrency }, work));
+        await boss.work<BenchJob>(QUEUE, options, async (jobs) => {
+          const waits: Promise<void>[] = [];
+          for (const job of jobs) {
+            const wait = runJob(sink, job.data, setup.jobMs);
+            if (wait !== undefined) waits.push(wait);
+          }
+          await Promise.all(waits);
+        });
       },
       stop: async () => {
-        await Promise.all(ids.map((id) => boss.offWork({ id })));
-        await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+        await boss.offWork(QUEUE, { wait: true });
+        await boss.stop({ graceful: true, timeout: 10_000 });
       },
     };
   }
@@ -181,9 +204,14 @@ export class PgBossAdapter implements SystemAdapter {
   async close(): Promise<void> {
     const boss = this.boss;
     this.boss = undefined;
-    await boss?.stop({ graceful: false, wait: true });
+    await boss?.stop({ graceful: false });
     await this.pool?.end();
     this.pool = undefined;
+  }
+
+  /** The send options of a job: W8's jobs all belong to one capped group. */
+  private group(): { group?: { id: string } } {
+    return this.queue.maxWorkers === undefined ? {} : { group: { id: GROUP } };
   }
 
   private newBoss(worker: boolean): PgBossType {
@@ -191,6 +219,7 @@ export class PgBossAdapter implements SystemAdapter {
       connectionString: this.options.databaseUrl,
       schema: SCHEMA,
       schedule: false,
+      ...(this.tuned ? { useListenNotify: true } : {}),
       ...(worker ? {} : { supervise: false }),
     });
     boss.on('error', (error: Error) => {

@@ -1,7 +1,8 @@
 /** What every workload shares: its context, waiting, pre-enqueueing and the correctness check. */
 import type { WorkerResult } from '../recorder.js';
-import type { SystemAdapter } from '../systems/adapter.js';
-import type { BenchJob, Detail, Row, SystemName } from '../types.js';
+import type { SystemName } from '../contenders.js';
+import type { SystemAdapter, WorkerSetup } from '../systems/adapter.js';
+import type { BenchJob, Detail, Row } from '../types.js';
 import { nowMs } from '../types.js';
 import type { WorkerGroup } from '../worker-group.js';
 
@@ -24,7 +25,9 @@ export interface Scale {
   /** W5 history rows. */
   archiveRows: number;
   deadRows: number;
-  /** Jobs run at once per worker process. */
+  /** W8 jobs (20 ms each, at most 3 at once: 150 jobs/s at best). */
+  cappedJobs: number;
+  /** Jobs run at once per worker process, unless a row or the sweep says otherwise. */
   concurrency: number;
 }
 
@@ -39,6 +42,7 @@ export const FULL_SCALE: Scale = {
   steadySeconds: 60,
   archiveRows: 1_000_000,
   deadRows: 100_000,
+  cappedJobs: 2250,
   concurrency: 32,
 };
 
@@ -51,6 +55,7 @@ export const QUICK_SCALE: Scale = {
   steadySeconds: 5,
   archiveRows: 50_000,
   deadRows: 5000,
+  cappedJobs: 300,
 };
 
 /** Shows what is running; the runner prints it to stderr. */
@@ -63,6 +68,8 @@ export interface WorkloadContext {
   system: SystemName;
   adapter: SystemAdapter;
   scale: Scale;
+  /** Jobs run at once per worker process by this row (its own, or the run's). */
+  concurrency: number;
   databaseUrl: string;
   progress: ProgressSink;
   /** Headline figures of this system so far in the run (W5 compares with W2-1p). */
@@ -73,6 +80,13 @@ export interface WorkloadContext {
 export interface WorkloadOutcome {
   rows: Row[];
   details: Detail[];
+  /** Parts of the workload that failed while the rest went on (the sweep's points), described. */
+  failures?: string[];
+}
+
+/** The worker setup of a workload's no-op jobs at the row's concurrency, with `changes`. */
+export function noopWorkers(ctx: WorkloadContext, changes: Partial<WorkerSetup> = {}): WorkerSetup {
+  return { concurrency: ctx.concurrency, jobMs: 0, observability: 'default', ...changes };
 }
 
 /** A run that broke a correctness rule (lost, duplicated or unsettled jobs). */

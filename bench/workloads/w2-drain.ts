@@ -6,9 +6,10 @@
 import type { Detail, WorkloadName } from '../types.js';
 import { nowMs } from '../types.js';
 import type { WorkerResult } from '../recorder.js';
-import type { Observability } from '../systems/adapter.js';
+import type { WorkerSetup } from '../systems/adapter.js';
 import { startWorkers, type WorkerGroup } from '../worker-group.js';
 import {
+  noopWorkers,
   preEnqueue,
   verify,
   waitDrained,
@@ -43,7 +44,7 @@ export async function runDrain(
       note,
     });
   }
-  const { rate, results } = await drainOnce(ctx, processes);
+  const { rate, results } = await drainOnce(ctx, processes, noopWorkers(ctx));
   results.forEach((result, k) => {
     details.push({
       workload,
@@ -69,27 +70,22 @@ export async function runDrain(
 }
 
 /**
- * One drain: `drainJobs` jobs enqueued beforehand (on the state `reset()` left), worked off by
- * `processes` worker processes; checked for correctness. Resolves to jobs/s and each process's
- * result.
+ * One drain: `n` jobs enqueued beforehand (on the state `reset()` left), worked off by
+ * `processes` worker processes working as `setup` says; checked for correctness. Resolves to
+ * jobs/s and each process's result.
  */
 export async function drainOnce(
   ctx: WorkloadContext,
   processes: number,
-  observability: Observability = 'default',
+  setup: WorkerSetup,
+  n = ctx.scale.drainJobs,
 ): Promise<{ rate: number; results: WorkerResult[] }> {
-  const { adapter, scale } = ctx;
-  const n = scale.drainJobs;
+  const { adapter } = ctx;
   await preEnqueue(ctx, n);
   ctx.progress.status(`starting ${processes} worker process${processes > 1 ? 'es' : ''}`);
   let group: WorkerGroup | undefined;
   try {
-    group = await startWorkers(adapter, {
-      processes,
-      databaseUrl: ctx.databaseUrl,
-      concurrency: scale.concurrency,
-      observability,
-    });
+    group = await startWorkers(adapter, { processes, databaseUrl: ctx.databaseUrl, setup });
     const started = nowMs();
     await group.go();
     const settled = await waitDrained(ctx, group, n, DRAIN_TIMEOUT_MS);

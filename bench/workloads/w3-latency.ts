@@ -7,7 +7,9 @@
 import { percentile } from '../report.js';
 import { nowMs } from '../types.js';
 import { startWorkers, type WorkerGroup } from '../worker-group.js';
+import { CallsInFlight } from './calls.js';
 import {
+  noopWorkers,
   sleep,
   verify,
   waitDrained,
@@ -28,19 +30,19 @@ export async function runLatency(ctx: WorkloadContext): Promise<WorkloadOutcome>
     group = await startWorkers(adapter, {
       processes: 1,
       databaseUrl: ctx.databaseUrl,
-      concurrency: scale.concurrency,
+      setup: noopWorkers(ctx),
     });
     await group.go();
     await sleep(IDLE_BEFORE_MS);
     const first = nowMs();
-    const calls: Promise<void>[] = [];
+    const calls = new CallsInFlight();
     for (let i = 0; i < n; i++) {
       const wait = first + i * scale.latencyGapMs - nowMs();
       if (wait > 0) await sleep(wait);
-      calls.push(adapter.enqueue({ i, t: nowMs() }));
+      calls.add(adapter.enqueue({ i, t: nowMs() }));
       if (i % 50 === 0) ctx.progress.status(`enqueued ${i}/${n}, ran ${group.handled()}`);
     }
-    await Promise.all(calls);
+    await calls.settled();
     await waitDrained(ctx, group, n, 60_000);
     const results = await group.stop();
     group = undefined;

@@ -7,8 +7,10 @@
 import { percentile } from '../report.js';
 import { nowMs } from '../types.js';
 import { startWorkers, type WorkerGroup } from '../worker-group.js';
+import { CallsInFlight } from './calls.js';
 import {
   CorrectnessError,
+  noopWorkers,
   sleep,
   verify,
   waitDrained,
@@ -31,26 +33,18 @@ export async function runSteady(ctx: WorkloadContext): Promise<WorkloadOutcome> 
     group = await startWorkers(adapter, {
       processes: 1,
       databaseUrl: ctx.databaseUrl,
-      concurrency: scale.concurrency,
+      setup: noopWorkers(ctx),
     });
     await group.go();
     await sleep(500);
     const first = nowMs();
     let sent = 0;
-    let inFlight = 0;
-    let maxInFlight = 0;
-    const calls: Promise<void>[] = [];
+    const calls = new CallsInFlight();
     let lastPrint = 0;
     while (sent < n) {
       const due = Math.min(n, Math.floor(((nowMs() - first) * scale.steadyRate) / 1000) + 1);
-      while (sent < due && inFlight < MAX_IN_FLIGHT) {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        calls.push(
-          adapter.enqueue({ i: sent, t: nowMs() }).finally(() => {
-            inFlight--;
-          }),
-        );
+      while (sent < due && calls.pending < MAX_IN_FLIGHT) {
+        calls.add(adapter.enqueue({ i: sent, t: nowMs() }));
         sent++;
       }
       if (nowMs() - lastPrint > 1000) {
@@ -61,7 +55,7 @@ export async function runSteady(ctx: WorkloadContext): Promise<WorkloadOutcome> 
       }
       await sleep(TICK_MS);
     }
-    await Promise.all(calls);
+    await calls.settled();
     const producerSeconds = (nowMs() - first) / 1000;
     await waitDrained(ctx, group, n, 120_000);
     const results = await group.stop();

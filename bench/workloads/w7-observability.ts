@@ -8,7 +8,7 @@
  */
 import type { Detail } from '../types.js';
 import { drainOnce } from './w2-drain.js';
-import type { WorkloadContext, WorkloadOutcome } from './common.js';
+import { noopWorkers, type WorkloadContext, type WorkloadOutcome } from './common.js';
 
 /** Drains of each setting. */
 const ROUNDS = 5;
@@ -27,7 +27,11 @@ export async function runObservability(ctx: WorkloadContext): Promise<WorkloadOu
     for (const setting of ['off', 'on'] as const) {
       ctx.progress.status(`round ${round + 1}/${ROUNDS}, observability ${setting}`);
       await ctx.adapter.reset();
-      const { rate, results } = await drainOnce(ctx, 1, setting);
+      const { rate, results } = await drainOnce(
+        ctx,
+        1,
+        noopWorkers(ctx, { observability: setting }),
+      );
       rates[setting].push(rate);
       const used = results.reduce((sum, r) => sum + r.cpuUserUs + r.cpuSystemUs, 0);
       cpu[setting].push(used / ctx.scale.drainJobs);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BenchUsageError, parseBenchArgs } from '../../bench/args.js';
-import { DEFAULT_BENCH_URL, SYSTEMS, WORKLOADS } from '../../bench/types.js';
+import { BENCH_USAGE, BenchUsageError, parseBenchArgs } from '../../bench/args.js';
+import { SYSTEMS, labelOf } from '../../bench/contenders.js';
+import { DEFAULT_BENCH_URL, WORKLOADS } from '../../bench/types.js';
 
 describe('parseBenchArgs', () => {
   it('runs everything on the default database without flags', () => {
@@ -18,17 +19,17 @@ describe('parseBenchArgs', () => {
     const args = [
       '--quick',
       '--only',
-      'pg-boss, CHOKAQ-POSTGRES,pg-boss',
+      'pg-boss-batch500, CHOKAQ-POSTGRES,pg-boss,pg-boss-batch500',
       '--workloads',
-      'w3,W1',
+      'w3,W1,sweep,w8',
       '--json',
       '/tmp/bench.json',
       '--database-url',
       'postgres://flag/db',
     ];
     expect(parseBenchArgs(args, { CHOKAQ_DATABASE_URL: 'postgres://env/db' })).toEqual({
-      systems: ['chokaq-postgres', 'pg-boss'],
-      workloads: ['W1-single', 'W1-bulk', 'W3-p99'],
+      systems: ['chokaq-postgres', 'pg-boss', 'pg-boss-batch500'],
+      workloads: ['W1-single', 'W1-bulk', 'W3-p99', 'W8-capped', 'W2-sweep'],
       quick: true,
       databaseUrl: 'postgres://flag/db',
       jsonFile: '/tmp/bench.json',
@@ -48,9 +49,16 @@ describe('parseBenchArgs', () => {
     expect(parseBenchArgs(['-h'], {})).toBe('help');
   });
 
+  it('lists every row with its settings and every workload in the help', () => {
+    for (const system of SYSTEMS) {
+      expect(BENCH_USAGE).toMatch(new RegExp(`${system}\\s+${escape(labelOf(system))}`));
+    }
+    for (const workload of WORKLOADS) expect(BENCH_USAGE).toContain(workload);
+  });
+
   it.each([
-    [['--only', 'sidekiq'], "unknown system 'sidekiq'"],
-    [['--only', ' , '], '--only names no system'],
+    [['--only', 'sidekiq'], "unknown row 'sidekiq'"],
+    [['--only', ' , '], '--only names no row'],
     [['--workloads', 'W9'], "unknown workload 'W9'"],
     [['--workloads', ','], '--workloads names no workload'],
     [['--fast'], "'--fast'"],
@@ -60,3 +68,7 @@ describe('parseBenchArgs', () => {
     expect(() => parseBenchArgs(args, {})).toThrow(message);
   });
 });
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
