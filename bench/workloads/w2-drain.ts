@@ -45,6 +45,15 @@ export async function runDrain(
     });
   }
   const { rate, results } = await drainOnce(ctx, processes, noopWorkers(ctx));
+  // The steadier figure on a busy machine: what the workers spent per job, whatever the wall time.
+  const cpuUs = results.reduce((sum, r) => sum + r.cpuUserUs + r.cpuSystemUs, 0);
+  details.push({
+    workload,
+    system: ctx.system,
+    metric: 'worker CPU per job',
+    value: cpuUs / ctx.scale.drainJobs,
+    unit: adapter.inProcessWorkers ? 'µs (harness process)' : 'µs',
+  });
   results.forEach((result, k) => {
     details.push({
       workload,
