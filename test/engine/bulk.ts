@@ -1,15 +1,9 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ChokaQ,
-  defineJob,
-  FatalError,
-  silentLogger,
-  type BulkAction,
-  type ChokaQOptions,
-} from '../../src/index.js';
-import type { Store } from '../../src/storage/store.js';
+import type { ChokaQ } from '../../src/index.js';
+import { defineJob, FatalError, type BulkAction } from '../../src/index.js';
 import { waitFor } from '../helpers/wait.js';
+import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
 
 /**
@@ -18,27 +12,7 @@ import type { EngineStoreFactory } from './suite.js';
  */
 export function describeBulk(name: string, factory: EngineStoreFactory): void {
   describe(`bulk actions on ${name}`, () => {
-    const engines: ChokaQ[] = [];
-    let available = true;
-
-    beforeAll(async () => {
-      available = factory.available ? await factory.available() : true;
-    });
-
-    beforeEach((context) => {
-      if (!available) context.skip(`${name} storage is not available`);
-    });
-
-    afterEach(async () => {
-      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    });
-
-    /** An engine, not started, on `storage`. */
-    function engineOn(storage: Store, options: Omit<ChokaQOptions, 'storage'>): ChokaQ {
-      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
-      engines.push(chokaq);
-      return chokaq;
-    }
+    const { engineOn } = useEngines(name, factory);
 
     /** Waits until bulk action `id` has finished, and returns it. */
     function finished(chokaq: ChokaQ, id: string): Promise<BulkAction> {

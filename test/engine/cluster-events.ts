@@ -1,15 +1,8 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ChokaQ,
-  defineJob,
-  FatalError,
-  silentLogger,
-  type ChokaQOptions,
-  type ClusterActivity,
-  type QueueInfo,
-} from '../../src/index.js';
-import type { Store } from '../../src/storage/store.js';
+import { describe, expect, it } from 'vitest';
+import { defineJob, FatalError, type ClusterActivity, type QueueInfo } from '../../src/index.js';
+import type {} from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
+import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
 
 const work = defineJob({ type: 'cluster.work.v1', queue: 'cluster', handle: () => undefined });
@@ -27,27 +20,7 @@ const doomed = defineJob({
  */
 export function describeClusterEvents(name: string, factory: EngineStoreFactory): void {
   describe(`cluster events on ${name}`, () => {
-    const engines: ChokaQ[] = [];
-    let available = true;
-
-    beforeAll(async () => {
-      available = factory.available ? await factory.available() : true;
-    });
-
-    beforeEach((context) => {
-      if (!available) context.skip(`${name} storage is not available`);
-    });
-
-    afterEach(async () => {
-      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    });
-
-    async function started(storage: Store, options: Omit<ChokaQOptions, 'storage'>) {
-      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
-      engines.push(chokaq);
-      await chokaq.start();
-      return chokaq;
-    }
+    const { started } = useEngines(name, factory);
 
     it("delivers one process's completions, deaths, pauses and operator actions to another, coalesced", async () => {
       const storage = await factory.make();

@@ -1,16 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ChokaQ,
-  defineJob,
-  silentLogger,
-  systemClock,
-  type ChokaQOptions,
-  type Clock,
-} from '../../src/index.js';
-import type { Store } from '../../src/storage/store.js';
+import { describe, expect, it } from 'vitest';
+import { defineJob, systemClock, type Clock } from '../../src/index.js';
+import type {} from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
+import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
 
 const slowJob = defineJob({
@@ -51,26 +45,7 @@ class JumpingClock implements Clock {
 /** Health checks of a running engine on every provider. */
 export function describeHealth(name: string, factory: EngineStoreFactory): void {
   describe(`health on ${name}`, () => {
-    const engines: ChokaQ[] = [];
-    let available = true;
-
-    beforeAll(async () => {
-      available = factory.available ? await factory.available() : true;
-    });
-
-    beforeEach((context) => {
-      if (!available) context.skip(`${name} storage is not available`);
-    });
-
-    afterEach(async () => {
-      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    });
-
-    function engineOn(storage: Store, options: Omit<ChokaQOptions, 'storage'>): ChokaQ {
-      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
-      engines.push(chokaq);
-      return chokaq;
-    }
+    const { engineOn } = useEngines(name, factory);
 
     const statuses = (report: { checks: { name: string; status: string }[] }) =>
       Object.fromEntries(report.checks.map((check) => [check.name, check.status]));

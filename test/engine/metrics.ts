@@ -8,19 +8,13 @@ import {
   type Histogram,
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ChokaQ,
-  defineJob,
-  FatalError,
-  idempotency,
-  silentLogger,
-  type ChokaQOptions,
-} from '../../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ChokaQ } from '../../src/index.js';
+import { defineJob, FatalError, idempotency } from '../../src/index.js';
 import { ALL_METRICS } from '../../src/monitoring/metrics/catalogue.js';
 import { prometheusName } from '../../src/monitoring/metrics/prometheus-sink.js';
-import type { Store } from '../../src/storage/store.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
 
 /** A metric reader the test collects from when it wants (cumulative, like Prometheus). */
@@ -102,28 +96,11 @@ const onceJob = defineJob<{ key: string }>({
 /** Metrics recorded by a running engine, on every provider (OpenTelemetry and Prometheus). */
 export function describeMetrics(name: string, factory: EngineStoreFactory): void {
   describe(`metrics on ${name}`, () => {
-    const engines: ChokaQ[] = [];
-    let available = true;
+    const { started: engineOn } = useEngines(name, factory);
 
-    beforeAll(async () => {
-      available = factory.available ? await factory.available() : true;
-    });
-
-    beforeEach((context) => {
-      if (!available) context.skip(`${name} storage is not available`);
+    beforeEach(() => {
       flakyRuns = 0;
     });
-
-    afterEach(async () => {
-      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    });
-
-    async function engineOn(storage: Store, options: Omit<ChokaQOptions, 'storage'>) {
-      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
-      engines.push(chokaq);
-      await chokaq.start();
-      return chokaq;
-    }
 
     /** Runs 2 good jobs, one that fails once, one fatal, and one due in an hour; waits for them. */
     async function runMix(chokaq: ChokaQ): Promise<void> {

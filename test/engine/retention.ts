@@ -1,8 +1,10 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ChokaQ, defineJob, silentLogger, type ChokaQOptions } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { ChokaQ } from '../../src/index.js';
+import { defineJob } from '../../src/index.js';
 import { RETENTION_LEASE } from '../../src/runtime/retention.js';
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
+import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
 
 const job = defineJob({ type: 'retention.job.v1', queue: 'retention', handle: () => undefined });
@@ -10,27 +12,7 @@ const job = defineJob({ type: 'retention.job.v1', queue: 'retention', handle: ()
 /** The retention purge of a running engine, on every provider. */
 export function describeRetentionPurge(name: string, factory: EngineStoreFactory): void {
   describe(`retention on ${name}`, () => {
-    const engines: ChokaQ[] = [];
-    let available = true;
-
-    beforeAll(async () => {
-      available = factory.available ? await factory.available() : true;
-    });
-
-    beforeEach((context) => {
-      if (!available) context.skip(`${name} storage is not available`);
-    });
-
-    afterEach(async () => {
-      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    });
-
-    async function started(storage: Store, options: Omit<ChokaQOptions, 'storage'>) {
-      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
-      engines.push(chokaq);
-      await chokaq.start();
-      return chokaq;
-    }
+    const { started } = useEngines(name, factory);
 
     /** Runs `n` jobs to the archive. */
     async function archived(chokaq: ChokaQ, n: number): Promise<void> {

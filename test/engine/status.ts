@@ -1,13 +1,8 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ChokaQ,
-  defineJob,
-  FatalError,
-  silentLogger,
-  type ChokaQOptions,
-} from '../../src/index.js';
-import type { Store } from '../../src/storage/store.js';
+import { describe, expect, it } from 'vitest';
+import { defineJob, FatalError } from '../../src/index.js';
+import type {} from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
+import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
 
 const good = defineJob({ type: 'status.good.v1', queue: 'status', handle: () => undefined });
@@ -33,26 +28,7 @@ const breaker = defineJob({
 /** `chokaq.status()` and the workers' presence rows, on every provider. */
 export function describeStatus(name: string, factory: EngineStoreFactory): void {
   describe(`status on ${name}`, () => {
-    const engines: ChokaQ[] = [];
-    let available = true;
-
-    beforeAll(async () => {
-      available = factory.available ? await factory.available() : true;
-    });
-
-    beforeEach((ctx) => {
-      if (!available) ctx.skip(`${name} storage is not available`);
-    });
-
-    afterEach(async () => {
-      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    });
-
-    function engineOn(storage: Store, options: Omit<ChokaQOptions, 'storage'>): ChokaQ {
-      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
-      engines.push(chokaq);
-      return chokaq;
-    }
+    const { engineOn } = useEngines(name, factory);
 
     it('reports each queue, its throughput and failure rate, the error groups and the workers alive', async () => {
       const storage = await factory.make();

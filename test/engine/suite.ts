@@ -1,10 +1,9 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { ChokaQ } from '../../src/index.js';
 import {
-  ChokaQ,
   defineJob,
   FatalError,
-  silentLogger,
   ThrottledError,
   type ChokaQOptions,
   type JobContext,
@@ -12,6 +11,7 @@ import {
 import type { Store } from '../../src/storage/store.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { watchClaims, type ClaimWatch } from '../helpers/watch-claims.js';
+import { useEngines } from './engines.js';
 
 /** How a test file provides fresh stores to the engine suite. */
 export interface EngineStoreFactory {
@@ -33,21 +33,7 @@ export interface EngineStoreFactory {
  */
 export function describeEngine(name: string, factory: EngineStoreFactory): void {
   describe(`engine on ${name}`, () => {
-    const engines: ChokaQ[] = [];
-    let available = true;
-
-    // Under CI=true an unreachable PostgreSQL throws here, failing every test of the file.
-    beforeAll(async () => {
-      available = factory.available ? await factory.available() : true;
-    });
-
-    beforeEach((context) => {
-      if (!available) context.skip(`${name} storage is not available`);
-    });
-
-    afterEach(async () => {
-      await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    });
+    const engines = useEngines(name, factory);
 
     type EngineOptions = Omit<ChokaQOptions, 'storage'>;
 
@@ -56,10 +42,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       options: EngineOptions,
       start: boolean,
     ): Promise<ChokaQ> {
-      const chokaq = new ChokaQ({ storage, logger: silentLogger, pollInterval: 50, ...options });
-      engines.push(chokaq);
-      if (start) await chokaq.start();
-      return chokaq;
+      return start ? engines.started(storage, options) : engines.engineOn(storage, options);
     }
 
     /** An engine on a fresh store, started unless `start` is false. */
@@ -558,12 +541,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const worker = await engine({ jobs: [job], heartbeatInterval: 100 });
       const { id } = await worker.enqueue(job, {});
       await waitFor(async () => (await worker.listJobs({ state: 'processing' })).length === 1);
-      const operator = new ChokaQ({
-        storage: await factory.reopen(worker.storage),
-        logger: silentLogger,
-        worker: false,
-      });
-      engines.push(operator);
+      const operator = engines.engineOn(await factory.reopen(worker.storage), { worker: false });
       const asked = Date.now();
       expect(await operator.cancel([id], { actor: 'ops' })).toEqual({
         cancelled: [],
@@ -598,12 +576,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const worker = await engine({ jobs: [job], heartbeatInterval: 60_000, zombieTimeout: '5m' });
       const { id } = await worker.enqueue(job, {});
       await waitFor(async () => (await worker.listJobs({ state: 'processing' })).length === 1);
-      const operator = new ChokaQ({
-        storage: await factory.reopen(worker.storage),
-        logger: silentLogger,
-        worker: false,
-      });
-      engines.push(operator);
+      const operator = engines.engineOn(await factory.reopen(worker.storage), { worker: false });
       expect((await operator.cancel([id], { actor: 'alice' })).requested).toEqual([id]);
       expect((await worker.cancel([id], { actor: 'bob' })).requested).toEqual([id]);
       const dead = await waitFor(async () => {
