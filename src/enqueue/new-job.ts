@@ -7,6 +7,7 @@ import {
   validatePriority,
   validateQueueName,
 } from '../job/envelope.js';
+import { checkConcurrencyLimit, concurrencyKeyOf } from '../job/concurrency.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { NewJob } from '../storage/store.js';
 import { checkOptions, invalid } from '../util/check.js';
@@ -56,7 +57,31 @@ export function toNewJob(
     tags: checkEnvelopeText(item.tags, `${field}.tags`, LIMITS.tagsLength),
     createdBy: checkEnvelopeText(item.createdBy, `${field}.createdBy`, LIMITS.createdByLength),
     traceParent: context.traceParent,
+    ...concurrencyOf(item, field, definition),
   };
+}
+
+/** The item's concurrency key and limit: its own options, else its definition's. */
+function concurrencyOf(
+  item: EnqueueItem<unknown>,
+  field: string,
+  definition: AnyJobDefinition | undefined,
+): Pick<NewJob, 'concurrencyKey' | 'concurrencyLimit'> {
+  const key = concurrencyKeyOf(
+    item.concurrencyKey,
+    definition?.concurrencyKey,
+    item.payload,
+    `${field}.concurrencyKey`,
+  );
+  const limit =
+    item.concurrencyLimit === undefined
+      ? (definition?.concurrencyLimit ?? null)
+      : checkConcurrencyLimit(
+          item.concurrencyLimit,
+          `${field}.concurrencyLimit`,
+          'CHOKAQ_INVALID_ARGUMENT',
+        );
+  return { concurrencyKey: key, concurrencyLimit: key === null ? null : limit };
 }
 
 /** Milliseconds until the item may run: from `runAt` (a past time is now) or `delay`. */

@@ -38,6 +38,15 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
        FROM generate_series(1, $1::int) AS g`,
       [ROWS],
     );
+    await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('keyed')`);
+    await db.query(
+      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at, concurrency_key,
+                                         concurrency_limit)
+       SELECT 'k' || lpad(g::text, 8, '0'), 'keyed', 'plan.job', '{}', now() - interval '1 s',
+              'tenant-' || (g % 50), 2
+       FROM generate_series(1, $1::int) AS g`,
+      [ROWS / 10],
+    );
     await db.query(`ANALYZE "${schema}".jobs_hot, "${schema}".queues`);
     await db.query(`PREPARE claim_plan AS ${QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`)}`);
   }, 60_000);
@@ -51,22 +60,27 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   });
 
   // Every shape of claim the store sends: all types (pipe mode) or the worker's types, with or
-  // without capped queues (the locked path claims from every queue in one statement).
+  // without capped queues (the locked path claims from every queue in one statement), with or
+  // without keyed queues (and limited ones, locked).
   const shapes = [
-    ['pipe mode', 'false', 'NULL'],
-    ["the worker's types", 'false', "ARRAY['plan.job']"],
-    ['capped queues too', 'true', "ARRAY['other.job', 'plan.job']"],
+    ['pipe mode', 'false', 'NULL', 'NULL', 'NULL'],
+    ["the worker's types", 'false', "ARRAY['plan.job']", 'NULL', 'NULL'],
+    ['capped queues too', 'true', "ARRAY['other.job', 'plan.job']", 'NULL', 'NULL'],
+    ['keyed queues too', 'true', "ARRAY['plan.job']", "ARRAY['keyed']", "ARRAY['keyed']"],
   ];
   it.each(
     ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
-      shapes.map(([label, capped, types]) => [mode, label, capped, types] as const),
+      shapes.map(
+        ([label, capped, types, keyed, locked]) =>
+          [mode, label, capped, types, keyed, locked] as const,
+      ),
     ),
   )(
     'uses the fetch index and the primary key under %s (%s)',
-    async (mode, _label, capped, types) => {
+    async (mode, _label, capped, types, keyed, locked) => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', ${capped}, 32, ${types})`,
+        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', ${capped}, 32, ${types}, ${keyed}, ${locked})`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
       const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
@@ -74,6 +88,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       const indexes = onHot.map((n) => n['Index Name']);
       expect(indexes).toContain('jobs_hot_fetch_idx');
       expect(indexes).toContain('jobs_hot_pkey');
+      if (keyed !== 'NULL') expect(indexes).toContain('jobs_hot_keyed_fetch_idx');
     },
   );
 
@@ -83,11 +98,13 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]
         ?.synchronous_commit;
     const before = await setting(); // the server's own setting: `on` unless configured otherwise
-    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2, NULL)`);
+    const claimed = await db.query(
+      `EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2, NULL, NULL, NULL)`,
+    );
     expect(claimed.rowCount).toBe(2);
     expect(await setting()).toBe(before);
     await db.query('BEGIN');
-    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0, NULL)`);
+    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0, NULL, NULL, NULL)`);
     expect(await setting()).toBe('off');
     await db.query('COMMIT');
     expect(await setting()).toBe(before);

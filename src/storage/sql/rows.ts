@@ -88,6 +88,8 @@ export function hotJobOf(row: Row): HotJob {
     history: historyOf(row.history),
     progress: toNumberOrNull(row.progress),
     traceParent: toStringOrNull(row.trace_parent),
+    concurrencyKey: toStringOrNull(row.concurrency_key),
+    concurrencyLimit: toNumberOrNull(row.concurrency_limit),
   };
 }
 
@@ -153,6 +155,8 @@ export function deadJobOf(row: Row): DeadJob {
     fingerprint: toStringOrNull(row.fingerprint) ?? '',
     history: historyOf(row.history),
     progress: toNumberOrNull(row.progress),
+    concurrencyKey: toStringOrNull(row.concurrency_key),
+    concurrencyLimit: toNumberOrNull(row.concurrency_limit),
   };
 }
 
