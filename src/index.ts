@@ -51,7 +51,10 @@ export type { JobQuery, TimeRange } from './operator/query-input.js';
 export type { TimelineEntry } from './operator/timeline.js';
 export type { JobSortKey } from './storage/job-query.js';
 export { ChokaQError, ERROR_CODES, type ErrorCode } from './errors.js';
-export { FatalError, ThrottledError } from './job/errors.js';
+export { FatalError, RateLimitedError, ThrottledError } from './job/errors.js';
+export type { ConcurrencyKeyOption } from './job/concurrency.js';
+export type { RateLimitOptions } from './job/rate-limit.js';
+export type { RateBucket, RateDraw, RateGrant, RateLimits } from './storage/rate-limits.js';
 export {
   defineJob,
   type JobContext,

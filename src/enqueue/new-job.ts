@@ -8,6 +8,7 @@ import {
   validateQueueName,
 } from '../job/envelope.js';
 import { checkConcurrencyLimit, concurrencyKeyOf } from '../job/concurrency.js';
+import { bucketOf } from '../job/rate-limit.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { NewJob } from '../storage/store.js';
 import { checkOptions, invalid } from '../util/check.js';
@@ -46,6 +47,10 @@ export function toNewJob(
   validatePriority(priority, `${field}.priority`);
   const id = item.id ?? uuidv7(context.nowMs);
   validateJobId(id, `${field}.id`);
+  // The rate bucket is found again when the job starts; a bad key fails here, writing nothing.
+  if (definition?.rateLimit) {
+    bucketOf(definition.rateLimit, context.type, item.payload, `${field}.payload`);
+  }
   return {
     id,
     queue,

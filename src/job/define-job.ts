@@ -17,6 +17,7 @@ import {
   checkConcurrencyLimit,
   type ConcurrencyKeyOption,
 } from './concurrency.js';
+import { checkRateLimit, type RateLimit, type RateLimitOptions } from './rate-limit.js';
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {
@@ -84,6 +85,12 @@ export interface JobSpec<P> {
    * process (1–1,000,000; needs `concurrencyKey`). Default: none (keys only take turns).
    */
   concurrencyLimit?: number;
+  /**
+   * At most `limit` starts per `per` across every process, drawn from a token bucket in the
+   * database (see {@link RateLimitOptions}); a handler can block the bucket for everyone by
+   * throwing `RateLimitedError`. Default: none.
+   */
+  rateLimit?: RateLimitOptions<P>;
   handle: JobHandler<P>;
 }
 
@@ -103,6 +110,8 @@ export interface JobDefinition<In = unknown, Out = In> {
   readonly concurrencyKey: ConcurrencyKeyOption<unknown> | undefined;
   /** Most jobs of one key fetched or running at once; `null`: no limit. */
   readonly concurrencyLimit: number | null;
+  /** The checked rate limit, if any. */
+  readonly rateLimit: RateLimit | undefined;
   /** Standard Schema that payloads are validated with at enqueue and before the handler runs. */
   readonly schema: StandardSchemaV1<In, Out> | undefined;
   readonly handle: JobHandler<Out>;
@@ -113,8 +122,8 @@ export interface JobDefinition<In = unknown, Out = In> {
  * validated when enqueued and again before the handler runs, and the handler's payload is typed
  * from the schema. Without it, name the payload type: `defineJob<{ to: string }>({ … })`.
  * @throws ChokaQError `CHOKAQ_INVALID_JOB_TYPE`, `CHOKAQ_INVALID_QUEUE`, `CHOKAQ_INVALID_PRIORITY`,
- *   `CHOKAQ_INVALID_DURATION`, `CHOKAQ_INVALID_CONCURRENCY_KEY` or `CHOKAQ_INVALID_CONFIG` (retry
- *   or concurrency settings, unknown fields).
+ *   `CHOKAQ_INVALID_DURATION`, `CHOKAQ_INVALID_CONCURRENCY_KEY` or `CHOKAQ_INVALID_CONFIG` (retry,
+ *   concurrency or rate settings, unknown fields).
  */
 export function defineJob<S extends StandardSchemaV1>(
   spec: JobSpec<StandardSchemaV1.InferOutput<S>> & { payload: S },
@@ -163,6 +172,7 @@ export function defineJob(
   const concurrency = checkConcurrency(spec, field);
   return Object.freeze({
     ...concurrency,
+    rateLimit: checkRateLimit(spec.rateLimit, `${field}.rateLimit`),
     type: spec.type,
     queue,
     priority,
@@ -188,6 +198,7 @@ const SPEC_KEYS = [
   'circuit',
   'concurrencyKey',
   'concurrencyLimit',
+  'rateLimit',
   'payload',
   'handle',
 ] as const;

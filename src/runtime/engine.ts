@@ -1,3 +1,4 @@
+import { RateGate } from './rate-gate.js';
 import { logEvent } from '../observability/log-events.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { CircuitEventName, CircuitStats } from './circuit-breaker.js';
@@ -73,6 +74,8 @@ export class Engine {
   private presence: Presence | undefined;
   /** The retention purge: its loop runs with the worker, its passes also on demand. */
   readonly retention: Retention;
+  /** Draws rate-limit tokens for this process's worker. */
+  private readonly rates: RateGate;
 
   constructor(private readonly options: EngineOptions) {
     const { settings, registry, events } = options;
@@ -94,7 +97,14 @@ export class Engine {
       clock,
       ...(observer ? { onBatch: (size: number) => observer.settled(size) } : {}),
     });
+    this.rates = new RateGate({
+      rates: storage.rateLimits(),
+      registry,
+      clock,
+      logger: logger.child('rates'),
+    });
     this.executor = new Executor({
+      onRateLimited: (job, waitMs) => this.rates.block(job, waitMs),
       registry,
       pipe: settings.pipe,
       middleware: settings.middleware,
@@ -190,6 +200,7 @@ export class Engine {
       executor: this.executor,
       circuits: this.circuits,
       circuitDelayMs: settings.circuitDelayMs,
+      rates: this.rates,
       completer: this.completer,
       events: this.options.events,
       logger: logger.child('worker'),

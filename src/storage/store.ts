@@ -16,6 +16,7 @@ import type { Logger } from '../observability/logger.js';
 import type { BulkStore } from './bulk.js';
 import type { IdempotencyClaims } from './idempotency.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from './job-query.js';
+import type { RateLimits } from './rate-limits.js';
 import type { RetentionRule } from './retention.js';
 import type { ScheduleStore } from './schedules.js';
 import type {
@@ -441,6 +442,9 @@ export interface Store extends BulkStore {
 
   /** The idempotency claim store sharing this store's database (memory: this process). */
   idempotencyClaims(): IdempotencyClaims;
+
+  /** The rate buckets of `rateLimit`s, in this store's database (memory: this process). */
+  rateLimits(): RateLimits;
 
   /** The schedules and ticks of recurring jobs, in this store's database. */
   schedules(): ScheduleStore;

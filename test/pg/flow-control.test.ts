@@ -6,7 +6,9 @@
  *   database), every job done once;
  * - one key with 10,000 jobs, then 20 keys with one job each, enqueued while it drains: every
  *   single job starts before more than `workers × concurrency` further jobs of the big key
- *   start (the claims that were already in flight), the bound docs/flow-control.md gives.
+ *   start (the claims that were already in flight), the bound docs/flow-control.md gives;
+ * - a rate limit of 20 starts a second: over 10 s after the bucket's first second, the starts of
+ *   all processes together are 200 ± 10 %.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,10 @@ const KEYS = 50;
 const LIMIT = 2;
 const BIG = 10_000;
 const SINGLES = 20;
+const RATE = 20;
+const RATED_JOBS = 300;
+/** The window the rate is measured over, in ms, after the bucket's first second (its burst). */
+const RATE_WINDOW_MS = 10_000;
 const SAMPLE_EVERY_MS = 20;
 const RUN_LIMIT_MS = 150_000;
 
@@ -36,6 +42,12 @@ const keyed = defineJob<Payload>({
   queue: 'flow',
   concurrencyKey: (p) => p.key,
   concurrencyLimit: LIMIT,
+  handle: () => undefined,
+});
+const rated = defineJob<Payload>({
+  type: 'flow.rated.v1',
+  queue: 'rated',
+  rateLimit: { limit: RATE, per: '1s' },
   handle: () => undefined,
 });
 const fair = defineJob<Payload>({
@@ -66,7 +78,7 @@ describe.skipIf(!pgUp)('PostgreSQL: flow control across 4 worker processes', () 
     dir = mkdtempSync(join(tmpdir(), 'chokaq-flow-'));
     producer = new ChokaQ({
       storage: postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger }),
-      jobs: [keyed, fair],
+      jobs: [keyed, fair, rated],
       worker: false,
       logger: silentLogger,
     });
@@ -162,5 +174,33 @@ describe.skipIf(!pgUp)('PostgreSQL: flow control across 4 worker processes', () 
     expect(bigBetween).toBeLessThanOrEqual(WORKERS * CONCURRENCY);
     // The big key was still draining, so waiting for its backlog would have shown.
     expect(bigAfter).toBeGreaterThan(1000);
+  }, 200_000);
+
+  it('holds a rate of 20 starts a second across the processes, within 10 % over 10 s', async () => {
+    const chokaq = producer as ChokaQ;
+    await chokaq.enqueueMany(
+      rated,
+      Array.from({ length: RATED_JOBS }, () => ({ payload: { key: 'rated' } })),
+    );
+    const results = await runFlowWorkers(WORKERS, schema, dir, async (running) => {
+      const deadline = Date.now() + RUN_LIMIT_MS;
+      while (running() && Date.now() < deadline) await sleep(100);
+    });
+    const starts = allRuns(results)
+      .map(([, , start]) => start)
+      .sort((a, b) => a - b);
+    expect(starts).toHaveLength(RATED_JOBS);
+    // The bucket starts full (a burst of 20), then refills at 20 a second.
+    const from = (starts[0] ?? 0) + 1000;
+    const inWindow = starts.filter((at) => at >= from && at < from + RATE_WINDOW_MS).length;
+    const expected = (RATE * RATE_WINDOW_MS) / 1000;
+    const [bucket] = await chokaq.storage.rateLimits().list(1);
+    console.info(
+      `flow-control rate: ${inWindow} starts in ${RATE_WINDOW_MS} ms (expected ${expected}); ` +
+        `first second ${starts.filter((at) => at < from).length}; bucket ${JSON.stringify(bucket)}`,
+    );
+    expect(inWindow).toBeGreaterThanOrEqual(expected * 0.9);
+    expect(inWindow).toBeLessThanOrEqual(expected * 1.1);
+    expect(bucket).toMatchObject({ name: 'flow.rated.v1', limit: RATE, perMs: 1000 });
   }, 200_000);
 });

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -237,6 +237,22 @@ CREATE TABLE :SCHEMA.queues (
   CONSTRAINT queues_zombie_timeout_seconds_check CHECK (((zombie_timeout_seconds IS NULL) OR (zombie_timeout_seconds > 0)))
 );
 CREATE UNIQUE INDEX queues_pkey ON :SCHEMA.queues USING btree (name);
+
+CREATE TABLE :SCHEMA.rate_buckets (
+  blocked_until timestamp with time zone,
+  granted_total bigint DEFAULT 0 NOT NULL,
+  last_granted integer DEFAULT 0 NOT NULL,
+  name character varying(255) COLLATE "C" NOT NULL,
+  per_ms bigint NOT NULL,
+  rate_limit integer NOT NULL,
+  refilled_at timestamp with time zone NOT NULL,
+  throttled_total bigint DEFAULT 0 NOT NULL,
+  tokens double precision NOT NULL,
+  CONSTRAINT rate_buckets_per_ms_check CHECK ((per_ms > 0)),
+  CONSTRAINT rate_buckets_pkey PRIMARY KEY (name),
+  CONSTRAINT rate_buckets_rate_limit_check CHECK ((rate_limit > 0))
+);
+CREATE UNIQUE INDEX rate_buckets_pkey ON :SCHEMA.rate_buckets USING btree (name);
 
 CREATE TABLE :SCHEMA.schedule_ticks (
   error text,

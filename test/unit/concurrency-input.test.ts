@@ -1,5 +1,5 @@
 /**
- * Bad concurrency settings: each is a coded error naming the field and the value, and an enqueue
+ * Bad concurrency and rate-limit settings: each is a coded error naming the field and the value, and an enqueue
  * that fails writes nothing (memory store, the same checks run before any provider is called).
  */
 import { describe, expect, it } from 'vitest';
@@ -179,6 +179,68 @@ describe('enqueue concurrency options', () => {
       ['other', 5],
       [null, null],
     ]);
+    await chokaq.stop();
+  });
+});
+
+describe('defineJob rate limits', () => {
+  it.each([
+    ['a limit of 0', { limit: 0, per: '1s' }, 'CHOKAQ_INVALID_CONFIG', 'rateLimit.limit', '0'],
+    ['no interval', { limit: 5 }, 'CHOKAQ_INVALID_CONFIG', 'rateLimit.per', 'undefined'],
+    [
+      'a bad interval',
+      { limit: 5, per: 'soon' },
+      'CHOKAQ_INVALID_DURATION',
+      'rateLimit.per',
+      'soon',
+    ],
+    [
+      'a blank key',
+      { limit: 5, per: '1s', key: ' ' },
+      'CHOKAQ_INVALID_CONFIG',
+      'rateLimit.key',
+      '" "',
+    ],
+    [
+      'a numeric key',
+      { limit: 5, per: '1s', key: 3 },
+      'CHOKAQ_INVALID_CONFIG',
+      'rateLimit.key',
+      '3',
+    ],
+    [
+      'a misspelt field',
+      { limit: 5, per: '1s', kye: 'a' },
+      'CHOKAQ_UNKNOWN_OPTION',
+      'rateLimit.kye',
+      'key',
+    ],
+  ])('rejects %s', async (_label, rateLimit, code, field, value) => {
+    const error = await failure(() =>
+      defineJob({ type: 'flow.rate.v1', handle: noop, rateLimit: rateLimit as never }),
+    );
+    expect(error.code).toBe(code);
+    expect(error.field).toBe(`job 'flow.rate.v1'.${field}`);
+    expect(error.message).toContain(value);
+  });
+
+  it('rejects at enqueue a payload whose bucket key is invalid, writing nothing', async () => {
+    const rated = defineJob<{ tenant: unknown }>({
+      type: 'flow.rated.v1',
+      rateLimit: { limit: 5, per: '1s', key: (p) => p.tenant as string },
+      handle: noop,
+    });
+    const chokaq = new ChokaQ({
+      storage: memory(),
+      jobs: [rated],
+      worker: false,
+      logger: silentLogger,
+    });
+    await chokaq.storage.open();
+    const error = await failure(() => chokaq.enqueue(rated, { tenant: 'y'.repeat(300) }));
+    expect(error.code).toBe('CHOKAQ_INVALID_CONCURRENCY_KEY');
+    expect(error.field).toBe("options.payload (from the definition's rateLimit.key)");
+    expect((await chokaq.queues.stats()).reduce((n, s) => n + s.pending, 0)).toBe(0);
     await chokaq.stop();
   });
 });

@@ -74,6 +74,7 @@ import {
   sortedQueues,
 } from './reads.js';
 import { MemoryIdempotencyClaims } from './idempotency-claims.js';
+import { MemoryRateLimits } from './rate-limits.js';
 import { MemorySchedules } from './schedules.js';
 import { heartbeatJobs, rescueJobs } from './recovery.js';
 import { settleOne } from './settle.js';
@@ -465,6 +466,14 @@ export class MemoryStore implements Store {
 
   /** Made on first use; one per store. */
   private claims: MemoryIdempotencyClaims | undefined;
+
+  /** Made on first use; one per store. */
+  private rates: MemoryRateLimits | undefined;
+
+  /** {@inheritDoc Store.rateLimits} */
+  rateLimits(): MemoryRateLimits {
+    return (this.rates ??= new MemoryRateLimits(this.clock));
+  }
 
   /** {@inheritDoc Store.idempotencyClaims} */
   idempotencyClaims(): MemoryIdempotencyClaims {

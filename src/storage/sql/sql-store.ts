@@ -65,6 +65,7 @@ import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
 import { QUERIES, type QueryName } from './generated.js';
 import { SqlIdempotencyClaims } from './idempotency-claims.js';
+import { SqlRateLimits } from './rate-limits.js';
 import { SqlSchedules } from './schedules.js';
 import { migrate } from './migrator.js';
 import { WakeNotifier } from './notifier.js';
@@ -725,6 +726,13 @@ export class SqlStore implements Store {
 
   /** Made on first use; one per store. */
   private claims: SqlIdempotencyClaims | undefined;
+
+  private rates: SqlRateLimits | undefined;
+
+  /** {@inheritDoc Store.rateLimits} */
+  rateLimits(): SqlRateLimits {
+    return (this.rates ??= new SqlRateLimits(() => this.db(), this.sql));
+  }
 
   /** {@inheritDoc Store.idempotencyClaims} */
   idempotencyClaims(): SqlIdempotencyClaims {
