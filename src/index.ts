@@ -19,6 +19,7 @@ export type { CheckResult, HealthStatus } from './monitoring/health/checks.js';
 export type { HealthOptions } from './config/health.js';
 export type { QueueRetention, RetentionAges, RetentionOptions } from './config/retention.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
+export type { FlowApi } from './operator/flow-api.js';
 export type { RetentionTable } from './storage/retention.js';
 export type { PayloadFunction, Schedule } from './schedule/definition.js';
 export type { RunJobState, ScheduleInfo, ScheduleRun } from './schedule/info.js';
@@ -103,6 +104,7 @@ export type {
   HotJob,
   JobSummary,
   QueueInfo,
+  KeyUsage,
   QueueStats,
   QueueGauges,
   WorkerPresence,

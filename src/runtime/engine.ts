@@ -1,6 +1,7 @@
 import { RateGate } from './rate-gate.js';
 import { logEvent } from '../observability/log-events.js';
 import type { JobRegistry } from '../job/registry.js';
+import type { ClaimedJob } from '../storage/model.js';
 import type { CircuitEventName, CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
 import { EventLoopProbe } from './loop-probe.js';
@@ -48,7 +49,11 @@ export interface EngineOptions {
   /** Opens the store once (shared with the enqueue pipeline). */
   open: () => Promise<void>;
   /** Told the size of every claim and settle batch (metrics). Default: none. */
-  observer?: { claimed(count: number): void; settled(count: number): void };
+  observer?: {
+    claimed(count: number): void;
+    settled(count: number): void;
+    throttled(job: ClaimedJob, count: number): void;
+  };
   /**
    * Runs at stop once every settlement is written, before storage closes (the last cluster
    * events are sent then). Default: none.
@@ -102,6 +107,9 @@ export class Engine {
       registry,
       clock,
       logger: logger.child('rates'),
+      ...(observer
+        ? { onThrottled: (job: ClaimedJob, count: number) => observer.throttled(job, count) }
+        : {}),
     });
     this.executor = new Executor({
       onRateLimited: (job, waitMs) => this.rates.block(job, waitMs),

@@ -39,8 +39,8 @@ export interface RateGateOptions {
   registry: JobRegistry;
   clock: Clock;
   logger: Logger;
-  /** Told how many starts each refused draw held back (metrics). Default: none. */
-  onThrottled?: (type: string, count: number) => void;
+  /** Told how many claimed jobs each refused draw put back, with the first (metrics). Default: none. */
+  onThrottled?: (job: ClaimedJob, count: number) => void;
 }
 
 /** See the module comment. */
@@ -100,7 +100,8 @@ export class RateGate {
         for (const job of held) {
           this.pausedUntil.set(job.type, Math.max(this.pausedUntil.get(job.type) ?? 0, until));
         }
-        this.options.onThrottled?.(held[0]?.type ?? '', held.length);
+        const [first] = held;
+        if (first !== undefined) this.options.onThrottled?.(first, held.length);
       }),
     );
     return {

@@ -186,6 +186,18 @@ export interface DeadJob {
   concurrencyLimit: number | null;
 }
 
+/** One concurrency key in use in one queue (see `Store.keyUsage`). */
+export interface KeyUsage {
+  queue: string;
+  key: string;
+  /** The largest `concurrencyLimit` its hot jobs carry; `null`: none has one. */
+  limit: number | null;
+  /** Jobs of the key fetched or processing. */
+  running: number;
+  /** Jobs of the key pending (due or not). */
+  pending: number;
+}
+
 /** Where {@link Store.getJob} found a job. */
 export type FoundJob =
   | { where: 'hot'; job: HotJob }

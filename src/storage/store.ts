@@ -28,6 +28,7 @@ import type {
   FoundJob,
   ClaimedJob,
   HotJob,
+  KeyUsage,
   QueueGauges,
   QueueInfo,
   QueueStats,
@@ -413,6 +414,11 @@ export interface Store extends BulkStore {
    * ordered by name; cheap enough for every metrics scrape or health check (no archive read).
    */
   queueGauges(): Promise<QueueGauges[]>;
+  /**
+   * Concurrency keys with hot jobs, busiest first (running desc, then pending desc, queue, key),
+   * at most `limit`; only `queue`'s when given. Reads every hot job with a key.
+   */
+  keyUsage(filter: { queue?: string; limit: number }): Promise<KeyUsage[]>;
   /** Metric buckets whose start is at or after `since`, newest first. */
   metricBuckets(since: Date): Promise<MetricBucket[]>;
 

@@ -17,6 +17,7 @@ import type {
   ErrorGroup,
   FoundJob,
   HotJob,
+  KeyUsage,
   QueueGauges,
   QueueInfo,
   WorkerPresence,
@@ -73,6 +74,7 @@ import {
   queueStatsOf,
   sortedQueues,
 } from './reads.js';
+import { keyUsageOf } from './key-usage.js';
 import { MemoryIdempotencyClaims } from './idempotency-claims.js';
 import { MemoryRateLimits } from './rate-limits.js';
 import { MemorySchedules } from './schedules.js';
@@ -447,6 +449,11 @@ export class MemoryStore implements Store {
         .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || (a.id < b.id ? -1 : 1))
         .map((w) => structuredClone(w));
     });
+  }
+
+  /** {@inheritDoc Store.keyUsage} */
+  keyUsage(filter: { queue?: string; limit: number }): Promise<KeyUsage[]> {
+    return atomically(() => keyUsageOf(this.tables, filter));
   }
 
   /** {@inheritDoc Store.queueGauges} */

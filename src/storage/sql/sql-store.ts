@@ -19,6 +19,7 @@ import type {
   FoundJob,
   ClaimedJob,
   HotJob,
+  KeyUsage,
   QueueGauges,
   QueueInfo,
   WorkerPresence,
@@ -83,6 +84,8 @@ import {
   queueStatsOf,
   toDate,
   toNumber,
+  toNumberOrNull,
+  toStr,
   toStringOrNull,
   type Row,
 } from './rows.js';
@@ -711,6 +714,19 @@ export class SqlStore implements Store {
   async queueGauges(): Promise<QueueGauges[]> {
     const db = await this.db();
     return (await db.query<Row>(this.sql.queue_gauges)).map(queueGaugesOf);
+  }
+
+  /** {@inheritDoc Store.keyUsage} */
+  async keyUsage(filter: { queue?: string; limit: number }): Promise<KeyUsage[]> {
+    const db = await this.db();
+    const rows = await db.query<Row>(this.sql.key_usage, [filter.queue ?? null, filter.limit]);
+    return rows.map((row) => ({
+      queue: toStr(row.queue),
+      key: toStr(row.concurrency_key),
+      limit: toNumberOrNull(row.concurrency_limit),
+      running: toNumber(row.running),
+      pending: toNumber(row.pending),
+    }));
   }
 
   async metricBuckets(since: Date): Promise<MetricBucket[]> {
