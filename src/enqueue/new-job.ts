@@ -47,6 +47,16 @@ export function toNewJob(
   validatePriority(priority, `${field}.priority`);
   const id = item.id ?? uuidv7(context.nowMs);
   validateJobId(id, `${field}.id`);
+  const concurrencyKey = concurrencyKeyOfItem(item, field, definition);
+  const concurrencyLimit = concurrencyLimitOf(item, field, definition);
+  if (item.concurrencyLimit !== undefined && concurrencyKey === null) {
+    throw invalid(
+      'CHOKAQ_INVALID_ARGUMENT',
+      `${field}.concurrencyLimit`,
+      'set with a concurrency key',
+      item.concurrencyLimit,
+    );
+  }
   // The rate bucket is found again when the job starts; a bad key fails here, writing nothing.
   if (definition?.rateLimit) {
     bucketOf(definition.rateLimit, context.type, item.payload, `${field}.payload`);
@@ -62,31 +72,39 @@ export function toNewJob(
     tags: checkEnvelopeText(item.tags, `${field}.tags`, LIMITS.tagsLength),
     createdBy: checkEnvelopeText(item.createdBy, `${field}.createdBy`, LIMITS.createdByLength),
     traceParent: context.traceParent,
-    ...concurrencyOf(item, field, definition),
+    concurrencyKey,
+    // The definition's limit applies only to jobs its key function gave a key.
+    concurrencyLimit: concurrencyKey === null ? null : concurrencyLimit,
   };
 }
 
-/** The item's concurrency key and limit: its own options, else its definition's. */
-function concurrencyOf(
+/** The item's concurrency key: its own option, else its definition's; `null` when neither. */
+function concurrencyKeyOfItem(
   item: EnqueueItem<unknown>,
   field: string,
   definition: AnyJobDefinition | undefined,
-): Pick<NewJob, 'concurrencyKey' | 'concurrencyLimit'> {
-  const key = concurrencyKeyOf(
+): string | null {
+  if (item.concurrencyKey === undefined && definition?.concurrencyKey === undefined) return null;
+  return concurrencyKeyOf(
     item.concurrencyKey,
     definition?.concurrencyKey,
     item.payload,
     `${field}.concurrencyKey`,
   );
-  const limit =
-    item.concurrencyLimit === undefined
-      ? (definition?.concurrencyLimit ?? null)
-      : checkConcurrencyLimit(
-          item.concurrencyLimit,
-          `${field}.concurrencyLimit`,
-          'CHOKAQ_INVALID_ARGUMENT',
-        );
-  return { concurrencyKey: key, concurrencyLimit: key === null ? null : limit };
+}
+
+/** The item's concurrency limit: its own option, else its definition's; `null` for none. */
+function concurrencyLimitOf(
+  item: EnqueueItem<unknown>,
+  field: string,
+  definition: AnyJobDefinition | undefined,
+): number | null {
+  if (item.concurrencyLimit === undefined) return definition?.concurrencyLimit ?? null;
+  return checkConcurrencyLimit(
+    item.concurrencyLimit,
+    `${field}.concurrencyLimit`,
+    'CHOKAQ_INVALID_ARGUMENT',
+  );
 }
 
 /** Milliseconds until the item may run: from `runAt` (a past time is now) or `delay`. */

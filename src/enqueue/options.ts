@@ -32,8 +32,9 @@ export interface EnqueueOptions {
    */
   concurrencyKey?: string | number | null;
   /**
-   * Most jobs of the key fetched or running at once in the queue (1–1,000,000), instead of the
-   * definition's `concurrencyLimit`. Default: the definition's, else no limit.
+   * Most jobs of the key fetched or running at once in the queue (1–1,000,000; only for a job
+   * with a key), instead of the definition's `concurrencyLimit`. Default: the definition's, else
+   * no limit.
    */
   concurrencyLimit?: number;
   /**

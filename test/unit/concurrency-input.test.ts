@@ -148,6 +148,19 @@ describe('enqueue concurrency options', () => {
     await chokaq.stop();
   });
 
+  it('rejects a limit for a job without a key, writing nothing', async () => {
+    const chokaq = await engine();
+    const error = await failure(() =>
+      chokaq.enqueue(keyed, { tenant: null }, { concurrencyLimit: 3 }),
+    );
+    expect([error.code, error.field]).toEqual([
+      'CHOKAQ_INVALID_ARGUMENT',
+      'options.concurrencyLimit',
+    ]);
+    expect(await hotCount(chokaq)).toBe(0);
+    await chokaq.stop();
+  });
+
   it('rejects a payload whose derived key is invalid, naming the item, and writes none of the batch', async () => {
     const chokaq = await engine();
     const error = await failure(() =>
