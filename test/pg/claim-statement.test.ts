@@ -49,6 +49,9 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     );
     await db.query(`ANALYZE "${schema}".jobs_hot, "${schema}".queues`);
     await db.query(`PREPARE claim_plan AS ${QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`)}`);
+    await db.query(
+      `PREPARE keyed_plan AS ${QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`)}`,
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -60,27 +63,22 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   });
 
   // Every shape of claim the store sends: all types (pipe mode) or the worker's types, with or
-  // without capped queues (the locked path claims from every queue in one statement), with or
-  // without keyed queues (and limited ones, locked).
+  // without capped queues (the locked path claims from every queue in one statement).
   const shapes = [
-    ['pipe mode', 'false', 'NULL', 'NULL', 'NULL'],
-    ["the worker's types", 'false', "ARRAY['plan.job']", 'NULL', 'NULL'],
-    ['capped queues too', 'true', "ARRAY['other.job', 'plan.job']", 'NULL', 'NULL'],
-    ['keyed queues too', 'true', "ARRAY['plan.job']", "ARRAY['keyed']", "ARRAY['keyed']"],
+    ['pipe mode', 'false', 'NULL'],
+    ["the worker's types", 'false', "ARRAY['plan.job']"],
+    ['capped queues too', 'true', "ARRAY['other.job', 'plan.job']"],
   ];
   it.each(
     ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
-      shapes.map(
-        ([label, capped, types, keyed, locked]) =>
-          [mode, label, capped, types, keyed, locked] as const,
-      ),
+      shapes.map(([label, capped, types]) => [mode, label, capped, types] as const),
     ),
   )(
     'uses the fetch index and the primary key under %s (%s)',
-    async (mode, _label, capped, types, keyed, locked) => {
+    async (mode, _label, capped, types) => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', ${capped}, 32, ${types}, ${keyed}, ${locked})`,
+        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', ${capped}, 32, ${types})`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
       const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
@@ -88,7 +86,32 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       const indexes = onHot.map((n) => n['Index Name']);
       expect(indexes).toContain('jobs_hot_fetch_idx');
       expect(indexes).toContain('jobs_hot_pkey');
-      if (keyed !== 'NULL') expect(indexes).toContain('jobs_hot_keyed_fetch_idx');
+    },
+  );
+
+  // The keyed claim, alone (fast path, keys without limits) or locked (keys with limits).
+  it.each(
+    ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
+      [
+        ['alone', 'false', 'NULL'],
+        ['locked', 'true', "ARRAY['keyed']"],
+      ].map(([label, capped, locked]) => [mode, label, capped, locked] as const),
+    ),
+  )(
+    'the keyed claim uses the keyed fetch index and the primary key under %s (%s)',
+    async (mode, _label, capped, locked) => {
+      await db.query(`SET plan_cache_mode = ${mode}`);
+      const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (FORMAT JSON) EXECUTE keyed_plan('w1', 64, NULL, 'lease', ${capped}, 32,
+           ARRAY['plan.job'], ARRAY['keyed'], ${locked})`,
+      );
+      const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
+      const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
+      expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+      const indexes = onHot.map((n) => n['Index Name']);
+      expect(indexes).toContain('jobs_hot_fetch_idx');
+      expect(indexes).toContain('jobs_hot_keyed_fetch_idx');
+      expect(indexes).toContain('jobs_hot_pkey');
     },
   );
 
@@ -98,13 +121,11 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]
         ?.synchronous_commit;
     const before = await setting(); // the server's own setting: `on` unless configured otherwise
-    const claimed = await db.query(
-      `EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2, NULL, NULL, NULL)`,
-    );
+    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2, NULL)`);
     expect(claimed.rowCount).toBe(2);
     expect(await setting()).toBe(before);
     await db.query('BEGIN');
-    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0, NULL, NULL, NULL)`);
+    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0, NULL)`);
     expect(await setting()).toBe('off');
     await db.query('COMMIT');
     expect(await setting()).toBe(before);

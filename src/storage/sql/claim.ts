@@ -2,7 +2,8 @@
  * The SQL claim: one autocommit statement when no capped queue and no queue with concurrency
  * limits is wanted (the fast path), else the same statement over every wanted queue in a
  * transaction that first locks those queues' rows, so their `maxWorkers` caps and key limits are
- * exact and the claim order (priority, turn, run-at, id) holds across queues alike.
+ * exact and the claim order (priority, turn, run-at, id) holds across queues alike. The statement
+ * is claim.sql, or claim_keyed.sql when a wanted queue holds pending keyed jobs.
  */
 import type { ClaimedJob } from '../model.js';
 import type { ClaimRequest } from '../store.js';
@@ -40,24 +41,21 @@ export async function claimJobs(
   const keyedWanted = keyed.filter(wanted);
   const lockLimited = limited.filter(wanted);
   const lockAll = [...new Set([...capped.filter(wanted), ...lockLimited])];
-  const params = (withCapped: boolean): unknown[] => [
-    request.workerId,
-    request.limit,
-    queues,
-    uuidv7(),
-    withCapped,
-    startCount,
-    types,
-    keyedWanted.length === 0 ? null : keyedWanted,
-    withCapped ? lockLimited : null,
-  ];
+  // Claims that want no keyed queue keep claim.sql's smaller plan; see claim_keyed.sql.
+  const statement = keyedWanted.length === 0 ? sql.claim : sql.claim_keyed;
+  const params = (withCapped: boolean): unknown[] => {
+    const base = [request.workerId, request.limit, queues, uuidv7(), withCapped, startCount, types];
+    return keyedWanted.length === 0
+      ? base
+      : [...base, keyedWanted, withCapped ? lockLimited : null];
+  };
   if (lockAll.length === 0) {
-    return (await db.query<Row>(sql.claim, params(false))).map(claimedJobOf);
+    return (await db.query<Row>(statement, params(false))).map(claimedJobOf);
   }
   const rows = await db.transaction(async (tx) => {
     // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
     await tx.query(sql.claim_lock_capped_queues, [lockAll]);
-    return tx.query<Row>(sql.claim, params(true));
+    return tx.query<Row>(statement, params(true));
   });
   return rows.map(claimedJobOf);
 }

@@ -1,32 +1,26 @@
 -- Purpose: claim due pending jobs: pending → fetched with the worker id and one lease token for
---   the whole batch, changed_at stamped (the row's version for bulk snapshots). Rows carrying a
---   cancel request are never claimed (rescue moves them to the DLQ), nor rows of job types the
---   worker cannot run. Per eligible queue (not paused, active, in the list if given) take up to
---   least(limit, room) rows, room = max_workers − (fetched + processing) or limit when uncapped;
---   then keep the best `limit` rows overall by priority desc, turn, run_at, id — across queues,
---   capped or not. A job's turn is 1 in a queue without concurrency keys. In a keyed queue ($8)
---   each key is a line: a job's turn is its key's fetched + processing jobs plus its place in
---   the line, so keys take turns (round-robin) within a priority, and a key never has more than
---   its limit (concurrency_limit of its next pending job) fetched + processing. Jobs without a
---   key form one line of their own there.
+--   the whole batch, changed_at stamped (the row's version for bulk snapshots). Rows carrying a cancel request are never claimed (rescue moves them to
+--   the DLQ), nor rows of job types the worker cannot run. Per eligible queue (not paused,
+--   active, in the list if given) take up to least(limit, room) rows, room = max_workers −
+--   (fetched + processing) or limit when uncapped; then keep the best `limit` rows overall by
+--   priority desc, run_at, id — across queues, capped or not.
 -- Parameters: $1 worker id (text), $2 limit (int), $3 queue names (text[]) or NULL for all,
 --   $4 lease token (text), $5 with capped queues (boolean): false claims only from queues without
 --   a maxWorkers cap, true from every eligible queue; $6 start count (int): the first $6 rows in
 --   claim order are started at once (processing, attempts + 1, started_at and heartbeat_at
 --   stamped) because the worker has a free slot for each; the rest are fetched; $7 job types the
 --   worker can run, lower-case (text[]), or NULL for every type (pipe mode). The type test is a
---   filter on the fetch index scan: rows of other types are stepped over, never locked.
---   $8 keyed queues (text[]) or NULL: only from these are jobs with a concurrency key claimed
---   (others step over them); $9 the keyed queues among them that claim_lock_capped_queues
---   locked in this transaction (text[]) or NULL: only there are keys with a limit claimed.
+--   filter on the fetch index scan: rows of other types are stepped over, never locked. So are
+--   rows with a concurrency key: only claim_keyed.sql claims them (the claim store sends that
+--   statement instead of this one when a wanted queue holds pending keyed jobs).
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see the final SELECT).
---   Without capped queues or key limits ($5 false, $9 NULL) the claim runs alone, as one
---   autocommit statement (the fast path: one round trip). Otherwise it must run in a
---   transaction right after claim_lock_capped_queues, so caps and key limits are exact.
+--   Without capped queues ($5 false) the claim runs alone, as one autocommit statement (the fast
+--   path: one round trip). With capped queues it must run in a transaction right after
+--   claim_lock_capped_queues, so their caps are exact.
 -- Returns: id, queue, type, payload, status, attempts, worker_id, lease_token, trace_parent,
 --   run_at and created_at (epoch ms) of the claimed rows, in claim order.
-WITH RECURSIVE eligible AS (
+WITH eligible AS (
   SELECT q.name,
          CASE
            WHEN q.max_workers IS NULL THEN $2::int
@@ -35,108 +29,29 @@ WITH RECURSIVE eligible AS (
              FROM :SCHEMA.jobs_hot f
              WHERE f.queue = q.name AND f.status IN (:FETCHED, :PROCESSING)
            ), 0))
-         END AS room,
-         q.name = ANY(coalesce($8::text[], '{}')) AS keyed,
-         q.name = ANY(coalesce($9::text[], '{}')) AS locked
+         END AS room
   FROM :SCHEMA.queues q
   WHERE NOT q.is_paused
     AND q.is_active
     AND ($5::boolean OR q.max_workers IS NULL)
     AND ($3::text[] IS NULL OR q.name = ANY($3::text[]))
 ),
-unkeyed AS (
-  -- Queues this claim did not lock for their keys: their jobs without a key, in claim order.
-  SELECT c.id, c.priority, c.run_at, 1 AS turn
-  FROM eligible e
-  CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
-      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-    ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT e.room
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE e.room > 0 AND NOT e.keyed
-),
-key_lines(queue, locked, key) AS (
-  -- Keyed queues ($8): every key with pending jobs, one index probe per key.
-  SELECT e.name, e.locked, (
-    SELECT min(h.concurrency_key) FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.concurrency_key IS NOT NULL)
-  FROM eligible e
-  WHERE e.keyed AND e.room > 0
-  UNION ALL
-  SELECT l.queue, l.locked, (
-    SELECT min(h.concurrency_key) FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = l.queue AND h.status = :PENDING AND h.concurrency_key IS NOT NULL
-      AND h.concurrency_key > l.key)
-  FROM key_lines l
-  WHERE l.key IS NOT NULL
-),
-keyed_lines AS (
-  -- Each key's next jobs, as many as its limit leaves room for (a key with a limit only in a
-  -- queue this claim locked, $9); turn = the key's jobs already
-  -- fetched or processing + the job's place in its key's line. Jobs without a key in a keyed
-  -- queue form one line of their own (no limit).
-  SELECT c.id, c.priority, c.run_at, l.queue,
-         k.busy + row_number() OVER (PARTITION BY l.queue, l.key
-                                     ORDER BY c.priority DESC, c.run_at, c.id) AS turn
-  FROM key_lines l
-  CROSS JOIN LATERAL (
-    SELECT (SELECT count(*)::int FROM :SCHEMA.jobs_hot f
-            WHERE f.queue = l.queue AND f.concurrency_key = l.key
-              AND f.status IN (:FETCHED, :PROCESSING)) AS busy,
-           (SELECT n.concurrency_limit FROM :SCHEMA.jobs_hot n
-            WHERE n.queue = l.queue AND n.concurrency_key = l.key AND n.status = :PENDING
-            ORDER BY n.priority DESC, n.run_at, n.id LIMIT 1) AS max_busy
-  ) k
-  CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = l.queue AND h.concurrency_key = l.key AND h.status = :PENDING
-      AND h.run_at <= now() AND h.cancel_requested_at IS NULL
-      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-    ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT CASE
-            WHEN k.max_busy IS NULL THEN $2::int
-            WHEN l.locked THEN least($2::int, greatest(k.max_busy - k.busy, 0))
-            ELSE 0 -- a limited key only when this claim locked its queue
-          END
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE l.key IS NOT NULL
-  UNION ALL
-  SELECT c.id, c.priority, c.run_at, e.name,
-         row_number() OVER (PARTITION BY e.name ORDER BY c.priority DESC, c.run_at, c.id)
-  FROM eligible e
-  CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
-      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-    ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT e.room
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE e.keyed AND e.room > 0
-),
-keyed AS (
-  -- At most the queue's room from each keyed queue, taking turns between its keys.
-  SELECT k.id, k.priority, k.run_at, k.turn
-  FROM (SELECT kl.*, row_number() OVER (PARTITION BY kl.queue
-                                        ORDER BY kl.priority DESC, kl.turn, kl.run_at, kl.id) AS n
-        FROM keyed_lines kl) k
-  JOIN eligible e ON e.name = k.queue
-  WHERE k.n <= e.room
-),
 picked AS (
   SELECT c.id, c.priority, c.run_at,
-         row_number() OVER (ORDER BY c.priority DESC, c.turn, c.run_at, c.id) AS rank
-  FROM (SELECT * FROM unkeyed UNION ALL SELECT * FROM keyed) c
-  ORDER BY c.priority DESC, c.turn, c.run_at, c.id
+         row_number() OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS rank
+  FROM eligible e
+  CROSS JOIN LATERAL (
+    SELECT h.id, h.priority, h.run_at
+    FROM :SCHEMA.jobs_hot h
+    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
+      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
+      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
+    ORDER BY h.priority DESC, h.run_at, h.id
+    LIMIT e.room
+    FOR UPDATE SKIP LOCKED
+  ) c
+  WHERE e.room > 0
+  ORDER BY c.priority DESC, c.run_at, c.id
   LIMIT $2::int
 ),
 started AS (
