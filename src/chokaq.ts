@@ -32,6 +32,7 @@ import { JobsApi } from './operator/jobs-api.js';
 import { checkOperatorPayload, checkUnchecked } from './operator/payload-check.js';
 import { PAYLOAD_SCAN_LIMIT } from './operator/query-input.js';
 import { RetentionApi } from './operator/retention-api.js';
+import { FlowApi } from './operator/flow-api.js';
 import {
   statusReport,
   throughputSeries,
@@ -151,6 +152,8 @@ export class ChokaQ {
   readonly health: HealthApi;
   /** The retention purge on demand: a preview of what it would delete, and a purge now. */
   readonly retention: RetentionApi;
+  /** Flow control now: concurrency keys in use and rate buckets (docs/flow-control.md). */
+  readonly flow: FlowApi;
   /** Recurring jobs: add, update, pause, resume, remove, trigger, list (docs/recurring-jobs.md). */
   readonly schedules: SchedulesApi;
   /** Fires due ticks while the worker runs. */
@@ -283,6 +286,7 @@ export class ChokaQ {
       settings: this.config.retention,
       retention: this.engine.retention,
     });
+    this.flow = new FlowApi({ store: storage, open: this.open });
   }
 
   /** The metrics of this instance, sent to OpenTelemetry (and later Prometheus, when asked). */

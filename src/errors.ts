@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   CHOKAQ_INVALID_JOB_ID: 'A job id is blank or longer than 50 characters.',
   CHOKAQ_INVALID_IDEMPOTENCY_KEY: 'An idempotency key is longer than 255 characters.',
   CHOKAQ_INVALID_PRIORITY: 'A priority is not a 32-bit integer.',
+  CHOKAQ_INVALID_CONCURRENCY_KEY:
+    'A concurrency key is blank, longer than 255 characters, or neither a string nor an integer.',
   CHOKAQ_INVALID_ENVELOPE: 'createdBy or tags exceed their limits.',
   CHOKAQ_PAYLOAD_TOO_LARGE: 'The serialized payload exceeds maxPayloadBytes.',
   CHOKAQ_PAYLOAD_INVALID: 'The payload failed its job schema, or cannot be serialized to JSON.',

@@ -19,6 +19,7 @@ export type { CheckResult, HealthStatus } from './monitoring/health/checks.js';
 export type { HealthOptions } from './config/health.js';
 export type { QueueRetention, RetentionAges, RetentionOptions } from './config/retention.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
+export type { FlowApi } from './operator/flow-api.js';
 export type { RetentionTable } from './storage/retention.js';
 export type { PayloadFunction, Schedule } from './schedule/definition.js';
 export type { RunJobState, ScheduleInfo, ScheduleRun } from './schedule/info.js';
@@ -51,7 +52,10 @@ export type { JobQuery, TimeRange } from './operator/query-input.js';
 export type { TimelineEntry } from './operator/timeline.js';
 export type { JobSortKey } from './storage/job-query.js';
 export { ChokaQError, ERROR_CODES, type ErrorCode } from './errors.js';
-export { FatalError, ThrottledError } from './job/errors.js';
+export { FatalError, RateLimitedError, ThrottledError } from './job/errors.js';
+export type { ConcurrencyKeyOption } from './job/concurrency.js';
+export type { RateLimitOptions } from './job/rate-limit.js';
+export type { RateBucket, RateDraw, RateGrant, RateLimits } from './storage/rate-limits.js';
 export {
   defineJob,
   type JobContext,
@@ -100,6 +104,7 @@ export type {
   HotJob,
   JobSummary,
   QueueInfo,
+  KeyUsage,
   QueueStats,
   QueueGauges,
   WorkerPresence,

@@ -7,6 +7,8 @@ import {
   validatePriority,
   validateQueueName,
 } from '../job/envelope.js';
+import { checkConcurrencyLimit, concurrencyKeyOf } from '../job/concurrency.js';
+import { bucketOf } from '../job/rate-limit.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { NewJob } from '../storage/store.js';
 import { checkOptions, invalid } from '../util/check.js';
@@ -45,6 +47,20 @@ export function toNewJob(
   validatePriority(priority, `${field}.priority`);
   const id = item.id ?? uuidv7(context.nowMs);
   validateJobId(id, `${field}.id`);
+  const concurrencyKey = concurrencyKeyOfItem(item, field, definition);
+  const concurrencyLimit = concurrencyLimitOf(item, field, definition);
+  if (item.concurrencyLimit !== undefined && concurrencyKey === null) {
+    throw invalid(
+      'CHOKAQ_INVALID_ARGUMENT',
+      `${field}.concurrencyLimit`,
+      'set with a concurrency key',
+      item.concurrencyLimit,
+    );
+  }
+  // The rate bucket is found again when the job starts; a bad key fails here, writing nothing.
+  if (definition?.rateLimit) {
+    bucketOf(definition.rateLimit, context.type, item.payload, `${field}.payload`);
+  }
   return {
     id,
     queue,
@@ -56,7 +72,39 @@ export function toNewJob(
     tags: checkEnvelopeText(item.tags, `${field}.tags`, LIMITS.tagsLength),
     createdBy: checkEnvelopeText(item.createdBy, `${field}.createdBy`, LIMITS.createdByLength),
     traceParent: context.traceParent,
+    concurrencyKey,
+    // The definition's limit applies only to jobs its key function gave a key.
+    concurrencyLimit: concurrencyKey === null ? null : concurrencyLimit,
   };
+}
+
+/** The item's concurrency key: its own option, else its definition's; `null` when neither. */
+function concurrencyKeyOfItem(
+  item: EnqueueItem<unknown>,
+  field: string,
+  definition: AnyJobDefinition | undefined,
+): string | null {
+  if (item.concurrencyKey === undefined && definition?.concurrencyKey === undefined) return null;
+  return concurrencyKeyOf(
+    item.concurrencyKey,
+    definition?.concurrencyKey,
+    item.payload,
+    `${field}.concurrencyKey`,
+  );
+}
+
+/** The item's concurrency limit: its own option, else its definition's; `null` for none. */
+function concurrencyLimitOf(
+  item: EnqueueItem<unknown>,
+  field: string,
+  definition: AnyJobDefinition | undefined,
+): number | null {
+  if (item.concurrencyLimit === undefined) return definition?.concurrencyLimit ?? null;
+  return checkConcurrencyLimit(
+    item.concurrencyLimit,
+    `${field}.concurrencyLimit`,
+    'CHOKAQ_INVALID_ARGUMENT',
+  );
 }
 
 /** Milliseconds until the item may run: from `runAt` (a past time is now) or `delay`. */

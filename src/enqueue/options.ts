@@ -27,6 +27,17 @@ export interface EnqueueOptions {
   /** Who enqueued (≤ 100 characters), shown to operators. Default: none. */
   createdBy?: string | null;
   /**
+   * The job's concurrency key (≤ 255 characters, or an integer; `null`: none), instead of the
+   * one the definition's `concurrencyKey` gives. Default: the definition's, else none.
+   */
+  concurrencyKey?: string | number | null;
+  /**
+   * Most jobs of the key fetched or running at once in the queue (1–1,000,000; only for a job
+   * with a key), instead of the definition's `concurrencyLimit`. Default: the definition's, else
+   * no limit.
+   */
+  concurrencyLimit?: number;
+  /**
    * Enqueue inside your own open transaction (PostgreSQL: a `pg` client after `BEGIN`): the job
    * commits or rolls back with your data. Default: ChokaQ's own transaction.
    */
@@ -58,6 +69,8 @@ export const ENQUEUE_OPTION_KEYS = [
   'idempotencyKey',
   'tags',
   'createdBy',
+  'concurrencyKey',
+  'concurrencyLimit',
   'client',
 ] as const satisfies readonly (keyof EnqueueOptions)[];
 

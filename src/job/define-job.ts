@@ -12,6 +12,12 @@ import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
 import { validateQueueName, validateTypeKey, validatePriority } from './envelope.js';
 import { resolveRetryPolicy, type RetryOptions } from './retry.js';
 import { checkCircuitPolicy, resolveCircuitPolicy, type CircuitPolicy } from './circuit-policy.js';
+import {
+  checkConcurrencyKey,
+  checkConcurrencyLimit,
+  type ConcurrencyKeyOption,
+} from './concurrency.js';
+import { checkRateLimit, type RateLimit, type RateLimitOptions } from './rate-limit.js';
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {
@@ -68,6 +74,23 @@ export interface JobSpec<P> {
   retryZombies?: boolean | number;
   /** This type's circuit breaker settings; absent fields use the ChokaQ `circuitBreaker`. Default: none. */
   circuit?: CircuitPolicy;
+  /**
+   * The concurrency key of new jobs (a tenant, a customer): one key for every job, or a function
+   * of the payload as enqueued (`null` or `undefined`: no key). Jobs of one key in one queue take
+   * turns with other keys' jobs; the enqueue option `concurrencyKey` wins. Default: none.
+   */
+  concurrencyKey?: ConcurrencyKeyOption<P>;
+  /**
+   * Most jobs of one concurrency key fetched or running at once in their queue, across every
+   * process (1–1,000,000; needs `concurrencyKey`). Default: none (keys only take turns).
+   */
+  concurrencyLimit?: number;
+  /**
+   * At most `limit` starts per `per` across every process, drawn from a token bucket in the
+   * database (see {@link RateLimitOptions}); a handler can block the bucket for everyone by
+   * throwing `RateLimitedError`. Default: none.
+   */
+  rateLimit?: RateLimitOptions<P>;
   handle: JobHandler<P>;
 }
 
@@ -83,6 +106,12 @@ export interface JobDefinition<In = unknown, Out = In> {
   readonly maxLostRuns: number;
   /** This type's circuit breaker settings, if any. */
   readonly circuit: CircuitPolicy | undefined;
+  /** The concurrency key of new jobs, if any (see {@link JobSpec.concurrencyKey}). */
+  readonly concurrencyKey: ConcurrencyKeyOption<unknown> | undefined;
+  /** Most jobs of one key fetched or running at once; `null`: no limit. */
+  readonly concurrencyLimit: number | null;
+  /** The checked rate limit, if any. */
+  readonly rateLimit: RateLimit | undefined;
   /** Standard Schema that payloads are validated with at enqueue and before the handler runs. */
   readonly schema: StandardSchemaV1<In, Out> | undefined;
   readonly handle: JobHandler<Out>;
@@ -93,7 +122,8 @@ export interface JobDefinition<In = unknown, Out = In> {
  * validated when enqueued and again before the handler runs, and the handler's payload is typed
  * from the schema. Without it, name the payload type: `defineJob<{ to: string }>({ … })`.
  * @throws ChokaQError `CHOKAQ_INVALID_JOB_TYPE`, `CHOKAQ_INVALID_QUEUE`, `CHOKAQ_INVALID_PRIORITY`,
- *   `CHOKAQ_INVALID_DURATION` or `CHOKAQ_INVALID_CONFIG` (retry settings).
+ *   `CHOKAQ_INVALID_DURATION`, `CHOKAQ_INVALID_CONCURRENCY_KEY` or `CHOKAQ_INVALID_CONFIG` (retry,
+ *   concurrency or rate settings, unknown fields).
  */
 export function defineJob<S extends StandardSchemaV1>(
   spec: JobSpec<StandardSchemaV1.InferOutput<S>> & { payload: S },
@@ -139,7 +169,10 @@ export function defineJob(
     );
   }
   checkFunction(spec.handle, `${field}.handle`);
+  const concurrency = checkConcurrency(spec, field);
   return Object.freeze({
+    ...concurrency,
+    rateLimit: checkRateLimit(spec.rateLimit, `${field}.rateLimit`),
     type: spec.type,
     queue,
     priority,
@@ -163,9 +196,50 @@ const SPEC_KEYS = [
   'timeout',
   'retryZombies',
   'circuit',
+  'concurrencyKey',
+  'concurrencyLimit',
+  'rateLimit',
   'payload',
   'handle',
 ] as const;
+
+/**
+ * The checked concurrency fields of a spec.
+ * @throws ChokaQError `CHOKAQ_INVALID_CONCURRENCY_KEY` for a bad key, `CHOKAQ_INVALID_CONFIG` for
+ *   a bad limit or a limit without a key.
+ */
+function checkConcurrency(
+  spec: JobSpec<unknown>,
+  field: string,
+): Pick<JobDefinition, 'concurrencyKey' | 'concurrencyLimit'> {
+  const key = spec.concurrencyKey as unknown;
+  if (typeof key === 'number') {
+    throw invalid(
+      'CHOKAQ_INVALID_CONCURRENCY_KEY',
+      `${field}.concurrencyKey`,
+      'a string or a function',
+      key,
+    );
+  }
+  if (typeof key !== 'function') checkConcurrencyKey(key, `${field}.concurrencyKey`);
+  const limit = checkConcurrencyLimit(
+    spec.concurrencyLimit,
+    `${field}.concurrencyLimit`,
+    'CHOKAQ_INVALID_CONFIG',
+  );
+  if (limit !== null && key === undefined) {
+    throw invalid(
+      'CHOKAQ_INVALID_CONFIG',
+      `${field}.concurrencyLimit`,
+      'set with a concurrencyKey',
+      limit,
+    );
+  }
+  return {
+    concurrencyKey: spec.concurrencyKey,
+    concurrencyLimit: limit,
+  };
+}
 
 /** Whether `value` implements Standard Schema v1 (`~standard.validate`). */
 function isStandardSchema(value: unknown): value is StandardSchemaV1 {

@@ -27,3 +27,27 @@ export class ThrottledError extends Error {
       options?.retryAfter === undefined ? null : toMs(options.retryAfter, 'retryAfter');
   }
 }
+
+/**
+ * Throw from a handler when a dependency says "rate limited until T" (HTTP 429 with
+ * `Retry-After`). The job goes back to pending without using an attempt (the run counts as lost,
+ * like one interrupted by a shutdown) and runs again after the wait; when its type has a
+ * `rateLimit`, the job's bucket is blocked for the wait, so no process starts a job of that
+ * bucket before it ends.
+ */
+export class RateLimitedError extends Error {
+  /** The wait in ms: until `until`, else `retryAfter`. Default: 1000 (one second). */
+  readonly retryAfterMs: number;
+
+  constructor(message: string, options?: { until?: Date; retryAfter?: Duration; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RateLimitedError';
+    const until = options?.until;
+    this.retryAfterMs =
+      until instanceof Date && !Number.isNaN(until.getTime())
+        ? Math.max(0, until.getTime() - Date.now())
+        : options?.retryAfter === undefined
+          ? 1000
+          : toMs(options.retryAfter, 'retryAfter');
+  }
+}

@@ -31,6 +31,7 @@ export const LOG_EVENTS = {
   SettleBatchSplit: 2016,
   SettleRetried: 2017,
   JobDeadLettered: 2020,
+  RateBucketBlockFailed: 2030,
   StateTransitionNotApplied: 2100,
   NotificationFailed: 2110,
   ListenUnavailable: 2111,

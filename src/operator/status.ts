@@ -1,10 +1,12 @@
 /**
  * What `chokaq status` and The Deck's overview show: per queue what it holds now (one gauge
  * query), its throughput and failure rate over the last minute and five minutes (the per-second
- * metric buckets), the largest DLQ error groups, and the worker processes alive.
+ * metric buckets), the largest DLQ error groups, the worker processes alive, and flow control:
+ * the busiest concurrency keys and the most throttled rate buckets.
  */
 import { PRESENCE_ALIVE_MS } from '../runtime/presence.js';
-import type { ErrorGroup, WorkerPresence } from '../storage/model.js';
+import type { ErrorGroup, KeyUsage, WorkerPresence } from '../storage/model.js';
+import type { RateBucket } from '../storage/rate-limits.js';
 import type { MetricBucket, Store } from '../storage/store.js';
 
 /** Finished jobs over a window. */
@@ -48,6 +50,10 @@ export interface StatusReport {
    * per process: one type may be open in one worker and closed in another), sorted by type.
    */
   circuits: CircuitStatus[];
+  /** The five busiest concurrency keys (running, then pending), with their limits. */
+  keys: KeyUsage[];
+  /** The five most throttled rate buckets, with their limits, tokens and blocks. */
+  rateBuckets: RateBucket[];
 }
 
 /** A circuit that is not closed, and the workers where it is in that state. */
@@ -67,10 +73,12 @@ const FIVE_MINUTES_S = 300;
 export async function statusReport(store: Store): Promise<StatusReport> {
   const gauges = await store.queueGauges();
   const at = gauges[0]?.readAt ?? (await store.now());
-  const [buckets, errorGroups, workers] = await Promise.all([
+  const [buckets, errorGroups, workers, keys, rateBuckets] = await Promise.all([
     store.metricBuckets(new Date(at.getTime() - FIVE_MINUTES_S * 1000)),
     store.errorGroups({ limit: 5 }),
     store.listWorkers(PRESENCE_ALIVE_MS),
+    store.keyUsage({ limit: 5 }),
+    store.rateLimits().list(5),
   ]);
   const rate = (queue: string, seconds: number): Rate => rateOf(buckets, queue, at, seconds);
   return {
@@ -90,6 +98,8 @@ export async function statusReport(store: Store): Promise<StatusReport> {
     errorGroups,
     workers,
     circuits: circuitsOf(workers),
+    keys,
+    rateBuckets,
   };
 }
 

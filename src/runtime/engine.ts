@@ -1,5 +1,7 @@
+import { RateGate } from './rate-gate.js';
 import { logEvent } from '../observability/log-events.js';
 import type { JobRegistry } from '../job/registry.js';
+import type { ClaimedJob } from '../storage/model.js';
 import type { CircuitEventName, CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
 import { EventLoopProbe } from './loop-probe.js';
@@ -47,7 +49,11 @@ export interface EngineOptions {
   /** Opens the store once (shared with the enqueue pipeline). */
   open: () => Promise<void>;
   /** Told the size of every claim and settle batch (metrics). Default: none. */
-  observer?: { claimed(count: number): void; settled(count: number): void };
+  observer?: {
+    claimed(count: number): void;
+    settled(count: number): void;
+    throttled(job: ClaimedJob, count: number): void;
+  };
   /**
    * Runs at stop once every settlement is written, before storage closes (the last cluster
    * events are sent then). Default: none.
@@ -73,6 +79,8 @@ export class Engine {
   private presence: Presence | undefined;
   /** The retention purge: its loop runs with the worker, its passes also on demand. */
   readonly retention: Retention;
+  /** Draws rate-limit tokens for this process's worker. */
+  private readonly rates: RateGate;
 
   constructor(private readonly options: EngineOptions) {
     const { settings, registry, events } = options;
@@ -94,7 +102,17 @@ export class Engine {
       clock,
       ...(observer ? { onBatch: (size: number) => observer.settled(size) } : {}),
     });
+    this.rates = new RateGate({
+      rates: storage.rateLimits(),
+      registry,
+      clock,
+      logger: logger.child('rates'),
+      ...(observer
+        ? { onThrottled: (job: ClaimedJob, count: number) => observer.throttled(job, count) }
+        : {}),
+    });
     this.executor = new Executor({
+      onRateLimited: (job, waitMs) => this.rates.block(job, waitMs),
       registry,
       pipe: settings.pipe,
       middleware: settings.middleware,
@@ -190,6 +208,7 @@ export class Engine {
       executor: this.executor,
       circuits: this.circuits,
       circuitDelayMs: settings.circuitDelayMs,
+      rates: this.rates,
       completer: this.completer,
       events: this.options.events,
       logger: logger.child('worker'),

@@ -1,7 +1,8 @@
 import { logEvent } from '../observability/log-events.js';
 import { ChokaQError } from '../errors.js';
 import { parsePayload, type JobContext } from '../job/define-job.js';
-import { classifyFailure } from '../job/classify.js';
+import { classifyFailure, describeError } from '../job/classify.js';
+import { RateLimitedError } from '../job/errors.js';
 import { decideFailure } from '../job/failure-decision.js';
 import type { FailureReason } from '../job/state.js';
 import type { AnyJobDefinition, JobRegistry } from '../job/registry.js';
@@ -47,6 +48,11 @@ export interface ExecutorOptions {
   abortGraceMs: number;
   /** Where each run's span goes (a no-op without an OpenTelemetry SDK). */
   tracer: Tracer;
+  /**
+   * Called when a handler threw `RateLimitedError`, with the wait in ms (blocks the job's rate
+   * bucket for every process). Default: none.
+   */
+  onRateLimited?: (job: ClaimedJob, waitMs: number) => Promise<void>;
 }
 
 /** How a run ended, as far as the circuit breaker is concerned. */
@@ -168,6 +174,11 @@ export class Executor {
         return this.finishAborted(job, lease, cause, result.done);
       }
       const error = result.done ? result.error : undefined;
+      if (error instanceof RateLimitedError) {
+        outcome = 'rate limited';
+        failure = describeError(error);
+        return this.finishRateLimited(job, lease, error, failure);
+      }
       const decision = decideFailure({
         error,
         attempts: job.attempts,
@@ -231,6 +242,28 @@ export class Executor {
       );
     }
     return result;
+  }
+
+  /**
+   * Settles a run whose handler threw `RateLimitedError`: back to pending after the wait with the
+   * attempt refunded (a lost run), and the job's rate bucket blocked for every process.
+   */
+  private finishRateLimited(
+    job: ClaimedJob,
+    lease: Lease,
+    error: RateLimitedError,
+    text: string,
+  ): RunResult {
+    const settled = this.settle(job, {
+      kind: 'retry',
+      lease,
+      from: 'processing',
+      delayMs: error.retryAfterMs,
+      error: text,
+      lost: true,
+    });
+    void this.options.onRateLimited?.(job, error.retryAfterMs);
+    return { outcome: 'neutral', settled };
   }
 
   /** Settles a run whose signal was aborted; `cooperative` when the handler returned in time. */

@@ -9,6 +9,7 @@ import { Batcher } from '../util/batcher.js';
 import type { Completer } from './completer.js';
 import type { CircuitBreakers, CircuitPermit } from './circuit-breaker.js';
 import type { Executor, RunResult } from './executor.js';
+import type { RateGate } from './rate-gate.js';
 import { Slots } from './slots.js';
 import { jitter, Wakeup } from './wakeup.js';
 
@@ -37,6 +38,11 @@ export interface WorkerOptions {
   clock: Clock;
   /** Told how many jobs each claim returned (metrics). Default: none. */
   onClaim?: (count: number) => void;
+  /**
+   * Draws rate-limit tokens before claimed jobs start (see `rate-gate.ts`); while it is active,
+   * claims start no job themselves. Default: none.
+   */
+  rates?: RateGate;
 }
 
 /** How often the paused-queue list is re-read while working, in ms. */
@@ -196,8 +202,7 @@ export class Worker {
   }
 
   private async fetchLoop(): Promise<void> {
-    const { store, workerId, queues, types, pollIntervalMs, prefetch, logger, events } =
-      this.options;
+    const { store, workerId, queues, pollIntervalMs, prefetch, logger, events } = this.options;
     let errorBackoff = CLAIM_ERROR_BACKOFF_MS;
     while (!this.stopping) {
       const room = this.slots.free + prefetch - this.buffer.length;
@@ -212,15 +217,25 @@ export class Worker {
         this.waitingForSlots = false;
         continue;
       }
+      const claimTypes = await this.claimableTypes();
+      if (claimTypes === undefined) continue;
       // Free slots only exist while the buffer is empty (dispatch fills them first), so reserve
       // them: the claim starts that many jobs at once and each has a slot waiting. While any
-      // circuit is not closed, every job goes through the permit check and the start gate instead.
-      const reserved = this.circuitsClosed() ? this.reserveFreeSlots() : 0;
+      // circuit is not closed, or rate limits apply, every job goes through the permit check and
+      // the start gate instead.
+      const rated = this.options.rates?.active === true;
+      const reserved = !rated && this.circuitsClosed() ? this.reserveFreeSlots() : 0;
       let claimed: ClaimedJob[];
       try {
         this.paused.peek(); // keeps the list fresh, in the background
         this.claimSentAt = this.options.clock.now();
-        claimed = await store.claim({ workerId, limit: room, queues, types, startCount: reserved });
+        claimed = await store.claim({
+          workerId,
+          limit: room,
+          queues,
+          types: claimTypes,
+          startCount: reserved,
+        });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
         this.claimSentAt = null;
         this.options.onClaim?.(claimed.length);
@@ -237,13 +252,52 @@ export class Worker {
         errorBackoff = Math.min(errorBackoff * 2, CLAIM_ERROR_BACKOFF_CAP_MS);
         continue;
       }
+      const got = claimed.length;
+      if (rated) claimed = await this.admit(claimed);
       const started = claimed.filter((job) => job.state === 'processing');
       for (let i = started.length; i < reserved; i++) this.slots.release();
       for (const job of started) this.launch(job, true);
       this.buffer.push(...claimed.filter((job) => job.state === 'fetched'));
       this.dispatch();
-      if (claimed.length < room && !this.stopping) await this.wakeup.wait(jitter(pollIntervalMs));
+      if (got < room && !this.stopping) await this.wakeup.wait(jitter(pollIntervalMs));
     }
+  }
+
+  /**
+   * The types to claim now: the worker's, less those its rate gate holds back; `undefined` after
+   * waiting when the gate holds back every one (the loop then looks again).
+   */
+  private async claimableTypes(): Promise<readonly string[] | null | undefined> {
+    const { types, rates, pollIntervalMs } = this.options;
+    if (types === null || rates?.active !== true) return types;
+    const paused = rates.paused();
+    if (paused.types.size === 0) return types;
+    const open = types.filter((type) => !paused.types.has(type));
+    if (open.length > 0) return open;
+    await this.wakeup.wait(Math.min(paused.resumeInMs, pollIntervalMs));
+    return undefined;
+  }
+
+  /**
+   * The claimed jobs that got their rate-limit tokens; the others go back to pending at once.
+   * When the tokens cannot be drawn, every job goes back.
+   */
+  private async admit(claimed: ClaimedJob[]): Promise<ClaimedJob[]> {
+    const gate = this.options.rates;
+    if (gate === undefined || claimed.length === 0) return claimed;
+    let admitted: ClaimedJob[] = [];
+    let refused = claimed;
+    try {
+      ({ admitted, refused } = await gate.admit(claimed));
+    } catch (error) {
+      this.options.logger.warn('could not draw rate-limit tokens; jobs go back', {
+        ...logEvent('ClaimFailed'),
+        error: String(error),
+      });
+      this.options.events.emit('worker:error', { where: 'claim', error });
+    }
+    await Promise.all(refused.map((job) => this.release(job)));
+    return admitted;
   }
 
   /** Takes every free slot; returns how many. */
@@ -381,27 +435,20 @@ export class Worker {
   private async releaseBuffered(): Promise<void> {
     const buffered = this.buffer;
     this.buffer = [];
-    await Promise.all(
-      buffered.map((job) =>
-        this.options.completer
-          .settle({
-            kind: 'release',
-            lease: {
-              id: job.id,
-              workerId: this.options.workerId,
-              leaseToken: job.leaseToken ?? '',
-            },
-          })
-          .catch((error: unknown) =>
-            this.options.logger.warn('release failed', {
-              ...logEvent('PrefetchedJobReleaseFailed'),
-              id: job.id,
-              type: job.type,
-              queue: job.queue,
-              error: String(error),
-            }),
-          ),
-      ),
+    await Promise.all(buffered.map((job) => this.release(job)));
+  }
+
+  /** Returns a fetched job to pending at once; a failure is logged (rescue then returns it). */
+  private async release(job: ClaimedJob): Promise<void> {
+    const lease = { id: job.id, workerId: this.options.workerId, leaseToken: job.leaseToken ?? '' };
+    await this.options.completer.settle({ kind: 'release', lease }).catch((error: unknown) =>
+      this.options.logger.warn('release failed', {
+        ...logEvent('PrefetchedJobReleaseFailed'),
+        id: job.id,
+        type: job.type,
+        queue: job.queue,
+        error: String(error),
+      }),
     );
   }
 }

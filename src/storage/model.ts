@@ -96,6 +96,14 @@ export interface HotJob {
   progress: number | null;
   /** The enqueuing code's trace context (W3C `traceparent`); each run's span links to it. */
   traceParent: string | null;
+  /**
+   * The job's concurrency key (a tenant, a customer): jobs of one key in one queue take turns
+   * with other keys' jobs and, with a limit, are never more than `concurrencyLimit` fetched +
+   * processing at once, across processes. `null`: none.
+   */
+  concurrencyKey: string | null;
+  /** Most jobs of the key fetched or processing at once in its queue; `null`: no limit. */
+  concurrencyLimit: number | null;
 }
 
 /**
@@ -172,6 +180,22 @@ export interface DeadJob {
   history: HistoryEntry[];
   /** The handler's last reported progress (0–100) before it failed. */
   progress: number | null;
+  /** The job's concurrency key, kept so a resurrected job is limited again; `null`: none. */
+  concurrencyKey: string | null;
+  /** The key's limit the job carried; `null`: none. */
+  concurrencyLimit: number | null;
+}
+
+/** One concurrency key in use in one queue (see `Store.keyUsage`). */
+export interface KeyUsage {
+  queue: string;
+  key: string;
+  /** The largest `concurrencyLimit` its hot jobs carry; `null`: none has one. */
+  limit: number | null;
+  /** Jobs of the key fetched or processing. */
+  running: number;
+  /** Jobs of the key pending (due or not). */
+  pending: number;
 }
 
 /** Where {@link Store.getJob} found a job. */

@@ -16,6 +16,7 @@ import type { Logger } from '../observability/logger.js';
 import type { BulkStore } from './bulk.js';
 import type { IdempotencyClaims } from './idempotency.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from './job-query.js';
+import type { RateLimits } from './rate-limits.js';
 import type { RetentionRule } from './retention.js';
 import type { ScheduleStore } from './schedules.js';
 import type {
@@ -27,6 +28,7 @@ import type {
   FoundJob,
   ClaimedJob,
   HotJob,
+  KeyUsage,
   QueueGauges,
   QueueInfo,
   QueueStats,
@@ -54,6 +56,10 @@ export interface NewJob {
   createdBy: string | null;
   /** The enqueuing code's trace context, a W3C `traceparent`. Default: `null` (none). */
   traceParent?: string | null;
+  /** Concurrency key (see `HotJob.concurrencyKey`). Default: `null` (none). */
+  concurrencyKey?: string | null;
+  /** Most jobs of the key fetched or processing at once in the queue. Default: `null` (no limit). */
+  concurrencyLimit?: number | null;
 }
 
 /** Options of one claim. */
@@ -300,9 +306,13 @@ export interface Store extends BulkStore {
    * Claims due pending jobs: state → fetched with `workerId` and a fresh lease token shared by the
    * batch (the first `startCount` → processing). Eligible: pending, `runAt` ≤ now, no cancel
    * request, queue not paused and active, queue in `queues`, type in `types`. Order: priority
-   * desc, then runAt, then id — across all eligible queues, capped or not. Never hands one row to
-   * two claimers. A queue's `maxWorkers` is exact across concurrent claimers: fetched +
-   * processing never exceed it.
+   * desc, then turn, then runAt, then id — across all eligible queues, capped or not. A job's
+   * turn is 1, except in a queue holding pending jobs with a concurrency key: there each key
+   * (and the jobs without one, together) is a line, and a job's turn is its key's fetched +
+   * processing jobs plus its place in its line, so keys take turns. Never hands one row to two
+   * claimers. A queue's `maxWorkers` and a key's limit (the `concurrencyLimit` of its next
+   * pending job) are exact across concurrent claimers: fetched + processing never exceed them.
+   * A queue's first keyed jobs may wait up to a second before another process claims them.
    */
   claim(request: ClaimRequest): Promise<ClaimedJob[]>;
 
@@ -404,6 +414,11 @@ export interface Store extends BulkStore {
    * ordered by name; cheap enough for every metrics scrape or health check (no archive read).
    */
   queueGauges(): Promise<QueueGauges[]>;
+  /**
+   * Concurrency keys with hot jobs, busiest first (running desc, then pending desc, queue, key),
+   * at most `limit`; only `queue`'s when given. Reads every hot job with a key.
+   */
+  keyUsage(filter: { queue?: string; limit: number }): Promise<KeyUsage[]>;
   /** Metric buckets whose start is at or after `since`, newest first. */
   metricBuckets(since: Date): Promise<MetricBucket[]>;
 
@@ -433,6 +448,9 @@ export interface Store extends BulkStore {
 
   /** The idempotency claim store sharing this store's database (memory: this process). */
   idempotencyClaims(): IdempotencyClaims;
+
+  /** The rate buckets of `rateLimit`s, in this store's database (memory: this process). */
+  rateLimits(): RateLimits;
 
   /** The schedules and ticks of recurring jobs, in this store's database. */
   schedules(): ScheduleStore;

@@ -15,7 +15,9 @@ import type { MetricBucket, NewJob, Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeBroadcast } from './broadcast.js';
+import { describeConcurrencyKeys } from './concurrency-keys.js';
 import { describeEdgeCases } from './edge-cases.js';
+import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
 import { describeOperatorQueries } from './operator.js';
@@ -1548,6 +1550,11 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     // ---------------------------------------- where providers used to differ (edge-cases.ts)
 
     describeEdgeCases(context);
+
+    // ------------------------------------------------- concurrency keys (concurrency-keys.ts)
+
+    describeConcurrencyKeys(context);
+    describeRateLimits(context);
 
     // ------------------------------------------ history, error groups, queries (operator.ts)
 

@@ -173,8 +173,15 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
         queue: 'metrics.held',
         handle: () => held,
       });
+      // One start an hour: of two jobs, the second is put back by the rate gate.
+      const ratedJob = defineJob({
+        type: 'metrics.rated.v1',
+        queue: 'metrics.rated',
+        rateLimit: { limit: 1, per: '1h' },
+        handle: () => undefined,
+      });
       const chokaq = await engineOn(storage, {
-        jobs: [okJob, flakyJob, fatalJob, breakerJob, onceJob, zombieJob, heldJob],
+        jobs: [okJob, flakyJob, fatalJob, breakerJob, onceJob, zombieJob, heldJob, ratedJob],
         middleware: [
           idempotency({
             claims: storage.idempotencyClaims(),
@@ -183,7 +190,7 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
           }),
         ],
         // 'metrics.unserved' is not worked here: its job stays due and its lag grows.
-        workerQueues: ['metrics', 'metrics.zombie', 'metrics.held'],
+        workerQueues: ['metrics', 'metrics.zombie', 'metrics.held', 'metrics.rated'],
         queues: { 'metrics.zombie': { zombieTimeout: '1s' } },
         heartbeatInterval: 100,
         rescueInterval: 100,
@@ -312,9 +319,22 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       expect(lag).toBeGreaterThanOrEqual(0.2);
       expect(lag).toBeLessThan(60);
       expect(value('queue_lag_seconds', { queue: 'metrics' })).toBe(0);
+      // Last, so no count above sees them: two rated jobs, one start allowed, one put back.
+      await chokaq.enqueueMany(ratedJob, [{ payload: undefined }, { payload: undefined }]);
+      const throttledSeries = `chokaq_jobs_rate_throttled_total{queue="metrics.rated",type="metrics.rated.v1"} `;
+      const finalText = await waitFor(
+        async () => {
+          const later = await chokaq.metrics.prometheusText();
+          return later.includes(throttledSeries) ? later : undefined;
+        },
+        { timeoutMs: 10_000, message: 'a throttled start counted' },
+      );
+      families.add('jobs_rate_throttled_total');
+      const throttledLine = finalText.split('\n').find((l) => l.startsWith(throttledSeries));
+      expect(Number(throttledLine?.slice(throttledSeries.length))).toBeGreaterThanOrEqual(1);
       // Every instrument of the catalogue had a value checked above, under its Prometheus type.
       for (const spec of ALL_METRICS) {
-        expect(text).toContain(`# TYPE ${prometheusName(spec)} ${spec.kind}`);
+        expect(finalText).toContain(`# TYPE ${prometheusName(spec)} ${spec.kind}`);
       }
       expect([...families].map((f) => `chokaq_${f}`).sort()).toEqual(
         ALL_METRICS.map((spec) => prometheusName(spec)).sort(),

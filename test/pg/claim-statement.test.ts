@@ -38,8 +38,20 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
        FROM generate_series(1, $1::int) AS g`,
       [ROWS],
     );
+    await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('keyed')`);
+    await db.query(
+      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at, concurrency_key,
+                                         concurrency_limit)
+       SELECT 'k' || lpad(g::text, 8, '0'), 'keyed', 'plan.job', '{}', now() - interval '1 s',
+              'tenant-' || (g % 50), 2
+       FROM generate_series(1, $1::int) AS g`,
+      [ROWS / 10],
+    );
     await db.query(`ANALYZE "${schema}".jobs_hot, "${schema}".queues`);
     await db.query(`PREPARE claim_plan AS ${QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`)}`);
+    await db.query(
+      `PREPARE keyed_plan AS ${QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`)}`,
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -73,6 +85,32 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
       const indexes = onHot.map((n) => n['Index Name']);
       expect(indexes).toContain('jobs_hot_fetch_idx');
+      expect(indexes).toContain('jobs_hot_pkey');
+    },
+  );
+
+  // The keyed claim, alone (fast path, keys without limits) or locked (keys with limits).
+  it.each(
+    ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
+      [
+        ['alone', 'false', 'NULL'],
+        ['locked', 'true', "ARRAY['keyed']"],
+      ].map(([label, capped, locked]) => [mode, label, capped, locked] as const),
+    ),
+  )(
+    'the keyed claim uses the keyed fetch index and the primary key under %s (%s)',
+    async (mode, _label, capped, locked) => {
+      await db.query(`SET plan_cache_mode = ${mode}`);
+      const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (FORMAT JSON) EXECUTE keyed_plan('w1', 64, NULL, 'lease', ${capped}, 32,
+           ARRAY['plan.job'], ARRAY['keyed'], ${locked})`,
+      );
+      const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
+      const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
+      expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+      const indexes = onHot.map((n) => n['Index Name']);
+      expect(indexes).toContain('jobs_hot_fetch_idx');
+      expect(indexes).toContain('jobs_hot_keyed_fetch_idx');
       expect(indexes).toContain('jobs_hot_pkey');
     },
   );

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -108,6 +108,8 @@ CREATE INDEX jobs_archive_type_idx ON :SCHEMA.jobs_archive USING btree (type, fi
 
 CREATE TABLE :SCHEMA.jobs_dlq (
   attempts integer DEFAULT 0 NOT NULL,
+  concurrency_key character varying(255) COLLATE "C",
+  concurrency_limit integer,
   created_at timestamp with time zone NOT NULL,
   created_by character varying(100),
   edited_at timestamp with time zone,
@@ -144,6 +146,8 @@ CREATE TABLE :SCHEMA.jobs_hot (
   cancel_requested_at timestamp with time zone,
   cancel_requested_by character varying(100),
   changed_at timestamp with time zone,
+  concurrency_key character varying(255) COLLATE "C",
+  concurrency_limit integer,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   created_by character varying(100),
   heartbeat_at timestamp with time zone,
@@ -166,6 +170,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
   type character varying(255) NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   worker_id character varying(100),
+  CONSTRAINT jobs_hot_concurrency_limit_check CHECK (((concurrency_limit IS NULL) OR (concurrency_limit > 0))),
   CONSTRAINT jobs_hot_pkey PRIMARY KEY (id),
   CONSTRAINT jobs_hot_status_check CHECK ((status = ANY (ARRAY[0, 1, 2])))
 ) WITH (fillfactor=80);
@@ -175,6 +180,9 @@ CREATE INDEX jobs_hot_cancel_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (can
 CREATE INDEX jobs_hot_error_words_idx ON :SCHEMA.jobs_hot USING gin (to_tsvector('simple'::regconfig, COALESCE(last_error, ''::text))) WHERE (last_error IS NOT NULL);
 CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE (status = 0);
 CREATE UNIQUE INDEX jobs_hot_idempotency_idx ON :SCHEMA.jobs_hot USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE INDEX jobs_hot_keyed_active_idx ON :SCHEMA.jobs_hot USING btree (queue, concurrency_key) WHERE ((status = ANY (ARRAY[1, 2])) AND (concurrency_key IS NOT NULL));
+CREATE INDEX jobs_hot_keyed_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, concurrency_key, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NOT NULL));
+CREATE INDEX jobs_hot_limited_idx ON :SCHEMA.jobs_hot USING btree (queue) WHERE ((status = 0) AND (concurrency_limit IS NOT NULL));
 CREATE INDEX jobs_hot_pending_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id) WHERE (status = 0);
 CREATE UNIQUE INDEX jobs_hot_pkey ON :SCHEMA.jobs_hot USING btree (id);
 CREATE INDEX jobs_hot_tags_idx ON :SCHEMA.jobs_hot USING gin (regexp_split_to_array(btrim((tags)::text), '\s*,\s*'::text)) WHERE (tags IS NOT NULL);
@@ -229,6 +237,22 @@ CREATE TABLE :SCHEMA.queues (
   CONSTRAINT queues_zombie_timeout_seconds_check CHECK (((zombie_timeout_seconds IS NULL) OR (zombie_timeout_seconds > 0)))
 );
 CREATE UNIQUE INDEX queues_pkey ON :SCHEMA.queues USING btree (name);
+
+CREATE TABLE :SCHEMA.rate_buckets (
+  blocked_until timestamp with time zone,
+  granted_total bigint DEFAULT 0 NOT NULL,
+  last_granted integer DEFAULT 0 NOT NULL,
+  name character varying(255) COLLATE "C" NOT NULL,
+  per_ms bigint NOT NULL,
+  rate_limit integer NOT NULL,
+  refilled_at timestamp with time zone NOT NULL,
+  throttled_total bigint DEFAULT 0 NOT NULL,
+  tokens double precision NOT NULL,
+  CONSTRAINT rate_buckets_per_ms_check CHECK ((per_ms > 0)),
+  CONSTRAINT rate_buckets_pkey PRIMARY KEY (name),
+  CONSTRAINT rate_buckets_rate_limit_check CHECK ((rate_limit > 0))
+);
+CREATE UNIQUE INDEX rate_buckets_pkey ON :SCHEMA.rate_buckets USING btree (name);
 
 CREATE TABLE :SCHEMA.schedule_ticks (
   error text,

@@ -31,6 +31,8 @@ const job: HotJob = {
   history: [],
   progress: null,
   traceParent: null,
+  concurrencyKey: null,
+  concurrencyLimit: null,
 };
 
 function context(logger: Logger = silentLogger): { ctx: RunContext; events: ChokaQEvents } {

@@ -12,7 +12,8 @@ export const STATUS_USAGE = `chokaq status [--watch [--interval SEC]] [--json]
 Shows every queue (paused or not; due, scheduled and running jobs; the lag of its
 longest-waiting due job; DLQ size; jobs per second and failure rate over the last minute and
 five minutes), the five largest DLQ error groups, the circuits that are open or half-open
-(and in which workers), and the worker processes alive.
+(and in which workers), the worker processes alive, and flow control: the five busiest
+concurrency keys (running/limit, pending) and the five most throttled rate buckets.
   --watch              redraw every --interval seconds until Ctrl-C
   --interval SEC       seconds between redraws, 1-3600 (default 2)
   --json               print the report as JSON (with --watch: one line per report)
@@ -83,7 +84,10 @@ function span(ms: number): string {
 
 const percent = (rate: number | null) => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
 
-/** The report as four tables: queues, error groups, circuits that are not closed, workers. */
+/**
+ * The report as six tables: queues, error groups, circuits that are not closed, workers,
+ * concurrency keys and rate buckets.
+ */
 export function statusText(report: StatusReport): string {
   const queues = table(
     [
@@ -137,5 +141,36 @@ export function statusText(report: StatusReport): string {
           ['TYPE', 'STATE', 'WORKERS'],
           report.circuits.map((c) => [c.type, c.state, c.workers.join(', ')]),
         );
-  return `${time(report.at)}\n\n${queues}\nerror groups\n${groups}\ncircuits\n${circuits}\nworkers\n${workers}`;
+  return `${time(report.at)}\n\n${queues}\nerror groups\n${groups}\ncircuits\n${circuits}\nworkers\n${workers}\n${flowText(report)}`;
+}
+
+/** The flow-control part of the report: busiest concurrency keys, most throttled buckets. */
+function flowText(report: StatusReport): string {
+  const keys =
+    report.keys.length === 0
+      ? 'no concurrency key in use\n'
+      : table(
+          ['QUEUE', 'KEY', 'RUNNING', 'PENDING'],
+          report.keys.map((k) => [
+            k.queue,
+            k.key,
+            k.limit === null ? String(k.running) : `${k.running}/${k.limit}`,
+            String(k.pending),
+          ]),
+        );
+  const buckets =
+    report.rateBuckets.length === 0
+      ? 'no rate bucket\n'
+      : table(
+          ['BUCKET', 'LIMIT', 'TOKENS', 'BLOCKED UNTIL', 'GRANTED', 'THROTTLED'],
+          report.rateBuckets.map((b) => [
+            b.name,
+            `${b.limit}/${span(b.perMs)}`,
+            b.tokens.toFixed(1),
+            b.blockedUntil === null ? '-' : time(b.blockedUntil),
+            String(b.grantedTotal),
+            String(b.throttledTotal),
+          ]),
+        );
+  return `concurrency keys\n${keys}\nrate buckets\n${buckets}`;
 }

@@ -87,6 +87,13 @@ export const EVENT_METRICS = {
     tags: ['queue', 'type'],
     buckets: TIME_BUCKETS_MS,
   },
+  throttled: {
+    name: 'chokaq.jobs.rate_throttled',
+    kind: 'counter',
+    unit: '{job}',
+    description: 'Claimed jobs put back because their rate bucket had no token for them',
+    tags: ['queue', 'type'],
+  },
   conflicts: {
     name: 'chokaq.jobs.state_transition_conflicts',
     kind: 'counter',

@@ -96,6 +96,11 @@ export class MetricsRecorder {
     this.record(EVENT_METRICS.claimBatch, count, NO_TAGS);
   }
 
+  /** `count` claimed jobs like `job` went back: their rate bucket had no token for them. */
+  throttled(job: JobEventBase, count: number): void {
+    this.add(EVENT_METRICS.throttled, count, this.jobTags(job));
+  }
+
   /** A settle batch wrote `count` settlements. */
   settled(count: number): void {
     this.record(EVENT_METRICS.settleBatch, count, NO_TAGS);

@@ -1,12 +1,14 @@
 /**
  * Claim and lease gate for the memory provider. Mirrors the SQL claim: eligible pending rows of
- * the requested types in (priority desc, runAt asc, id asc) order across queues, at most each
- * queue's `maxWorkers` room from a queue, one lease token for the batch.
+ * the requested types in (priority desc, turn, runAt asc, id asc) order across queues, at most
+ * each queue's `maxWorkers` room from a queue and each concurrency key's limit from a key (see
+ * key-lines.ts), one lease token for the batch.
  *
  * @internal
  */
 import type { HotJob } from '../model.js';
 import type { ClaimRequest, Lease } from '../store.js';
+import { readKeyState, takeTurns, type Candidate } from './key-lines.js';
 import { Smallest } from './smallest.js';
 import type { Tables } from './tables.js';
 
@@ -25,6 +27,12 @@ function activeByQueue(tables: Tables): Map<string, number> {
     if (row.state !== 'pending') active.set(row.queue, (active.get(row.queue) ?? 0) + 1);
   }
   return active;
+}
+
+/** How many rows a claim of `limit` may take from `queue`: its `maxWorkers` room, if capped. */
+function roomOf(tables: Tables, queue: string, limit: number, active: Map<string, number>): number {
+  const cap = tables.queues.get(queue)?.maxWorkers ?? null;
+  return Math.min(limit, cap === null ? limit : Math.max(0, cap - (active.get(queue) ?? 0)));
 }
 
 /**
@@ -46,6 +54,13 @@ function isEligible(
   return queue === undefined || (!queue.paused && queue.active);
 }
 
+/** Claim order with turns: priority desc, then turn, then runAt and id (see claim.sql). */
+function compareCandidates(a: Candidate, b: Candidate): number {
+  if (a.row.priority !== b.row.priority) return b.row.priority - a.row.priority;
+  if (a.turn !== b.turn) return a.turn - b.turn;
+  return compareClaimOrder(a.row, b.row);
+}
+
 /**
  * Moves up to `request.limit` due pending rows to fetched under `leaseToken`, starting the first
  * `request.startCount` of them; returns the stored rows claimed, in claim order (the caller copies
@@ -62,22 +77,37 @@ export function claimJobs(
   const types = request.types ? new Set(request.types.map((type) => type.toLowerCase())) : null;
   // Like the SQL claim: per queue the best least(limit, room) rows, then the best `limit` of those.
   const active = activeByQueue(tables);
+  const keys = readKeyState(tables, compareClaimOrder);
   const perQueue = new Map<string, Smallest<HotJob>>();
+  const keyedRows = new Map<string, HotJob[]>();
   for (const row of tables.hot.values()) {
     if (!isEligible(tables, row, allowed, types, now)) continue;
+    if (keys.keyedQueues.has(row.queue)) {
+      const rows = keyedRows.get(row.queue) ?? [];
+      rows.push(row);
+      keyedRows.set(row.queue, rows);
+      continue;
+    }
+    if (row.concurrencyKey !== null) continue;
     let best = perQueue.get(row.queue);
     if (best === undefined) {
-      const cap = tables.queues.get(row.queue)?.maxWorkers ?? null;
-      const room = cap === null ? request.limit : Math.max(0, cap - (active.get(row.queue) ?? 0));
-      best = new Smallest(Math.min(request.limit, room), compareClaimOrder);
+      best = new Smallest(roomOf(tables, row.queue, request.limit, active), compareClaimOrder);
       perQueue.set(row.queue, best);
     }
     best.offer(row);
   }
-  const claimed = [...perQueue.values()]
-    .flatMap((best) => best.sorted())
-    .sort(compareClaimOrder)
-    .slice(0, request.limit);
+  const candidates: Candidate[] = [...perQueue.values()].flatMap((best) =>
+    best.sorted().map((row) => ({ row, turn: 1 })),
+  );
+  for (const [queue, rows] of keyedRows) {
+    const room = roomOf(tables, queue, request.limit, active);
+    const turns = takeTurns(keys, rows.sort(compareClaimOrder));
+    candidates.push(...turns.sort(compareCandidates).slice(0, room));
+  }
+  const claimed = candidates
+    .sort(compareCandidates)
+    .slice(0, request.limit)
+    .map((candidate) => candidate.row);
   for (const row of claimed) {
     row.state = 'fetched';
     row.workerId = request.workerId;

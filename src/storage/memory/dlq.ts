@@ -62,6 +62,8 @@ function toResurrected(
       { kind: 'action', action: 'resurrect', actor: options.actor, at: new Date(now) },
     ),
     progress: null,
+    concurrencyKey: row.concurrencyKey,
+    concurrencyLimit: row.concurrencyLimit,
   };
 }
 

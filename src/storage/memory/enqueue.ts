@@ -44,6 +44,8 @@ function toHotRow(job: NewJob, now: Date): HotJob {
     history: [],
     progress: null,
     traceParent: job.traceParent ?? null,
+    concurrencyKey: job.concurrencyKey ?? null,
+    concurrencyLimit: job.concurrencyLimit ?? null,
   };
 }
 

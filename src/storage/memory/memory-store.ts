@@ -17,6 +17,7 @@ import type {
   ErrorGroup,
   FoundJob,
   HotJob,
+  KeyUsage,
   QueueGauges,
   QueueInfo,
   WorkerPresence,
@@ -73,7 +74,9 @@ import {
   queueStatsOf,
   sortedQueues,
 } from './reads.js';
+import { keyUsageOf } from './key-usage.js';
 import { MemoryIdempotencyClaims } from './idempotency-claims.js';
+import { MemoryRateLimits } from './rate-limits.js';
 import { MemorySchedules } from './schedules.js';
 import { heartbeatJobs, rescueJobs } from './recovery.js';
 import { settleOne } from './settle.js';
@@ -448,6 +451,11 @@ export class MemoryStore implements Store {
     });
   }
 
+  /** {@inheritDoc Store.keyUsage} */
+  keyUsage(filter: { queue?: string; limit: number }): Promise<KeyUsage[]> {
+    return atomically(() => keyUsageOf(this.tables, filter));
+  }
+
   /** {@inheritDoc Store.queueGauges} */
   queueGauges(): Promise<QueueGauges[]> {
     return atomically(() => queueGaugesOf(this.tables, this.time()));
@@ -465,6 +473,14 @@ export class MemoryStore implements Store {
 
   /** Made on first use; one per store. */
   private claims: MemoryIdempotencyClaims | undefined;
+
+  /** Made on first use; one per store. */
+  private rates: MemoryRateLimits | undefined;
+
+  /** {@inheritDoc Store.rateLimits} */
+  rateLimits(): MemoryRateLimits {
+    return (this.rates ??= new MemoryRateLimits(this.clock));
+  }
 
   /** {@inheritDoc Store.idempotencyClaims} */
   idempotencyClaims(): MemoryIdempotencyClaims {

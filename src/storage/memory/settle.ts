@@ -101,6 +101,8 @@ function toDead(
         })
       : row.history,
     progress: row.progress,
+    concurrencyKey: row.concurrencyKey,
+    concurrencyLimit: row.concurrencyLimit,
   };
 }
 

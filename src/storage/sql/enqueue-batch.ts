@@ -34,6 +34,8 @@ export function enqueueParams(jobs: readonly NewJob[]): unknown[] {
     jobs.map((j) => j.tags),
     jobs.map((j) => j.createdBy),
     jobs.map((j) => j.traceParent ?? null),
+    jobs.map((j) => j.concurrencyKey ?? null),
+    jobs.map((j) => j.concurrencyLimit ?? null),
   ];
 }
 
@@ -49,7 +51,7 @@ export async function enqueueJobs(
   statements: EnqueueStatements,
   jobs: readonly NewJob[],
 ): Promise<EnqueueResult[]> {
-  if (jobs.every((job) => job.idempotencyKey === null)) {
+  if (jobs.every((job) => job.idempotencyKey === null && (job.concurrencyKey ?? null) === null)) {
     const uniform = uniformParams(jobs);
     if (uniform) await insert(db, statements.uniform, uniform);
     else await insert(db, statements.plain, plainParams(jobs));
@@ -96,9 +98,12 @@ export async function enqueueJobs(
   return results as EnqueueResult[];
 }
 
-/** The parameters of `enqueue_plain.sql`: those of `enqueue.sql` without the idempotency keys. */
+/**
+ * The parameters of `enqueue_plain.sql`: those of `enqueue.sql` without the idempotency and
+ * concurrency keys.
+ */
 function plainParams(jobs: readonly NewJob[]): unknown[] {
-  const params = enqueueParams(jobs);
+  const params = enqueueParams(jobs).slice(0, 10);
   params.splice(6, 1);
   return params;
 }

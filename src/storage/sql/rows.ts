@@ -78,6 +78,8 @@ export function hotJobOf(row: Row): HotJob {
     lastError: toStringOrNull(row.last_error),
     history: historyOf(row.history),
     progress: toNumberOrNull(row.progress),
+    concurrencyKey: toStringOrNull(row.concurrency_key),
+    concurrencyLimit: toNumberOrNull(row.concurrency_limit),
   };
 }
 
@@ -143,6 +145,8 @@ export function deadJobOf(row: Row): DeadJob {
     fingerprint: toStringOrNull(row.fingerprint) ?? '',
     history: historyOf(row.history),
     progress: toNumberOrNull(row.progress),
+    concurrencyKey: toStringOrNull(row.concurrency_key),
+    concurrencyLimit: toNumberOrNull(row.concurrency_limit),
   };
 }
 

@@ -19,6 +19,7 @@ import type {
   FoundJob,
   ClaimedJob,
   HotJob,
+  KeyUsage,
   QueueGauges,
   QueueInfo,
   WorkerPresence,
@@ -57,7 +58,7 @@ import type {
   NewAuditEntry,
 } from '../bulk.js';
 import { SqlBulk } from './bulk.js';
-import { claimJobs } from './claim.js';
+import { claimJobs, type LockedQueues } from './claim.js';
 import { countTable, queryTable } from './job-query.js';
 import { countPurgeable, purgeBatch } from './retention.js';
 import { enqueueJobs } from './enqueue-batch.js';
@@ -65,6 +66,7 @@ import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
 import { QUERIES, type QueryName } from './generated.js';
 import { SqlIdempotencyClaims } from './idempotency-claims.js';
+import { SqlRateLimits } from './rate-limits.js';
 import { SqlSchedules } from './schedules.js';
 import { migrate } from './migrator.js';
 import { WakeNotifier } from './notifier.js';
@@ -82,6 +84,8 @@ import {
   queueStatsOf,
   toDate,
   toNumber,
+  toNumberOrNull,
+  toStr,
   toStringOrNull,
   type Row,
 } from './rows.js';
@@ -138,12 +142,13 @@ export class SqlStore implements Store {
   private readonly migrateOnOpen: boolean;
   private executor: Executor | null = null;
   /**
-   * Names of capped queues. Exactness does not depend on this cache: the fast path reads caps
-   * from its own snapshot and skips capped queues, so a cap set elsewhere is honoured at once;
-   * the cache only decides whether to take the locked path, so a new capped queue may wait one
-   * refresh (made in the background, never in a claim's way) before its jobs are claimed.
+   * Capped and keyed queues. Exactness does not depend on this cache: the fast path reads caps
+   * from its own snapshot and skips capped queues and jobs with a concurrency key, so a cap set
+   * elsewhere is honoured at once; the cache only decides whether to take the locked path, so a
+   * new capped queue (or a queue's first keyed jobs) may wait one refresh (made in the
+   * background, never in a claim's way) before its jobs are claimed.
    */
-  private readonly capped: BackgroundRefresh<string[]>;
+  private readonly capped: BackgroundRefresh<LockedQueues>;
   private opening: Promise<void> | null = null;
   private closed = false;
   private notifier: WakeNotifier | null = null;
@@ -161,8 +166,13 @@ export class SqlStore implements Store {
     this.capped = new BackgroundRefresh({
       read: async () => {
         const db = await this.db();
-        const rows = await db.query<{ name: unknown }>(this.sql.capped_queues, []);
-        return rows.map((row) => String(row.name));
+        const rows = await db.query<Record<keyof LockedQueues | 'name', unknown>>(
+          this.sql.capped_queues,
+          [],
+        );
+        const named = (flag: keyof LockedQueues): string[] =>
+          rows.filter((row) => row[flag] === true).map((row) => String(row.name));
+        return { capped: named('capped'), keyed: named('keyed'), limited: named('limited') };
       },
       maxAgeMs: CAPPED_QUEUES_TTL_MS,
       clock: systemClock,
@@ -247,9 +257,13 @@ export class SqlStore implements Store {
     return results;
   }
 
-  /** Runs the enqueue algorithm on `db` (the pool, or a caller's transaction). */
-  protected enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
-    return enqueueJobs(
+  /**
+   * Runs the enqueue algorithm on `db` (the pool, or a caller's transaction). Keyed jobs in a
+   * queue not yet known as keyed (or limited) make this process re-read the list before its next
+   * claim.
+   */
+  protected async enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+    const results = await enqueueJobs(
       db,
       {
         enqueue: this.sql.enqueue,
@@ -259,6 +273,13 @@ export class SqlStore implements Store {
       },
       jobs,
     );
+    const known = this.capped.peek();
+    const unknown = (job: NewJob): boolean =>
+      (job.concurrencyKey ?? null) !== null &&
+      (known?.keyed.includes(job.queue) !== true ||
+        ((job.concurrencyLimit ?? null) !== null && !known.limited.includes(job.queue)));
+    if (jobs.some(unknown)) this.capped.invalidate();
+    return results;
   }
 
   async listen(onWake: (queue: string) => void): Promise<Unlisten> {
@@ -413,15 +434,17 @@ export class SqlStore implements Store {
   }
 
   /**
-   * Wakes every process's workers for the capped queues among `queues`, whose rows just left
+   * Wakes every process's workers for the capped and limited queues among `queues`, whose rows left
    * fetched or processing: a freed slot of a capped queue is claimed at once, not at the next
    * poll. Uncapped queues need no wake-up (their workers claim whenever they have free slots).
    */
   private wakeCapped(queues: Iterable<string>): void {
-    const capped = this.capped.peek();
-    if (capped === undefined || capped.length === 0) return;
+    const locked = this.capped.peek();
+    if (locked === undefined || locked.capped.length + locked.limited.length === 0) return;
     const freed = new Set<string>();
-    for (const queue of queues) if (capped.includes(queue)) freed.add(queue);
+    for (const queue of queues) {
+      if (locked.capped.includes(queue) || locked.limited.includes(queue)) freed.add(queue);
+    }
     if (freed.size > 0) this.notifier?.wake(freed);
   }
 
@@ -693,6 +716,19 @@ export class SqlStore implements Store {
     return (await db.query<Row>(this.sql.queue_gauges)).map(queueGaugesOf);
   }
 
+  /** {@inheritDoc Store.keyUsage} */
+  async keyUsage(filter: { queue?: string; limit: number }): Promise<KeyUsage[]> {
+    const db = await this.db();
+    const rows = await db.query<Row>(this.sql.key_usage, [filter.queue ?? null, filter.limit]);
+    return rows.map((row) => ({
+      queue: toStr(row.queue),
+      key: toStr(row.concurrency_key),
+      limit: toNumberOrNull(row.concurrency_limit),
+      running: toNumber(row.running),
+      pending: toNumber(row.pending),
+    }));
+  }
+
   async metricBuckets(since: Date): Promise<MetricBucket[]> {
     const db = await this.db();
     return (await db.query<Row>(this.sql.metric_buckets, [since])).map(metricBucketOf);
@@ -706,6 +742,13 @@ export class SqlStore implements Store {
 
   /** Made on first use; one per store. */
   private claims: SqlIdempotencyClaims | undefined;
+
+  private rates: SqlRateLimits | undefined;
+
+  /** {@inheritDoc Store.rateLimits} */
+  rateLimits(): SqlRateLimits {
+    return (this.rates ??= new SqlRateLimits(() => this.db(), this.sql));
+  }
 
   /** {@inheritDoc Store.idempotencyClaims} */
   idempotencyClaims(): SqlIdempotencyClaims {

@@ -10,7 +10,9 @@
 --   claim order are started at once (processing, attempts + 1, started_at and heartbeat_at
 --   stamped) because the worker has a free slot for each; the rest are fetched; $7 job types the
 --   worker can run, lower-case (text[]), or NULL for every type (pipe mode). The type test is a
---   filter on the fetch index scan: rows of other types are stepped over, never locked.
+--   filter on the fetch index scan: rows of other types are stepped over, never locked. So are
+--   rows with a concurrency key: only claim_keyed.sql claims them (the claim store sends that
+--   statement instead of this one when a wanted queue holds pending keyed jobs).
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see the final SELECT).
 --   Without capped queues ($5 false) the claim runs alone, as one autocommit statement (the fast
@@ -42,7 +44,7 @@ picked AS (
     SELECT h.id, h.priority, h.run_at
     FROM :SCHEMA.jobs_hot h
     WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
-      AND h.cancel_requested_at IS NULL
+      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
       AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
     ORDER BY h.priority DESC, h.run_at, h.id
     LIMIT e.room

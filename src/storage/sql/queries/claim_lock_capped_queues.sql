@@ -1,7 +1,8 @@
--- Purpose: serialise claimers of queues that have a maxWorkers cap, so the cap is exact across
---   processes. Runs first in the claim transaction, before claim.sql.
--- Parameters: $1 queue names (text[]) or NULL for every queue.
--- Locking: FOR NO KEY UPDATE on the capped queues rows, in name order (no deadlocks between
+-- Purpose: serialise claimers of queues that have a maxWorkers cap or jobs with a concurrency
+--   key, so caps and key limits are exact across processes. Runs first in the claim
+--   transaction, before claim.sql.
+-- Parameters: $1 queue names (text[]): the capped and keyed queues the claim wants.
+-- Locking: FOR NO KEY UPDATE on those queues rows, in name order (no deadlocks between
 --   claimers); held until the claim transaction ends.
 --
 -- Why a separate statement: under READ COMMITTED a statement's snapshot is taken when the
@@ -12,7 +13,6 @@
 -- committed claim of the queue.
 SELECT name
 FROM :SCHEMA.queues
-WHERE max_workers IS NOT NULL
-  AND ($1::text[] IS NULL OR name = ANY($1::text[]))
+WHERE name = ANY($1::text[])
 ORDER BY name
 FOR NO KEY UPDATE

@@ -3,7 +3,8 @@
 --   reads the holder with enqueue_holders. A duplicate id raises 23505 on jobs_hot_pkey.
 -- Parameters (parallel arrays, one element per job): $1 id text[], $2 queue text[],
 --   $3 type text[], $4 payload text[], $5 priority int[], $6 delay_ms float8[],
---   $7 idempotency_key text[], $8 tags text[], $9 created_by text[], $10 trace_parent text[].
+--   $7 idempotency_key text[], $8 tags text[], $9 created_by text[], $10 trace_parent text[],
+--   $11 concurrency_key text[], $12 concurrency_limit int[].
 -- Locking: row inserts only. Queue rows are inserted in name order so concurrent enqueues
 --   touching several new queues cannot deadlock; a conflicting idempotency key waits for the
 --   holder's transaction and is then skipped (ON CONFLICT DO NOTHING).
@@ -11,9 +12,9 @@
 WITH input AS (
   SELECT *
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::float8[],
-              $7::text[], $8::text[], $9::text[], $10::text[])
+              $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[])
     WITH ORDINALITY AS t(id, queue, type, payload, priority, delay_ms, idempotency_key, tags,
-                         created_by, trace_parent, ord)
+                         created_by, trace_parent, concurrency_key, concurrency_limit, ord)
 ),
 ensure_queues AS (
   INSERT INTO :SCHEMA.queues (name, updated_at)
@@ -23,9 +24,10 @@ ensure_queues AS (
 inserted AS (
   INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, idempotency_key, priority, status,
                                 attempts, run_at, created_at, updated_at, created_by,
-                                trace_parent)
+                                trace_parent, concurrency_key, concurrency_limit)
   SELECT id, queue, type, payload, tags, idempotency_key, priority, 0,
-         0, now() + delay_ms * interval '1 millisecond', now(), now(), created_by, trace_parent
+         0, now() + delay_ms * interval '1 millisecond', now(), now(), created_by, trace_parent,
+         concurrency_key, concurrency_limit
   FROM input
   ORDER BY ord
   ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING

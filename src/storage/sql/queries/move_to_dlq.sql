@@ -33,7 +33,7 @@ moved AS (
     AND h.status = i.from_status
     AND (i.worker_id IS NULL OR (h.worker_id = i.worker_id AND h.lease_token = i.lease_token))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
-            h.created_by,
+            h.created_by, h.concurrency_key, h.concurrency_limit,
             coalesce(i.actor, CASE WHEN i.reason = 1 THEN h.cancel_requested_by END,
                      h.last_modified_by) AS last_modified_by,
             h.created_at,
@@ -51,10 +51,11 @@ moved AS (
 ins AS (
   INSERT INTO :SCHEMA.jobs_dlq (id, queue, type, payload, tags, failure_reason, error_details,
                                 attempts, lost_attempts, worker_id, created_by, last_modified_by,
-                                created_at, failed_at, started_at, progress, history, fingerprint)
+                                created_at, failed_at, started_at, progress, history, fingerprint,
+                                concurrency_key, concurrency_limit)
   SELECT id, queue, type, payload, tags, reason, error, attempts, lost_attempts, worker_id,
          created_by, last_modified_by, created_at, now(), started_at, progress, history,
-         fingerprint
+         fingerprint, concurrency_key, concurrency_limit
   FROM moved
   ON CONFLICT (id) DO UPDATE SET
     queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
@@ -64,7 +65,8 @@ ins AS (
     worker_id = EXCLUDED.worker_id, created_by = EXCLUDED.created_by,
     last_modified_by = EXCLUDED.last_modified_by, created_at = EXCLUDED.created_at,
     failed_at = EXCLUDED.failed_at, started_at = EXCLUDED.started_at,
-    progress = EXCLUDED.progress, history = EXCLUDED.history, fingerprint = EXCLUDED.fingerprint
+    progress = EXCLUDED.progress, history = EXCLUDED.history, fingerprint = EXCLUDED.fingerprint,
+    concurrency_key = EXCLUDED.concurrency_key, concurrency_limit = EXCLUDED.concurrency_limit
 ),
 grouped AS (
   INSERT INTO :SCHEMA.dlq_error_groups AS g (fingerprint, queue, type, error_class, message,

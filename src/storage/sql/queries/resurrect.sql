@@ -41,7 +41,8 @@ ins AS (
                                 attempts, lost_attempts, worker_id, lease_token, run_at,
                                 created_at, cancel_requested_at, cancel_requested_by,
                                 started_at, heartbeat_at, updated_at, created_by,
-                                last_modified_by, last_error, history, changed_at)
+                                last_modified_by, last_error, history, changed_at,
+                                concurrency_key, concurrency_limit)
   SELECT id, queue, type, coalesce(new_payload, payload),
          CASE WHEN $4::boolean THEN $5::text ELSE tags END,
          NULL, $6::int, 0, 0, 0, NULL, NULL, now(), created_at, NULL, NULL, NULL, NULL, now(),
@@ -54,7 +55,7 @@ ins AS (
            jsonb_build_object('kind', 'action', 'action', 'resurrect', 'actor', $2::text,
                               'at', now())),
            '$[last - 19 to last]'),
-         now()
+         now(), concurrency_key, concurrency_limit
   FROM moved
   RETURNING id
 )

@@ -1,0 +1,11 @@
+-- Purpose: block the rate bucket $1 for $4 ms from now: draws get nothing until then (a longer
+--   block in place stays). Makes the bucket, full, if missing, with $2 tokens per $3 ms.
+-- Parameters: $1 name (text), $2 limit (int), $3 interval in ms (bigint), $4 block in ms (float8).
+-- Locking: the bucket's row.
+-- Returns: nothing.
+INSERT INTO :SCHEMA.rate_buckets AS b (name, rate_limit, per_ms, tokens, refilled_at,
+                                       blocked_until)
+VALUES ($1::text, $2::int, $3::bigint, $2::int, now(),
+        now() + $4::float8 * interval '1 millisecond')
+ON CONFLICT (name) DO UPDATE SET
+  blocked_until = greatest(b.blocked_until, EXCLUDED.blocked_until)

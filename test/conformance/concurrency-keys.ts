@@ -1,0 +1,138 @@
+/**
+ * Conformance tests of concurrency keys: a key's limit holds within a batch, against jobs
+ * already fetched or processing and across concurrent claimers; keys take turns within a
+ * priority; queue caps, priorities, jobs without a key and the DLQ round trip keep working.
+ * Registered by `describeStoreConformance` in suite.ts for every provider.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ClaimedJob } from '../../src/storage/model.js';
+import type { ConformanceContext } from './reliability.js';
+import { ids, leaseOf, newJob } from './helpers.js';
+
+/** Jobs of `jobs` per concurrency key, as `key:count` sorted (keys looked up by id). */
+function perKey(jobs: readonly ClaimedJob[], keyOf: Map<string, string | null>): string[] {
+  const counts = new Map<string, number>();
+  for (const job of jobs) {
+    const key = keyOf.get(job.id) ?? '-';
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([key, n]) => `${key}:${n}`).sort();
+}
+
+/** Registers the concurrency-key conformance tests; call inside the provider's `describe`. */
+export function describeConcurrencyKeys(ctx: ConformanceContext): void {
+  describe('concurrency keys', () => {
+    it('claims at most the limit per key in one batch, and jobs without a key freely', async () => {
+      const store = ctx.store();
+      const jobs = [
+        ...Array.from({ length: 5 }, (_, i) =>
+          newJob({ id: `a${i}`, queue: 'k', concurrencyKey: 'A', concurrencyLimit: 2 }),
+        ),
+        ...Array.from({ length: 5 }, (_, i) =>
+          newJob({ id: `b${i}`, queue: 'k', concurrencyKey: 'B', concurrencyLimit: 1 }),
+        ),
+        ...Array.from({ length: 3 }, (_, i) => newJob({ id: `n${i}`, queue: 'k' })),
+      ];
+      await store.enqueue(jobs);
+      const keyOf = new Map(jobs.map((job) => [job.id, job.concurrencyKey ?? null]));
+      const claimed = await store.claim({ workerId: 'w', limit: 50, queues: null });
+      expect(perKey(claimed, keyOf)).toEqual(['-:3', 'A:2', 'B:1']);
+      expect(await store.claim({ workerId: 'w', limit: 50, queues: null })).toEqual([]);
+
+      // Processing jobs count too; finishing one of A frees one slot of A, and only that.
+      const started = await store.start(claimed.map(leaseOf));
+      const a = started.find((job) => keyOf.get(job.id) === 'A');
+      if (!a) throw new Error('no job of key A started');
+      expect(await store.claim({ workerId: 'w', limit: 50, queues: null })).toEqual([]);
+      expect(await store.settle([{ kind: 'archive', lease: leaseOf(a), durationMs: 1 }])).toEqual([
+        true,
+      ]);
+      expect(perKey(await store.claim({ workerId: 'w', limit: 50, queues: null }), keyOf)).toEqual([
+        'A:1',
+      ]);
+    });
+
+    it('keeps a key limit exact across concurrent claimers', async () => {
+      const store = ctx.store();
+      const keys = ['k1', 'k2', 'k3'];
+      const jobs = keys.flatMap((key) =>
+        Array.from({ length: 10 }, () =>
+          newJob({ queue: 'race', concurrencyKey: key, concurrencyLimit: 2 }),
+        ),
+      );
+      await store.enqueue(jobs);
+      const keyOf = new Map(jobs.map((job) => [job.id, job.concurrencyKey ?? null]));
+      const round = (
+        await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            store.claim({ workerId: `w${i}`, limit: 3, queues: null }),
+          ),
+        )
+      ).flat();
+      expect(new Set(ids(round)).size).toBe(round.length);
+      const top = await store.claim({ workerId: 'wz', limit: 50, queues: null });
+      expect(perKey([...round, ...top], keyOf)).toEqual(['k1:2', 'k2:2', 'k3:2']);
+    });
+
+    it('takes keys in turns within a priority, so a long line does not hold back a short one', async () => {
+      const store = ctx.store();
+      await store.enqueue(
+        Array.from({ length: 20 }, (_, i) =>
+          newJob({ id: `big-${String(i).padStart(2, '0')}`, queue: 'fair', concurrencyKey: 'big' }),
+        ),
+      );
+      await store.enqueue([
+        newJob({ id: 'small-1', queue: 'fair', concurrencyKey: 'small' }),
+        newJob({ id: 'small-2', queue: 'fair', concurrencyKey: 'small' }),
+        newJob({ id: 'plain-1', queue: 'fair' }),
+      ]);
+      const first = ids(await store.claim({ workerId: 'w', limit: 3, queues: null }));
+      expect(first.sort()).toEqual(['big-00', 'plain-1', 'small-1']);
+      const second = ids(await store.claim({ workerId: 'w', limit: 3, queues: null }));
+      // Turns count the key's jobs already claimed: small's and big's second jobs come next.
+      expect(second.sort()).toEqual(['big-01', 'big-02', 'small-2']);
+    });
+
+    it('keeps priority first: a higher-priority job of a busy key goes before other keys', async () => {
+      const store = ctx.store();
+      await store.enqueue([
+        newJob({ id: 'a-1', queue: 'prio', concurrencyKey: 'a', priority: 10 }),
+        newJob({ id: 'a-2', queue: 'prio', concurrencyKey: 'a', priority: 50 }),
+        newJob({ id: 'b-1', queue: 'prio', concurrencyKey: 'b', priority: 10 }),
+      ]);
+      const claimed = ids(await store.claim({ workerId: 'w', limit: 2, queues: null }));
+      expect(claimed[0]).toBe('a-2');
+      expect(claimed[1]).toBe('b-1');
+    });
+
+    it('honours the queue cap and the key limit together', async () => {
+      const store = ctx.store();
+      await store.updateQueue('both', { maxWorkers: 3 });
+      await store.enqueue(
+        ['x', 'y'].flatMap((key) =>
+          Array.from({ length: 4 }, () =>
+            newJob({ queue: 'both', concurrencyKey: key, concurrencyLimit: 2 }),
+          ),
+        ),
+      );
+      expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toHaveLength(3);
+      expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
+    });
+
+    it('stores the key and limit, keeps them through the DLQ and a resurrect', async () => {
+      const store = ctx.store();
+      const id = await ctx.enqueueOne({
+        queue: 'kept',
+        concurrencyKey: 'tenant-7',
+        concurrencyLimit: 3,
+      });
+      expect(await ctx.hot(id)).toMatchObject({ concurrencyKey: 'tenant-7', concurrencyLimit: 3 });
+      const plain = await ctx.enqueueOne({ queue: 'kept' });
+      expect(await ctx.hot(plain)).toMatchObject({ concurrencyKey: null, concurrencyLimit: null });
+      await store.cancel([id], 'tester');
+      expect(await ctx.dead(id)).toMatchObject({ concurrencyKey: 'tenant-7', concurrencyLimit: 3 });
+      expect(await store.resurrect([id], { actor: 'tester' })).toEqual([id]);
+      expect(await ctx.hot(id)).toMatchObject({ concurrencyKey: 'tenant-7', concurrencyLimit: 3 });
+    });
+  });
+}
