@@ -20,6 +20,15 @@ const LOADED: readonly WorkloadName[] = ['W2-1p', 'W2-2p', 'W3-p99', 'W4-lag-p99
 /** pg-boss's defaults: one job per fetch, one fetch every 2 s per worker. */
 const PGBOSS_DEFAULT_JOBS_PER_WORKER_SECOND = 1 / 2;
 
+/** Why a peer does not run a ChokaQ-only workload. */
+const CHOKAQ_ONLY = {
+  'W6-operator': 'not applicable: it has no query API over finished jobs',
+  'W7-observability':
+    'not applicable: ChokaQ-only (its metrics and cross-process events on vs off)',
+  'W9-keyed':
+    'not applicable: ChokaQ-only (concurrency keys with limits across processes; pg-boss has groups, graphile-worker none)',
+} as const;
+
 /** Whether `system` runs `workload` at `scale`, and the reason when it does not. */
 export function applicability(
   system: SystemName,
@@ -37,15 +46,9 @@ export function applicability(
         'not applicable: the embedded store belongs to one process (exclusive lock on its data directory)',
     };
   }
-  if (workload === 'W6-operator' || workload === 'W7-observability') {
+  if (workload === 'W6-operator' || workload === 'W7-observability' || workload === 'W9-keyed') {
     if (family !== 'chokaq') {
-      return {
-        run: false,
-        reason:
-          workload === 'W6-operator'
-            ? 'not applicable: it has no query API over finished jobs'
-            : 'not applicable: ChokaQ-only (its metrics and cross-process events on vs off)',
-      };
+      return { run: false, reason: CHOKAQ_ONLY[workload] };
     }
     if (role !== 'chokaq') {
       return { run: false, reason: 'not applicable: ChokaQ-only, run at its defaults' };

@@ -38,6 +38,7 @@ import { runScale } from './workloads/w5-scale.js';
 import { runOperator } from './workloads/w6-operator.js';
 import { runObservability } from './workloads/w7-observability.js';
 import { runCapped } from './workloads/w8-capped.js';
+import { runKeyed } from './workloads/w9-keyed.js';
 
 /** Output streams of the runner. */
 export interface BenchIo {
@@ -186,6 +187,8 @@ function runWorkload(workload: WorkloadName, ctx: WorkloadContext): Promise<Work
       return runScale(ctx);
     case 'W8-capped':
       return runCapped(ctx);
+    case 'W9-keyed':
+      return runKeyed(ctx);
     case 'W2-sweep':
       return runSweep(ctx);
     case 'W6-operator':

@@ -18,6 +18,7 @@ export const WORKLOADS = [
   'W4-lag-p99',
   'W5',
   'W8-capped',
+  'W9-keyed',
   'W2-sweep',
   'W6-operator',
   'W7-observability',
@@ -83,6 +84,8 @@ export interface Skip {
 export interface BenchJob {
   i: number;
   t: number;
+  /** Its concurrency key, in W9 only (the peers carry it as payload). */
+  k?: string;
 }
 
 /** Called by a system's handler for every job it runs. */

@@ -28,6 +28,8 @@ import { ChokaQOperatorSide } from './chokaq-operator.js';
 const SCHEMA = 'bench_chokaq';
 const QUEUE = 'bench';
 const TYPE = 'bench.noop';
+/** The concurrency limit of every key in W9 (see bench/workloads/w9-keyed.ts). */
+export const KEY_LIMIT = 2;
 /** How often the workers of W7's 'on' setting are scraped for Prometheus, in ms. */
 const SCRAPE_MS = 1000;
 /** `shared_buffers` the embedded provider starts PGlite with (see storage/embedded). */
@@ -51,6 +53,8 @@ export class ChokaQAdapter implements SystemAdapter {
   private readonly job = defineJob<BenchJob>({
     type: TYPE,
     queue: QUEUE,
+    // W9's jobs carry a key; every other workload's carry none.
+    concurrencyKey: (payload) => payload.k ?? null,
     handle: (payload) => runJob(this.sink, payload, this.jobMs),
   });
   private client: ChokaQ | undefined;
@@ -115,7 +119,9 @@ export class ChokaQAdapter implements SystemAdapter {
   async enqueueBulk(jobs: readonly BenchJob[]): Promise<void> {
     await this.requireClient().enqueueMany(
       this.job,
-      jobs.map((payload) => ({ payload })),
+      jobs.map((payload) =>
+        payload.k === undefined ? { payload } : { payload, concurrencyLimit: KEY_LIMIT },
+      ),
     );
   }
 

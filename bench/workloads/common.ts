@@ -121,13 +121,20 @@ export async function waitFor(
 }
 
 /**
- * Enqueues jobs `0..n-1` in bulk calls of 1,000, then ANALYZEs the system's tables, so no
- * system plans its fetch on a table it has never seen (setup, not timed).
+ * Enqueues jobs `0..n-1` in bulk calls of 1,000 (job `i` with the concurrency key `keyOf(i)`, if
+ * given), then ANALYZEs the system's tables, so no system plans its fetch on a table it has never
+ * seen (setup, not timed).
  */
-export async function preEnqueue(ctx: WorkloadContext, n: number): Promise<void> {
+export async function preEnqueue(
+  ctx: WorkloadContext,
+  n: number,
+  keyOf?: (i: number) => string,
+): Promise<void> {
   for (let from = 0; from < n; from += 1000) {
     const jobs: BenchJob[] = [];
-    for (let i = from; i < Math.min(n, from + 1000); i++) jobs.push({ i, t: nowMs() });
+    for (let i = from; i < Math.min(n, from + 1000); i++) {
+      jobs.push(keyOf === undefined ? { i, t: nowMs() } : { i, t: nowMs(), k: keyOf(i) });
+    }
     await ctx.adapter.enqueueBulk(jobs);
     ctx.progress.status(
       `pre-enqueued ${Math.min(n, from + 1000).toLocaleString('en-US')}/${n.toLocaleString('en-US')}`,

@@ -79,18 +79,19 @@ export async function runDrain(
 }
 
 /**
- * One drain: `n` jobs enqueued beforehand (on the state `reset()` left), worked off by
- * `processes` worker processes working as `setup` says; checked for correctness. Resolves to
- * jobs/s and each process's result.
+ * One drain: `n` jobs enqueued beforehand (on the state `reset()` left; job `i` keyed
+ * `keyOf(i)` if given), worked off by `processes` worker processes working as `setup` says;
+ * checked for correctness. Resolves to jobs/s and each process's result.
  */
 export async function drainOnce(
   ctx: WorkloadContext,
   processes: number,
   setup: WorkerSetup,
   n = ctx.scale.drainJobs,
+  keyOf?: (i: number) => string,
 ): Promise<{ rate: number; results: WorkerResult[] }> {
   const { adapter } = ctx;
-  await preEnqueue(ctx, n);
+  await preEnqueue(ctx, n, keyOf);
   ctx.progress.status(`starting ${processes} worker process${processes > 1 ? 'es' : ''}`);
   let group: WorkerGroup | undefined;
   try {

@@ -59,7 +59,7 @@ describe('parseBenchArgs', () => {
   it.each([
     [['--only', 'sidekiq'], "unknown row 'sidekiq'"],
     [['--only', ' , '], '--only names no row'],
-    [['--workloads', 'W9'], "unknown workload 'W9'"],
+    [['--workloads', 'W10'], "unknown workload 'W10'"],
     [['--workloads', ','], '--workloads names no workload'],
     [['--fast'], "'--fast'"],
     [['--json'], '--json'],

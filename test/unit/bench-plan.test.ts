@@ -45,6 +45,8 @@ describe('applicability', () => {
   it('runs the ChokaQ-only workloads at ChokaQ defaults only', () => {
     expect(runs('chokaq-postgres-c128')).not.toContain('W6-operator');
     expect(runs('graphile-worker-batched')).not.toContain('W7-observability');
+    expect(runs('chokaq-postgres-c128')).not.toContain('W9-keyed');
+    expect(reason('pg-boss-batch500', 'W9-keyed')).toContain('ChokaQ-only');
   });
 
   it('leaves graphile-worker out of the capped queue, with the reason', () => {
