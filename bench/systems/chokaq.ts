@@ -79,7 +79,7 @@ export class ChokaQAdapter implements SystemAdapter {
         system !== 'chokaq-embedded'
           ? `postgres({ connectionString, schema: '${SCHEMA}' }), default poolSize 10`
           : `embedded() on a PGlite instance in a fresh temp data dir (shared_buffers ${EMBEDDED_SHARED_BUFFERS}, as the provider starts it)`,
-      job: `defineJob({ type: '${TYPE}', queue: '${QUEUE}' }) without a schema; every finished job kept in the archive`,
+      job: `defineJob({ type: '${TYPE}', queue: '${QUEUE}', concurrencyKey: (p) => p.k ?? null }) without a schema (only W9's jobs have a key, each enqueued with concurrencyLimit ${KEY_LIMIT}); every finished job kept in the archive`,
       logger: "consoleLogger('error')",
       capped: 'W8: queues: { bench: { maxWorkers: 3 } } on every process',
     };
