@@ -171,7 +171,10 @@ describe.skipIf(!pgUp)('PostgreSQL: flow control across 4 worker processes', () 
       `flow-control fairness: last single job started ${lastSingle - enqueuedAt} ms after the ` +
         `enqueue; ${bigBetween} jobs of the big key started in between, ${bigAfter} after`,
     );
-    expect(bigBetween).toBeLessThanOrEqual(WORKERS * CONCURRENCY);
+    // The claims in flight when the single jobs committed (one per process), and, since starts are
+    // timed in four processes, at most one more claim per process: the big key's jobs claimed
+    // after every single job was claimed, started before the last single's process started it.
+    expect(bigBetween).toBeLessThanOrEqual(2 * WORKERS * CONCURRENCY);
     // The big key was still draining, so waiting for its backlog would have shown.
     expect(bigAfter).toBeGreaterThan(1000);
   }, 200_000);

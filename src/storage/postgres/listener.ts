@@ -44,6 +44,13 @@ export class PgListener {
   private started = false;
   /** Whether the probe showed that notifications arrive (or no probe was asked for). */
   private verified = false;
+  /**
+   * The probe in progress; nothing else runs on the client meanwhile. Behind a transaction-mode
+   * pooler a notification reaches this client only while one of its statements holds a server
+   * connection, so a LISTEN of another channel run during the probe could let the probe's own
+   * notification through and pass the pooler as a working LISTEN.
+   */
+  private probing: Promise<void> = Promise.resolve();
   /** Callbacks by channel name (a validated identifier, quoted when sent). */
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
 
@@ -52,8 +59,9 @@ export class PgListener {
 
   /**
    * Listens on `channel` too; the first call connects. Resolves after the LISTEN was tried (the
-   * first connection attempt, or the LISTEN on the live client), whether or not it succeeded; to
-   * the function that stops this callback (the last one of a channel UNLISTENs).
+   * first connection attempt, or the LISTEN on the live client), whether or not it succeeded —
+   * while the connection's probe runs, the LISTEN is queued behind it and not waited for; to the
+   * function that stops this callback (the last one of a channel UNLISTENs).
    */
   async add(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
     let callbacks = this.channels.get(channel);
@@ -65,12 +73,17 @@ export class PgListener {
       this.started = true;
       await this.connect();
     } else if (fresh && this.client !== null) {
-      await this.client.query(`LISTEN "${channel}"`).catch(() => undefined);
+      const listen = this.probing.then(() =>
+        this.client?.query(`LISTEN "${channel}"`).catch(() => undefined),
+      );
+      // A start does not wait for the probe (about 2 s behind a pooler, where LISTEN cannot work).
+      if (this.verified) await listen;
     }
     return async () => {
       const set = this.channels.get(channel);
       if (!set?.delete(onPayload) || set.size > 0) return;
       this.channels.delete(channel);
+      await this.probing;
       await this.client?.query(`UNLISTEN "${channel}"`).catch(() => undefined);
     };
   }
@@ -138,7 +151,7 @@ export class PgListener {
       return;
     }
     // Checked in the background, so a start behind a pooler does not wait for the probe.
-    if (!this.verified) void this.verify(client);
+    if (!this.verified) this.probing = this.verify(client).catch(() => undefined);
     this.failures = 0;
     if (this.connectedOnce || this.warned) {
       for (const callbacks of this.channels.values())
