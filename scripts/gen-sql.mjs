@@ -4,7 +4,9 @@
  * - src/storage/sql/migrations/NNNN_name.sql → MIGRATIONS (ordered by version);
  * - src/storage/sql/queries/name.sql → QUERIES (header comment lines dropped), with the hot-state
  *   names `:PENDING`, `:FETCHED` and `:PROCESSING` replaced by their codes from HOT_STATE_CODE in
- *   src/job/state.ts (literal constants, so the planner still matches the partial indexes).
+ *   src/job/state.ts (literal constants, so the planner still matches the partial indexes);
+ *   a line `:INCLUDE name` stands for src/storage/sql/fragments/name.sql (the end several
+ *   statements share, written once).
  *
  * Usage: `node scripts/gen-sql.mjs` writes the module; `--check` exits 1 when it is stale.
  */
@@ -65,12 +67,21 @@ function migrations() {
   });
 }
 
+/** Replaces each `:INCLUDE name` line of a statement by the text of fragments/name.sql. */
+function withFragments(sql, file) {
+  return sql.replace(/^:INCLUDE ([a-z][a-z0-9_]*)$/gm, (_, name) => {
+    const path = join(sqlDir, 'fragments', `${name}.sql`);
+    if (!existsSync(path)) throw new Error(`${file} includes an unknown fragment: ${name}`);
+    return readFileSync(path, 'utf8').trimEnd();
+  });
+}
+
 function queries() {
   const codes = hotStateCodes();
   return sqlFiles('queries').map((file) => {
     const match = /^([a-z][a-z0-9_]*)\.sql$/.exec(file);
     if (!match) throw new Error(`query file name must be snake_case.sql: ${file}`);
-    const text = readFileSync(join(sqlDir, 'queries', file), 'utf8');
+    const text = withFragments(readFileSync(join(sqlDir, 'queries', file), 'utf8'), file);
     if (!/^--/.test(text)) throw new Error(`query ${file} must start with a header comment`);
     const sql = withStateCodes(compact(text), codes);
     if (sql.length === 0) throw new Error(`query ${file} is empty`);

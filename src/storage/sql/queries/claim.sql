@@ -54,30 +54,4 @@ picked AS (
   ORDER BY c.priority DESC, c.run_at, c.id
   LIMIT $2::int
 ),
-started AS (
-  SELECT array_agg(id) AS ids FROM picked WHERE rank <= $6::int
-),
-claimed AS (
-  -- Rows by primary key from an array, not a join with picked: the cached generic plan then
-  -- stays an index lookup however many rows the planner guesses picked holds.
-  UPDATE :SCHEMA.jobs_hot h
-  SET status = CASE WHEN h.id = ANY(s.ids) THEN :PROCESSING ELSE :FETCHED END,
-      attempts = h.attempts + CASE WHEN h.id = ANY(s.ids) THEN 1 ELSE 0 END,
-      started_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.started_at END,
-      heartbeat_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.heartbeat_at END,
-      worker_id = $1::text, lease_token = $4::text, updated_at = now(), changed_at = now()
-  FROM started s
-  WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
-  RETURNING h.*
-)
--- A claim need not wait for its WAL flush: one lost in a server crash leaves its jobs pending,
--- and any later synchronous commit (a settle) flushes it first. Only this transaction is async.
--- Only what the worker needs (ClaimedJob), timestamps as epoch milliseconds (float8): fewer
--- columns to parse and no text dates cut the worker's CPU per job by about a tenth.
-SELECT c.id, c.queue, c.type, c.payload, c.status, c.attempts, c.worker_id,
-       c.lease_token, c.trace_parent,
-       date_part('epoch', c.run_at) * 1000 AS run_at,
-       date_part('epoch', c.created_at) * 1000 AS created_at
-FROM claimed c
-CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-ORDER BY c.priority DESC, c.run_at, c.id
+:INCLUDE claim_finish
