@@ -5,8 +5,8 @@
  * `describeStoreConformance` in suite.ts for every provider.
  */
 import { describe, expect, it } from 'vitest';
-import { ChokaQError } from '../../src/errors.js';
 import type { ConformanceContext } from './reliability.js';
+import { failure } from '../helpers/failure.js';
 
 const HOUR = 3_600_000;
 
@@ -77,13 +77,8 @@ export function describeRateLimits(ctx: ConformanceContext): void {
     it('rejects a bad draw with a coded error naming the field', async () => {
       const rates = ctx.store().rateLimits();
       const codeOf = async (fn: () => Promise<unknown>): Promise<[string, string]> => {
-        try {
-          await fn();
-        } catch (error) {
-          if (error instanceof ChokaQError) return [error.code, error.field ?? ''];
-          throw error;
-        }
-        throw new Error('expected a ChokaQError');
+        const error = await failure(fn);
+        return [error.code, error.field ?? ''];
       };
       expect(await codeOf(() => rates.take({ name: '', limit: 1, perMs: 1, count: 1 }))).toEqual([
         'CHOKAQ_INVALID_ARGUMENT',

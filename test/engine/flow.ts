@@ -6,20 +6,10 @@
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { statusText } from '../../src/cli/commands/status.js';
-import { ChokaQ, ChokaQError, defineJob, silentLogger } from '../../src/index.js';
+import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
 import { waitFor } from '../helpers/wait.js';
 import type { EngineStoreFactory } from './suite.js';
-
-/** The error `fn` rejects with, which must be a ChokaQError. */
-async function failure(fn: () => Promise<unknown>): Promise<ChokaQError> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof ChokaQError) return error;
-    throw error;
-  }
-  throw new Error('expected a ChokaQError');
-}
+import { failure } from '../helpers/failure.js';
 
 /** Registers the flow-visibility tests of one provider. */
 export function describeFlow(name: string, factory: EngineStoreFactory): void {

@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ChokaQ,
-  ChokaQError,
   defineJob,
   memory,
   silentLogger,
@@ -18,19 +17,9 @@ import { z } from 'zod';
 import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { failure } from '../helpers/failure.js';
 
 const pgUp = await postgresAvailable();
-
-/** The error `call` throws or rejects with; fails the test when it succeeds. */
-async function failure(call: () => unknown): Promise<ChokaQError> {
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof ChokaQError) return error;
-    throw new Error(`expected a ChokaQError, got ${String(error)}`, { cause: error });
-  }
-  throw new Error('expected the call to fail');
-}
 
 const mail = defineJob({
   type: 'inputs.mail.v1',

@@ -4,18 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
-import { ChokaQError } from '../../src/errors.js';
-
-/** The error `fn` throws (or rejects with), which must be a ChokaQError. */
-async function failure(fn: () => unknown): Promise<ChokaQError> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof ChokaQError) return error;
-    throw error;
-  }
-  throw new Error('expected a ChokaQError');
-}
+import { failure } from '../helpers/failure.js';
 
 const noop = (): void => undefined;
 
