@@ -15,6 +15,6 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::real[])
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
-  AND h.status = :PROCESSING
+  AND h.status + 0 = :PROCESSING -- by primary key, not the active-rows index (settle_archive.sql)
 RETURNING h.id, h.worker_id, h.lease_token, h.cancel_requested_at IS NOT NULL AS cancel_requested,
           h.cancel_requested_by

@@ -12,7 +12,7 @@ FROM unnest($1::text[], $2::text[], $3::text[]) AS l(id, worker_id, lease_token)
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
-  AND h.status = :FETCHED
+  AND h.status + 0 = :FETCHED -- by primary key, not the active-rows index (settle_archive.sql)
 RETURNING h.id, h.queue, h.type, h.payload, h.status, h.attempts, h.worker_id,
           h.lease_token, h.trace_parent,
           date_part('epoch', h.run_at) * 1000 AS run_at,
