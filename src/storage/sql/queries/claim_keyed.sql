@@ -33,8 +33,13 @@ WITH RECURSIVE eligible AS (
     AND ($3::text[] IS NULL OR q.name = ANY($3::text[]))
 ),
 unkeyed AS (
-  -- Queues this claim did not lock for their keys: their jobs without a key, in claim order.
-  SELECT c.id, c.priority, c.run_at, 1 AS turn
+  -- Every eligible queue's jobs without a key, in claim order: turn 1 in a queue that is not
+  -- keyed; in a keyed queue they stand in one line of their own (turn = place in that line).
+  SELECT c.id, c.priority, c.run_at, e.name AS queue, e.keyed,
+         CASE WHEN e.keyed
+              THEN row_number() OVER (PARTITION BY e.name ORDER BY c.priority DESC, c.run_at, c.id)
+              ELSE 1
+         END AS turn
   FROM eligible e
   CROSS JOIN LATERAL (
     SELECT h.id, h.priority, h.run_at
@@ -46,7 +51,7 @@ unkeyed AS (
     LIMIT e.room
     FOR UPDATE SKIP LOCKED
   ) c
-  WHERE e.room > 0 AND NOT e.keyed
+  WHERE e.room > 0
 ),
 key_lines(queue, locked, key) AS (
   -- Keyed queues ($8): every key with pending jobs, one index probe per key.
@@ -65,9 +70,8 @@ key_lines(queue, locked, key) AS (
 ),
 keyed_lines AS (
   -- Each key's next jobs, as many as its limit leaves room for (a key with a limit only in a
-  -- queue this claim locked, $9); turn = the key's jobs already
-  -- fetched or processing + the job's place in its key's line. Jobs without a key in a keyed
-  -- queue form one line of their own (no limit).
+  -- queue this claim locked, $9); turn = the key's jobs already fetched or processing + the
+  -- job's place in its key's line. Plus the keyed queues' line of jobs without a key.
   SELECT c.id, c.priority, c.run_at, l.queue,
          k.busy + row_number() OVER (PARTITION BY l.queue, l.key
                                      ORDER BY c.priority DESC, c.run_at, c.id) AS turn
@@ -79,6 +83,7 @@ keyed_lines AS (
            (SELECT n.concurrency_limit FROM :SCHEMA.jobs_hot n
             WHERE n.queue = l.queue AND n.concurrency_key = l.key AND n.status = :PENDING
             ORDER BY n.priority DESC, n.run_at, n.id LIMIT 1) AS max_busy
+    OFFSET 0 -- evaluated once per key, not again for every job of its line
   ) k
   CROSS JOIN LATERAL (
     SELECT h.id, h.priority, h.run_at
@@ -96,20 +101,7 @@ keyed_lines AS (
   ) c
   WHERE l.key IS NOT NULL
   UNION ALL
-  SELECT c.id, c.priority, c.run_at, e.name,
-         row_number() OVER (PARTITION BY e.name ORDER BY c.priority DESC, c.run_at, c.id)
-  FROM eligible e
-  CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
-      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-    ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT e.room
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE e.keyed AND e.room > 0
+  SELECT u.id, u.priority, u.run_at, u.queue, u.turn FROM unkeyed u WHERE u.keyed
 ),
 keyed AS (
   -- At most the queue's room from each keyed queue, taking turns between its keys.
@@ -123,7 +115,9 @@ keyed AS (
 picked AS (
   SELECT c.id, c.priority, c.run_at,
          row_number() OVER (ORDER BY c.priority DESC, c.turn, c.run_at, c.id) AS rank
-  FROM (SELECT * FROM unkeyed UNION ALL SELECT * FROM keyed) c
+  FROM (SELECT u.id, u.priority, u.run_at, u.turn FROM unkeyed u WHERE NOT u.keyed
+        UNION ALL
+        SELECT k.id, k.priority, k.run_at, k.turn FROM keyed k) c
   ORDER BY c.priority DESC, c.turn, c.run_at, c.id
   LIMIT $2::int
 ),
