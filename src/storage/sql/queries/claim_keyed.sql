@@ -97,7 +97,6 @@ keyed_lines AS (
             WHEN l.locked THEN least($2::int, greatest(k.max_busy - k.busy, 0))
             ELSE 0 -- a limited key only when this claim locked its queue
           END
-    FOR UPDATE SKIP LOCKED
   ) c
   WHERE l.key IS NOT NULL
   UNION ALL
@@ -112,13 +111,26 @@ keyed AS (
   JOIN eligible e ON e.name = k.queue
   WHERE k.n <= e.room
 ),
-picked AS (
-  SELECT c.id, c.priority, c.run_at,
-         row_number() OVER (ORDER BY c.priority DESC, c.turn, c.run_at, c.id) AS rank
+chosen AS (
+  SELECT c.id, c.priority, c.run_at, c.turn
   FROM (SELECT u.id, u.priority, u.run_at, u.turn FROM unkeyed u WHERE NOT u.keyed
         UNION ALL
         SELECT k.id, k.priority, k.run_at, k.turn FROM keyed k) c
   ORDER BY c.priority DESC, c.turn, c.run_at, c.id
   LIMIT $2::int
+),
+picked AS (
+  -- Key lines are read without locks (they read more jobs than a claim takes); only the chosen
+  -- jobs are locked, here. One that another claimer took since this statement began is stepped
+  -- over (SKIP LOCKED, or no longer pending when its lock is granted), so the claim may return
+  -- fewer jobs than it chose, never a job twice.
+  SELECT h.id, h.priority, h.run_at,
+         row_number() OVER (ORDER BY c.priority DESC, c.turn, c.run_at, c.id) AS rank
+  FROM chosen c
+  JOIN LATERAL (
+    SELECT j.id, j.priority, j.run_at FROM :SCHEMA.jobs_hot j
+    WHERE j.id = c.id AND j.status = :PENDING
+    FOR UPDATE SKIP LOCKED
+  ) h ON true
 ),
 :INCLUDE claim_finish
