@@ -1,10 +1,13 @@
 /**
  * Conformance tests of concurrency keys: a key's limit holds within a batch, against jobs
  * already fetched or processing and across concurrent claimers; keys take turns within a
- * priority; queue caps, priorities, jobs without a key and the DLQ round trip keep working.
+ * priority; queue caps, priorities, jobs without a key and the DLQ round trip keep working; the
+ * archive keeps a job's key and the operator's job views show it in every table.
  * Registered by `describeStoreConformance` in suite.ts for every provider.
  */
 import { describe, expect, it } from 'vitest';
+import { queryJobs } from '../../src/operator/jobs.js';
+import { checkJobQuery } from '../../src/operator/query-input.js';
 import type { ClaimedJob } from '../../src/storage/model.js';
 import type { ConformanceContext } from './reliability.js';
 import { ids, leaseOf, newJob } from './helpers.js';
@@ -133,6 +136,42 @@ export function describeConcurrencyKeys(ctx: ConformanceContext): void {
       expect(await ctx.dead(id)).toMatchObject({ concurrencyKey: 'tenant-7', concurrencyLimit: 3 });
       expect(await store.resurrect([id], { actor: 'tester' })).toEqual([id]);
       expect(await ctx.hot(id)).toMatchObject({ concurrencyKey: 'tenant-7', concurrencyLimit: 3 });
+    });
+
+    it('keeps the key in the archive, and the job views show it in every table', async () => {
+      const store = ctx.store();
+      await store.enqueue([
+        newJob({ id: 'kv-done', queue: 'views', concurrencyKey: 'tenant-1', concurrencyLimit: 2 }),
+        newJob({ id: 'kv-plain', queue: 'views' }),
+        newJob({ id: 'kv-dead', queue: 'views', concurrencyKey: 'tenant-2' }),
+        newJob({ id: 'kv-hot', queue: 'views', concurrencyKey: 'tenant-3', delayMs: 3_600_000 }),
+      ]);
+      const claimed = await store.claim({ workerId: 'w', limit: 10, queues: ['views'] });
+      expect(ids(claimed).sort()).toEqual(['kv-dead', 'kv-done', 'kv-plain']);
+      const started = await store.start(claimed.map(leaseOf));
+      const lease = (id: string) => {
+        const job = started.find((s) => s.id === id);
+        if (!job) throw new Error(`job ${id} did not start`);
+        return leaseOf(job);
+      };
+      await store.settle([
+        { kind: 'archive', lease: lease('kv-done'), durationMs: 1 },
+        { kind: 'archive', lease: lease('kv-plain'), durationMs: 1 },
+        { kind: 'dead', lease: lease('kv-dead'), reason: 'Fatal', error: 'Error: no' },
+      ]);
+      expect(await ctx.archived('kv-done')).toMatchObject({ concurrencyKey: 'tenant-1' });
+      expect(await ctx.archived('kv-plain')).toMatchObject({ concurrencyKey: null });
+      const detail = await store.getJob('kv-done');
+      expect(detail?.where === 'archive' && detail.job.concurrencyKey).toBe('tenant-1');
+
+      const page = await queryJobs(store, checkJobQuery({ queue: 'views', limit: 10 }));
+      const keys = Object.fromEntries(page.jobs.map((job) => [job.id, job.concurrencyKey]));
+      expect(keys).toMatchObject({
+        'kv-done': 'tenant-1',
+        'kv-plain': null,
+        'kv-dead': 'tenant-2',
+        'kv-hot': 'tenant-3',
+      });
     });
   });
 }
