@@ -108,6 +108,35 @@ export function describeConcurrencyKeys(ctx: ConformanceContext): void {
       expect(claimed[1]).toBe('b-1');
     });
 
+    it("reads a key's later jobs when its head is not due, or when they come before other heads", async () => {
+      const store = ctx.store();
+      await store.enqueue([
+        newJob({
+          id: 'late-1',
+          queue: 'heads',
+          concurrencyKey: 'late',
+          priority: 50,
+          delayMs: 3_600_000,
+        }),
+        newJob({ id: 'late-2', queue: 'heads', concurrencyKey: 'late' }),
+        newJob({ id: 'b-1', queue: 'heads', concurrencyKey: 'b' }),
+        newJob({ id: 'b-2', queue: 'heads', concurrencyKey: 'b' }),
+      ]);
+      const first = ids(await store.claim({ workerId: 'w', limit: 3, queues: ['heads'] }));
+      expect(first.sort()).toEqual(['b-1', 'b-2', 'late-2']);
+
+      // a's second job (priority 10, turn 2) comes before c's head (priority 5, turn 1).
+      await store.enqueue([
+        newJob({ id: 'a-1', queue: 'bars', concurrencyKey: 'a' }),
+        newJob({ id: 'a-2', queue: 'bars', concurrencyKey: 'a' }),
+        newJob({ id: 'c-1', queue: 'bars', concurrencyKey: 'c', priority: 5 }),
+      ]);
+      expect(ids(await store.claim({ workerId: 'w', limit: 2, queues: ['bars'] }))).toEqual([
+        'a-1',
+        'a-2',
+      ]);
+    });
+
     it('honours the queue cap and the key limit together', async () => {
       const store = ctx.store();
       await store.updateQueue('both', { maxWorkers: 3 });

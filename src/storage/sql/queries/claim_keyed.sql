@@ -53,38 +53,88 @@ unkeyed AS (
   ) c
   WHERE e.room > 0
 ),
-key_lines(queue, locked, key) AS (
-  -- Keyed queues ($8): every key with pending jobs, one index probe per key.
-  SELECT e.name, e.locked, (
-    SELECT min(h.concurrency_key) FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.concurrency_key IS NOT NULL)
+key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
+  -- Keyed queues ($8): every key with pending jobs and the head of its line (its first pending
+  -- job in claim order, due or not), one index probe per key: the keyed fetch index is ordered
+  -- by key and then claim order, so its first entry past a key is the next key's head. `ready`:
+  -- the head itself may be claimed now.
+  SELECT e.name, e.locked, h.concurrency_key, h.id, h.priority, h.run_at, h.concurrency_limit,
+         h.ready
   FROM eligible e
+  CROSS JOIN LATERAL (
+    SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
+           n.run_at <= now() AND n.cancel_requested_at IS NULL
+             AND ($7::text[] IS NULL OR lower(n.type) = ANY($7::text[])) AS ready
+    FROM :SCHEMA.jobs_hot n
+    WHERE n.queue = e.name AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
+    ORDER BY n.concurrency_key, n.priority DESC, n.run_at, n.id
+    LIMIT 1
+  ) h
   WHERE e.keyed AND e.room > 0
   UNION ALL
-  SELECT l.queue, l.locked, (
-    SELECT min(h.concurrency_key) FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = l.queue AND h.status = :PENDING AND h.concurrency_key IS NOT NULL
-      AND h.concurrency_key > l.key)
-  FROM key_lines l
-  WHERE l.key IS NOT NULL
+  SELECT l.queue, l.locked, h.concurrency_key, h.id, h.priority, h.run_at, h.concurrency_limit,
+         h.ready
+  FROM key_heads l
+  CROSS JOIN LATERAL (
+    SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
+           n.run_at <= now() AND n.cancel_requested_at IS NULL
+             AND ($7::text[] IS NULL OR lower(n.type) = ANY($7::text[])) AS ready
+    FROM :SCHEMA.jobs_hot n
+    WHERE n.queue = l.queue AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
+      AND n.concurrency_key > l.key
+    ORDER BY n.concurrency_key, n.priority DESC, n.run_at, n.id
+    LIMIT 1
+  ) h
+),
+key_room AS (
+  -- Each key's jobs fetched or processing (`busy`) and the jobs it may still take (`room`): its
+  -- limit (the head's concurrency_limit) less busy, only in a queue this claim locked ($9).
+  SELECT l.queue, l.key, l.id, l.priority, l.run_at, l.ready, k.busy,
+         CASE
+           WHEN l.lim IS NULL THEN $2::int
+           WHEN l.locked THEN least($2::int, greatest(l.lim - k.busy, 0))
+           ELSE 0 -- a limited key only when this claim locked its queue
+         END AS room
+  FROM key_heads l
+  CROSS JOIN LATERAL (
+    SELECT count(*)::int AS busy FROM :SCHEMA.jobs_hot f
+    WHERE f.queue = l.queue AND f.concurrency_key = l.key AND f.status IN (:FETCHED, :PROCESSING)
+  ) k
+),
+bars AS (
+  -- Per keyed queue with at least `room` ready heads: the room-th of them in claim order. A
+  -- key's later jobs have its head's priority at most and a turn of busy + 2 at least, so one
+  -- that cannot come before this head cannot be claimed now, and its line is not read.
+  SELECT h.queue, h.priority, h.busy + 1 AS turn
+  FROM (SELECT r.queue, r.priority, r.busy,
+               row_number() OVER (PARTITION BY r.queue
+                                  ORDER BY r.priority DESC, r.busy, r.run_at, r.id) AS n
+        FROM key_room r
+        WHERE r.ready AND r.room > 0) h
+  JOIN eligible e ON e.name = h.queue
+  WHERE h.n = e.room
+),
+key_lines AS (
+  SELECT r.*,
+         NOT r.ready OR (r.room > 1 AND (b.queue IS NULL OR r.priority > b.priority
+                                         OR (r.priority = b.priority AND r.busy + 2 <= b.turn)))
+           AS whole
+  FROM key_room r
+  LEFT JOIN bars b ON b.queue = r.queue
+  WHERE r.room > 0
 ),
 keyed_lines AS (
-  -- Each key's next jobs, as many as its limit leaves room for (a key with a limit only in a
-  -- queue this claim locked, $9); turn = the key's jobs already fetched or processing + the
-  -- job's place in its key's line. Plus the keyed queues' line of jobs without a key.
+  -- The candidates of keyed queues; turn = the key's jobs already fetched or processing + the
+  -- job's place in its key's line: the head alone where that is enough, else the key's next
+  -- jobs as many as its room, and the keyed queues' line of jobs without a key.
+  SELECT l.id, l.priority, l.run_at, l.queue, l.busy + 1 AS turn
+  FROM key_lines l
+  WHERE NOT l.whole
+  UNION ALL
   SELECT c.id, c.priority, c.run_at, l.queue,
-         k.busy + row_number() OVER (PARTITION BY l.queue, l.key
+         l.busy + row_number() OVER (PARTITION BY l.queue, l.key
                                      ORDER BY c.priority DESC, c.run_at, c.id) AS turn
   FROM key_lines l
-  CROSS JOIN LATERAL (
-    SELECT (SELECT count(*)::int FROM :SCHEMA.jobs_hot f
-            WHERE f.queue = l.queue AND f.concurrency_key = l.key
-              AND f.status IN (:FETCHED, :PROCESSING)) AS busy,
-           (SELECT n.concurrency_limit FROM :SCHEMA.jobs_hot n
-            WHERE n.queue = l.queue AND n.concurrency_key = l.key AND n.status = :PENDING
-            ORDER BY n.priority DESC, n.run_at, n.id LIMIT 1) AS max_busy
-    OFFSET 0 -- evaluated once per key, not again for every job of its line
-  ) k
   CROSS JOIN LATERAL (
     SELECT h.id, h.priority, h.run_at
     FROM :SCHEMA.jobs_hot h
@@ -92,13 +142,9 @@ keyed_lines AS (
       AND h.run_at <= now() AND h.cancel_requested_at IS NULL
       AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
     ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT CASE
-            WHEN k.max_busy IS NULL THEN $2::int
-            WHEN l.locked THEN least($2::int, greatest(k.max_busy - k.busy, 0))
-            ELSE 0 -- a limited key only when this claim locked its queue
-          END
+    LIMIT l.room
   ) c
-  WHERE l.key IS NOT NULL
+  WHERE l.whole
   UNION ALL
   SELECT u.id, u.priority, u.run_at, u.queue, u.turn FROM unkeyed u WHERE u.keyed
 ),
