@@ -8,13 +8,26 @@
 --   A separate statement so that claims without keyed queues keep claim.sql's smaller plan
 --   (measured: about 0.1 ms less per claim). Both end with fragments/claim_finish.sql.
 -- Parameters: $1–$7 as claim.sql; $8 keyed queues (text[]): only from these are jobs with a
---   concurrency key claimed; $9 the keyed queues among them that claim_lock_capped_queues
---   locked in this transaction (text[]) or NULL: only there are keys with a limit claimed.
--- Locking: FOR UPDATE SKIP LOCKED on candidate rows. Without capped queues or key limits ($5
---   false, $9 NULL) it runs alone, as one autocommit statement; otherwise in a transaction
---   right after claim_lock_capped_queues, so caps and key limits are exact.
--- Returns: as claim.sql.
-WITH RECURSIVE eligible AS (
+--   concurrency key claimed; $9 the keyed queues among them whose keys with a limit may be
+--   claimed (text[]) or NULL: keys with a limit are claimed only from these.
+-- Locking: FOR UPDATE SKIP LOCKED on the chosen rows. The rows of the $9 queues are locked
+--   (FOR NO KEY UPDATE, in name order) inside this statement: claimers of one such queue take
+--   turns. The lock returns the row's latest version; when its claim_seq equals the one this
+--   statement's snapshot shows, no claim of keyed jobs of the queue committed since the
+--   snapshot, so the jobs counted per key are exact and the queue's limited keys are claimed
+--   ("fresh"). Otherwise they are left alone, and `stale` tells the store to claim again from a
+--   fresh snapshot (in a transaction after claim_lock_capped_queues, where it always is fresh).
+--   A claim that takes keyed jobs of a $9 queue adds 1 to its claim_seq. Runs alone as one
+--   autocommit statement, or in that transaction (also with capped queues, $5 true).
+-- Returns: as claim.sql; stale is true when a $9 queue was not fresh.
+WITH RECURSIVE queue_locks AS MATERIALIZED (
+  SELECT q.name, q.claim_seq
+  FROM :SCHEMA.queues q
+  WHERE q.name = ANY(coalesce($9::text[], '{}'))
+  ORDER BY q.name
+  FOR NO KEY UPDATE
+),
+eligible AS (
   SELECT q.name,
          CASE
            WHEN q.max_workers IS NULL THEN $2::int
@@ -25,8 +38,10 @@ WITH RECURSIVE eligible AS (
            ), 0))
          END AS room,
          q.name = ANY(coalesce($8::text[], '{}')) AS keyed,
-         q.name = ANY(coalesce($9::text[], '{}')) AS locked
+         coalesce(l.claim_seq = q.claim_seq, false) AS locked,
+         l.name IS NOT NULL AND l.claim_seq <> q.claim_seq AS stale
   FROM :SCHEMA.queues q
+  LEFT JOIN queue_locks l ON l.name = q.name
   WHERE NOT q.is_paused
     AND q.is_active
     AND ($5::boolean OR q.max_workers IS NULL)
@@ -150,7 +165,7 @@ keyed_lines AS (
 ),
 keyed AS (
   -- At most the queue's room from each keyed queue, taking turns between its keys.
-  SELECT k.id, k.priority, k.run_at, k.turn
+  SELECT k.id, k.priority, k.run_at, k.turn, k.queue
   FROM (SELECT kl.*, row_number() OVER (PARTITION BY kl.queue
                                         ORDER BY kl.priority DESC, kl.turn, kl.run_at, kl.id) AS n
         FROM keyed_lines kl) k
@@ -178,5 +193,14 @@ picked AS (
     WHERE j.id = c.id AND j.status = :PENDING
     FOR UPDATE SKIP LOCKED
   ) h ON true
+),
+bumped AS (
+  UPDATE :SCHEMA.queues q
+  SET claim_seq = q.claim_seq + 1
+  WHERE q.name IN (SELECT k.queue FROM keyed k JOIN picked p ON p.id = k.id)
+    AND q.name = ANY(coalesce($9::text[], '{}'))
+),
+claim_flags AS (
+  SELECT EXISTS (SELECT 1 FROM eligible e WHERE e.stale) AS stale
 ),
 :INCLUDE claim_finish
