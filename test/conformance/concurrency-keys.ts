@@ -167,6 +167,22 @@ export function describeConcurrencyKeys(ctx: ConformanceContext): void {
       expect(await ctx.hot(id)).toMatchObject({ concurrencyKey: 'tenant-7', concurrencyLimit: 3 });
     });
 
+    it('counts keyed jobs in the queue gauges, due and scheduled, and their oldest due time', async () => {
+      const store = ctx.store();
+      await store.enqueue([
+        newJob({ id: 'g-keyed', queue: 'gauged', concurrencyKey: 't1' }),
+        newJob({ id: 'g-later', queue: 'gauged', concurrencyKey: 't2', delayMs: 3_600_000 }),
+      ]);
+      const keyedOnly = (await store.queueGauges()).find((g) => g.queue === 'gauged');
+      expect(keyedOnly).toMatchObject({ due: 1, scheduled: 1 });
+      const keyedSince = keyedOnly?.oldestDueAt?.getTime() ?? Number.NaN;
+      expect(keyedSince).toBe((await ctx.hot('g-keyed')).runAt.getTime());
+      await store.enqueue([newJob({ id: 'g-plain', queue: 'gauged' })]);
+      const mixed = (await store.queueGauges()).find((g) => g.queue === 'gauged');
+      expect(mixed).toMatchObject({ due: 2, scheduled: 1 });
+      expect(mixed?.oldestDueAt?.getTime()).toBe(keyedSince);
+    });
+
     it('keeps the key in the archive, and the job views show it in every table', async () => {
       const store = ctx.store();
       await store.enqueue([
