@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 unkeyed_fetch_index, 17 archive_concurrency_key
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -227,6 +227,7 @@ CREATE INDEX operator_actions_at_idx ON :SCHEMA.operator_actions USING btree (at
 CREATE UNIQUE INDEX operator_actions_pkey ON :SCHEMA.operator_actions USING btree (id);
 
 CREATE TABLE :SCHEMA.queues (
+  claim_seq bigint DEFAULT 0 NOT NULL,
   is_active boolean DEFAULT true NOT NULL,
   is_paused boolean DEFAULT false NOT NULL,
   max_workers integer,
