@@ -2,8 +2,8 @@
  * W9 keyed drain: the W2-1p drain with every job carrying a concurrency key — `KEYS` keys, job
  * `i` in key `i % KEYS`, each limited to `KEY_LIMIT` jobs at once across processes (ChokaQ's
  * `concurrencyKey` / `concurrencyLimit`, docs/flow-control.md). The limits allow more than the
- * worker's concurrency, so the drain measures what keys cost (the locked claim that walks the
- * waiting keys and their turns), not a limit holding jobs back. Only ChokaQ has keys with limits
+ * worker's concurrency, so the drain measures what keys cost (the keyed claim that probes every
+ * waiting key and ranks their turns), not a limit holding jobs back. Only ChokaQ has keys with limits
  * across processes, so the peers skip it. Detail: the change against ChokaQ's own W2-1p.
  */
 import { KEY_LIMIT } from '../systems/chokaq.js';

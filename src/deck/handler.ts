@@ -17,6 +17,7 @@ import {
 } from './access.js';
 import { bulkRoutes } from './api/bulk.js';
 import { dlqRoutes } from './api/dlq.js';
+import { flowRoutes } from './api/flow.js';
 import { jobRoutes } from './api/jobs.js';
 import { overviewRoutes } from './api/overview.js';
 import { queueRoutes } from './api/queues.js';
@@ -82,6 +83,7 @@ export class DeckServer {
       ...dlqRoutes(chokaq),
       ...bulkRoutes(chokaq),
       ...scheduleRoutes(chokaq),
+      ...flowRoutes(chokaq),
       ...settingsRoutes(settings),
     ];
   }

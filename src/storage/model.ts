@@ -149,6 +149,8 @@ export interface ArchivedJob {
   history: HistoryEntry[];
   /** The handler's return value as JSON text; `null` when it returned nothing (or too much). */
   result: string | null;
+  /** The concurrency key the job ran under; `null`: none. */
+  concurrencyKey: string | null;
 }
 
 /** A row of the dead-letter queue: a job that failed for good. */
@@ -332,4 +334,6 @@ export interface JobSummary {
   workerId: string | null;
   /** Last reported progress (0–100) of a hot or dead job. */
   progress: number | null;
+  /** The job's concurrency key (hot, archive and DLQ alike); `null`: none. */
+  concurrencyKey: string | null;
 }

@@ -1,10 +1,13 @@
 /**
  * Conformance tests of concurrency keys: a key's limit holds within a batch, against jobs
  * already fetched or processing and across concurrent claimers; keys take turns within a
- * priority; queue caps, priorities, jobs without a key and the DLQ round trip keep working.
+ * priority; queue caps, priorities, jobs without a key and the DLQ round trip keep working; the
+ * archive keeps a job's key and the operator's job views show it in every table.
  * Registered by `describeStoreConformance` in suite.ts for every provider.
  */
 import { describe, expect, it } from 'vitest';
+import { queryJobs } from '../../src/operator/jobs.js';
+import { checkJobQuery } from '../../src/operator/query-input.js';
 import type { ClaimedJob } from '../../src/storage/model.js';
 import type { ConformanceContext } from './reliability.js';
 import { ids, leaseOf, newJob } from './helpers.js';
@@ -105,6 +108,35 @@ export function describeConcurrencyKeys(ctx: ConformanceContext): void {
       expect(claimed[1]).toBe('b-1');
     });
 
+    it("reads a key's later jobs when its head is not due, or when they come before other heads", async () => {
+      const store = ctx.store();
+      await store.enqueue([
+        newJob({
+          id: 'late-1',
+          queue: 'heads',
+          concurrencyKey: 'late',
+          priority: 50,
+          delayMs: 3_600_000,
+        }),
+        newJob({ id: 'late-2', queue: 'heads', concurrencyKey: 'late' }),
+        newJob({ id: 'b-1', queue: 'heads', concurrencyKey: 'b' }),
+        newJob({ id: 'b-2', queue: 'heads', concurrencyKey: 'b' }),
+      ]);
+      const first = ids(await store.claim({ workerId: 'w', limit: 3, queues: ['heads'] }));
+      expect(first.sort()).toEqual(['b-1', 'b-2', 'late-2']);
+
+      // a's second job (priority 10, turn 2) comes before c's head (priority 5, turn 1).
+      await store.enqueue([
+        newJob({ id: 'a-1', queue: 'bars', concurrencyKey: 'a' }),
+        newJob({ id: 'a-2', queue: 'bars', concurrencyKey: 'a' }),
+        newJob({ id: 'c-1', queue: 'bars', concurrencyKey: 'c', priority: 5 }),
+      ]);
+      expect(ids(await store.claim({ workerId: 'w', limit: 2, queues: ['bars'] }))).toEqual([
+        'a-1',
+        'a-2',
+      ]);
+    });
+
     it('honours the queue cap and the key limit together', async () => {
       const store = ctx.store();
       await store.updateQueue('both', { maxWorkers: 3 });
@@ -133,6 +165,58 @@ export function describeConcurrencyKeys(ctx: ConformanceContext): void {
       expect(await ctx.dead(id)).toMatchObject({ concurrencyKey: 'tenant-7', concurrencyLimit: 3 });
       expect(await store.resurrect([id], { actor: 'tester' })).toEqual([id]);
       expect(await ctx.hot(id)).toMatchObject({ concurrencyKey: 'tenant-7', concurrencyLimit: 3 });
+    });
+
+    it('counts keyed jobs in the queue gauges, due and scheduled, and their oldest due time', async () => {
+      const store = ctx.store();
+      await store.enqueue([
+        newJob({ id: 'g-keyed', queue: 'gauged', concurrencyKey: 't1' }),
+        newJob({ id: 'g-later', queue: 'gauged', concurrencyKey: 't2', delayMs: 3_600_000 }),
+      ]);
+      const keyedOnly = (await store.queueGauges()).find((g) => g.queue === 'gauged');
+      expect(keyedOnly).toMatchObject({ due: 1, scheduled: 1 });
+      const keyedSince = keyedOnly?.oldestDueAt?.getTime() ?? Number.NaN;
+      expect(keyedSince).toBe((await ctx.hot('g-keyed')).runAt.getTime());
+      await store.enqueue([newJob({ id: 'g-plain', queue: 'gauged' })]);
+      const mixed = (await store.queueGauges()).find((g) => g.queue === 'gauged');
+      expect(mixed).toMatchObject({ due: 2, scheduled: 1 });
+      expect(mixed?.oldestDueAt?.getTime()).toBe(keyedSince);
+    });
+
+    it('keeps the key in the archive, and the job views show it in every table', async () => {
+      const store = ctx.store();
+      await store.enqueue([
+        newJob({ id: 'kv-done', queue: 'views', concurrencyKey: 'tenant-1', concurrencyLimit: 2 }),
+        newJob({ id: 'kv-plain', queue: 'views' }),
+        newJob({ id: 'kv-dead', queue: 'views', concurrencyKey: 'tenant-2' }),
+        newJob({ id: 'kv-hot', queue: 'views', concurrencyKey: 'tenant-3', delayMs: 3_600_000 }),
+      ]);
+      const claimed = await store.claim({ workerId: 'w', limit: 10, queues: ['views'] });
+      expect(ids(claimed).sort()).toEqual(['kv-dead', 'kv-done', 'kv-plain']);
+      const started = await store.start(claimed.map(leaseOf));
+      const lease = (id: string) => {
+        const job = started.find((s) => s.id === id);
+        if (!job) throw new Error(`job ${id} did not start`);
+        return leaseOf(job);
+      };
+      await store.settle([
+        { kind: 'archive', lease: lease('kv-done'), durationMs: 1 },
+        { kind: 'archive', lease: lease('kv-plain'), durationMs: 1 },
+        { kind: 'dead', lease: lease('kv-dead'), reason: 'Fatal', error: 'Error: no' },
+      ]);
+      expect(await ctx.archived('kv-done')).toMatchObject({ concurrencyKey: 'tenant-1' });
+      expect(await ctx.archived('kv-plain')).toMatchObject({ concurrencyKey: null });
+      const detail = await store.getJob('kv-done');
+      expect(detail?.where === 'archive' && detail.job.concurrencyKey).toBe('tenant-1');
+
+      const page = await queryJobs(store, checkJobQuery({ queue: 'views', limit: 10 }));
+      const keys = Object.fromEntries(page.jobs.map((job) => [job.id, job.concurrencyKey]));
+      expect(keys).toMatchObject({
+        'kv-done': 'tenant-1',
+        'kv-plain': null,
+        'kv-dead': 'tenant-2',
+        'kv-hot': 'tenant-3',
+      });
     });
   });
 }

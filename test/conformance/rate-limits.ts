@@ -26,10 +26,12 @@ export function describeRateLimits(ctx: ConformanceContext): void {
       const none = await rates.take({ name: 'api', limit: 3, perMs: HOUR, count: 1 });
       expect(none.granted).toBe(0);
       expect(none.waitMs).toBeGreaterThan(0);
-      // Another bucket is untouched.
+      // Another bucket is untouched; a new bucket's first draw past its burst counts as refused.
       expect((await rates.take({ name: 'other', limit: 1, perMs: HOUR, count: 5 })).granted).toBe(
         1,
       );
+      const other = (await rates.list(10)).find((bucket) => bucket.name === 'other');
+      expect(other).toMatchObject({ grantedTotal: 1, throttledTotal: 1 });
     });
 
     it('never grants the same token twice to concurrent draws', async () => {

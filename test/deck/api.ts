@@ -22,6 +22,7 @@ import {
   type ScheduleInfo,
   type StatusReport,
 } from '../../src/index.js';
+import type { FlowView } from '../../src/deck/api/flow.js';
 import type { SettingsView } from '../../src/deck/api/settings.js';
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
@@ -56,11 +57,13 @@ export function describeDeckApi(
   describe(`The Deck API (${name})`, () => {
     let chokaq: ChokaQ;
     let cleanup: () => Promise<void>;
+    let storage: Store;
     const servers: DeckServerHandle[] = [];
 
     beforeEach(async () => {
       const made = await makeStorage();
       cleanup = made.cleanup;
+      storage = made.storage;
       chokaq = new ChokaQ({
         storage: made.storage,
         jobs: [ok, broken],
@@ -98,6 +101,7 @@ export function describeDeckApi(
         'api/dlq/groups',
         'api/events',
         'api/audit',
+        'api/flow',
       ]) {
         const res = await client.get(path);
         expect(res.status, path).toBe(401);
@@ -444,6 +448,43 @@ export function describeDeckApi(
       );
       expect(extra.error).toMatchObject({ code: 'CHOKAQ_UNKNOWN_OPTION', field: 'body.paused' });
       expect((await chokaq.schedules.get('nightly'))?.paused).toBe(false);
+    });
+
+    it('shows the concurrency keys in use and the rate buckets, and checks its filter', async () => {
+      const { base } = await serve({ tokens: [{ token: READ_TOKEN, access: 'read' }] });
+      await chokaq.enqueue(
+        ok,
+        {},
+        { concurrencyKey: 'tenant-9', concurrencyLimit: 3, delay: '1h' },
+      );
+      expect(
+        await storage.rateLimits().take({ name: 'partner.api', limit: 5, perMs: 1000, count: 7 }),
+      ).toMatchObject({ granted: 5 });
+      const reader = new DeckClient(base, { authorization: `Bearer ${READ_TOKEN}` });
+      const flow = await reader.get<FlowView>('api/flow');
+      expect(flow.status).toBe(200);
+      expect(flow.body?.keys).toEqual([
+        { queue: 'mail', key: 'tenant-9', limit: 3, running: 0, pending: 1 },
+      ]);
+      expect(flow.body?.buckets).toEqual([
+        expect.objectContaining({
+          name: 'partner.api',
+          limit: 5,
+          perMs: 1000,
+          grantedTotal: 5,
+          throttledTotal: 1,
+        }),
+      ]);
+      const q = (value: object) => `api/flow?q=${encodeURIComponent(JSON.stringify(value))}`;
+      expect((await reader.get<FlowView>(q({ queue: 'other' }))).body?.keys).toEqual([]);
+      expect((await reader.get(q({ limit: 0 }))).error).toMatchObject({
+        code: 'CHOKAQ_INVALID_ARGUMENT',
+        field: 'options.limit',
+      });
+      expect((await reader.get(q({ queues: 'mail' }))).error).toMatchObject({
+        code: 'CHOKAQ_UNKNOWN_OPTION',
+        field: 'q.queues',
+      });
     });
 
     it('redirects a bare prefix with a malformed escape as sent, and answers 404 below it; never 500', async () => {

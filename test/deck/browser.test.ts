@@ -173,6 +173,20 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
     await expect.poll(() => schedule.locator('[data-cron]').textContent()).toBe('0 0 1 1 *');
     expect(await schedule.textContent()).toContain('Europe/Berlin');
     expect(await schedule.locator('[data-next-run]').textContent()).toMatch(/^in /);
+    // Never due during the test: a key in use, shown with its limit.
+    const keyed = await chokaq.enqueue(
+      'mail.send.v1',
+      { to: 'tenant@example.com' },
+      { delay: '1h', concurrencyKey: 'tenant-42', concurrencyLimit: 2 },
+    );
+    await page.goto(`${origin}/#/flow`);
+    const key = page.locator('tr[data-key="tenant-42"]');
+    await expect.poll(() => key.locator('[data-usage]').textContent()).toBe('0 / 2');
+    expect(await key.textContent()).toContain('mail');
+    await page.goto(`${origin}/#/job/${keyed.id}`);
+    await expect
+      .poll(() => page.locator('[data-concurrency-key]').textContent())
+      .toBe('tenant-42 (limit 2)');
     await page.goto(`${origin}/#/settings`);
     const engine = page.locator('dl[aria-label="Engine"]');
     await expect.poll(() => engine.textContent()).toContain('postgres');

@@ -9,6 +9,9 @@
  * It commits with `synchronous_commit` off for its own transaction only: the session setting
  * must be back to `on` afterwards, or a later enqueue on the same pooled connection would lose
  * its durability.
+ *
+ * The keyed claim locks the queues with key limits itself; one whose snapshot is older than
+ * another claim of such a queue leaves its limited keys alone and says `stale`.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +20,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, type PlanNode } from '../helpers/plans.js';
+import { waitFor } from '../helpers/wait.js';
 
 const pgUp = await postgresAvailable();
 const ROWS = 20_000;
@@ -129,5 +133,45 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     expect(await setting()).toBe('off');
     await db.query('COMMIT');
     expect(await setting()).toBe(before);
+  });
+
+  it('leaves limited keys alone and says stale when another claim of the queue committed since its snapshot', async () => {
+    await db.query('RESET plan_cache_mode');
+    const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      const claimKeyed = (client: pg.Client, worker: string) =>
+        client.query<{ id: string | null; stale: boolean }>(
+          `${QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`)}`,
+          [worker, 10, ['keyed'], `lease-${worker}`, false, 0, null, ['keyed'], ['keyed']],
+        );
+      const otherPid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
+        .rows[0]?.pid;
+      await db.query('BEGIN');
+      const held = await claimKeyed(db, 'holder');
+      expect(held.rows.filter((row) => row.id !== null)).toHaveLength(10);
+      expect(held.rows[0]?.stale).toBe(false);
+      // The second claim takes its snapshot, then waits for the queue's row.
+      const late = claimKeyed(other, 'late');
+      await waitFor(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
+              [otherPid],
+            )
+          ).rowCount === 1,
+        { message: 'the second claim waiting for the queue row' },
+      );
+      await db.query('COMMIT');
+      const result = await late;
+      expect(result.rows).toEqual([expect.objectContaining({ id: null, stale: true })]);
+      // From a fresh snapshot it claims again, within the keys' limits (50 keys × 2, 10 taken).
+      const again = await claimKeyed(other, 'again');
+      expect(again.rows.filter((row) => row.id !== null)).toHaveLength(10);
+      expect(again.rows[0]?.stale).toBe(false);
+    } finally {
+      await other.end();
+    }
   });
 });

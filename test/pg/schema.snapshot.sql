@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -80,6 +80,7 @@ CREATE UNIQUE INDEX idempotency_claims_pkey ON :SCHEMA.idempotency_claims USING 
 
 CREATE TABLE :SCHEMA.jobs_archive (
   attempts integer DEFAULT 1 NOT NULL,
+  concurrency_key character varying(255) COLLATE "C",
   created_at timestamp with time zone NOT NULL,
   created_by character varying(100),
   duration_ms double precision,
@@ -178,7 +179,7 @@ CREATE INDEX jobs_hot_active_idx ON :SCHEMA.jobs_hot USING btree (queue, status)
 CREATE INDEX jobs_hot_attempts_idx ON :SCHEMA.jobs_hot USING btree (attempts, created_at) WHERE (attempts > 1);
 CREATE INDEX jobs_hot_cancel_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (cancel_requested_at IS NOT NULL);
 CREATE INDEX jobs_hot_error_words_idx ON :SCHEMA.jobs_hot USING gin (to_tsvector('simple'::regconfig, COALESCE(last_error, ''::text))) WHERE (last_error IS NOT NULL);
-CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE (status = 0);
+CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NULL));
 CREATE UNIQUE INDEX jobs_hot_idempotency_idx ON :SCHEMA.jobs_hot USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX jobs_hot_keyed_active_idx ON :SCHEMA.jobs_hot USING btree (queue, concurrency_key) WHERE ((status = ANY (ARRAY[1, 2])) AND (concurrency_key IS NOT NULL));
 CREATE INDEX jobs_hot_keyed_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, concurrency_key, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NOT NULL));
@@ -226,6 +227,7 @@ CREATE INDEX operator_actions_at_idx ON :SCHEMA.operator_actions USING btree (at
 CREATE UNIQUE INDEX operator_actions_pkey ON :SCHEMA.operator_actions USING btree (id);
 
 CREATE TABLE :SCHEMA.queues (
+  claim_seq bigint DEFAULT 0 NOT NULL,
   is_active boolean DEFAULT true NOT NULL,
   is_paused boolean DEFAULT false NOT NULL,
   max_workers integer,

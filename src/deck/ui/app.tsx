@@ -8,6 +8,7 @@ import { applyPrefs, loadPrefs, type Skin, type Theme } from './lib/prefs.js';
 import { href, useRoute, type Route } from './lib/route.js';
 import { AuditPanel } from './panels/audit.js';
 import { BulkPanel } from './panels/bulk-list.js';
+import { FlowPanel } from './panels/flow.js';
 import { InboxPanel } from './panels/inbox.js';
 import { InspectorPanel } from './panels/inspector.js';
 import { JobsPanel } from './panels/jobs.js';
@@ -24,6 +25,7 @@ const NAV: [string, string, string][] = [
   ['jobs', 'Jobs', 'g j'],
   ['inbox', 'Failures', 'g f'],
   ['schedules', 'Schedules', 'g c'],
+  ['flow', 'Flow control', 'g l'],
   ['bulk', 'Bulk actions', 'g b'],
   ['audit', 'Audit', 'g a'],
   ['system', 'System', 'g s'],
@@ -110,6 +112,8 @@ function Panel({ route, operate }: { route: Route; operate: boolean }) {
       return <InboxPanel operate={operate} />;
     case 'schedules':
       return <SchedulesPanel operate={operate} />;
+    case 'flow':
+      return <FlowPanel />;
     case 'bulk':
       return <BulkPanel id={sub} operate={operate} />;
     case 'audit':

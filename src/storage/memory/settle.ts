@@ -53,6 +53,7 @@ function toArchived(
     note: settlement.note ?? null,
     history: row.history,
     result: settlement.result ?? null,
+    concurrencyKey: row.concurrencyKey,
   };
 }
 

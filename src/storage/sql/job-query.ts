@@ -59,6 +59,7 @@ const TABLES: Record<JobTable, TableShape> = {
         fingerprint: null,
         workerId: job.workerId,
         progress: job.progress,
+        concurrencyKey: job.concurrencyKey,
       };
     },
   },
@@ -86,6 +87,7 @@ const TABLES: Record<JobTable, TableShape> = {
         fingerprint: null,
         workerId: job.workerId,
         progress: null,
+        concurrencyKey: job.concurrencyKey,
       };
     },
   },
@@ -113,6 +115,7 @@ const TABLES: Record<JobTable, TableShape> = {
         fingerprint: job.fingerprint,
         workerId: job.workerId,
         progress: job.progress,
+        concurrencyKey: job.concurrencyKey,
       };
     },
   },

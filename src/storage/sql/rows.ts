@@ -120,6 +120,7 @@ export function archivedJobOf(row: Row): ArchivedJob {
     note: toStringOrNull(row.note),
     history: historyOf(row.history),
     result: toStringOrNull(row.result),
+    concurrencyKey: toStringOrNull(row.concurrency_key),
   };
 }
 

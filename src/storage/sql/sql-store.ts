@@ -58,7 +58,7 @@ import type {
   NewAuditEntry,
 } from '../bulk.js';
 import { SqlBulk } from './bulk.js';
-import { claimJobs, type LockedQueues } from './claim.js';
+import { ClaimContention, claimJobs, type LockedQueues } from './claim.js';
 import { countTable, queryTable } from './job-query.js';
 import { countPurgeable, purgeBatch } from './retention.js';
 import { enqueueJobs } from './enqueue-batch.js';
@@ -149,6 +149,8 @@ export class SqlStore implements Store {
    * background, never in a claim's way) before its jobs are claimed.
    */
   private readonly capped: BackgroundRefresh<LockedQueues>;
+  /** Whether claims of queues with key limits take the transaction for now (see claim.ts). */
+  private readonly contention = new ClaimContention();
   private opening: Promise<void> | null = null;
   private closed = false;
   private notifier: WakeNotifier | null = null;
@@ -327,7 +329,7 @@ export class SqlStore implements Store {
   }
 
   async claim(request: ClaimRequest): Promise<ClaimedJob[]> {
-    return claimJobs(await this.db(), this.sql, this.capped, request);
+    return claimJobs(await this.db(), this.sql, this.capped, request, this.contention);
   }
 
   async start(leases: readonly Lease[]): Promise<ClaimedJob[]> {

@@ -144,6 +144,17 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
             </dd>
           </>
         )}
+        {job.concurrencyKey !== null && (
+          <>
+            <dt>Concurrency key</dt>
+            <dd class="mono" data-concurrency-key>
+              {job.concurrencyKey}
+              {'concurrencyLimit' in job && job.concurrencyLimit !== null && (
+                <span class="muted"> (limit {job.concurrencyLimit})</span>
+              )}
+            </dd>
+          </>
+        )}
         <dt>Tags</dt>
         <dd>{job.tags ?? '—'}</dd>
         <dt>Worker</dt>

@@ -19,7 +19,8 @@
 --   path: one round trip). With capped queues it must run in a transaction right after
 --   claim_lock_capped_queues, so their caps are exact.
 -- Returns: id, queue, type, payload, status, attempts, worker_id, lease_token, trace_parent,
---   run_at and created_at (epoch ms) of the claimed rows, in claim order.
+--   run_at and created_at (epoch ms) of the claimed rows, in claim order, and stale (false);
+--   one row with a NULL id when nothing was claimed.
 WITH eligible AS (
   SELECT q.name,
          CASE
@@ -53,5 +54,8 @@ picked AS (
   WHERE e.room > 0
   ORDER BY c.priority DESC, c.run_at, c.id
   LIMIT $2::int
+),
+claim_flags AS (
+  SELECT false AS stale
 ),
 :INCLUDE claim_finish

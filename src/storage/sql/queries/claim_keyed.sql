@@ -8,13 +8,26 @@
 --   A separate statement so that claims without keyed queues keep claim.sql's smaller plan
 --   (measured: about 0.1 ms less per claim). Both end with fragments/claim_finish.sql.
 -- Parameters: $1–$7 as claim.sql; $8 keyed queues (text[]): only from these are jobs with a
---   concurrency key claimed; $9 the keyed queues among them that claim_lock_capped_queues
---   locked in this transaction (text[]) or NULL: only there are keys with a limit claimed.
--- Locking: FOR UPDATE SKIP LOCKED on candidate rows. Without capped queues or key limits ($5
---   false, $9 NULL) it runs alone, as one autocommit statement; otherwise in a transaction
---   right after claim_lock_capped_queues, so caps and key limits are exact.
--- Returns: as claim.sql.
-WITH RECURSIVE eligible AS (
+--   concurrency key claimed; $9 the keyed queues among them whose keys with a limit may be
+--   claimed (text[]) or NULL: keys with a limit are claimed only from these.
+-- Locking: FOR UPDATE SKIP LOCKED on the chosen rows. The rows of the $9 queues are locked
+--   (FOR NO KEY UPDATE, in name order) inside this statement: claimers of one such queue take
+--   turns. The lock returns the row's latest version; when its claim_seq equals the one this
+--   statement's snapshot shows, no claim of keyed jobs of the queue committed since the
+--   snapshot, so the jobs counted per key are exact and the queue's limited keys are claimed
+--   ("fresh"). Otherwise they are left alone, and `stale` tells the store to claim again from a
+--   fresh snapshot (in a transaction after claim_lock_capped_queues, where it always is fresh).
+--   A claim that takes keyed jobs of a $9 queue adds 1 to its claim_seq. Runs alone as one
+--   autocommit statement, or in that transaction (also with capped queues, $5 true).
+-- Returns: as claim.sql; stale is true when a $9 queue was not fresh.
+WITH RECURSIVE queue_locks AS MATERIALIZED (
+  SELECT q.name, q.claim_seq
+  FROM :SCHEMA.queues q
+  WHERE q.name = ANY(coalesce($9::text[], '{}'))
+  ORDER BY q.name
+  FOR NO KEY UPDATE
+),
+eligible AS (
   SELECT q.name,
          CASE
            WHEN q.max_workers IS NULL THEN $2::int
@@ -25,16 +38,23 @@ WITH RECURSIVE eligible AS (
            ), 0))
          END AS room,
          q.name = ANY(coalesce($8::text[], '{}')) AS keyed,
-         q.name = ANY(coalesce($9::text[], '{}')) AS locked
+         coalesce(l.claim_seq = q.claim_seq, false) AS locked,
+         l.name IS NOT NULL AND l.claim_seq <> q.claim_seq AS stale
   FROM :SCHEMA.queues q
+  LEFT JOIN queue_locks l ON l.name = q.name
   WHERE NOT q.is_paused
     AND q.is_active
     AND ($5::boolean OR q.max_workers IS NULL)
     AND ($3::text[] IS NULL OR q.name = ANY($3::text[]))
 ),
 unkeyed AS (
-  -- Queues this claim did not lock for their keys: their jobs without a key, in claim order.
-  SELECT c.id, c.priority, c.run_at, 1 AS turn
+  -- Every eligible queue's jobs without a key, in claim order: turn 1 in a queue that is not
+  -- keyed; in a keyed queue they stand in one line of their own (turn = place in that line).
+  SELECT c.id, c.priority, c.run_at, e.name AS queue, e.keyed,
+         CASE WHEN e.keyed
+              THEN row_number() OVER (PARTITION BY e.name ORDER BY c.priority DESC, c.run_at, c.id)
+              ELSE 1
+         END AS turn
   FROM eligible e
   CROSS JOIN LATERAL (
     SELECT h.id, h.priority, h.run_at
@@ -46,40 +66,90 @@ unkeyed AS (
     LIMIT e.room
     FOR UPDATE SKIP LOCKED
   ) c
-  WHERE e.room > 0 AND NOT e.keyed
+  WHERE e.room > 0
 ),
-key_lines(queue, locked, key) AS (
-  -- Keyed queues ($8): every key with pending jobs, one index probe per key.
-  SELECT e.name, e.locked, (
-    SELECT min(h.concurrency_key) FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.concurrency_key IS NOT NULL)
+key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
+  -- Keyed queues ($8): every key with pending jobs and the head of its line (its first pending
+  -- job in claim order, due or not), one index probe per key: the keyed fetch index is ordered
+  -- by key and then claim order, so its first entry past a key is the next key's head. `ready`:
+  -- the head itself may be claimed now.
+  SELECT e.name, e.locked, h.concurrency_key, h.id, h.priority, h.run_at, h.concurrency_limit,
+         h.ready
   FROM eligible e
+  CROSS JOIN LATERAL (
+    SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
+           n.run_at <= now() AND n.cancel_requested_at IS NULL
+             AND ($7::text[] IS NULL OR lower(n.type) = ANY($7::text[])) AS ready
+    FROM :SCHEMA.jobs_hot n
+    WHERE n.queue = e.name AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
+    ORDER BY n.concurrency_key, n.priority DESC, n.run_at, n.id
+    LIMIT 1
+  ) h
   WHERE e.keyed AND e.room > 0
   UNION ALL
-  SELECT l.queue, l.locked, (
-    SELECT min(h.concurrency_key) FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = l.queue AND h.status = :PENDING AND h.concurrency_key IS NOT NULL
-      AND h.concurrency_key > l.key)
-  FROM key_lines l
-  WHERE l.key IS NOT NULL
+  SELECT l.queue, l.locked, h.concurrency_key, h.id, h.priority, h.run_at, h.concurrency_limit,
+         h.ready
+  FROM key_heads l
+  CROSS JOIN LATERAL (
+    SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
+           n.run_at <= now() AND n.cancel_requested_at IS NULL
+             AND ($7::text[] IS NULL OR lower(n.type) = ANY($7::text[])) AS ready
+    FROM :SCHEMA.jobs_hot n
+    WHERE n.queue = l.queue AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
+      AND n.concurrency_key > l.key
+    ORDER BY n.concurrency_key, n.priority DESC, n.run_at, n.id
+    LIMIT 1
+  ) h
+),
+key_room AS (
+  -- Each key's jobs fetched or processing (`busy`) and the jobs it may still take (`room`): its
+  -- limit (the head's concurrency_limit) less busy, only in a queue this claim locked ($9).
+  SELECT l.queue, l.key, l.id, l.priority, l.run_at, l.ready, k.busy,
+         CASE
+           WHEN l.lim IS NULL THEN $2::int
+           WHEN l.locked THEN least($2::int, greatest(l.lim - k.busy, 0))
+           ELSE 0 -- a limited key only when this claim locked its queue
+         END AS room
+  FROM key_heads l
+  CROSS JOIN LATERAL (
+    SELECT count(*)::int AS busy FROM :SCHEMA.jobs_hot f
+    WHERE f.queue = l.queue AND f.concurrency_key = l.key AND f.status IN (:FETCHED, :PROCESSING)
+  ) k
+),
+bars AS (
+  -- Per keyed queue with at least `room` ready heads: the room-th of them in claim order. A
+  -- key's later jobs have its head's priority at most and a turn of busy + 2 at least, so one
+  -- that cannot come before this head cannot be claimed now, and its line is not read.
+  SELECT h.queue, h.priority, h.busy + 1 AS turn
+  FROM (SELECT r.queue, r.priority, r.busy,
+               row_number() OVER (PARTITION BY r.queue
+                                  ORDER BY r.priority DESC, r.busy, r.run_at, r.id) AS n
+        FROM key_room r
+        WHERE r.ready AND r.room > 0) h
+  JOIN eligible e ON e.name = h.queue
+  WHERE h.n = e.room
+),
+key_lines AS (
+  SELECT r.*,
+         NOT r.ready OR (r.room > 1 AND (b.queue IS NULL OR r.priority > b.priority
+                                         OR (r.priority = b.priority AND r.busy + 2 <= b.turn)))
+           AS whole
+  FROM key_room r
+  LEFT JOIN bars b ON b.queue = r.queue
+  WHERE r.room > 0
 ),
 keyed_lines AS (
-  -- Each key's next jobs, as many as its limit leaves room for (a key with a limit only in a
-  -- queue this claim locked, $9); turn = the key's jobs already
-  -- fetched or processing + the job's place in its key's line. Jobs without a key in a keyed
-  -- queue form one line of their own (no limit).
+  -- The candidates of keyed queues; turn = the key's jobs already fetched or processing + the
+  -- job's place in its key's line: the head alone where that is enough, else the key's next
+  -- jobs as many as its room, and the keyed queues' line of jobs without a key.
+  SELECT l.id, l.priority, l.run_at, l.queue, l.busy + 1 AS turn
+  FROM key_lines l
+  WHERE NOT l.whole
+  UNION ALL
   SELECT c.id, c.priority, c.run_at, l.queue,
-         k.busy + row_number() OVER (PARTITION BY l.queue, l.key
+         l.busy + row_number() OVER (PARTITION BY l.queue, l.key
                                      ORDER BY c.priority DESC, c.run_at, c.id) AS turn
   FROM key_lines l
-  CROSS JOIN LATERAL (
-    SELECT (SELECT count(*)::int FROM :SCHEMA.jobs_hot f
-            WHERE f.queue = l.queue AND f.concurrency_key = l.key
-              AND f.status IN (:FETCHED, :PROCESSING)) AS busy,
-           (SELECT n.concurrency_limit FROM :SCHEMA.jobs_hot n
-            WHERE n.queue = l.queue AND n.concurrency_key = l.key AND n.status = :PENDING
-            ORDER BY n.priority DESC, n.run_at, n.id LIMIT 1) AS max_busy
-  ) k
   CROSS JOIN LATERAL (
     SELECT h.id, h.priority, h.run_at
     FROM :SCHEMA.jobs_hot h
@@ -87,44 +157,50 @@ keyed_lines AS (
       AND h.run_at <= now() AND h.cancel_requested_at IS NULL
       AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
     ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT CASE
-            WHEN k.max_busy IS NULL THEN $2::int
-            WHEN l.locked THEN least($2::int, greatest(k.max_busy - k.busy, 0))
-            ELSE 0 -- a limited key only when this claim locked its queue
-          END
-    FOR UPDATE SKIP LOCKED
+    LIMIT l.room
   ) c
-  WHERE l.key IS NOT NULL
+  WHERE l.whole
   UNION ALL
-  SELECT c.id, c.priority, c.run_at, e.name,
-         row_number() OVER (PARTITION BY e.name ORDER BY c.priority DESC, c.run_at, c.id)
-  FROM eligible e
-  CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
-      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-    ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT e.room
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE e.keyed AND e.room > 0
+  SELECT u.id, u.priority, u.run_at, u.queue, u.turn FROM unkeyed u WHERE u.keyed
 ),
 keyed AS (
   -- At most the queue's room from each keyed queue, taking turns between its keys.
-  SELECT k.id, k.priority, k.run_at, k.turn
+  SELECT k.id, k.priority, k.run_at, k.turn, k.queue
   FROM (SELECT kl.*, row_number() OVER (PARTITION BY kl.queue
                                         ORDER BY kl.priority DESC, kl.turn, kl.run_at, kl.id) AS n
         FROM keyed_lines kl) k
   JOIN eligible e ON e.name = k.queue
   WHERE k.n <= e.room
 ),
-picked AS (
-  SELECT c.id, c.priority, c.run_at,
-         row_number() OVER (ORDER BY c.priority DESC, c.turn, c.run_at, c.id) AS rank
-  FROM (SELECT * FROM unkeyed UNION ALL SELECT * FROM keyed) c
+chosen AS (
+  SELECT c.id, c.priority, c.run_at, c.turn
+  FROM (SELECT u.id, u.priority, u.run_at, u.turn FROM unkeyed u WHERE NOT u.keyed
+        UNION ALL
+        SELECT k.id, k.priority, k.run_at, k.turn FROM keyed k) c
   ORDER BY c.priority DESC, c.turn, c.run_at, c.id
   LIMIT $2::int
+),
+picked AS (
+  -- Key lines are read without locks (they read more jobs than a claim takes); only the chosen
+  -- jobs are locked, here. One that another claimer took since this statement began is stepped
+  -- over (SKIP LOCKED, or no longer pending when its lock is granted), so the claim may return
+  -- fewer jobs than it chose, never a job twice.
+  SELECT h.id, h.priority, h.run_at,
+         row_number() OVER (ORDER BY c.priority DESC, c.turn, c.run_at, c.id) AS rank
+  FROM chosen c
+  JOIN LATERAL (
+    SELECT j.id, j.priority, j.run_at FROM :SCHEMA.jobs_hot j
+    WHERE j.id = c.id AND j.status = :PENDING
+    FOR UPDATE SKIP LOCKED
+  ) h ON true
+),
+bumped AS (
+  UPDATE :SCHEMA.queues q
+  SET claim_seq = q.claim_seq + 1
+  WHERE q.name IN (SELECT k.queue FROM keyed k JOIN picked p ON p.id = k.id)
+    AND q.name = ANY(coalesce($9::text[], '{}'))
+),
+claim_flags AS (
+  SELECT EXISTS (SELECT 1 FROM eligible e WHERE e.stale) AS stale
 ),
 :INCLUDE claim_finish

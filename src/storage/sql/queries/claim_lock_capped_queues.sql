@@ -1,7 +1,8 @@
 -- Purpose: serialise claimers of queues that have a maxWorkers cap or jobs with a concurrency
---   key, so caps and key limits are exact across processes. Runs first in the claim
---   transaction, before claim.sql.
--- Parameters: $1 queue names (text[]): the capped and keyed queues the claim wants.
+--   limit, so caps and key limits are exact across processes. Runs first in the claim
+--   transaction, before claim.sql or claim_keyed.sql (which, without capped queues, first tries
+--   alone and locks its limited queues itself; see its header).
+-- Parameters: $1 queue names (text[]): the capped and limited queues the claim wants.
 -- Locking: FOR NO KEY UPDATE on those queues rows, in name order (no deadlocks between
 --   claimers); held until the claim transaction ends.
 --

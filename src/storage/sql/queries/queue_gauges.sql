@@ -1,17 +1,22 @@
 -- Purpose: per queue (every queues row, ordered by name): its controls, pending jobs due now and
 --   scheduled for later, fetched and processing jobs, DLQ size, and when the longest-waiting due
 --   job became due. For metrics scrapes and health checks, so it never reads the archive: pending rows are
---   counted on jobs_hot_fetch_idx, active ones on jobs_hot_active_idx, the DLQ from the error-group
---   summary. The oldest due job is found without reading every pending row: per queue, a walk over
---   the distinct priorities of the fetch index (one probe per priority), then the first run_at of
---   each priority.
+--   counted on jobs_hot_fetch_idx (jobs without a concurrency key) and jobs_hot_keyed_fetch_idx,
+--   active ones on jobs_hot_active_idx, the DLQ from the error-group summary. The oldest due job
+--   without a key is found without reading every pending row: per queue, a walk over the distinct
+--   priorities of the fetch index (one probe per priority), then the first run_at of each
+--   priority; of keyed jobs, the least run_at of the keyed fetch index (every pending keyed entry
+--   of the queue, index only).
 -- Parameters: none.
 -- Locking: none (reads).
 WITH pending AS (
   SELECT queue, count(*) FILTER (WHERE run_at <= now()) AS due,
          count(*) FILTER (WHERE run_at > now()) AS scheduled
-  FROM :SCHEMA.jobs_hot
-  WHERE status = :PENDING
+  FROM (SELECT queue, run_at FROM :SCHEMA.jobs_hot
+        WHERE status = :PENDING AND concurrency_key IS NULL
+        UNION ALL
+        SELECT queue, run_at FROM :SCHEMA.jobs_hot
+        WHERE status = :PENDING AND concurrency_key IS NOT NULL) p
   GROUP BY queue
 ),
 active AS (
@@ -36,18 +41,23 @@ LEFT JOIN dead d ON d.queue = q.name
 LEFT JOIN LATERAL (
   WITH RECURSIVE levels(priority) AS (
     (SELECT h.priority FROM :SCHEMA.jobs_hot h
-     WHERE h.queue = q.name AND h.status = :PENDING
+     WHERE h.queue = q.name AND h.status = :PENDING AND h.concurrency_key IS NULL
      ORDER BY h.priority DESC LIMIT 1)
     UNION ALL
     SELECT (SELECT h.priority FROM :SCHEMA.jobs_hot h
-            WHERE h.queue = q.name AND h.status = :PENDING AND h.priority < l.priority
+            WHERE h.queue = q.name AND h.status = :PENDING AND h.concurrency_key IS NULL
+              AND h.priority < l.priority
             ORDER BY h.priority DESC LIMIT 1)
     FROM levels l
     WHERE l.priority IS NOT NULL
   )
-  SELECT min((SELECT h.run_at FROM :SCHEMA.jobs_hot h
-              WHERE h.queue = q.name AND h.status = :PENDING AND h.priority = l.priority
-              ORDER BY h.run_at LIMIT 1)) AS first_run_at
+  SELECT least(min((SELECT h.run_at FROM :SCHEMA.jobs_hot h
+                    WHERE h.queue = q.name AND h.status = :PENDING AND h.concurrency_key IS NULL
+                      AND h.priority = l.priority
+                    ORDER BY h.run_at LIMIT 1)),
+               (SELECT min(h.run_at) FROM :SCHEMA.jobs_hot h
+                WHERE h.queue = q.name AND h.status = :PENDING
+                  AND h.concurrency_key IS NOT NULL)) AS first_run_at
   FROM levels l
   WHERE l.priority IS NOT NULL
 ) o ON true

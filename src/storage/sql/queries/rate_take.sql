@@ -11,9 +11,10 @@
 -- Returns: granted (int), and wait_ms (float8): when not all were granted, ms until the next
 --   token or the end of the block.
 INSERT INTO :SCHEMA.rate_buckets AS b (name, rate_limit, per_ms, tokens, refilled_at,
-                                       last_granted, granted_total)
+                                       last_granted, granted_total, throttled_total)
 VALUES ($1::text, $2::int, $3::bigint, $2::int - least($4::int, $2::int), statement_timestamp(),
-        least($4::int, $2::int), least($4::int, $2::int))
+        least($4::int, $2::int), least($4::int, $2::int),
+        CASE WHEN $4::int > $2::int THEN 1 ELSE 0 END) -- a first draw past the burst is refused too
 ON CONFLICT (name) DO UPDATE SET
   rate_limit = EXCLUDED.rate_limit,
   per_ms = EXCLUDED.per_ms,

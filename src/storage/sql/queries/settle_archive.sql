@@ -1,7 +1,7 @@
 -- Purpose: move succeeded jobs processing → archive, with the succeeded counter and the success
 --   metric bucket changed by exactly the rows moved, in the same statement. lost_attempts is
 --   carried over with the bounded history; the note (why the handler was skipped) and the
---   handler's result (JSON) are stored as given. The run that succeeded is read from the row's
+--   handler's result (JSON) are stored as given; the concurrency key is kept (not the limit). The run that succeeded is read from the row's
 --   own columns (started_at, finished_at, worker_id), so nothing is appended to the history.
 -- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
 --   $4 duration_ms float8[], $5 note text[], $6 result text[] (NULL elements for none).
@@ -25,14 +25,16 @@ moved AS (
     AND h.status + 0 = :PROCESSING
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
             h.created_by, h.last_modified_by, h.created_at, h.started_at, h.history,
-            i.duration_ms, i.note, i.result
+            h.concurrency_key, i.duration_ms, i.note, i.result
 ),
 ins AS (
   INSERT INTO :SCHEMA.jobs_archive (id, queue, type, payload, tags, attempts, lost_attempts,
                                     worker_id, created_by, last_modified_by, created_at,
-                                    started_at, finished_at, duration_ms, note, history, result)
+                                    started_at, finished_at, duration_ms, note, history, result,
+                                    concurrency_key)
   SELECT id, queue, type, payload, tags, attempts, lost_attempts, worker_id, created_by,
-         last_modified_by, created_at, started_at, now(), duration_ms, note, history, result
+         last_modified_by, created_at, started_at, now(), duration_ms, note, history, result,
+         concurrency_key
   FROM moved
   ON CONFLICT (id) DO UPDATE SET
     queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
@@ -41,7 +43,8 @@ ins AS (
     created_by = EXCLUDED.created_by, last_modified_by = EXCLUDED.last_modified_by,
     created_at = EXCLUDED.created_at, started_at = EXCLUDED.started_at,
     finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms,
-    note = EXCLUDED.note, history = EXCLUDED.history, result = EXCLUDED.result
+    note = EXCLUDED.note, history = EXCLUDED.history, result = EXCLUDED.result,
+    concurrency_key = EXCLUDED.concurrency_key
 ),
 stats AS (
   INSERT INTO :SCHEMA.stats_summary AS s (queue, succeeded_total, last_activity_at)
