@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { FAILURE_REASON_CODE } from '../../../job/state.js';
 import type { JobQuery } from '../../../operator/query-input.js';
 import { parseJsonText } from '../components/json-view.js';
-import type { Tab } from './jobs.js';
+import type { Tab } from '../lib/tabs.js';
 
 const REASONS = Object.keys(FAILURE_REASON_CODE);
 

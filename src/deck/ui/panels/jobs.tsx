@@ -16,19 +16,11 @@ import { useFeed } from '../lib/feed.js';
 import { ago, count, exact } from '../lib/format.js';
 import { cursorFor, rememberCursor, useViewKeys } from '../lib/matrix-keys.js';
 import { href, navigate } from '../lib/route.js';
+import { TABS, type Tab } from '../lib/tabs.js';
 import { BulkDialog, type BulkRequestDraft } from './bulk-dialog.js';
 import { CodeDialog } from './code-dialog.js';
 import { FilterBar } from './filters.js';
 import { RowActions } from './row-actions.js';
-
-/** The tabs and the states each shows. */
-export const TABS = {
-  active: { label: 'Active', states: ['pending', 'fetched', 'processing'] },
-  archive: { label: 'Archive', states: ['succeeded'] },
-  dlq: { label: 'DLQ', states: ['dead'] },
-} as const;
-/** A tab of the job matrix. */
-export type Tab = keyof typeof TABS;
 
 const PAGE_SIZE = 50;
 

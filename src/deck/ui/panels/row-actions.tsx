@@ -11,7 +11,7 @@ import { toast, toastError } from '../components/toasts.js';
 import { get } from '../lib/api.js';
 import { runJobAction, type JobAction } from '../lib/job-actions.js';
 import { EditorDialog } from './editor.js';
-import type { Tab } from './jobs.js';
+import type { Tab } from '../lib/tabs.js';
 
 /** The actions cell of `job`'s row; `onDone` after a change went through. */
 export function RowActions(props: {
