@@ -16,23 +16,7 @@ import { RunContext } from '../runtime/run-context.js';
 import type { IdempotencyClaims } from '../storage/idempotency.js';
 import { checkOptions } from '../util/check.js';
 import { toMs, type Duration } from '../util/duration.js';
-
-/** What the middleware did with one run, reported to {@link IdempotencyOptions.onOutcome}. */
-export type IdempotencyOutcome =
-  /** The key function gave no key: the handler ran without a claim. */
-  | 'not_idempotent'
-  /** The run claimed the key (or already held it from an earlier attempt) and is about to run. */
-  | 'claimed'
-  /** The handler succeeded and the completion was recorded. */
-  | 'completed'
-  /** The key was already completed: the handler was skipped and the job archived as a duplicate. */
-  | 'completed_duplicate'
-  /** Another job holds the key: this run was deferred with a `ThrottledError`. */
-  | 'in_progress_duplicate'
-  /** The handler threw: the claim was dropped so a retry (or another job) can claim it. */
-  | 'released'
-  /** The handler succeeded but the claim was no longer this job's (it expired): nothing recorded. */
-  | 'complete_conflict';
+import type { IdempotencyOutcome } from './outcome.js';
 
 /** Options of {@link idempotency}. */
 export interface IdempotencyOptions {
