@@ -10,7 +10,7 @@ import {
 import { checkConcurrencyLimit, concurrencyKeyOf } from '../job/concurrency.js';
 import { bucketOf } from '../job/rate-limit.js';
 import type { AnyJobDefinition } from '../job/registry.js';
-import type { NewJob } from '../storage/store.js';
+import type { NewJob } from '../storage/model.js';
 import { checkOptions, invalid } from '../util/check.js';
 import { MAX_DURATION_MS, toMs } from '../util/duration.js';
 import { uuidv7 } from '../util/uuid.js';

@@ -337,3 +337,27 @@ export interface JobSummary {
   /** The job's concurrency key (hot, archive and DLQ alike); `null`: none. */
   concurrencyKey: string | null;
 }
+
+/** A job to insert, already validated by the caller (see `job/envelope.ts`). */
+export interface NewJob {
+  /** Job id, unique among hot rows. */
+  id: string;
+  queue: string;
+  /** Stable type key. */
+  type: string;
+  /** Serialized JSON payload, stored and handed back byte for byte. */
+  payload: string;
+  /** Higher runs first. */
+  priority: number;
+  /** Milliseconds from now (store clock) before the job may be claimed; 0 = at once. */
+  delayMs: number;
+  idempotencyKey: string | null;
+  tags: string | null;
+  createdBy: string | null;
+  /** The enqueuing code's trace context, a W3C `traceparent`. Default: `null` (none). */
+  traceParent?: string | null;
+  /** Concurrency key (see `HotJob.concurrencyKey`). Default: `null` (none). */
+  concurrencyKey?: string | null;
+  /** Most jobs of the key fetched or processing at once in the queue. Default: `null` (no limit). */
+  concurrencyLimit?: number | null;
+}

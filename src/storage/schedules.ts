@@ -8,7 +8,7 @@
  * enqueues the tick's job — the job exists exactly when its tick row does. Tick rows outlive the
  * jobs' archiving; retention prunes them by age (`scheduleTicks`).
  */
-import type { NewJob } from './store.js';
+import type { NewJob } from './model.js';
 
 /** The error text of a tick skipped by `overlap: 'skip'`. */
 export const OVERLAP_SKIPPED = 'the previous run is still active';

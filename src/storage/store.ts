@@ -29,6 +29,7 @@ import type {
   ClaimedJob,
   HotJob,
   KeyUsage,
+  NewJob,
   QueueGauges,
   QueueInfo,
   QueueStats,
@@ -37,30 +38,6 @@ import type {
 
 /** Largest {@link Store.broadcast} message: PostgreSQL's NOTIFY payload limit, with room to spare. */
 export const MAX_BROADCAST_BYTES = 7900;
-
-/** A job to insert, already validated by the caller (see `job/envelope.ts`). */
-export interface NewJob {
-  /** Job id, unique among hot rows. */
-  id: string;
-  queue: string;
-  /** Stable type key. */
-  type: string;
-  /** Serialized JSON payload, stored and handed back byte for byte. */
-  payload: string;
-  /** Higher runs first. */
-  priority: number;
-  /** Milliseconds from now (store clock) before the job may be claimed; 0 = at once. */
-  delayMs: number;
-  idempotencyKey: string | null;
-  tags: string | null;
-  createdBy: string | null;
-  /** The enqueuing code's trace context, a W3C `traceparent`. Default: `null` (none). */
-  traceParent?: string | null;
-  /** Concurrency key (see `HotJob.concurrencyKey`). Default: `null` (none). */
-  concurrencyKey?: string | null;
-  /** Most jobs of the key fetched or processing at once in the queue. Default: `null` (no limit). */
-  concurrencyLimit?: number | null;
-}
 
 /** Options of one claim. */
 export interface ClaimRequest {

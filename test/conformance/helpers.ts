@@ -3,7 +3,8 @@
  * extraction and bounded waits. Nothing here talks to a store.
  */
 import type { HotJob } from '../../src/storage/model.js';
-import type { Lease, NewJob } from '../../src/storage/store.js';
+import type { Lease } from '../../src/storage/store.js';
+import type { NewJob } from '../../src/storage/model.js';
 import { uuidv7 } from '../../src/util/uuid.js';
 
 export const sleep = (ms: number): Promise<void> =>

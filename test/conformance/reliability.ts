@@ -13,13 +13,8 @@ import { describe, expect, it } from 'vitest';
 import type { FailureReason } from '../../src/job/state.js';
 import { timelineOf } from '../../src/operator/timeline.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
-import type {
-  MetricBucket,
-  NewJob,
-  RescueOptions,
-  RescuedJob,
-  Store,
-} from '../../src/storage/store.js';
+import type { MetricBucket, RescueOptions, RescuedJob, Store } from '../../src/storage/store.js';
+import type { NewJob } from '../../src/storage/model.js';
 import { ids, leaseOf, newJob, sorted } from './helpers.js';
 
 /** The store of the running test and the suite's helpers bound to it. */

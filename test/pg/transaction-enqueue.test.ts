@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
 import { waitFor } from '../helpers/wait.js';
-import type { NewJob } from '../../src/storage/store.js';
+import type { NewJob } from '../../src/storage/model.js';
 import { postgres, type PostgresStore } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 

@@ -6,7 +6,7 @@
  */
 import { ChokaQError } from '../../errors.js';
 import type { EnqueueResult, HotJob } from '../model.js';
-import type { NewJob } from '../store.js';
+import type { NewJob } from '../model.js';
 import type { Tables } from './tables.js';
 
 /** What one enqueue wrote: the per-job results and the queues that received new rows. */

@@ -33,7 +33,6 @@ import type {
   Lease,
   PendingEdit,
   MetricBucket,
-  NewJob,
   QueuePatch,
   RescueOptions,
   RescueResult,
@@ -41,6 +40,7 @@ import type {
   Settlement,
   Store,
 } from '../store.js';
+import type { NewJob } from '../model.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
 import { editPendingJob, upsertQueue } from './admin.js';
 import { errorGroupHours, listErrorGroups } from './error-groups.js';

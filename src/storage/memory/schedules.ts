@@ -14,7 +14,7 @@ import {
   type StoredSchedule,
   type TickOutcome,
 } from '../schedules.js';
-import type { NewJob } from '../store.js';
+import type { NewJob } from '../model.js';
 
 /** One schedule's row, with what the store keeps beside the public shape. */
 interface ScheduleRow extends Omit<StoredSchedule, 'lastTick'> {

@@ -8,7 +8,7 @@ import { invalid } from '../../util/check.js';
 import type { Logger } from '../../observability/logger.js';
 import { providerLogger } from '../../observability/provider-logger.js';
 import type { EnqueueResult } from '../model.js';
-import type { NewJob } from '../store.js';
+import type { NewJob } from '../model.js';
 import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
 import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';

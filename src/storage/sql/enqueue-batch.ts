@@ -4,7 +4,7 @@
  */
 import { ChokaQError } from '../../errors.js';
 import type { EnqueueResult } from '../model.js';
-import type { NewJob } from '../store.js';
+import type { NewJob } from '../model.js';
 import { driverError, errorCode, errorConstraint } from './errors.js';
 import type { Executor } from './executor.js';
 

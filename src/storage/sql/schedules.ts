@@ -15,7 +15,7 @@ import {
   type StoredSchedule,
   type TickOutcome,
 } from '../schedules.js';
-import type { NewJob } from '../store.js';
+import type { NewJob } from '../model.js';
 import type { Executor } from './executor.js';
 import type { QueryName } from './generated.js';
 import { toDate, toStr, toStringOrNull, type Row } from './rows.js';

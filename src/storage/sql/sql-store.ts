@@ -35,7 +35,6 @@ import type {
   Lease,
   PendingEdit,
   MetricBucket,
-  NewJob,
   QueuePatch,
   RescueOptions,
   RescueResult,
@@ -43,6 +42,7 @@ import type {
   Settlement,
   Store,
 } from '../store.js';
+import type { NewJob } from '../model.js';
 import type { RetentionRule } from '../retention.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
 import type {
