@@ -10,7 +10,7 @@
  * must be back to `on` afterwards, or a later enqueue on the same pooled connection would lose
  * its durability.
  *
- * The keyed claim locks the queues with key limits itself, the claim its capped queues; one
+ * The keyed claim locks the queues with key limits itself, the capped claim its capped queues; one
  * whose snapshot is older than another claim of such a queue leaves its limited keys (its capped
  * queues) alone and says `stale`.
  */
@@ -55,6 +55,9 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     await db.query(`ANALYZE "${schema}".jobs_hot, "${schema}".queues`);
     await db.query(`PREPARE claim_plan AS ${QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`)}`);
     await db.query(
+      `PREPARE capped_plan AS ${QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`)}`,
+    );
+    await db.query(
       `PREPARE keyed_plan AS ${QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`)}`,
     );
   }, 60_000);
@@ -67,25 +70,34 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     }
   });
 
-  // Every shape of claim the store sends: all types (pipe mode) or the worker's types, with or
-  // without capped queues (alone, locking them in the statement, or in the locked transaction).
+  // Every shape of claim the store sends: all types (pipe mode) or the worker's types; with
+  // capped queues, claim_capped.sql alone (locking them itself) or in the locked transaction.
   const shapes = [
-    ['pipe mode', 'false', 'NULL', 'NULL'],
-    ["the worker's types", 'false', "ARRAY['plan.job']", 'NULL'],
-    ['capped queues alone', 'false', "ARRAY['plan.job']", "ARRAY['plan']"],
-    ['capped queues locked', 'true', "ARRAY['other.job', 'plan.job']", "ARRAY['plan']"],
+    ['pipe mode', 'claim_plan', 'false', 'NULL', ''],
+    ["the worker's types", 'claim_plan', 'false', "ARRAY['plan.job']", ''],
+    ['capped queues alone', 'capped_plan', 'false', "ARRAY['plan.job']", ", ARRAY['plan']"],
+    [
+      'capped queues locked',
+      'capped_plan',
+      'true',
+      "ARRAY['other.job', 'plan.job']",
+      ", ARRAY['plan']",
+    ],
   ];
   it.each(
     ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
-      shapes.map(([label, locked, types, capped]) => [mode, label, locked, types, capped] as const),
+      shapes.map(
+        ([label, plan, locked, types, capped]) =>
+          [mode, label, plan, locked, types, capped] as const,
+      ),
     ),
   )(
     'uses the fetch index and the primary key under %s (%s)',
-    async (mode, _label, locked, types, capped) => {
+    async (mode, _label, plan, locked, types, capped) => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', ${locked}, 32, ${types},
-           ${capped})`,
+        `EXPLAIN (FORMAT JSON)
+         EXECUTE ${plan}('w1', 64, NULL, 'lease', ${locked}, 32, ${types}${capped})`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
       const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
@@ -128,13 +140,11 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]
         ?.synchronous_commit;
     const before = await setting(); // the server's own setting: `on` unless configured otherwise
-    const claimed = await db.query(
-      `EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2, NULL, NULL)`,
-    );
+    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2, NULL)`);
     expect(claimed.rowCount).toBe(2);
     expect(await setting()).toBe(before);
     await db.query('BEGIN');
-    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0, NULL, NULL)`);
+    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0, NULL)`);
     expect(await setting()).toBe('off');
     await db.query('COMMIT');
     expect(await setting()).toBe(before);
@@ -180,7 +190,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     }
   });
 
-  it('leaves a capped queue alone and says stale when another claim of it committed since its snapshot', async () => {
+  it('leaves a capped queue alone and says stale when a claim of it committed since its snapshot', async () => {
     await db.query('RESET plan_cache_mode');
     await db.query(`INSERT INTO "${schema}".queues (name, max_workers) VALUES ('capped', 3)`);
     await db.query(
@@ -193,7 +203,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     try {
       const claimCapped = (client: pg.Client, worker: string, limit: number) =>
         client.query<{ id: string | null; stale: boolean }>(
-          QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`),
+          QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`),
           [worker, limit, ['capped'], `lease-${worker}`, false, 0, null, ['capped']],
         );
       const jobsOf = (rows: { id: string | null }[]) => rows.filter((row) => row.id !== null);
@@ -210,7 +220,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       // A claim that takes nothing leaves claim_seq alone: the one waiting behind it is fresh.
       await db.query('BEGIN');
       const none = await db.query<{ id: string | null }>(
-        QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`),
+        QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`),
         ['none', 10, ['capped'], 'lease-none', false, 0, ['other.job'], ['capped']],
       );
       expect(jobsOf(none.rows)).toHaveLength(0);

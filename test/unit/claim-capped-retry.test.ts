@@ -12,7 +12,8 @@ import { BackgroundRefresh } from '../../src/util/background-refresh.js';
 import { systemClock } from '../../src/util/clock.js';
 
 const SQL = {
-  claim: 'CLAIM',
+  claim: 'CLAIM_UNCAPPED',
+  claim_capped: 'CLAIM',
   claim_keyed: 'CLAIM_KEYED',
   claim_lock_capped_queues: 'LOCK',
 } as unknown as BoundQueries;

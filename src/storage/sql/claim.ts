@@ -1,14 +1,14 @@
 /**
- * The SQL claim. Without queues holding keyed jobs it is claim.sql, else claim_keyed.sql, each
- * one autocommit statement. Caps (`maxWorkers`) and key limits are exact across processes: the
- * statement locks the capped or limited queues' rows itself and claims them only when no claim
- * of theirs committed since its snapshot; when one did (another process claimed at the same
- * moment) it says `stale`. A stale claim of capped queues is tried alone once more (the other
- * claim has committed by then); after that, or after a stale keyed claim, the rest is claimed in
- * a transaction that first locks the queues' rows in a statement of its own
- * (claim_lock_capped_queues.sql), so the claim's snapshot is fresh. A claim that wants capped
- * queues and keyed queues together always takes that transaction. The claim order (priority,
- * turn, run-at, id) holds across queues alike.
+ * The SQL claim: claim_keyed.sql when a wanted queue holds keyed jobs, else claim_capped.sql when
+ * one is capped, else claim.sql; each one autocommit statement. Caps (`maxWorkers`) and key
+ * limits are exact across processes: the statement locks the capped or limited queues' rows
+ * itself and claims them only when no claim of theirs committed since its snapshot; when one did
+ * (another process claimed at the same moment) it says `stale`. A stale claim of capped queues
+ * is tried alone once more (the other claim has committed by then); after that, or after a stale
+ * keyed claim, the rest is claimed in a transaction that first locks the queues' rows in a
+ * statement of its own (claim_lock_capped_queues.sql), so the claim's snapshot is fresh. A claim
+ * that wants capped queues and keyed queues together always takes that transaction. The claim
+ * order (priority, turn, run-at, id) holds across queues alike.
  */
 import type { ClaimedJob } from '../model.js';
 import type { ClaimRequest } from '../store.js';
@@ -80,12 +80,18 @@ export async function claimJobs(
   const keyedWanted = keyed.filter(wanted);
   const cappedWanted = capped.filter(wanted);
   const lockLimited = limited.filter(wanted);
-  // Claims that want no keyed queue keep claim.sql's smaller plan; see claim_keyed.sql.
-  const statement = keyedWanted.length === 0 ? sql.claim : sql.claim_keyed;
+  // Claims that want neither keep claim.sql's smaller plan; see claim_keyed.sql, claim_capped.sql.
+  const statement =
+    keyedWanted.length > 0
+      ? sql.claim_keyed
+      : cappedWanted.length > 0
+        ? sql.claim_capped
+        : sql.claim;
   const lockAll = [...new Set([...cappedWanted, ...lockLimited])];
   const params = (limit: number, starts: number, inLock: boolean): unknown[] => {
     const base = [request.workerId, limit, queues, uuidv7(), inLock, starts, types];
-    if (keyedWanted.length === 0) return [...base, orNull(cappedWanted)];
+    if (statement === sql.claim) return base;
+    if (statement === sql.claim_capped) return [...base, cappedWanted];
     // In the transaction every queue it locked is named, so claims of capped ones count too.
     return [...base, keyedWanted, orNull(inLock ? lockAll : lockLimited)];
   };
