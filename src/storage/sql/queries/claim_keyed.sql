@@ -199,12 +199,13 @@ picked AS (
   ) h ON true
 ),
 bumped AS (
+  -- Jobs of queues that are not keyed only with $5 true: only then is a capped queue claimed.
   UPDATE :SCHEMA.queues q
   SET claim_seq = q.claim_seq + 1
   WHERE q.name IN (SELECT c.queue
                    FROM (SELECT k.id, k.queue FROM keyed k
                          UNION ALL
-                         SELECT u.id, u.queue FROM unkeyed u WHERE NOT u.keyed) c
+                         SELECT u.id, u.queue FROM unkeyed u WHERE $5::boolean AND NOT u.keyed) c
                    JOIN picked p ON p.id = c.id)
     AND q.name = ANY(coalesce($9::text[], '{}'))
 ),
