@@ -22,7 +22,7 @@
 --   A claim that takes jobs of a $9 queue adds 1 to its claim_seq. Runs alone as one
 --   autocommit statement, or in that transaction (also with capped queues, $5 true; $9 then
 --   names every queue the transaction locked, capped ones too, so the claim_seq of a capped
---   queue it claims from moves on, as claim.sql needs).
+--   queue it claims from moves on, as claim_capped.sql needs).
 -- Returns: as claim.sql; stale is true when a $9 queue was not fresh.
 WITH RECURSIVE queue_locks AS MATERIALIZED (
   SELECT q.name, q.claim_seq
