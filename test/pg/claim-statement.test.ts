@@ -10,8 +10,9 @@
  * must be back to `on` afterwards, or a later enqueue on the same pooled connection would lose
  * its durability.
  *
- * The keyed claim locks the queues with key limits itself; one whose snapshot is older than
- * another claim of such a queue leaves its limited keys alone and says `stale`.
+ * The keyed claim locks the queues with key limits itself, the capped claim its capped queues; one
+ * whose snapshot is older than another claim of such a queue leaves its limited keys (its capped
+ * queues) alone and says `stale`.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +55,9 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     await db.query(`ANALYZE "${schema}".jobs_hot, "${schema}".queues`);
     await db.query(`PREPARE claim_plan AS ${QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`)}`);
     await db.query(
+      `PREPARE capped_plan AS ${QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`)}`,
+    );
+    await db.query(
       `PREPARE keyed_plan AS ${QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`)}`,
     );
   }, 60_000);
@@ -66,23 +70,34 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     }
   });
 
-  // Every shape of claim the store sends: all types (pipe mode) or the worker's types, with or
-  // without capped queues (the locked path claims from every queue in one statement).
+  // Every shape of claim the store sends: all types (pipe mode) or the worker's types; with
+  // capped queues, claim_capped.sql alone (locking them itself) or in the locked transaction.
   const shapes = [
-    ['pipe mode', 'false', 'NULL'],
-    ["the worker's types", 'false', "ARRAY['plan.job']"],
-    ['capped queues too', 'true', "ARRAY['other.job', 'plan.job']"],
+    ['pipe mode', 'claim_plan', 'false', 'NULL', ''],
+    ["the worker's types", 'claim_plan', 'false', "ARRAY['plan.job']", ''],
+    ['capped queues alone', 'capped_plan', 'false', "ARRAY['plan.job']", ", ARRAY['plan']"],
+    [
+      'capped queues locked',
+      'capped_plan',
+      'true',
+      "ARRAY['other.job', 'plan.job']",
+      ", ARRAY['plan']",
+    ],
   ];
   it.each(
     ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
-      shapes.map(([label, capped, types]) => [mode, label, capped, types] as const),
+      shapes.map(
+        ([label, plan, locked, types, capped]) =>
+          [mode, label, plan, locked, types, capped] as const,
+      ),
     ),
   )(
     'uses the fetch index and the primary key under %s (%s)',
-    async (mode, _label, capped, types) => {
+    async (mode, _label, plan, locked, types, capped) => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE claim_plan('w1', 64, NULL, 'lease', ${capped}, 32, ${types})`,
+        `EXPLAIN (FORMAT JSON)
+         EXECUTE ${plan}('w1', 64, NULL, 'lease', ${locked}, 32, ${types}${capped})`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
       const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
@@ -170,6 +185,74 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       const again = await claimKeyed(other, 'again');
       expect(again.rows.filter((row) => row.id !== null)).toHaveLength(10);
       expect(again.rows[0]?.stale).toBe(false);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('leaves a capped queue alone and says stale when a claim of it committed since its snapshot', async () => {
+    await db.query('RESET plan_cache_mode');
+    await db.query(`INSERT INTO "${schema}".queues (name, max_workers) VALUES ('capped', 3)`);
+    await db.query(
+      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at)
+       SELECT 'c' || lpad(g::text, 8, '0'), 'capped', 'plan.job', '{}', now() - interval '1 s'
+       FROM generate_series(1, 10) AS g`,
+    );
+    const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      const claimCapped = (client: pg.Client, worker: string, limit: number) =>
+        client.query<{ id: string | null; stale: boolean }>(
+          QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`),
+          [worker, limit, ['capped'], `lease-${worker}`, false, 0, null, ['capped']],
+        );
+      const jobsOf = (rows: { id: string | null }[]) => rows.filter((row) => row.id !== null);
+      const otherPid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
+        .rows[0]?.pid;
+      const waiting = async () =>
+        (
+          await db.query(
+            `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
+            [otherPid],
+          )
+        ).rowCount === 1;
+
+      // A claim that takes nothing leaves claim_seq alone: the one waiting behind it is fresh.
+      await db.query('BEGIN');
+      const none = await db.query<{ id: string | null }>(
+        QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`),
+        ['none', 10, ['capped'], 'lease-none', false, 0, ['other.job'], ['capped']],
+      );
+      expect(jobsOf(none.rows)).toHaveLength(0);
+      const first = claimCapped(other, 'first', 1);
+      await waitFor(waiting, { message: 'the claim waiting for the capped queue row' });
+      await db.query('COMMIT');
+      expect(jobsOf((await first).rows)).toHaveLength(1);
+      expect((await first).rows[0]?.stale).toBe(false);
+
+      // The holder takes 1 more (2 of the cap of 3) and keeps its transaction (and the row) open.
+      await db.query('BEGIN');
+      const held = await claimCapped(db, 'holder', 1);
+      expect(jobsOf(held.rows)).toHaveLength(1);
+      expect(held.rows[0]?.stale).toBe(false);
+      // The next claim takes its snapshot (the holder's job still pending), then waits.
+      const late = claimCapped(other, 'late', 10);
+      await waitFor(waiting, { message: 'the second claim waiting for the capped queue row' });
+      await db.query('COMMIT');
+      // Its count of the queue's jobs is older than the holder's claim: it takes none of them.
+      expect((await late).rows).toEqual([expect.objectContaining({ id: null, stale: true })]);
+      // From a fresh snapshot it takes what the cap leaves: 3 − 2.
+      const again = await claimCapped(other, 'again', 10);
+      expect(jobsOf(again.rows)).toHaveLength(1);
+      expect(again.rows[0]?.stale).toBe(false);
+      // Full: nothing more, and not stale.
+      const full = await claimCapped(other, 'full', 10);
+      expect(full.rows).toEqual([expect.objectContaining({ id: null, stale: false })]);
+      const busy = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${schema}".jobs_hot
+         WHERE queue = 'capped' AND status IN (1, 2)`,
+      );
+      expect(busy.rows[0]?.n).toBe(3);
     } finally {
       await other.end();
     }

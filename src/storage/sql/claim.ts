@@ -1,12 +1,14 @@
 /**
- * The SQL claim. Without capped queues and queues with key limits it is one autocommit statement
- * (claim.sql, or claim_keyed.sql when a wanted queue holds pending keyed jobs). Key limits are
- * exact across processes: claim_keyed.sql locks the limited queues' rows itself and claims their
- * limited keys only when no claim of theirs committed since its snapshot; when one did (another
- * process claimed at the same moment) it says `stale`, and the rest is claimed in a transaction
- * that first locks the queues' rows in a statement of its own (claim_lock_capped_queues.sql), so
- * the claim's snapshot is fresh. Capped queues (`maxWorkers`) always take that transaction. The
- * claim order (priority, turn, run-at, id) holds across queues alike.
+ * The SQL claim: claim_keyed.sql when a wanted queue holds keyed jobs, else claim_capped.sql when
+ * one is capped, else claim.sql; each one autocommit statement. Caps (`maxWorkers`) and key
+ * limits are exact across processes: the statement locks the capped or limited queues' rows
+ * itself and claims them only when no claim of theirs committed since its snapshot; when one did
+ * (another process claimed at the same moment) it says `stale`. A stale claim of capped queues
+ * is tried alone once more (the other claim has committed by then); after that, or after a stale
+ * keyed claim, the rest is claimed in a transaction that first locks the queues' rows in a
+ * statement of its own (claim_lock_capped_queues.sql), so the claim's snapshot is fresh. A claim
+ * that wants capped queues and keyed queues together always takes that transaction. The claim
+ * order (priority, turn, run-at, id) holds across queues alike.
  */
 import type { ClaimedJob } from '../model.js';
 import type { ClaimRequest } from '../store.js';
@@ -33,6 +35,13 @@ export interface LockedQueues {
  * transaction waits for the lock once, where a stale statement is claimed twice.
  */
 export const STALE_BACKOFF_MS = 1000;
+
+/**
+ * How many times a claim of capped queues (without keyed ones) runs alone while it comes back
+ * stale, before the rest is claimed in the transaction. A stale try lost the queue's row to a
+ * claim that has committed since, so the next try alone is usually fresh.
+ */
+export const CAPPED_TRIES_ALONE = 2;
 
 /** Per store: whether claims of limited queues go straight to the transaction for now. */
 export class ClaimContention {
@@ -71,35 +80,51 @@ export async function claimJobs(
   const keyedWanted = keyed.filter(wanted);
   const cappedWanted = capped.filter(wanted);
   const lockLimited = limited.filter(wanted);
-  // Claims that want no keyed queue keep claim.sql's smaller plan; see claim_keyed.sql.
-  const statement = keyedWanted.length === 0 ? sql.claim : sql.claim_keyed;
-  const params = (limit: number, starts: number, withCapped: boolean): unknown[] => {
-    const base = [request.workerId, limit, queues, uuidv7(), withCapped, starts, types];
-    return keyedWanted.length === 0
-      ? base
-      : [...base, keyedWanted, lockLimited.length === 0 ? null : lockLimited];
+  // Claims that want neither keep claim.sql's smaller plan; see claim_keyed.sql, claim_capped.sql.
+  const statement =
+    keyedWanted.length > 0
+      ? sql.claim_keyed
+      : cappedWanted.length > 0
+        ? sql.claim_capped
+        : sql.claim;
+  const lockAll = [...new Set([...cappedWanted, ...lockLimited])];
+  const params = (limit: number, starts: number, inLock: boolean): unknown[] => {
+    const base = [request.workerId, limit, queues, uuidv7(), inLock, starts, types];
+    if (statement === sql.claim) return base;
+    if (statement === sql.claim_capped) return [...base, cappedWanted];
+    // In the transaction every queue it locked is named, so claims of capped ones count too.
+    return [...base, keyedWanted, orNull(inLock ? lockAll : lockLimited)];
   };
-  const inTransaction = async (limit: number, starts: number): Promise<ClaimedJob[]> => {
-    const lockAll = [...new Set([...cappedWanted, ...lockLimited])];
+  const claimed: ClaimedJob[] = [];
+  const startsLeft = (): number =>
+    Math.max(0, startCount - claimed.filter((job) => job.state === 'processing').length);
+  const inTransaction = async (): Promise<ClaimedJob[]> => {
     const rows = await db.transaction(async (tx) => {
       // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
       await tx.query(sql.claim_lock_capped_queues, [lockAll]);
-      return tx.query<Row>(statement, params(limit, starts, true));
+      return tx.query<Row>(statement, params(request.limit - claimed.length, startsLeft(), true));
     });
-    return claimedOf(rows).jobs;
+    return [...claimed, ...claimedOf(rows).jobs];
   };
-  if (cappedWanted.length > 0 || (lockLimited.length > 0 && contention.recent)) {
-    return inTransaction(request.limit, startCount);
+  if (
+    (cappedWanted.length > 0 && keyedWanted.length > 0) ||
+    (lockLimited.length > 0 && contention.recent)
+  ) {
+    return inTransaction();
   }
-  const first = claimedOf(await db.query<Row>(statement, params(request.limit, startCount, false)));
-  if (!first.stale || first.jobs.length >= request.limit) return first.jobs;
-  contention.stale();
-  const started = first.jobs.filter((job) => job.state === 'processing').length;
-  const rest = await inTransaction(
-    request.limit - first.jobs.length,
-    Math.max(0, startCount - started),
-  );
-  return [...first.jobs, ...rest];
+  for (let tries = keyedWanted.length === 0 ? CAPPED_TRIES_ALONE : 1; tries > 0; tries--) {
+    const limit = request.limit - claimed.length;
+    const result = claimedOf(await db.query<Row>(statement, params(limit, startsLeft(), false)));
+    claimed.push(...result.jobs);
+    if (!result.stale || claimed.length >= request.limit) return claimed;
+  }
+  if (keyedWanted.length > 0) contention.stale();
+  return inTransaction();
+}
+
+/** `names`, or `null` when empty (the statements read NULL as none). */
+function orNull(names: readonly string[]): readonly string[] | null {
+  return names.length === 0 ? null : names;
 }
 
 /** The jobs of a claim's rows (a row with a NULL id only carries the flag) and its `stale` flag. */

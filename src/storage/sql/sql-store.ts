@@ -155,6 +155,8 @@ export class SqlStore implements Store {
   private closed = false;
   private notifier: WakeNotifier | null = null;
   private readonly listeners = new Set<Unlisten>();
+  /** This store's wake listeners, told of a freed capped slot before the NOTIFY goes out. */
+  private readonly ownListeners = new Set<(queue: string) => void>();
 
   /** @param options See {@link SqlStoreOptions}. */
   constructor(options: SqlStoreOptions) {
@@ -285,7 +287,12 @@ export class SqlStore implements Store {
   }
 
   async listen(onWake: (queue: string) => void): Promise<Unlisten> {
-    return this.listenOn(this.channel, onWake, 'wake');
+    const stop = await this.listenOn(this.channel, onWake, 'wake');
+    this.ownListeners.add(onWake);
+    return async () => {
+      this.ownListeners.delete(onWake);
+      await stop();
+    };
   }
 
   /** LISTENs on `channel` through the backend (nothing when it has no push channel). */
@@ -438,7 +445,8 @@ export class SqlStore implements Store {
   /**
    * Wakes every process's workers for the capped and limited queues among `queues`, whose rows left
    * fetched or processing: a freed slot of a capped queue is claimed at once, not at the next
-   * poll. Uncapped queues need no wake-up (their workers claim whenever they have free slots).
+   * poll. This store's own listeners hear it at once, the other processes' by NOTIFY. Uncapped
+   * queues need no wake-up (their workers claim whenever they have free slots).
    */
   private wakeCapped(queues: Iterable<string>): void {
     const locked = this.capped.peek();
@@ -447,7 +455,11 @@ export class SqlStore implements Store {
     for (const queue of queues) {
       if (locked.capped.includes(queue) || locked.limited.includes(queue)) freed.add(queue);
     }
-    if (freed.size > 0) this.notifier?.wake(freed);
+    if (freed.size === 0) return;
+    // This process's workers first: they claim while the NOTIFY is on its way to the others
+    // (measured: W8 about +1.5 points of the cap, docs/benchmarks.md).
+    for (const queue of freed) for (const wake of this.ownListeners) wake(queue);
+    this.notifier?.wake(freed);
   }
 
   /** {@inheritDoc Store.cancel} */

@@ -16,8 +16,9 @@
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see the final SELECT).
 --   Without capped queues ($5 false) the claim runs alone, as one autocommit statement (the fast
---   path: one round trip). With capped queues it must run in a transaction right after
---   claim_lock_capped_queues, so their caps are exact.
+--   path: one round trip). With capped queues it would have to run in a transaction right after
+--   claim_lock_capped_queues, so their caps are exact; the store sends claim_capped.sql for
+--   claims that want capped queues instead (it locks them itself), and this one with $5 false.
 -- Returns: id, queue, type, payload, status, attempts, worker_id, lease_token, trace_parent,
 --   run_at and created_at (epoch ms) of the claimed rows, in claim order, and stale (false);
 --   one row with a NULL id when nothing was claimed.

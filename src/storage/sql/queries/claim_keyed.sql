@@ -7,9 +7,11 @@
 --   pending job) fetched + processing. Jobs without a key form one line of their own there.
 --   A separate statement so that claims without keyed queues keep claim.sql's smaller plan
 --   (measured: about 0.1 ms less per claim). Both end with fragments/claim_finish.sql.
--- Parameters: $1–$7 as claim.sql; $8 keyed queues (text[]): only from these are jobs with a
---   concurrency key claimed; $9 the keyed queues among them whose keys with a limit may be
---   claimed (text[]) or NULL: keys with a limit are claimed only from these.
+-- Parameters: $1–$7 as claim.sql, except that with $5 false no capped queue is claimed (the
+--   store claims capped and keyed queues together only in the locked transaction); $8 keyed
+--   queues (text[]): only from these are jobs with a concurrency key claimed; $9 the keyed
+--   queues among them whose keys with a limit may be claimed (text[]) or NULL: keys with a limit
+--   are claimed only from these.
 -- Locking: FOR UPDATE SKIP LOCKED on the chosen rows. The rows of the $9 queues are locked
 --   (FOR NO KEY UPDATE, in name order) inside this statement: claimers of one such queue take
 --   turns. The lock returns the row's latest version; when its claim_seq equals the one this
@@ -17,8 +19,10 @@
 --   snapshot, so the jobs counted per key are exact and the queue's limited keys are claimed
 --   ("fresh"). Otherwise they are left alone, and `stale` tells the store to claim again from a
 --   fresh snapshot (in a transaction after claim_lock_capped_queues, where it always is fresh).
---   A claim that takes keyed jobs of a $9 queue adds 1 to its claim_seq. Runs alone as one
---   autocommit statement, or in that transaction (also with capped queues, $5 true).
+--   A claim that takes jobs of a $9 queue adds 1 to its claim_seq. Runs alone as one
+--   autocommit statement, or in that transaction (also with capped queues, $5 true; $9 then
+--   names every queue the transaction locked, capped ones too, so the claim_seq of a capped
+--   queue it claims from moves on, as claim_capped.sql needs).
 -- Returns: as claim.sql; stale is true when a $9 queue was not fresh.
 WITH RECURSIVE queue_locks AS MATERIALIZED (
   SELECT q.name, q.claim_seq
@@ -195,9 +199,14 @@ picked AS (
   ) h ON true
 ),
 bumped AS (
+  -- Jobs of queues that are not keyed only with $5 true: only then is a capped queue claimed.
   UPDATE :SCHEMA.queues q
   SET claim_seq = q.claim_seq + 1
-  WHERE q.name IN (SELECT k.queue FROM keyed k JOIN picked p ON p.id = k.id)
+  WHERE q.name IN (SELECT c.queue
+                   FROM (SELECT k.id, k.queue FROM keyed k
+                         UNION ALL
+                         SELECT u.id, u.queue FROM unkeyed u WHERE $5::boolean AND NOT u.keyed) c
+                   JOIN picked p ON p.id = c.id)
     AND q.name = ANY(coalesce($9::text[], '{}'))
 ),
 claim_flags AS (

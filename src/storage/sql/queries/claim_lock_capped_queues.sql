@@ -1,7 +1,9 @@
 -- Purpose: serialise claimers of queues that have a maxWorkers cap or jobs with a concurrency
 --   limit, so caps and key limits are exact across processes. Runs first in the claim
---   transaction, before claim.sql or claim_keyed.sql (which, without capped queues, first tries
---   alone and locks its limited queues itself; see its header).
+--   transaction, before claim.sql or claim_keyed.sql. That transaction is the fall-back: both
+--   statements first try alone and lock their capped or limited queues themselves (see their
+--   headers); the transaction follows when such a try was stale, or when one claim wants both
+--   capped queues and queues holding keyed jobs.
 -- Parameters: $1 queue names (text[]): the capped and limited queues the claim wants.
 -- Locking: FOR NO KEY UPDATE on those queues rows, in name order (no deadlocks between
 --   claimers); held until the claim transaction ends.
