@@ -49,18 +49,7 @@ eligible AS (
 picked AS (
   SELECT c.id, c.priority, c.run_at, e.name AS queue,
          row_number() OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS rank
-  FROM eligible e
-  CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
-      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-    ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT e.room
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE e.room > 0
+:INCLUDE unkeyed_lateral
   ORDER BY c.priority DESC, c.run_at, c.id
   LIMIT $2::int
 ),

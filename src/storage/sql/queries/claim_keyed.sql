@@ -59,18 +59,7 @@ unkeyed AS (
               THEN row_number() OVER (PARTITION BY e.name ORDER BY c.priority DESC, c.run_at, c.id)
               ELSE 1
          END AS turn
-  FROM eligible e
-  CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
-      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-    ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT e.room
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE e.room > 0
+:INCLUDE unkeyed_lateral
 ),
 key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
   -- Keyed queues ($8): every key with pending jobs and the head of its line (its first pending
