@@ -120,7 +120,8 @@ export function describeDeckApi(
 
     it('lets a read token read and refuses it every change with 403', async () => {
       const { base } = await serve({ tokens: [{ token: READ_TOKEN, access: 'read' }] });
-      await chokaq.enqueue(ok, {});
+      // Delayed, so the running worker cannot finish it (and take it off the page) before the read.
+      await chokaq.enqueue(ok, {}, { delay: '1h' });
       const client = new DeckClient(base, { authorization: `Bearer ${READ_TOKEN}` });
       const page = await client.get<JobPage>('api/jobs');
       expect(page.status).toBe(200);

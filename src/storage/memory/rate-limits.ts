@@ -16,8 +16,8 @@ export class MemoryRateLimits implements RateLimits {
   /** @param clock Source of "now"; the owning store's clock. */
   constructor(private readonly clock: Clock) {}
 
-  /** The bucket `name`, made full with `limit` per `perMs` when missing. */
-  private bucket(name: string, limit: number, perMs: number): RateBucket {
+  /** The bucket `name`, made full at `nowMs` with `limit` per `perMs` when missing. */
+  private bucket(name: string, limit: number, perMs: number, nowMs: number): RateBucket {
     let bucket = this.buckets.get(name);
     if (bucket === undefined) {
       bucket = {
@@ -28,7 +28,7 @@ export class MemoryRateLimits implements RateLimits {
         blockedUntil: null,
         grantedTotal: 0,
         throttledTotal: 0,
-        updatedAt: new Date(this.clock.now()),
+        updatedAt: new Date(nowMs),
       };
       this.buckets.set(name, bucket);
     }
@@ -39,7 +39,9 @@ export class MemoryRateLimits implements RateLimits {
   take(draw: RateDraw): Promise<RateGrant> {
     checkDraw(draw);
     const now = Math.max(this.clock.now(), this.buckets.get(draw.name)?.updatedAt.getTime() ?? 0);
-    const bucket = this.bucket(draw.name, draw.limit, draw.perMs);
+    // The same "now" makes a new bucket and draws from it: a later clock reading would date the
+    // bucket after the draw and take back a fraction of its first token.
+    const bucket = this.bucket(draw.name, draw.limit, draw.perMs, now);
     const elapsed = now - bucket.updatedAt.getTime();
     const refilled = Math.min(draw.limit, bucket.tokens + (elapsed * draw.limit) / draw.perMs);
     const blockedMs = bucket.blockedUntil === null ? 0 : bucket.blockedUntil.getTime() - now;
@@ -62,8 +64,9 @@ export class MemoryRateLimits implements RateLimits {
   /** {@inheritDoc RateLimits.block} */
   block(name: string, limit: number, perMs: number, forMs: number): Promise<void> {
     checkBucket(name, limit, perMs);
-    const bucket = this.bucket(name, limit, perMs);
-    const until = this.clock.now() + Math.max(0, forMs);
+    const now = this.clock.now();
+    const bucket = this.bucket(name, limit, perMs, now);
+    const until = now + Math.max(0, forMs);
     if (bucket.blockedUntil === null || bucket.blockedUntil.getTime() < until) {
       bucket.blockedUntil = new Date(until);
     }
