@@ -1,7 +1,8 @@
 /**
  * The storage half of retention: which tables are purged, by which age, and the rule a store
  * applies in bounded batches (`Store.purgeBatch`). Lifetime counters (`stats_summary`) are never
- * touched; DLQ rows leave their error groups as they go.
+ * touched; DLQ rows leave their error groups as they go, and groups left empty go once their last
+ * failure is older than the DLQ rule's age.
  */
 
 /** Tables retention purges. */

@@ -402,7 +402,9 @@ export interface Store extends BulkStore {
   /**
    * Deletes up to `limit` rows of `rule`'s table that are older than it allows, in one short
    * transaction that locks only those rows (skipping rows another transaction holds); DLQ rows
-   * leave their error groups, lifetime counters stay. Resolves to how many went.
+   * leave their error groups, lifetime counters stay. A DLQ batch also drops (up to `limit` each)
+   * the groups already empty whose last failure is older than the rule allows, and error-group
+   * trend hours past two days. Resolves to how many rows of the table went.
    */
   purgeBatch(rule: RetentionRule, limit: number): Promise<number>;
   /** How many rows `rule` would purge now (bulk actions: the actions, not their items). */

@@ -94,6 +94,38 @@ export function describeRetention(ctx: ConformanceContext): void {
       expect((await ctx.statsOf('r-dlq')).failedTotal).toBe(3);
     });
 
+    it('drops an emptied error group once its last failure is older than the age', async () => {
+      const store = ctx.store();
+      const error = 'RangeError: quota 7 exceeded\n    at send (/srv/app/mail.js:1:1)';
+      const kill = async (): Promise<Date> => {
+        const [job] = await processing('r-prune', 1);
+        await store.settle([{ kind: 'dead', lease: leaseOf(job!), reason: 'Fatal', error }]);
+        return (await ctx.dead(job!.id)).failedAt;
+      };
+      const firstSeen = async (): Promise<Date | undefined> =>
+        (await store.errorGroups({ queues: ['r-prune'], limit: 10 }))[0]?.firstSeen;
+      const purgeAll = async (olderThanMs: number): Promise<number> =>
+        store.purgeBatch({ table: 'dlq', olderThanMs, queue: 'r-prune' }, 10);
+
+      const first = await kill();
+      await storeTimePasses(first.getTime() + 5);
+      expect(await purgeAll(1)).toBe(1);
+      // Emptied, but its last failure is younger than a minute: the group stays, and a new failure
+      // of it keeps the first one's time.
+      expect(await purgeAll(60_000)).toBe(0);
+      const second = await kill();
+      expect(second.getTime()).toBeGreaterThan(first.getTime());
+      expect(await firstSeen()).toEqual(first);
+      await storeTimePasses(second.getTime() + 5);
+      expect(await purgeAll(1)).toBe(1);
+      // The batch that empties a group leaves it; the next one drops it (its last failure is
+      // older than 1 ms), so a new failure starts the group afresh.
+      expect(await purgeAll(1)).toBe(0);
+      const third = await kill();
+      expect(await firstSeen()).toEqual(third);
+      expect((await ctx.statsOf('r-prune')).failedTotal).toBe(3);
+    });
+
     it('purges metric buckets and audit entries by age', async () => {
       const store = ctx.store();
       const jobs = await processing('r-met', 1);

@@ -163,6 +163,30 @@ describe('memory store', () => {
     });
   });
 
+  describe('error-group retention', () => {
+    it('drops trend hours past two days in a DLQ batch, also of groups that stopped failing', async () => {
+      await store.enqueue([newJob('a'), newJob('b')]);
+      const [a, b] = await store.start((await claimOne()).map(leaseOf));
+      if (a === undefined || b === undefined) throw new Error('not started');
+      await store.settle([{ kind: 'dead', lease: leaseOf(a), reason: 'Fatal', error: 'E: x' }]);
+      const [group] = await store.errorGroups({ limit: 10 });
+      if (group === undefined) throw new Error('no group');
+      const hours = () => store.errorGroupHours([group.fingerprint], new Date(0));
+      clock.advance(47 * 3_600_000);
+      await store.settle([{ kind: 'dead', lease: leaseOf(b), reason: 'Fatal', error: 'E: x' }]);
+      expect(await hours()).toHaveLength(2);
+      // A week's rule purges no DLQ row, but the first hour is past two days now.
+      clock.advance(3 * 3_600_000);
+      expect(await store.purgeBatch({ table: 'dlq', olderThanMs: 7 * 86_400_000 }, 10)).toBe(0);
+      expect(await hours()).toEqual([
+        expect.objectContaining({ hourStart: new Date(START + 47 * 3_600_000) }),
+      ]);
+      clock.advance(49 * 3_600_000);
+      await store.purgeBatch({ table: 'dlq', olderThanMs: 7 * 86_400_000 }, 10);
+      expect(await hours()).toEqual([]);
+    });
+  });
+
   describe('metric buckets', () => {
     it('truncates outcomes to the second and aggregates within it', async () => {
       clock.advance(250);

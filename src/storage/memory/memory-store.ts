@@ -386,18 +386,21 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.purgeBatch} */
   purgeBatch(rule: RetentionRule, limit: number): Promise<number> {
     return atomically(() => {
-      const cutoff = new Date(this.time().getTime() - rule.olderThanMs);
+      const now = this.time();
+      const cutoff = new Date(now.getTime() - rule.olderThanMs);
       if (rule.table === 'audit') return this.bulk.purgeAudit(cutoff, limit);
       if (rule.table === 'bulkActions') return this.bulk.purgeActions(cutoff, limit);
       if (rule.table === 'scheduleTicks') return this.scheduleStore.purgeTicks(cutoff, limit);
-      return deleteRows(this.tables, rule, expiredRows(this.tables, rule, cutoff).slice(0, limit));
+      const expired = expiredRows(this.tables, rule, cutoff).slice(0, limit);
+      return deleteRows(this.tables, rule, expired, cutoff, now);
     });
   }
 
   /** {@inheritDoc Store.countPurgeable} */
   countPurgeable(rule: RetentionRule): Promise<number> {
     return atomically(() => {
-      const cutoff = new Date(this.time().getTime() - rule.olderThanMs);
+      const now = this.time();
+      const cutoff = new Date(now.getTime() - rule.olderThanMs);
       if (rule.table === 'audit') return this.bulk.countAudit(cutoff);
       if (rule.table === 'bulkActions') return this.bulk.countActions(cutoff);
       if (rule.table === 'scheduleTicks') return this.scheduleStore.countTicks(cutoff);

@@ -46,8 +46,19 @@ export function expiredRows(tables: Tables, rule: RetentionRule, cutoff: Date): 
   }
 }
 
-/** Deletes the first `limit` of `keys` from `rule`'s table; DLQ rows leave their groups. */
-export function deleteRows(tables: Tables, rule: RetentionRule, keys: readonly string[]): number {
+/**
+ * Deletes the first `limit` of `keys` from `rule`'s table; DLQ rows leave their groups, and a DLQ
+ * batch also drops the groups emptied before `cutoff` and trend hours past two days.
+ */
+export function deleteRows(
+  tables: Tables,
+  rule: RetentionRule,
+  keys: readonly string[],
+  cutoff: Date,
+  now: Date,
+): number {
+  // Before this batch empties any group, as in the SQL statement (its CTEs share one snapshot).
+  if (rule.table === 'dlq') tables.pruneGroups((queue) => inScope(rule, queue), cutoff, now);
   for (const key of keys) {
     if (rule.table === 'archive') tables.archive.delete(key);
     else if (rule.table === 'metricBuckets') tables.buckets.delete(key);

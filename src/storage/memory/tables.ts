@@ -49,11 +49,15 @@ export class Tables {
   readonly counters = new Map<string, QueueCounters>();
   /** Metric buckets by {@link bucketKey}. */
   readonly buckets = new Map<string, MetricBucket>();
-  /** The error-group summary by {@link groupKey}; rows stay (count 0) once emptied. */
+  /**
+   * The error-group summary by {@link groupKey}; rows stay (count 0) once emptied, until retention
+   * drops them ({@link Tables.pruneGroups}).
+   */
   readonly groups = new Map<string, GroupRow>();
   /**
    * Dead jobs per hour of each error group (`dlq_error_group_hours`): fingerprint → hour start
-   * (ms) → count. Arrivals only; a group's hours past two days go when it counts a new one.
+   * (ms) → count. Arrivals only; a group's hours past two days go when it counts a new one, or
+   * in a retention pass.
    */
   readonly groupHours = new Map<string, Map<number, number>>();
   /** Unique index: idempotency key → id of the hot row holding it. */
@@ -142,6 +146,24 @@ export class Tables {
     hours.set(hour, (hours.get(hour) ?? 0) + 1);
     for (const start of hours.keys()) if (start < hour - GROUP_HOURS_KEPT_MS) hours.delete(start);
     this.groupHours.set(signature.fingerprint, hours);
+  }
+
+  /**
+   * Retention of the error-group summary: drops the groups of `queue`s in scope that are empty and
+   * saw their last failure before `cutoff`, and every group's trend hours older than two days
+   * before the hour of `now` (as the DLQ batch of the SQL retention does).
+   */
+  pruneGroups(inScope: (queue: string) => boolean, cutoff: Date, now: Date): void {
+    for (const [key, group] of this.groups) {
+      if (group.count === 0 && group.lastSeen < cutoff && inScope(group.queue)) {
+        this.groups.delete(key);
+      }
+    }
+    const oldest = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS - GROUP_HOURS_KEPT_MS;
+    for (const [fingerprint, hours] of this.groupHours) {
+      for (const start of hours.keys()) if (start < oldest) hours.delete(start);
+      if (hours.size === 0) this.groupHours.delete(fingerprint);
+    }
   }
 
   /** Counts one dead job fewer in its group (it was resurrected or purged). */

@@ -51,6 +51,22 @@ function batchStatement(schema: string, table: RetentionTable, queueSql: string)
           FROM (SELECT fingerprint, queue, type, count(*) AS n FROM deleted
                 GROUP BY fingerprint, queue, type ORDER BY fingerprint, queue, type) d
           WHERE g.fingerprint = d.fingerprint AND g.queue = d.queue AND g.type = d.type
+        ), emptied AS (
+          -- Groups that earlier purges or resurrections left empty and that saw no failure
+          -- within the age: nothing left to show. A failure arriving meanwhile makes the row
+          -- fail the re-check under its lock (or holds the lock: skipped) and keeps it.
+          DELETE FROM ${schema}.dlq_error_groups g
+          USING (SELECT e.fingerprint, e.queue, e.type FROM ${schema}.dlq_error_groups e
+                 WHERE e.dead_count = 0 AND e.last_seen < now() - $1::bigint * interval '1 millisecond'${queueSql}
+                 LIMIT $2::int FOR UPDATE OF e SKIP LOCKED) x
+          WHERE g.fingerprint = x.fingerprint AND g.queue = x.queue AND g.type = x.type
+        ), old_hours AS (
+          -- Trend hours past what move_to_dlq.sql keeps (49 hours), of groups that stopped failing.
+          DELETE FROM ${schema}.dlq_error_group_hours h
+          USING (SELECT o.fingerprint, o.hour_start FROM ${schema}.dlq_error_group_hours o
+                 WHERE o.hour_start < now() - interval '49 hours'
+                 LIMIT $2::int FOR UPDATE OF o SKIP LOCKED) x
+          WHERE h.fingerprint = x.fingerprint AND h.hour_start = x.hour_start
         ) SELECT count(*) AS n FROM deleted`;
     case 'metricBuckets':
       return `WITH picked AS (
