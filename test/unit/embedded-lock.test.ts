@@ -27,31 +27,36 @@ afterAll(() => {
 });
 
 describe('embedded data directory lock', () => {
-  it('refuses a second store on the same directory until the first closes', async () => {
-    const dataDir = join(tempDir(), 'data'); // does not exist yet: created on open
-    const first = embedded({ dataDir, logger: silentLogger, vacuumIntervalMs: 0 });
-    await first.open();
-    const lockPath = join(dataDir, LOCKFILE_NAME);
-    expect(readFileSync(lockPath, 'utf8').trim()).toBe(String(process.pid));
+  // Two fresh PGlite data directories are made and opened: a minute is too tight under load.
+  it(
+    'refuses a second store on the same directory until the first closes',
+    { timeout: 180_000 },
+    async () => {
+      const dataDir = join(tempDir(), 'data'); // does not exist yet: created on open
+      const first = embedded({ dataDir, logger: silentLogger, vacuumIntervalMs: 0 });
+      await first.open();
+      const lockPath = join(dataDir, LOCKFILE_NAME);
+      expect(readFileSync(lockPath, 'utf8').trim()).toBe(String(process.pid));
 
-    const second = embedded({ dataDir, logger: silentLogger });
-    await expect(second.open()).rejects.toMatchObject({ code: 'CHOKAQ_STORAGE_LOCKED' });
-    await second.close();
-    // The failed open must not have removed the first store's lock.
-    expect(existsSync(lockPath)).toBe(true);
+      const second = embedded({ dataDir, logger: silentLogger });
+      await expect(second.open()).rejects.toMatchObject({ code: 'CHOKAQ_STORAGE_LOCKED' });
+      await second.close();
+      // The failed open must not have removed the first store's lock.
+      expect(existsSync(lockPath)).toBe(true);
 
-    await first.enqueue([newJob({ id: 'kept', type: 't.v1', payload: '{}' })]);
-    await first.close();
-    expect(existsSync(lockPath)).toBe(false);
+      await first.enqueue([newJob({ id: 'kept', type: 't.v1', payload: '{}' })]);
+      await first.close();
+      expect(existsSync(lockPath)).toBe(false);
 
-    const third = embedded({ dataDir, logger: silentLogger });
-    await third.open();
-    try {
-      expect((await third.getJob('kept'))?.where).toBe('hot');
-    } finally {
-      await third.close();
-    }
-  });
+      const third = embedded({ dataDir, logger: silentLogger });
+      await third.open();
+      try {
+        expect((await third.getJob('kept'))?.where).toBe('hot');
+      } finally {
+        await third.close();
+      }
+    },
+  );
 
   it('takes over a lockfile left by a dead process', () => {
     const dir = tempDir();
