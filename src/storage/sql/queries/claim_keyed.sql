@@ -139,7 +139,8 @@ key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
   -- key's head. `ready`: the head itself may be claimed now.
   SELECT e.name, e.locked, h.concurrency_key, h.id, h.priority, h.run_at, h.concurrency_limit,
          h.ready
-  FROM eligible e
+  FROM unwalked u
+  JOIN eligible e ON e.name = u.queue
   CROSS JOIN LATERAL (
     SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
            n.run_at <= now() AND n.cancel_requested_at IS NULL
@@ -149,7 +150,6 @@ key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
     ORDER BY n.concurrency_key, n.priority DESC, n.run_at, n.id
     LIMIT 1
   ) h
-  WHERE e.keyed AND e.room > 0 AND e.name IN (SELECT queue FROM unwalked)
   UNION ALL
   SELECT l.queue, l.locked, h.concurrency_key, h.id, h.priority, h.run_at, h.concurrency_limit,
          h.ready
