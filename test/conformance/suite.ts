@@ -18,6 +18,7 @@ import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeBroadcast } from './broadcast.js';
 import { describeConcurrencyKeys } from './concurrency-keys.js';
 import { describeEdgeCases } from './edge-cases.js';
+import { describeKeyedClaims } from './keyed-claims.js';
 import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
@@ -1555,6 +1556,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     // ------------------------------------------------- concurrency keys (concurrency-keys.ts)
 
     describeConcurrencyKeys(context);
+    describeKeyedClaims(context);
     describeRateLimits(context);
 
     // ------------------------------------------ history, error groups, queries (operator.ts)

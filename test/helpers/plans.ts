@@ -7,6 +7,8 @@ export interface PlanNode {
   Filter?: string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  /** Rows the node returned, with `EXPLAIN (ANALYZE)` only. */
+  'Actual Rows'?: number;
   Plans?: PlanNode[];
 }
 

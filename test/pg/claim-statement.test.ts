@@ -130,9 +130,42 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       const indexes = onHot.map((n) => n['Index Name']);
       expect(indexes).toContain('jobs_hot_fetch_idx');
       expect(indexes).toContain('jobs_hot_keyed_fetch_idx');
+      expect(indexes).toContain('jobs_hot_keyed_order_idx');
       expect(indexes).toContain('jobs_hot_pkey');
     },
   );
+
+  it('decides a claim over many waiting keys from the front of the keyed jobs, probing no key', async () => {
+    await db.query('RESET plan_cache_mode');
+    await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('walked')`);
+    await db.query(
+      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at, concurrency_key,
+                                         concurrency_limit)
+       SELECT 'w' || lpad(g::text, 8, '0'), 'walked', 'plan.job', '{}', now() - interval '1 s',
+              'tenant-' || (g % 100), 2
+       FROM generate_series(1, 300) AS g`,
+    );
+    const sql = QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`);
+    const params = ['w1', 10, ['walked'], 'lease', false, 0, null, ['walked'], ['walked']];
+    await db.query('BEGIN');
+    try {
+      const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+        params,
+      );
+      const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
+      // The lines of every key (key_heads, a recursive skip scan) produced nothing: not needed.
+      const lines = nodes.filter((n) => n['Node Type'] === 'Recursive Union');
+      expect(lines.map((n) => n['Actual Rows'])).toEqual([0]);
+    } finally {
+      await db.query('ROLLBACK');
+    }
+    // Ten keys' heads, in claim order (ids: one run_at).
+    const claimed = await db.query<{ id: string }>(sql, params);
+    expect(claimed.rows.map((row) => row.id)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `w${String(i + 1).padStart(8, '0')}`),
+    );
+  });
 
   it('turns synchronous_commit off for its own transaction only', async () => {
     await db.query('RESET plan_cache_mode');

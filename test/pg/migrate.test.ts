@@ -109,4 +109,39 @@ describe.skipIf(!available)('postgres migrations', () => {
       );
     }
   });
+
+  it('upgrades a schema with keyed jobs in flight to the keyed claim order (version 18)', async () => {
+    const schema = schemaForTest();
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${schema}"`);
+      for (const migration of MIGRATIONS.filter((m) => m.version < 18)) {
+        await client.query(migration.sql.replaceAll(':SCHEMA', `"${schema}"`));
+        await client.query(
+          `INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, $2)`,
+          [migration.version, migration.name],
+        );
+      }
+      await client.query(`INSERT INTO "${schema}".queues (name) VALUES ('up')`);
+      // Key a: one job running (its limit of 1 reached) and one waiting; key b: one waiting.
+      await client.query(
+        `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, status, run_at,
+                                           concurrency_key, concurrency_limit)
+         VALUES ('a-1', 'up', 't', '{}', 2, now(), 'a', 1), ('a-2', 'up', 't', '{}', 0, now(), 'a', 1),
+                ('b-1', 'up', 't', '{}', 0, now(), 'b', 1)`,
+      );
+    } finally {
+      await client.end();
+    }
+    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
+    await store.open();
+    try {
+      expect(await ledger(schema)).toEqual(allVersions);
+      const claimed = await store.claim({ workerId: 'w', limit: 5, queues: ['up'] });
+      expect(claimed.map((job) => job.id)).toEqual(['b-1']);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -183,6 +183,7 @@ CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority
 CREATE UNIQUE INDEX jobs_hot_idempotency_idx ON :SCHEMA.jobs_hot USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX jobs_hot_keyed_active_idx ON :SCHEMA.jobs_hot USING btree (queue, concurrency_key) WHERE ((status = ANY (ARRAY[1, 2])) AND (concurrency_key IS NOT NULL));
 CREATE INDEX jobs_hot_keyed_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, concurrency_key, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NOT NULL));
+CREATE INDEX jobs_hot_keyed_order_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NOT NULL));
 CREATE INDEX jobs_hot_limited_idx ON :SCHEMA.jobs_hot USING btree (queue) WHERE ((status = 0) AND (concurrency_limit IS NOT NULL));
 CREATE INDEX jobs_hot_pending_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id) WHERE (status = 0);
 CREATE UNIQUE INDEX jobs_hot_pkey ON :SCHEMA.jobs_hot USING btree (id);

@@ -5,8 +5,14 @@
 --   fetched + processing jobs plus its place in the line, so keys take turns (round-robin)
 --   within a priority, and a key never has more than its limit (concurrency_limit of its next
 --   pending job) fetched + processing. Jobs without a key form one line of their own there.
---   A separate statement so that claims without keyed queues keep claim.sql's smaller plan
---   (measured: about 0.1 ms less per claim). Both end with fragments/claim_finish.sql.
+--   Two ways to find a keyed queue's candidates, same result: the walk reads the first
+--   2 × room pending keyed jobs in claim order whatever their key (jobs_hot_keyed_order_idx) and
+--   decides the claim when its room-th pick comes before every job it did not read (see
+--   unwalked); otherwise key_heads finds every key's line head, one index probe per waiting key.
+--   So a claim costs per waiting key only when the walk's front holds too few keys with room
+--   (keys busy or at their limit, one key's long line). A separate statement so that claims
+--   without keyed queues keep claim.sql's smaller plan (measured: about 0.1 ms less per claim).
+--   Both end with fragments/claim_finish.sql.
 -- Parameters: $1–$7 as claim.sql, except that with $5 false no capped queue is claimed (the
 --   store claims capped and keyed queues together only in the locked transaction); $8 keyed
 --   queues (text[]): only from these are jobs with a concurrency key claimed; $9 the keyed
@@ -61,14 +67,80 @@ unkeyed AS (
          END AS turn
 :INCLUDE unkeyed_lateral
 ),
+walk AS (
+  -- Keyed queues ($8): the first 2 × room pending jobs with a key in claim order whatever their
+  -- key (jobs_hot_keyed_order_idx), due or not; `place` their place in it. A key's first job
+  -- here is the head of its line, and its jobs here are the first of its line.
+  SELECT e.name AS queue, e.locked, e.room, w.*
+  FROM eligible e
+  CROSS JOIN LATERAL (
+    SELECT n.id, n.concurrency_key AS key, n.priority, n.run_at, n.concurrency_limit AS lim,
+           n.run_at <= now() AND n.cancel_requested_at IS NULL
+             AND ($7::text[] IS NULL OR lower(n.type) = ANY($7::text[])) AS ready,
+           row_number() OVER (ORDER BY n.priority DESC, n.run_at, n.id) AS place
+    FROM :SCHEMA.jobs_hot n
+    WHERE n.queue = e.name AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
+    ORDER BY n.priority DESC, n.run_at, n.id
+    LIMIT 2 * e.room
+  ) w
+  WHERE e.keyed AND e.room > 0
+),
+walk_keys AS (
+  -- Each key met in the walk: busy and room as in key_room below (its limit: its head's).
+  SELECT k.queue, k.key, b.busy,
+         CASE
+           WHEN k.lim IS NULL THEN $2::int
+           WHEN k.locked THEN least($2::int, greatest(k.lim - b.busy, 0))
+           ELSE 0
+         END AS room
+  FROM (SELECT DISTINCT ON (w.queue, w.key) w.queue, w.key, w.lim, w.locked
+        FROM walk w
+        ORDER BY w.queue, w.key, w.place) k
+  CROSS JOIN LATERAL (
+    SELECT count(*)::int AS busy FROM :SCHEMA.jobs_hot f
+    WHERE f.queue = k.queue AND f.concurrency_key = k.key AND f.status IN (:FETCHED, :PROCESSING)
+  ) b
+),
+walk_picks AS (
+  -- Per keyed queue, in claim order (`n`): the walk's ready jobs as far as their key's room, turn
+  -- = busy + place among the key's ready jobs, and the queue's line of jobs without a key.
+  SELECT c.*, row_number() OVER (PARTITION BY c.queue
+                                 ORDER BY c.priority DESC, c.turn, c.run_at, c.id) AS n
+  FROM (SELECT l.queue, l.id, l.priority, l.run_at, l.busy + l.rank AS turn
+        FROM (SELECT w.queue, w.id, w.priority, w.run_at, k.busy, k.room,
+                     row_number() OVER (PARTITION BY w.queue, w.key ORDER BY w.place) AS rank
+              FROM walk w
+              JOIN walk_keys k ON k.queue = w.queue AND k.key = w.key
+              WHERE w.ready AND k.room > 0) l
+        WHERE l.rank <= l.room
+        UNION ALL
+        SELECT u.queue, u.id, u.priority, u.run_at, u.turn FROM unkeyed u WHERE u.keyed) c
+),
+unwalked AS (
+  -- The keyed queues the walk does not decide; their claims find every key (key_heads on). The
+  -- walk decides a queue when it read all of its pending keyed jobs, or when its room-th pick
+  -- comes before every job it did not read: such a job has the last walked job's priority at
+  -- most and, at that priority, a later run_at (or id) and a turn of 1 at least. So the pick
+  -- qualifies with a higher priority, or that priority, turn 1 and not after the last walked job.
+  SELECT w.queue
+  FROM (SELECT DISTINCT ON (w.queue) w.queue, w.room, w.place, w.priority, w.run_at, w.id
+        FROM walk w
+        ORDER BY w.queue, w.place DESC) w
+  LEFT JOIN walk_picks p ON p.queue = w.queue AND p.n = w.room
+  WHERE w.place = 2 * w.room
+    AND NOT coalesce(p.priority > w.priority
+                     OR (p.priority = w.priority AND p.turn = 1
+                         AND (p.run_at, p.id) <= (w.run_at, w.id)), false)
+),
 key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
-  -- Keyed queues ($8): every key with pending jobs and the head of its line (its first pending
-  -- job in claim order, due or not), one index probe per key: the keyed fetch index is ordered
-  -- by key and then claim order, so its first entry past a key is the next key's head. `ready`:
-  -- the head itself may be claimed now.
+  -- Keyed queues ($8) the walk does not decide: every key with pending jobs and the head of its
+  -- line (its first pending job in claim order, due or not), one index probe per key: the keyed
+  -- fetch index is ordered by key and then claim order, so its first entry past a key is the next
+  -- key's head. `ready`: the head itself may be claimed now.
   SELECT e.name, e.locked, h.concurrency_key, h.id, h.priority, h.run_at, h.concurrency_limit,
          h.ready
-  FROM eligible e
+  FROM unwalked u
+  JOIN eligible e ON e.name = u.queue
   CROSS JOIN LATERAL (
     SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
            n.run_at <= now() AND n.cancel_requested_at IS NULL
@@ -78,7 +150,6 @@ key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
     ORDER BY n.concurrency_key, n.priority DESC, n.run_at, n.id
     LIMIT 1
   ) h
-  WHERE e.keyed AND e.room > 0
   UNION ALL
   SELECT l.queue, l.locked, h.concurrency_key, h.id, h.priority, h.run_at, h.concurrency_limit,
          h.ready
@@ -154,10 +225,18 @@ keyed_lines AS (
   ) c
   WHERE l.whole
   UNION ALL
-  SELECT u.id, u.priority, u.run_at, u.queue, u.turn FROM unkeyed u WHERE u.keyed
+  SELECT u.id, u.priority, u.run_at, u.queue, u.turn
+  FROM unkeyed u
+  WHERE u.keyed AND u.queue IN (SELECT queue FROM unwalked)
 ),
 keyed AS (
-  -- At most the queue's room from each keyed queue, taking turns between its keys.
+  -- At most the queue's room from each keyed queue, taking turns between its keys: the walk's
+  -- picks, or for the queues it does not decide, the picks from every key's line.
+  SELECT p.id, p.priority, p.run_at, p.turn, p.queue
+  FROM walk_picks p
+  JOIN eligible e ON e.name = p.queue
+  WHERE p.n <= e.room AND p.queue NOT IN (SELECT queue FROM unwalked)
+  UNION ALL
   SELECT k.id, k.priority, k.run_at, k.turn, k.queue
   FROM (SELECT kl.*, row_number() OVER (PARTITION BY kl.queue
                                         ORDER BY kl.priority DESC, kl.turn, kl.run_at, kl.id) AS n
