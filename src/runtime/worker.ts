@@ -2,11 +2,11 @@ import { logEvent } from '../observability/log-events.js';
 import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { Lease, Store } from '../storage/store.js';
+import type { HandoffRequest, Lease, Settlement, Store } from '../storage/store.js';
 import { waitAtMost, type Clock } from '../util/clock.js';
 import { BackgroundRefresh } from '../util/background-refresh.js';
 import { Batcher } from '../util/batcher.js';
-import type { Completer } from './completer.js';
+import type { Completer, HandoffTaker } from './completer.js';
 import type { CircuitBreakers, CircuitPermit } from './circuit-breaker.js';
 import type { Executor, RunResult } from './executor.js';
 import type { RateGate } from './rate-gate.js';
@@ -61,7 +61,7 @@ const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
  * job through the lease gate right before running it, and keeps at most `concurrency` handlers
  * running. Wakes on store notifications, slot releases and a jittered poll.
  */
-export class Worker {
+export class Worker implements HandoffTaker {
   private readonly slots: Slots;
   private readonly wakeup: Wakeup;
   private readonly starter: Batcher<Lease, ClaimedJob | null>;
@@ -141,6 +141,7 @@ export class Worker {
         });
       }
     }
+    this.options.completer.useHandoff(this);
     this.loop = this.fetchLoop().catch((error: unknown) => {
       // Every expected failure is handled inside the loop; this one is a bug, and the health
       // check reports it.
@@ -188,12 +189,37 @@ export class Worker {
    */
   async stop(graceMs: number): Promise<number> {
     this.stopping = true;
+    this.options.completer.useHandoff(undefined);
     this.wakeup.notify();
     await this.loop;
     await this.unlisten?.().catch(() => undefined);
     await this.releaseBuffered();
     await waitAtMost(this.options.clock, this.slots.idle(), graceMs);
     return this.running;
+  }
+
+  /**
+   * Keeps a free slot for each job the settlements archive, so that the settle starts the next job
+   * of each capped queue it frees a slot in (measured: W8 … docs/benchmarks.md). Only when claims
+   * would start jobs at once too: nothing prefetched waiting, circuits closed, no rate limits.
+   */
+  offer(items: readonly Settlement[]): HandoffRequest | null {
+    if (this.stopping || this.buffer.length > 0 || this.options.rates?.active === true) return null;
+    if (!this.circuitsClosed()) return null;
+    const archived = items.filter((item) => item.kind === 'archive').length;
+    let reserved = 0;
+    while (reserved < archived && this.slots.tryAcquire()) reserved++;
+    if (reserved === 0) return null;
+    const { workerId, queues, types } = this.options;
+    return { workerId, limit: reserved, queues, types };
+  }
+
+  /** Runs the jobs a settle started for this worker; frees the slots it kept and did not use. */
+  take(request: HandoffRequest, started: readonly ClaimedJob[]): void {
+    for (let i = started.length; i < request.limit; i++) this.slots.release();
+    if (started.length > 0) this.options.onClaim?.(started.length);
+    for (const job of started) this.launch(job, true);
+    if (started.length < request.limit && this.waitingForSlots) this.wakeup.notify();
   }
 
   /** Resolves once no handler is running. */

@@ -18,6 +18,7 @@ import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeBroadcast } from './broadcast.js';
 import { describeConcurrencyKeys } from './concurrency-keys.js';
 import { describeEdgeCases } from './edge-cases.js';
+import { describeHandoff } from './handoff.js';
 import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
@@ -1551,6 +1552,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     // ---------------------------------------- where providers used to differ (edge-cases.ts)
 
     describeEdgeCases(context);
+    describeHandoff(context);
 
     // ------------------------------------------------- concurrency keys (concurrency-keys.ts)
 
