@@ -75,6 +75,11 @@ export class Worker implements HandoffTaker {
    */
   private readonly paused: BackgroundRefresh<ReadonlySet<string>>;
   private waitingForSlots = false;
+  /**
+   * The loop sleeps after a claim that came back short (nothing more to claim): slots kept for a
+   * hand-off cost it nothing then. Otherwise a hand-off would shrink its next claim.
+   */
+  private idleAfterShortClaim = false;
   /** Finished runs keeping their slot until enough settlements are written. */
   private holding = 0;
   /** When the claim in flight was sent (`null`: none), for the health check. */
@@ -200,11 +205,13 @@ export class Worker implements HandoffTaker {
 
   /**
    * Keeps a free slot for each job the settlements archive, so that the settle starts the next job
-   * of each capped queue it frees a slot in (measured: W8 … docs/benchmarks.md). Only when claims
-   * would start jobs at once too: nothing prefetched waiting, circuits closed, no rate limits.
+   * of each capped queue it frees a slot in (see docs/benchmarks.md, W8). Only while the claim
+   * loop sleeps after a short claim (it would not use the slots), and when claims would start jobs
+   * at once too: nothing prefetched waiting, circuits closed, no rate limits.
    */
   offer(items: readonly Settlement[]): HandoffRequest | null {
-    if (this.stopping || this.buffer.length > 0 || this.options.rates?.active === true) return null;
+    if (this.stopping || !this.idleAfterShortClaim || this.buffer.length > 0) return null;
+    if (this.options.rates?.active === true) return null;
     if (!this.circuitsClosed()) return null;
     const archived = items.filter((item) => item.kind === 'archive').length;
     let reserved = 0;
@@ -285,7 +292,11 @@ export class Worker implements HandoffTaker {
       for (const job of started) this.launch(job, true);
       this.buffer.push(...claimed.filter((job) => job.state === 'fetched'));
       this.dispatch();
-      if (got < room && !this.stopping) await this.wakeup.wait(jitter(pollIntervalMs));
+      if (got < room && !this.stopping) {
+        this.idleAfterShortClaim = true;
+        await this.wakeup.wait(jitter(pollIntervalMs));
+        this.idleAfterShortClaim = false;
+      }
     }
   }
 
