@@ -82,6 +82,8 @@ export class Worker implements HandoffTaker {
   private idleAfterShortClaim = false;
   /** Finished runs keeping their slot until enough settlements are written. */
   private holding = 0;
+  /** Free slots kept for the jobs a settle in flight may start (see {@link offer}). */
+  private kept = 0;
   /** When the claim in flight was sent (`null`: none), for the health check. */
   private claimSentAt: number | null = null;
   /** Why the claim loop ended while the worker was not stopping; `undefined` while it runs. */
@@ -115,9 +117,12 @@ export class Worker implements HandoffTaker {
     });
   }
 
-  /** Jobs running now (a finished run holding its slot for back-pressure is not running). */
+  /**
+   * Jobs running now (a finished run holding its slot for back-pressure is not running, nor is a
+   * slot kept for a hand-off).
+   */
   get running(): number {
-    return this.slots.inUse - this.holding;
+    return this.slots.inUse - this.holding - this.kept;
   }
 
   /** Jobs claimed and waiting for a slot. */
@@ -217,12 +222,14 @@ export class Worker implements HandoffTaker {
     let reserved = 0;
     while (reserved < archived && this.slots.tryAcquire()) reserved++;
     if (reserved === 0) return null;
+    this.kept += reserved;
     const { workerId, queues, types } = this.options;
     return { workerId, limit: reserved, queues, types };
   }
 
   /** Runs the jobs a settle started for this worker; frees the slots it kept and did not use. */
   take(request: HandoffRequest, started: readonly ClaimedJob[]): void {
+    this.kept -= request.limit;
     for (let i = started.length; i < request.limit; i++) this.slots.release();
     if (started.length > 0) this.options.onClaim?.(started.length);
     for (const job of started) this.launch(job, true);
