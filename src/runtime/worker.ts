@@ -52,6 +52,12 @@ const PAUSE_REFRESH_MS = 1000;
  * be written while the next one gathers (one was ~8 % slower in the drain benchmark).
  */
 const UNSETTLED_PER_SLOT = 2;
+/**
+ * After a hand-off that started nothing (no capped queue to take from, nothing due there, or the
+ * write failed), how long the worker makes no offer, in ms: a settle then wakes the claimers as
+ * before, and slots are not kept for nothing on every settle of an uncapped queue.
+ */
+const HANDOFF_PAUSE_MS = 1000;
 /** Back-off after a failed claim, in ms; doubles up to the cap. */
 const CLAIM_ERROR_BACKOFF_MS = 250;
 const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
@@ -84,6 +90,8 @@ export class Worker implements HandoffTaker {
   private holding = 0;
   /** Free slots kept for the jobs a settle in flight may start (see {@link offer}). */
   private kept = 0;
+  /** No offer before this time on the clock (see {@link HANDOFF_PAUSE_MS}). */
+  private offersFrom = 0;
   /** When the claim in flight was sent (`null`: none), for the health check. */
   private claimSentAt: number | null = null;
   /** Why the claim loop ended while the worker was not stopping; `undefined` while it runs. */
@@ -211,12 +219,15 @@ export class Worker implements HandoffTaker {
   /**
    * Keeps a free slot for each job the settlements archive, so that the settle starts the next job
    * of each capped queue it frees a slot in (see docs/benchmarks.md, W8). Only while the claim
-   * loop sleeps after a short claim (it would not use the slots), and when claims would start jobs
+   * loop sleeps after a short claim (it would not use the slots), not within
+   * {@link HANDOFF_PAUSE_MS} of a hand-off that started nothing, and when claims would start jobs
    * at once too: nothing prefetched waiting, circuits closed, no rate limits.
    */
   offer(items: readonly Settlement[]): HandoffRequest | null {
     if (this.stopping || !this.idleAfterShortClaim || this.buffer.length > 0) return null;
-    if (this.options.rates?.active === true) return null;
+    if (this.options.rates?.active === true || this.options.clock.now() < this.offersFrom) {
+      return null;
+    }
     if (!this.circuitsClosed()) return null;
     const archived = items.filter((item) => item.kind === 'archive').length;
     let reserved = 0;
@@ -230,6 +241,7 @@ export class Worker implements HandoffTaker {
   /** Runs the jobs a settle started for this worker; frees the slots it kept and did not use. */
   take(request: HandoffRequest, started: readonly ClaimedJob[]): void {
     this.kept -= request.limit;
+    if (started.length === 0) this.offersFrom = this.options.clock.now() + HANDOFF_PAUSE_MS;
     for (let i = started.length; i < request.limit; i++) this.slots.release();
     if (started.length > 0) this.options.onClaim?.(started.length);
     for (const job of started) this.launch(job, true);
