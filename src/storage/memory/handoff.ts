@@ -11,6 +11,7 @@ import type { HotJob } from '../model.js';
 import type { HandoffRequest } from '../store.js';
 import { activeByQueue, compareClaimOrder, isEligible, startJobs } from './claim.js';
 import { readKeyState } from './key-lines.js';
+import { Smallest } from './smallest.js';
 import type { Tables } from './tables.js';
 
 /** What a hand-off did. */
@@ -43,22 +44,20 @@ export function handOff(
   if (freed.size === 0 || handoff.limit < 1) return { started: [], filled: new Set() };
   const active = activeByQueue(tables);
   const room = new Map<string, number>();
-  const byQueue = new Map<string, HotJob[]>();
-  for (const row of tables.hot.values()) {
-    if (!freed.has(row.queue) || row.concurrencyKey !== null) continue;
-    if (!isEligible(tables, row, null, null, now)) continue;
-    byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
-  }
-  const candidates: HotJob[] = [];
+  const next = new Map<string, Smallest<HotJob>>();
   for (const [queue, n] of freed) {
     const { maxWorkers, paused, active: open } = tables.queues.get(queue) ?? {};
     // Paused or inactive queues hand nothing over (and keep their wake-up).
     if (paused === true || open === false) continue;
     const left = (maxWorkers ?? 0) - (active.get(queue) ?? 0);
     room.set(queue, left);
-    const rows = (byQueue.get(queue) ?? []).sort(compareClaimOrder);
-    candidates.push(...rows.slice(0, Math.max(0, Math.min(n, left))));
+    if (Math.min(n, left) > 0) next.set(queue, new Smallest(Math.min(n, left), compareClaimOrder));
   }
+  for (const row of tables.hot.values()) {
+    if (row.concurrencyKey !== null || !isEligible(tables, row, null, null, now)) continue;
+    next.get(row.queue)?.offer(row);
+  }
+  const candidates = [...next.values()].flatMap((best) => best.sorted());
   // The queue's next jobs whatever their type; only the worker's are taken (see the SQL).
   const types = handoff.types ? new Set(handoff.types.map((type) => type.toLowerCase())) : null;
   const picked = candidates
