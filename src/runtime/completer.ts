@@ -1,6 +1,7 @@
 import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
-import type { Settlement, Store } from '../storage/store.js';
+import type { ClaimedJob } from '../storage/model.js';
+import type { HandoffRequest, Settlement, Store } from '../storage/store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
 import { sleep, type Clock } from '../util/clock.js';
 
@@ -18,6 +19,17 @@ export interface CompleterOptions {
 }
 
 /**
+ * The worker side of a hand-off (see `Store.settleAndClaim`): a worker that keeps free slots for
+ * the jobs a settle starts in the capped queues it frees.
+ */
+export interface HandoffTaker {
+  /** Keeps free slots for the jobs `items` may free; `null` when it takes none now. */
+  offer(items: readonly Settlement[]): HandoffRequest | null;
+  /** Receives the jobs started for it (none when the write failed); frees the slots left over. */
+  take(request: HandoffRequest, started: readonly ClaimedJob[]): void;
+}
+
+/**
  * Settles finished runs in batches: one transaction moves many jobs, each still guarded by its own
  * lease. A failing batch is retried with back-off; if it keeps failing the items are tried one by
  * one, so a single bad item cannot block the others.
@@ -29,6 +41,7 @@ export class Completer {
   private readonly attempts: number;
   private readonly clock: Clock;
   private readonly onBatch: ((size: number) => void) | undefined;
+  private taker: HandoffTaker | undefined;
 
   constructor(options: CompleterOptions) {
     this.onBatch = options.onBatch;
@@ -50,6 +63,14 @@ export class Completer {
     return this.batcher.whenAtMost(most);
   }
 
+  /**
+   * Hands the capped slots each batch frees to `taker` (`undefined`: to nobody; every process is
+   * woken instead). Default: nobody.
+   */
+  useHandoff(taker: HandoffTaker | undefined): void {
+    this.taker = taker;
+  }
+
   /** Queues a settlement; resolves `true` if it applied, `false` on a lease conflict. */
   settle(settlement: Settlement): Promise<boolean> {
     return this.batcher.add(settlement);
@@ -62,7 +83,7 @@ export class Completer {
 
   private async settleBatch(items: Settlement[]): Promise<(boolean | ItemFailure)[]> {
     try {
-      const applied = await this.withRetries(() => this.store.settle(items));
+      const applied = await this.withRetries(() => this.write(items));
       this.onBatch?.(items.length);
       return applied;
     } catch (error) {
@@ -82,6 +103,21 @@ export class Completer {
         );
       }
       return results;
+    }
+  }
+
+  /** One write of a batch, with a hand-off when the taker has slots for one. */
+  private async write(items: Settlement[]): Promise<boolean[]> {
+    const taker = this.taker;
+    const request = taker?.offer(items) ?? null;
+    if (taker === undefined || request === null) return this.store.settle(items);
+    let started: readonly ClaimedJob[] = [];
+    try {
+      const result = await this.store.settleAndClaim(items, request);
+      started = result.started;
+      return result.applied;
+    } finally {
+      taker.take(request, started);
     }
   }
 

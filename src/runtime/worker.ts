@@ -2,11 +2,11 @@ import { logEvent } from '../observability/log-events.js';
 import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { Lease, Store } from '../storage/store.js';
+import type { HandoffRequest, Lease, Settlement, Store } from '../storage/store.js';
 import { waitAtMost, type Clock } from '../util/clock.js';
 import { BackgroundRefresh } from '../util/background-refresh.js';
 import { Batcher } from '../util/batcher.js';
-import type { Completer } from './completer.js';
+import type { Completer, HandoffTaker } from './completer.js';
 import type { CircuitBreakers, CircuitPermit } from './circuit-breaker.js';
 import type { Executor, RunResult } from './executor.js';
 import type { RateGate } from './rate-gate.js';
@@ -52,6 +52,12 @@ const PAUSE_REFRESH_MS = 1000;
  * be written while the next one gathers (one was ~8 % slower in the drain benchmark).
  */
 const UNSETTLED_PER_SLOT = 2;
+/**
+ * After a hand-off that started nothing (no capped queue to take from, nothing due there, or the
+ * write failed), how long the worker makes no offer, in ms: a settle then wakes the claimers as
+ * before, and slots are not kept for nothing on every settle of an uncapped queue.
+ */
+const HANDOFF_PAUSE_MS = 1000;
 /** Back-off after a failed claim, in ms; doubles up to the cap. */
 const CLAIM_ERROR_BACKOFF_MS = 250;
 const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
@@ -61,7 +67,7 @@ const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
  * job through the lease gate right before running it, and keeps at most `concurrency` handlers
  * running. Wakes on store notifications, slot releases and a jittered poll.
  */
-export class Worker {
+export class Worker implements HandoffTaker {
   private readonly slots: Slots;
   private readonly wakeup: Wakeup;
   private readonly starter: Batcher<Lease, ClaimedJob | null>;
@@ -75,8 +81,17 @@ export class Worker {
    */
   private readonly paused: BackgroundRefresh<ReadonlySet<string>>;
   private waitingForSlots = false;
+  /**
+   * The loop sleeps after a claim that came back short (nothing more to claim): slots kept for a
+   * hand-off cost it nothing then. Otherwise a hand-off would shrink its next claim.
+   */
+  private idleAfterShortClaim = false;
   /** Finished runs keeping their slot until enough settlements are written. */
   private holding = 0;
+  /** Free slots kept for the jobs a settle in flight may start (see {@link offer}). */
+  private kept = 0;
+  /** No offer before this time on the clock (see {@link HANDOFF_PAUSE_MS}). */
+  private offersFrom = 0;
   /** When the claim in flight was sent (`null`: none), for the health check. */
   private claimSentAt: number | null = null;
   /** Why the claim loop ended while the worker was not stopping; `undefined` while it runs. */
@@ -110,9 +125,12 @@ export class Worker {
     });
   }
 
-  /** Jobs running now (a finished run holding its slot for back-pressure is not running). */
+  /**
+   * Jobs running now (a finished run holding its slot for back-pressure is not running, nor is a
+   * slot kept for a hand-off).
+   */
   get running(): number {
-    return this.slots.inUse - this.holding;
+    return this.slots.inUse - this.holding - this.kept;
   }
 
   /** Jobs claimed and waiting for a slot. */
@@ -141,6 +159,7 @@ export class Worker {
         });
       }
     }
+    this.options.completer.useHandoff(this);
     this.loop = this.fetchLoop().catch((error: unknown) => {
       // Every expected failure is handled inside the loop; this one is a bug, and the health
       // check reports it.
@@ -188,12 +207,45 @@ export class Worker {
    */
   async stop(graceMs: number): Promise<number> {
     this.stopping = true;
+    this.options.completer.useHandoff(undefined);
     this.wakeup.notify();
     await this.loop;
     await this.unlisten?.().catch(() => undefined);
     await this.releaseBuffered();
     await waitAtMost(this.options.clock, this.slots.idle(), graceMs);
     return this.running;
+  }
+
+  /**
+   * Keeps a free slot for each job the settlements archive, so that the settle starts the next job
+   * of each capped queue it frees a slot in (see docs/benchmarks.md, W8). Only while the claim
+   * loop sleeps after a short claim (it would not use the slots), not within
+   * {@link HANDOFF_PAUSE_MS} of a hand-off that started nothing, and when claims would start jobs
+   * at once too: nothing prefetched waiting, circuits closed, no rate limits.
+   */
+  offer(items: readonly Settlement[]): HandoffRequest | null {
+    if (this.stopping || !this.idleAfterShortClaim || this.buffer.length > 0) return null;
+    if (this.options.rates?.active === true || this.options.clock.now() < this.offersFrom) {
+      return null;
+    }
+    if (!this.circuitsClosed()) return null;
+    const archived = items.filter((item) => item.kind === 'archive').length;
+    let reserved = 0;
+    while (reserved < archived && this.slots.tryAcquire()) reserved++;
+    if (reserved === 0) return null;
+    this.kept += reserved;
+    const { workerId, queues, types } = this.options;
+    return { workerId, limit: reserved, queues, types };
+  }
+
+  /** Runs the jobs a settle started for this worker; frees the slots it kept and did not use. */
+  take(request: HandoffRequest, started: readonly ClaimedJob[]): void {
+    this.kept -= request.limit;
+    if (started.length === 0) this.offersFrom = this.options.clock.now() + HANDOFF_PAUSE_MS;
+    for (let i = started.length; i < request.limit; i++) this.slots.release();
+    if (started.length > 0) this.options.onClaim?.(started.length);
+    for (const job of started) this.launch(job, true);
+    if (started.length < request.limit && this.waitingForSlots) this.wakeup.notify();
   }
 
   /** Resolves once no handler is running. */
@@ -259,7 +311,11 @@ export class Worker {
       for (const job of started) this.launch(job, true);
       this.buffer.push(...claimed.filter((job) => job.state === 'fetched'));
       this.dispatch();
-      if (got < room && !this.stopping) await this.wakeup.wait(jitter(pollIntervalMs));
+      if (got < room && !this.stopping) {
+        this.idleAfterShortClaim = true;
+        await this.wakeup.wait(jitter(pollIntervalMs));
+        this.idleAfterShortClaim = false;
+      }
     }
   }
 

@@ -61,6 +61,28 @@ export interface ClaimRequest {
   startCount?: number;
 }
 
+/**
+ * A worker's offer, sent with its settlements, to run jobs of the capped queues they free slots
+ * in (see {@link Store.settleAndClaim}).
+ */
+export interface HandoffRequest {
+  workerId: string;
+  /** Most jobs to start: the slots the worker keeps free for them; at least 1. */
+  limit: number;
+  /** Only these queues; `null` = every queue. */
+  queues: readonly string[] | null;
+  /** Only jobs of these type keys (as {@link ClaimRequest.types}). Default: `null` (every type). */
+  types?: readonly string[] | null;
+}
+
+/** What {@link Store.settleAndClaim} did. */
+export interface HandoffResult {
+  /** One boolean per settlement, as {@link Store.settle} returns them. */
+  applied: boolean[];
+  /** The jobs started for the worker (processing, one new lease token), in claim order. */
+  started: ClaimedJob[];
+}
+
 /** Identifies one claim of one job: every worker write is guarded by all three. */
 export interface Lease {
   id: string;
@@ -306,6 +328,23 @@ export interface Store extends BulkStore {
    * order: `true` applied, `false` conflict (nothing changed for that item).
    */
   settle(settlements: readonly Settlement[]): Promise<boolean[]>;
+
+  /**
+   * {@link Store.settle}, and in the same atomic step hands the slots its `archive` items free in
+   * capped queues (`maxWorkers`) to the settling worker: for each such queue the worker serves
+   * (not paused, active, holding no pending job with a concurrency key), the queue's next due
+   * pending jobs without a key, as many as the archive freed there (never more than the queue's
+   * room after the settle), are looked at in claim order, and those of the worker's types are
+   * started for it (processing, `attempts + 1`, `startedAt` and `heartbeatAt` stamped, one new
+   * lease token, as a claim's started jobs), at most `handoff.limit` in all. A next job of
+   * another type is left to other workers. A queue's fetched + processing count never grows by
+   * this, so caps stay exact. Wake-ups go out as for `settle`, except for the queues whose freed
+   * room was all taken here.
+   */
+  settleAndClaim(
+    settlements: readonly Settlement[],
+    handoff: HandoffRequest,
+  ): Promise<HandoffResult>;
 
   /**
    * Refreshes `heartbeatAt` of processing jobs whose leases are still held (same worker, token,

@@ -18,7 +18,11 @@ import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeBroadcast } from './broadcast.js';
 import { describeConcurrencyKeys } from './concurrency-keys.js';
 import { describeEdgeCases } from './edge-cases.js';
+<<<<<<< HEAD
 import { describeKeyedClaims } from './keyed-claims.js';
+=======
+import { describeHandoff } from './handoff.js';
+>>>>>>> capped-handoff
 import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
@@ -1552,6 +1556,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     // ---------------------------------------- where providers used to differ (edge-cases.ts)
 
     describeEdgeCases(context);
+    describeHandoff(context);
 
     // ------------------------------------------------- concurrency keys (concurrency-keys.ts)
 

@@ -17,6 +17,7 @@ const ACTORS: Partial<Record<keyof Store, Actor>> = {
   claim: 'worker',
   start: 'worker',
   settle: 'worker',
+  settleAndClaim: 'worker',
   heartbeat: 'worker',
   rescue: 'recovery',
   cancel: 'operator',

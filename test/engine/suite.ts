@@ -909,5 +909,35 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       await waitFor(() => done.length === 4, { timeoutMs: 10_000, message: 'all four jobs' });
       expect(done.sort()).toEqual([1, 2, 3, 4]);
     });
+
+    it("wakes another worker when the settling one cannot run the freed slot's next job", async (ctx) => {
+      if (factory.notifications === false) ctx.skip('no notifications through this store');
+      // Two workers of one capped queue, each running one of its two types; the jobs alternate
+      // types in claim order, so every freed slot's next job is the other worker's: the settling
+      // worker hands it on by waking the others. A poll an hour apart: only those wake-ups can
+      // start the next job in time.
+      const done: string[] = [];
+      const kind = (type: string) =>
+        defineJob<{ n: number }>({
+          type,
+          queue: 'mixed',
+          async handle({ n }) {
+            await sleep(5);
+            done.push(`${type}:${n}`);
+          },
+        });
+      const [a, b] = [kind('mixed.a'), kind('mixed.b')];
+      const options = { queues: { mixed: { maxWorkers: 1 } }, pollInterval: '1h' } as const;
+      const store = await factory.make();
+      const first = await engineOn(store, { jobs: [a], ...options }, false);
+      const second = await engineOn(await factory.reopen(store), { jobs: [b], ...options }, false);
+      await first.enqueue(a, { n: 1 }, { priority: 6 });
+      await second.enqueue(b, { n: 2 }, { priority: 5 });
+      await first.enqueue(a, { n: 3 }, { priority: 4 });
+      await second.enqueue(b, { n: 4 }, { priority: 3 });
+      await Promise.all([first.start(), second.start()]);
+      await waitFor(() => done.length === 4, { timeoutMs: 10_000, message: 'all four jobs' });
+      expect(done.sort()).toEqual(['mixed.a:1', 'mixed.a:3', 'mixed.b:2', 'mixed.b:4']);
+    });
   });
 }

@@ -12,7 +12,8 @@
  *
  * The keyed claim locks the queues with key limits itself, the capped claim its capped queues; one
  * whose snapshot is older than another claim of such a queue leaves its limited keys (its capped
- * queues) alone and says `stale`.
+ * queues) alone and says `stale`. A settle that hands a freed capped slot on
+ * (settle_archive_claim.sql) locks no queue row, and a claim that counted before it stays exact.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -288,6 +289,88 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       expect(busy.rows[0]?.n).toBe(3);
     } finally {
       await other.end();
+    }
+  });
+
+  it('hands a freed capped slot on without the queue row, and a claim counting from before stays exact', async () => {
+    await db.query('RESET plan_cache_mode');
+    await db.query(`INSERT INTO "${schema}".queues (name, max_workers) VALUES ('handed', 2)`);
+    await db.query(
+      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at)
+       SELECT 'h' || lpad(g::text, 8, '0'), 'handed', 'plan.job', '{}', now() - interval '1 s'
+       FROM generate_series(1, 6) AS g`,
+    );
+    const sql = (name: 'claim_capped' | 'settle_archive_claim') =>
+      QUERIES[name].replaceAll(':SCHEMA', `"${schema}"`);
+    const claimCapped = (client: pg.Client, worker: string, limit: number, starts: number) =>
+      client.query<{ id: string | null; stale: boolean }>(sql('claim_capped'), [
+        worker,
+        limit,
+        ['handed'],
+        `lease-${worker}`,
+        false,
+        starts,
+        null,
+        ['handed'],
+      ]);
+    const jobsOf = (rows: { id: string | null }[]) => rows.filter((row) => row.id !== null);
+    const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    const third = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    await third.connect();
+    try {
+      const running = jobsOf((await claimCapped(db, 'w1', 2, 2)).rows);
+      expect(running).toHaveLength(2);
+      const otherPid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
+        .rows[0]?.pid;
+      const waiting = async () =>
+        (
+          await db.query(
+            `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
+            [otherPid],
+          )
+        ).rowCount === 1;
+      // A claim holds the queue row (it took nothing: the cap is full) …
+      await db.query('BEGIN');
+      expect(jobsOf((await claimCapped(db, 'holder', 10, 0)).rows)).toHaveLength(0);
+      // … and the next one takes its snapshot (both jobs running), then waits for the row.
+      const late = claimCapped(other, 'late', 10, 0);
+      await waitFor(waiting, { message: 'the claim waiting for the capped queue row' });
+      // The hand-off needs no queue row: it archives one running job and starts the next one.
+      const handed = await third.query<{ part: number; id: string | null; queue: string }>(
+        sql('settle_archive_claim'),
+        [
+          [running[0]?.id],
+          ['w1'],
+          ['lease-w1'],
+          [1],
+          [null],
+          [null],
+          ['plan.job'],
+          'w2',
+          'lease-w2',
+          1,
+          ['handed'],
+        ],
+      );
+      const parts = handed.rows.map((row) => [row.part, row.queue]);
+      expect(parts).toEqual([
+        [0, 'handed'],
+        [1, 'handed'],
+        [2, 'handed'], // the freed room all taken: nobody else need be woken
+      ]);
+      await db.query('COMMIT');
+      // The waiting claim counted from before the hand-off: the archived job still running, the
+      // started one still pending — as many as now. It takes nothing, rightly, and is not stale.
+      expect((await late).rows).toEqual([expect.objectContaining({ id: null, stale: false })]);
+      const busy = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${schema}".jobs_hot
+         WHERE queue = 'handed' AND status IN (1, 2)`,
+      );
+      expect(busy.rows[0]?.n).toBe(2);
+    } finally {
+      await other.end();
+      await third.end();
     }
   });
 });

@@ -100,6 +100,15 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
         settles.push({ start, ms: performance.now() - start });
       }
     };
+    const settleAndClaim = storage.settleAndClaim.bind(storage);
+    storage.settleAndClaim = async (items, handoff) => {
+      const start = performance.now();
+      try {
+        return await settleAndClaim(items, handoff);
+      } finally {
+        settles.push({ start, ms: performance.now() - start });
+      }
+    };
 
     const ran = new Map<number, number>();
     const job = defineJob({

@@ -1,7 +1,7 @@
 /**
  * The circuit breaker hears a run's outcome only once its settlement is written (SPEC G30): a
  * success whose archive has not committed yet — or never commits — must not reset the failure
- * count. Real memory store; only its settle call is held back (or made to conflict).
+ * count. Real memory store; only its settle calls are held back (or made to conflict).
  */
 import { describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
@@ -25,6 +25,11 @@ function gatedStore(): {
     if (conflict) return items.map(() => false);
     return settle(items);
   };
+  // A settle that may hand a freed capped slot on is the same write.
+  storage.settleAndClaim = async (items: readonly Settlement[]) => ({
+    applied: await storage.settle(items),
+    started: [],
+  });
   return { storage, open, conflictArchives: () => (conflict = true) };
 }
 

@@ -41,6 +41,10 @@ describe('settle back-pressure', () => {
       await gate;
       return settle(items);
     };
+    store.settleAndClaim = async (items: readonly Settlement[]) => ({
+      applied: await store.settle(items),
+      started: [],
+    });
     let runs = 0;
     const job = defineJob<{ n: number }>({ type: 'pressure.v1', handle: () => void runs++ });
     const chokaq = new ChokaQ({

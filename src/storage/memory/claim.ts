@@ -21,7 +21,7 @@ export function compareClaimOrder(a: HotJob, b: HotJob): number {
 }
 
 /** Fetched + processing rows per queue. */
-function activeByQueue(tables: Tables): Map<string, number> {
+export function activeByQueue(tables: Tables): Map<string, number> {
   const active = new Map<string, number>();
   for (const row of tables.hot.values()) {
     if (row.state !== 'pending') active.set(row.queue, (active.get(row.queue) ?? 0) + 1);
@@ -39,7 +39,7 @@ function roomOf(tables: Tables, queue: string, limit: number, active: Map<string
  * Whether a pending row may be claimed now, ignoring the `maxWorkers` cap. A row carrying a cancel
  * request is never claimed: rescue moves it to the DLQ instead.
  */
-function isEligible(
+export function isEligible(
   tables: Tables,
   row: HotJob,
   allowed: Set<string> | null,

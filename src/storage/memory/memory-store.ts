@@ -29,6 +29,8 @@ import type {
   ErrorGroupFilter,
   GroupHour,
   HeartbeatResult,
+  HandoffRequest,
+  HandoffResult,
   HeartbeatLease,
   Lease,
   PendingEdit,
@@ -80,6 +82,7 @@ import { MemoryRateLimits } from './rate-limits.js';
 import { MemorySchedules } from './schedules.js';
 import { heartbeatJobs, rescueJobs } from './recovery.js';
 import { settleOne } from './settle.js';
+import { handOff } from './handoff.js';
 import { Tables } from './tables.js';
 import { WakeHub } from './wake.js';
 
@@ -151,29 +154,58 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.settle} */
   settle(settlements: readonly Settlement[]): Promise<boolean[]> {
     return atomically(() => {
-      const now = this.time();
-      const seen = new Set<string>();
-      const freed: { queue: string }[] = [];
-      const applied = settlements.map((settlement) => {
-        // A lease id given twice in one call counts once: its first occurrence (as in SQL).
-        if (seen.has(settlement.lease.id)) return false;
-        seen.add(settlement.lease.id);
-        const row = this.tables.hot.get(settlement.lease.id);
-        const done = settleOne(this.tables, settlement, now);
-        if (done && row !== undefined) freed.push(row);
-        return done;
-      });
-      this.wakeCapped(freed);
+      const { applied, released, archived } = this.settleNow(settlements, this.time());
+      this.wakeCapped([...released, ...archived]);
       return applied;
     });
+  }
+
+  /** {@inheritDoc Store.settleAndClaim} */
+  settleAndClaim(
+    settlements: readonly Settlement[],
+    handoff: HandoffRequest,
+  ): Promise<HandoffResult> {
+    return atomically(() => {
+      const now = this.time();
+      const { applied, released, archived } = this.settleNow(settlements, now);
+      const { started, filled } = handOff(this.tables, archived, handoff, uuidv7(), now);
+      // An archived row's queue is woken only when the hand-off left room in it.
+      this.wakeCapped([...released, ...archived.filter((queue) => !filled.has(queue))]);
+      return { applied, started: started.map(copyHot) };
+    });
+  }
+
+  /**
+   * Applies `settlements` (a lease id given twice counts once: its first occurrence, as in SQL);
+   * returns what applied and the queue of each row that left fetched or processing: archived, or
+   * moved otherwise (released).
+   */
+  private settleNow(
+    settlements: readonly Settlement[],
+    now: Date,
+  ): { applied: boolean[]; released: string[]; archived: string[] } {
+    const seen = new Set<string>();
+    const released: string[] = [];
+    const archived: string[] = [];
+    const applied = settlements.map((settlement) => {
+      if (seen.has(settlement.lease.id)) return false;
+      seen.add(settlement.lease.id);
+      const row = this.tables.hot.get(settlement.lease.id);
+      const done = settleOne(this.tables, settlement, now);
+      if (done && row !== undefined) {
+        (settlement.kind === 'archive' ? archived : released).push(row.queue);
+      }
+      return done;
+    });
+    return { applied, released, archived };
   }
 
   /**
    * Wakes listeners of the capped queues among `jobs`' queues, whose rows just left fetched or
    * processing: a freed slot of a capped queue is claimed at once, not at the next poll.
    */
-  private wakeCapped(jobs: readonly { queue: string }[]): void {
-    const queues = new Set(jobs.map((job) => job.queue));
+  private wakeCapped(freed: readonly string[]): void {
+    const queues = new Set(freed);
     this.wake.notify(
       [...queues].filter((queue) => (this.tables.queues.get(queue)?.maxWorkers ?? null) !== null),
     );
@@ -192,7 +224,9 @@ export class MemoryStore implements Store {
   rescue(options: RescueOptions): Promise<RescueResult> {
     return atomically(() => {
       const outcome = rescueJobs(this.tables, options, this.time());
-      this.wakeCapped([...outcome.dead, ...outcome.retried, ...outcome.cancelled]);
+      this.wakeCapped(
+        [...outcome.dead, ...outcome.retried, ...outcome.cancelled].map((j) => j.queue),
+      );
       return {
         skipped: false,
         ...outcome,

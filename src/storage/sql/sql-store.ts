@@ -31,6 +31,8 @@ import type {
   ErrorGroupFilter,
   GroupHour,
   HeartbeatResult,
+  HandoffRequest,
+  HandoffResult,
   HeartbeatLease,
   Lease,
   PendingEdit,
@@ -91,6 +93,14 @@ import {
 } from './rows.js';
 import { bindQueries, eventsChannel, validateSchema, wakeChannel } from './schema.js';
 import { groupSettlements, settleOutcome } from './settle-batch.js';
+import { handoffParams, handoffQueues, readHandoffRows } from './handoff.js';
+
+/** What a settle moved: job ids, the queues whose slots it freed for others, jobs it started. */
+interface SettledRows {
+  moved: Set<string>;
+  freed: string[];
+  started: ClaimedJob[];
+}
 
 /** Unsubscribes a listener. */
 export type Unlisten = () => Promise<void>;
@@ -351,31 +361,69 @@ export class SqlStore implements Store {
   }
 
   async settle(settlements: readonly Settlement[]): Promise<boolean[]> {
-    if (settlements.length === 0) return [];
+    return (await this.settleHandingOff(settlements, null)).applied;
+  }
+
+  /** {@inheritDoc Store.settleAndClaim} */
+  settleAndClaim(
+    settlements: readonly Settlement[],
+    handoff: HandoffRequest,
+  ): Promise<HandoffResult> {
+    return this.settleHandingOff(settlements, handoff);
+  }
+
+  /**
+   * Settles; with a `handoff`, the archive is settle_archive_claim.sql (it starts the freed capped
+   * slots' next jobs for the worker) when the worker serves a capped queue it may take from.
+   */
+  private async settleHandingOff(
+    settlements: readonly Settlement[],
+    handoff: HandoffRequest | null,
+  ): Promise<HandoffResult> {
+    if (settlements.length === 0) return { applied: [], started: [] };
     const groups = groupSettlements(settlements);
     const db = await this.db();
-    const statements: [string, unknown[][] | null][] = [
-      [this.sql.settle_archive, groups.archive],
+    const queues =
+      handoff !== null && groups.archive !== null && handoff.limit >= 1
+        ? handoffQueues(await this.capped.get(), handoff)
+        : [];
+    const archive: [string, unknown[] | null] =
+      handoff !== null && groups.archive !== null && queues.length > 0
+        ? [this.sql.settle_archive_claim, handoffParams(groups.archive, handoff, queues)]
+        : [this.sql.settle_archive, groups.archive];
+    const statements: [string, unknown[] | null][] = [
+      archive,
       [this.sql.move_to_dlq, groups.dead],
       [this.sql.settle_retry, groups.retry],
       [this.sql.settle_release, groups.release],
     ];
-    const present = statements.filter((entry): entry is [string, unknown[][]] => entry[1] !== null);
-    const run = async (on: Executor): Promise<Map<string, string>> => {
-      const moved = new Map<string, string>(); // id → queue
+    const present = statements.filter((entry): entry is [string, unknown[]] => entry[1] !== null);
+    const run = async (on: Executor): Promise<SettledRows> => {
+      const done: SettledRows = { moved: new Set(), freed: [], started: [] };
       for (const [sql, params] of present) {
-        for (const row of await on.query<{ id: unknown; queue: unknown }>(sql, params)) {
-          moved.set(String(row.id), String(row.queue));
+        const rows = await on.query<Row>(sql, params);
+        if (sql === this.sql.settle_archive_claim) {
+          const handed = readHandoffRows(rows);
+          for (const [id, queue] of handed.moved) {
+            done.moved.add(id);
+            if (!handed.filled.has(queue)) done.freed.push(queue);
+          }
+          done.started.push(...handed.started);
+          continue;
+        }
+        for (const row of rows) {
+          done.moved.add(String(row.id));
+          done.freed.push(String(row.queue));
         }
       }
-      return moved;
+      return done;
     };
     // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.
-    const moved = await this.retryOnConflict('settle', () =>
+    const done = await this.retryOnConflict('settle', () =>
       present.length === 1 ? run(db) : db.transaction(run),
     );
-    this.wakeCapped(moved.values());
-    return settleOutcome(settlements, new Set(moved.keys()));
+    this.wakeCapped(done.freed);
+    return { applied: settleOutcome(settlements, done.moved), started: done.started };
   }
 
   /**

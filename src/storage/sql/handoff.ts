@@ -1,0 +1,56 @@
+/**
+ * The hand-off of freed capped slots to the settling worker (`Store.settleAndClaim`): which
+ * queues a settle may take from, the parameters of settle_archive_claim.sql, and what its rows
+ * say. The statement itself explains why caps stay exact.
+ */
+import type { ClaimedJob } from '../model.js';
+import type { HandoffRequest } from '../store.js';
+import { uuidv7 } from '../../util/uuid.js';
+import type { LockedQueues } from './claim.js';
+import { claimedJobOf, toNumber, type Row } from './rows.js';
+
+/** What settle_archive_claim.sql returned. */
+export interface HandoffRows {
+  /** Archived job id → its queue. */
+  moved: Map<string, string>;
+  /** Jobs started for the worker, in claim order. */
+  started: ClaimedJob[];
+  /** Queues whose freed room was all taken by the worker: nobody else need be woken. */
+  filled: Set<string>;
+}
+
+/**
+ * The capped queues `handoff` may take from: those the worker serves, less any holding keyed
+ * (or limited) jobs, whose claims take turns that only the claim statements follow.
+ */
+export function handoffQueues(locked: LockedQueues, handoff: HandoffRequest): string[] {
+  const served = handoff.queues === null ? null : new Set(handoff.queues);
+  return locked.capped.filter(
+    (queue) =>
+      (served === null || served.has(queue)) &&
+      !locked.keyed.includes(queue) &&
+      !locked.limited.includes(queue),
+  );
+}
+
+/** The parameters of settle_archive_claim.sql: the archive's, then the hand-off's ($7–$11). */
+export function handoffParams(
+  archive: readonly unknown[],
+  handoff: HandoffRequest,
+  queues: readonly string[],
+): unknown[] {
+  const types = handoff.types?.map((type) => type.toLowerCase()) ?? null;
+  return [...archive, types, handoff.workerId, uuidv7(), handoff.limit, queues];
+}
+
+/** Splits the rows of settle_archive_claim.sql by their part (see its header). */
+export function readHandoffRows(rows: readonly Row[]): HandoffRows {
+  const result: HandoffRows = { moved: new Map(), started: [], filled: new Set() };
+  for (const row of rows) {
+    const part = toNumber(row.part);
+    if (part === 0) result.moved.set(String(row.id), String(row.queue));
+    else if (part === 1) result.started.push(claimedJobOf(row));
+    else result.filled.add(String(row.queue));
+  }
+  return result;
+}

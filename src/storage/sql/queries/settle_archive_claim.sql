@@ -1,0 +1,84 @@
+-- Purpose: settle_archive.sql that also hands the capped-queue slots it frees to the settling
+--   worker: for each queue of $11 the archive freed n slots of, the queue's n next due pending
+--   jobs without a concurrency key (not cancel-requested), in claim order (priority desc,
+--   run_at, id), are looked at, and those of the worker's types are started for it at once
+--   (processing, attempts + 1, started_at and heartbeat_at stamped, one new lease token), at
+--   most $10 in all. A next job of another type is left to the other processes (the store wakes
+--   them), so workers of other types are not passed over. The worker then runs the started
+--   jobs without a claim: the settle and the next start are one round trip.
+-- Parameters: $1–$6 as settle_archive.sql; $7 job types the worker can run, lower-case (text[]),
+--   or NULL for every type; $8 worker id (text); $9 lease token (text); $10 most jobs to start
+--   (int: the slots the worker keeps free for them); $11 the capped queues the worker serves
+--   and may take from (text[]; the store leaves out queues holding keyed jobs).
+-- Locking: as settle_archive.sql, plus FOR UPDATE SKIP LOCKED on the rows looked at (never
+--   waits, never hands a row to two claimers). No queue row is locked and claim_seq is not raised:
+--   a queue's fetched + processing count never grows here — each job started takes a slot this
+--   statement freed (at most n per queue), so a claim that counted from an older snapshot (the
+--   archived rows still active, the started ones still pending) counts as many, and its cap
+--   stays exact. A queue whose cap was lowered below its active count gets fewer (room below).
+--   Commits as the server's synchronous_commit says (it archives).
+-- Returns, ordered by part: part 0 — id and queue of each archived job; part 1 — the started
+--   jobs as claim.sql returns them (id, queue, type, payload, status, attempts, worker_id,
+--   lease_token, trace_parent, run_at and created_at in epoch ms), in claim order; part 2 — the
+--   queues whose freed room was all taken here (queue only): no other process need be woken.
+:INCLUDE archive_moved
+, handoff AS (
+  -- Room after this settle. The statement's snapshot still counts the archived rows as active,
+  -- hence + n.
+  SELECT q.name, f.n,
+         q.max_workers + f.n - (
+           SELECT count(*)::int
+           FROM :SCHEMA.jobs_hot a
+           WHERE a.queue = q.name AND a.status IN (:FETCHED, :PROCESSING)
+         ) AS room
+  FROM (SELECT m.queue, count(*)::int AS n
+        FROM moved m
+        WHERE m.queue = ANY($11::text[])
+        GROUP BY m.queue) f
+  JOIN :SCHEMA.queues q ON q.name = f.queue
+  WHERE q.max_workers IS NOT NULL AND NOT q.is_paused AND q.is_active
+),
+eligible AS (
+  SELECT h.name, least(h.n, h.room) AS room FROM handoff h
+),
+picked AS (
+  -- The queue's next jobs in claim order, whatever their type; only those of the worker's types
+  -- are taken (a slot whose next job the worker cannot run is left to the others, woken).
+  SELECT c.id, c.priority, c.run_at, e.name AS queue,
+         row_number() OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS rank
+  FROM eligible e
+  CROSS JOIN LATERAL (
+    SELECT h.id, h.priority, h.run_at, h.type
+    FROM :SCHEMA.jobs_hot h
+    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
+      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
+    ORDER BY h.priority DESC, h.run_at, h.id
+    LIMIT e.room
+    FOR UPDATE SKIP LOCKED
+  ) c
+  WHERE e.room > 0 AND ($7::text[] IS NULL OR lower(c.type) = ANY($7::text[]))
+  ORDER BY c.priority DESC, c.run_at, c.id
+  LIMIT $10::int
+),
+claimed AS (
+  UPDATE :SCHEMA.jobs_hot h
+  SET status = :PROCESSING, attempts = h.attempts + 1, started_at = now(), heartbeat_at = now(),
+      worker_id = $8::text, lease_token = $9::text, updated_at = now(), changed_at = now()
+  WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
+  RETURNING h.*
+)
+SELECT 1 AS part, c.id, c.queue, c.type, c.payload, c.status, c.attempts, c.worker_id,
+       c.lease_token, c.trace_parent,
+       date_part('epoch', c.run_at) * 1000 AS run_at,
+       date_part('epoch', c.created_at) * 1000 AS created_at,
+       p.rank
+FROM claimed c
+JOIN picked p ON p.id = c.id
+UNION ALL
+SELECT 0, m.id, m.queue, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM moved m
+UNION ALL
+SELECT 2, NULL, h.name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM handoff h
+WHERE h.room <= (SELECT count(*) FROM picked p WHERE p.queue = h.name)
+ORDER BY part, rank

@@ -1,0 +1,181 @@
+/**
+ * Conformance tests of `settleAndClaim`: a settle that hands the capped slots it frees to the
+ * settling worker (the next jobs start for it in the same step), never more than it freed nor
+ * past the cap, nothing from queues it may not take from, wake-ups only where room is left, and a
+ * job it started is rescued like any processing job. Registered by `describeStoreConformance` in
+ * suite.ts for every provider.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HotJob } from '../../src/storage/model.js';
+import type { HandoffRequest } from '../../src/storage/store.js';
+import type { ConformanceContext } from './reliability.js';
+import { ids, leaseOf, newJob, waitUntil } from './helpers.js';
+
+/** Age of a processing row's heartbeat that counts as a zombie. */
+const ZOMBIE_MS = 150;
+
+/** A hand-off to worker `w2` of up to `limit` jobs of any served queue and type. */
+function offer(limit = 1, overrides: Partial<HandoffRequest> = {}): HandoffRequest {
+  return { workerId: 'w2', limit, queues: null, ...overrides };
+}
+
+/** Registers the hand-off conformance tests; call inside the provider's `describe`. */
+export function describeHandoff(ctx: ConformanceContext): void {
+  const { hot, archived, storeTimePasses } = ctx;
+
+  /** Caps `queue`, enqueues `count` jobs in one call and starts the first `running` of them. */
+  async function cappedQueue(
+    queue: string,
+    cap: number,
+    count: number,
+    running: number,
+  ): Promise<{ started: HotJob[]; pending: string[] }> {
+    const store = ctx.store();
+    await store.updateQueue(queue, { maxWorkers: cap });
+    const jobs = Array.from({ length: count }, (_, i) =>
+      newJob({ id: `${queue}-${String(i).padStart(2, '0')}`, queue }),
+    );
+    await store.enqueue(jobs);
+    const claimed = await store.claim({ workerId: 'w1', limit: running, queues: [queue] });
+    const started = await store.start(claimed.map(leaseOf));
+    const pending = ids(jobs).filter((id) => !ids(started).includes(id));
+    return { started: await Promise.all(started.map((job) => hot(job.id))), pending };
+  }
+
+  const archive = (job: HotJob) => ({
+    kind: 'archive' as const,
+    lease: leaseOf(job),
+    durationMs: 1,
+  });
+
+  describe('settleAndClaim', () => {
+    it("starts the freed slot's next job for the settling worker", async () => {
+      const store = ctx.store();
+      const { started, pending } = await cappedQueue('ho', 1, 3, 1);
+      const [done] = started;
+      if (!done) throw new Error('nothing started');
+      const result = await store.settleAndClaim([archive(done)], offer(5));
+      expect(result.applied).toEqual([true]);
+      expect(ids(result.started)).toEqual([pending[0]]);
+      expect(result.started[0]).toMatchObject({ state: 'processing', attempts: 1, workerId: 'w2' });
+      expect(await archived(done.id)).toMatchObject({ id: done.id, queue: 'ho' });
+      expect(await hot(pending[0] ?? '')).toMatchObject({ state: 'processing', workerId: 'w2' });
+      // Its lease is the worker's: it can heartbeat and settle it.
+      const [next] = result.started;
+      if (!next) throw new Error('unreachable');
+      expect(await store.heartbeat([leaseOf(next)])).toMatchObject([{ alive: true }]);
+      expect(await store.settle([archive(await hot(next.id))])).toEqual([true]);
+    });
+
+    it('takes no more than the slots it freed, never past the cap', async () => {
+      const store = ctx.store();
+      const { started } = await cappedQueue('hc', 3, 8, 3);
+      const [a, b, c] = started;
+      if (!a || !b || !c) throw new Error('nothing started');
+      const first = await store.settleAndClaim([archive(a)], offer(5));
+      expect(first.started).toHaveLength(1);
+      // The cap lowered below the running count: a freed slot is not handed on.
+      await store.updateQueue('hc', { maxWorkers: 1 });
+      expect((await store.settleAndClaim([archive(b)], offer(5))).started).toEqual([]);
+      expect((await store.settleAndClaim([archive(c)], offer(5))).started).toEqual([]);
+      const last = first.started[0];
+      if (!last) throw new Error('unreachable');
+      const freedLast = await store.settleAndClaim([archive(await hot(last.id))], offer(5));
+      expect(freedLast.started).toHaveLength(1);
+      const active = await store.listHot({ queue: 'hc', state: 'processing', limit: 10 });
+      expect(active).toHaveLength(1);
+    });
+
+    it('hands nothing over from queues it may not take from', async () => {
+      const store = ctx.store();
+      const none = async (queue: string, request: HandoffRequest): Promise<void> => {
+        const [job] = (await cappedQueue(queue, 1, 2, 1)).started;
+        if (!job) throw new Error('nothing started');
+        const result = await store.settleAndClaim([archive(job)], request);
+        expect(result).toEqual({ applied: [true], started: [] });
+      };
+      await none('h-unserved', offer(1, { queues: ['elsewhere'] }));
+      await none('h-types', offer(1, { types: ['another.type'] }));
+      // The next job is of another type (a later one is the worker's): it is not passed over.
+      const [first] = (await cappedQueue('h-next', 1, 1, 1)).started;
+      if (!first) throw new Error('nothing started');
+      await store.enqueue([newJob({ queue: 'h-next', type: 'another.type', priority: 20 })]);
+      await store.enqueue([newJob({ queue: 'h-next' })]);
+      const mine = offer(1, { types: ['conformance.job'] });
+      expect((await store.settleAndClaim([archive(first)], mine)).started).toEqual([]);
+      // Not capped.
+      const [open] = await ctx.processing('h-open', 1);
+      await store.enqueue([newJob({ queue: 'h-open' })]);
+      if (!open) throw new Error('nothing started');
+      expect((await store.settleAndClaim([archive(open)], offer())).started).toEqual([]);
+      // A retry frees a slot too, but only an archive hands it over.
+      const [retried] = (await cappedQueue('h-retry', 1, 2, 1)).started;
+      if (!retried) throw new Error('nothing started');
+      const retry = {
+        kind: 'retry' as const,
+        lease: leaseOf(retried),
+        from: 'processing' as const,
+        delayMs: 60_000,
+        error: 'again',
+      };
+      expect((await store.settleAndClaim([retry], offer())).started).toEqual([]);
+    });
+
+    it('hands nothing over in a paused queue or one holding keyed jobs', async () => {
+      const store = ctx.store();
+      const [paused] = (await cappedQueue('h-paused', 1, 2, 1)).started;
+      if (!paused) throw new Error('nothing started');
+      await store.updateQueue('h-paused', { paused: true });
+      expect((await store.settleAndClaim([archive(paused)], offer())).started).toEqual([]);
+      const [keyedRun] = (await cappedQueue('h-keyed', 1, 2, 1)).started;
+      if (!keyedRun) throw new Error('nothing started');
+      await store.enqueue([newJob({ queue: 'h-keyed', concurrencyKey: 'k' })]);
+      expect((await store.settleAndClaim([archive(keyedRun)], offer())).started).toEqual([]);
+    });
+
+    it('wakes the queue only when it leaves freed room unclaimed', async (context) => {
+      const store = ctx.store();
+      const listen = store.listen?.bind(store);
+      if (!listen) return context.skip('this provider has no listen()');
+      const woken: string[] = [];
+      const unlisten = await listen((queue) => woken.push(queue));
+      try {
+        const full = await cappedQueue('hw-full', 1, 2, 1);
+        const left = await cappedQueue('hw-left', 1, 2, 1);
+        // The enqueues' own wake-ups first, so that none arrives during the settles below.
+        expect(
+          await waitUntil(() => woken.includes('hw-full') && woken.includes('hw-left'), 5_000),
+        ).toBe(true);
+        woken.length = 0;
+        const [a] = full.started;
+        const [b] = left.started;
+        if (!a || !b) throw new Error('nothing started');
+        expect((await store.settleAndClaim([archive(a)], offer())).started).toHaveLength(1);
+        // Not the worker's type: the freed slot must go to someone else, so everyone is woken.
+        const other = await store.settleAndClaim([archive(b)], offer(1, { types: ['x.y'] }));
+        expect(other.started).toEqual([]);
+        expect([...new Set(woken)]).toEqual(['hw-left']); // here and by NOTIFY, maybe
+      } finally {
+        await unlisten();
+      }
+    });
+
+    it('leaves a job it started to rescue like any processing job', async () => {
+      const store = ctx.store();
+      const [done] = (await cappedQueue('h-crash', 1, 2, 1)).started;
+      if (!done) throw new Error('nothing started');
+      const [orphan] = (await store.settleAndClaim([archive(done)], offer())).started;
+      if (!orphan) throw new Error('nothing handed over');
+      // The worker crashed before running it: no heartbeat ever comes.
+      const row = await hot(orphan.id);
+      await storeTimePasses((row.heartbeatAt ?? row.updatedAt).getTime() + ZOMBIE_MS);
+      const rescued = await store.rescue({
+        fetchedTimeoutMs: 60_000,
+        processingTimeoutMs: ZOMBIE_MS,
+        retryZombieTypes: {},
+      });
+      expect(ids(rescued.dead)).toEqual([orphan.id]);
+      expect(await store.heartbeat([leaseOf(orphan)])).toMatchObject([{ alive: false }]);
+    });
+  });
+}
