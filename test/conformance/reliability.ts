@@ -5,7 +5,7 @@
  * a fresh store per test. The specification is the TSDoc of `src/storage/store.ts`.
  *
  * The SQL stores judge staleness with the database clock, so these tests age rows in real time
- * against tiny timeouts (100 ms for a fetched row, 150 ms for a heartbeat): they wait until the
+ * against tiny timeouts (1 s for a fetched row, 150 ms for a heartbeat): they wait until the
  * store's clock has passed the row's last sign of life plus the timeout (no fixed sleeps), and
  * keep the rows that must survive fresh right before rescuing.
  */
@@ -49,8 +49,11 @@ const PATIENT: RescueOptions = {
 
 /** Age of a processing row's heartbeat that counts as a zombie. */
 const ZOMBIE_MS = 150;
-/** Age of a fetched row that counts as stale. */
-const STALE_FETCHED_MS = 100;
+/**
+ * Age of a fetched row that counts as stale. A second: the test claims its fresh row after the
+ * stale one aged, and a loaded machine took over 100 ms from that claim to the rescue.
+ */
+const STALE_FETCHED_MS = 1000;
 
 /** When a processing row last showed life, as rescue judges it (ms since the epoch). */
 function lastSign(job: HotJob): number {

@@ -18,11 +18,8 @@ import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
 import { describeBroadcast } from './broadcast.js';
 import { describeConcurrencyKeys } from './concurrency-keys.js';
 import { describeEdgeCases } from './edge-cases.js';
-<<<<<<< HEAD
-import { describeKeyedClaims } from './keyed-claims.js';
-=======
 import { describeHandoff } from './handoff.js';
->>>>>>> capped-handoff
+import { describeKeyedClaims } from './keyed-claims.js';
 import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
