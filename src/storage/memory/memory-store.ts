@@ -433,8 +433,7 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.countPurgeable} */
   countPurgeable(rule: RetentionRule): Promise<number> {
     return atomically(() => {
-      const now = this.time();
-      const cutoff = new Date(now.getTime() - rule.olderThanMs);
+      const cutoff = new Date(this.time().getTime() - rule.olderThanMs);
       if (rule.table === 'audit') return this.bulk.countAudit(cutoff);
       if (rule.table === 'bulkActions') return this.bulk.countActions(cutoff);
       if (rule.table === 'scheduleTicks') return this.scheduleStore.countTicks(cutoff);

@@ -47,8 +47,9 @@ export function expiredRows(tables: Tables, rule: RetentionRule, cutoff: Date): 
 }
 
 /**
- * Deletes the first `limit` of `keys` from `rule`'s table; DLQ rows leave their groups, and a DLQ
- * batch also drops the groups emptied before `cutoff` and trend hours past two days.
+ * Deletes `keys` (the batch) from `rule`'s table; DLQ rows leave their groups, and a DLQ batch
+ * first drops the groups already empty whose last failure is before `cutoff`, and trend hours
+ * past two days before `now`.
  */
 export function deleteRows(
   tables: Tables,
