@@ -27,9 +27,38 @@ import { waitFor } from '../helpers/wait.js';
 const pgUp = await postgresAvailable();
 const ROWS = 20_000;
 
+/** The jobs among a claim's rows (a row with a NULL id only carries the `stale` flag). */
+const jobsOf = <R extends { id: string | null }>(rows: R[]): R[] =>
+  rows.filter((row) => row.id !== null);
+
 describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   const schema = uniqueSchema('plan');
   let db: pg.Client;
+
+  /** A statement of generated.ts, for this test's schema. */
+  const sqlOf = (name: keyof typeof QUERIES): string =>
+    QUERIES[name].replaceAll(':SCHEMA', `"${schema}"`);
+
+  /**
+   * For `client`, taken before it sends a statement that will block: waits until its session
+   * waits on a lock (as `db` sees it), or fails with `message`.
+   */
+  async function lockWaitOf(client: pg.Client): Promise<(message: string) => Promise<void>> {
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]
+      ?.pid;
+    return async (message) => {
+      await waitFor(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
+              [pid],
+            )
+          ).rowCount === 1,
+        { message },
+      );
+    };
+  }
 
   beforeAll(async () => {
     const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
@@ -54,13 +83,9 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       [ROWS / 10],
     );
     await db.query(`ANALYZE "${schema}".jobs_hot, "${schema}".queues`);
-    await db.query(`PREPARE claim_plan AS ${QUERIES.claim.replaceAll(':SCHEMA', `"${schema}"`)}`);
-    await db.query(
-      `PREPARE capped_plan AS ${QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`)}`,
-    );
-    await db.query(
-      `PREPARE keyed_plan AS ${QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`)}`,
-    );
+    await db.query(`PREPARE claim_plan AS ${sqlOf('claim')}`);
+    await db.query(`PREPARE capped_plan AS ${sqlOf('claim_capped')}`);
+    await db.query(`PREPARE keyed_plan AS ${sqlOf('claim_keyed')}`);
   }, 60_000);
 
   afterAll(async () => {
@@ -146,7 +171,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
               'tenant-' || (g % 100), 2
        FROM generate_series(1, 300) AS g`,
     );
-    const sql = QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`);
+    const sql = sqlOf('claim_keyed');
     const params = ['w1', 10, ['walked'], 'lease', false, 0, null, ['walked'], ['walked']];
     await db.query('BEGIN');
     try {
@@ -190,34 +215,31 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     await other.connect();
     try {
       const claimKeyed = (client: pg.Client, worker: string) =>
-        client.query<{ id: string | null; stale: boolean }>(
-          `${QUERIES.claim_keyed.replaceAll(':SCHEMA', `"${schema}"`)}`,
-          [worker, 10, ['keyed'], `lease-${worker}`, false, 0, null, ['keyed'], ['keyed']],
-        );
-      const otherPid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
-        .rows[0]?.pid;
+        client.query<{ id: string | null; stale: boolean }>(sqlOf('claim_keyed'), [
+          worker,
+          10,
+          ['keyed'],
+          `lease-${worker}`,
+          false,
+          0,
+          null,
+          ['keyed'],
+          ['keyed'],
+        ]);
+      const otherWaits = await lockWaitOf(other);
       await db.query('BEGIN');
       const held = await claimKeyed(db, 'holder');
-      expect(held.rows.filter((row) => row.id !== null)).toHaveLength(10);
+      expect(jobsOf(held.rows)).toHaveLength(10);
       expect(held.rows[0]?.stale).toBe(false);
       // The second claim takes its snapshot, then waits for the queue's row.
       const late = claimKeyed(other, 'late');
-      await waitFor(
-        async () =>
-          (
-            await db.query(
-              `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
-              [otherPid],
-            )
-          ).rowCount === 1,
-        { message: 'the second claim waiting for the queue row' },
-      );
+      await otherWaits('the second claim waiting for the queue row');
       await db.query('COMMIT');
       const result = await late;
       expect(result.rows).toEqual([expect.objectContaining({ id: null, stale: true })]);
       // From a fresh snapshot it claims again, within the keys' limits (50 keys × 2, 10 taken).
       const again = await claimKeyed(other, 'again');
-      expect(again.rows.filter((row) => row.id !== null)).toHaveLength(10);
+      expect(jobsOf(again.rows)).toHaveLength(10);
       expect(again.rows[0]?.stale).toBe(false);
     } finally {
       await other.end();
@@ -236,30 +258,33 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     await other.connect();
     try {
       const claimCapped = (client: pg.Client, worker: string, limit: number) =>
-        client.query<{ id: string | null; stale: boolean }>(
-          QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`),
-          [worker, limit, ['capped'], `lease-${worker}`, false, 0, null, ['capped']],
-        );
-      const jobsOf = (rows: { id: string | null }[]) => rows.filter((row) => row.id !== null);
-      const otherPid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
-        .rows[0]?.pid;
-      const waiting = async () =>
-        (
-          await db.query(
-            `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
-            [otherPid],
-          )
-        ).rowCount === 1;
+        client.query<{ id: string | null; stale: boolean }>(sqlOf('claim_capped'), [
+          worker,
+          limit,
+          ['capped'],
+          `lease-${worker}`,
+          false,
+          0,
+          null,
+          ['capped'],
+        ]);
+      const otherWaits = await lockWaitOf(other);
 
       // A claim that takes nothing leaves claim_seq alone: the one waiting behind it is fresh.
       await db.query('BEGIN');
-      const none = await db.query<{ id: string | null }>(
-        QUERIES.claim_capped.replaceAll(':SCHEMA', `"${schema}"`),
-        ['none', 10, ['capped'], 'lease-none', false, 0, ['other.job'], ['capped']],
-      );
+      const none = await db.query<{ id: string | null }>(sqlOf('claim_capped'), [
+        'none',
+        10,
+        ['capped'],
+        'lease-none',
+        false,
+        0,
+        ['other.job'],
+        ['capped'],
+      ]);
       expect(jobsOf(none.rows)).toHaveLength(0);
       const first = claimCapped(other, 'first', 1);
-      await waitFor(waiting, { message: 'the claim waiting for the capped queue row' });
+      await otherWaits('the claim waiting for the capped queue row');
       await db.query('COMMIT');
       expect(jobsOf((await first).rows)).toHaveLength(1);
       expect((await first).rows[0]?.stale).toBe(false);
@@ -271,7 +296,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       expect(held.rows[0]?.stale).toBe(false);
       // The next claim takes its snapshot (the holder's job still pending), then waits.
       const late = claimCapped(other, 'late', 10);
-      await waitFor(waiting, { message: 'the second claim waiting for the capped queue row' });
+      await otherWaits('the second claim waiting for the capped queue row');
       await db.query('COMMIT');
       // Its count of the queue's jobs is older than the holder's claim: it takes none of them.
       expect((await late).rows).toEqual([expect.objectContaining({ id: null, stale: true })]);
@@ -300,10 +325,8 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
        SELECT 'h' || lpad(g::text, 8, '0'), 'handed', 'plan.job', '{}', now() - interval '1 s'
        FROM generate_series(1, 6) AS g`,
     );
-    const sql = (name: 'claim_capped' | 'settle_archive_claim') =>
-      QUERIES[name].replaceAll(':SCHEMA', `"${schema}"`);
     const claimCapped = (client: pg.Client, worker: string, limit: number, starts: number) =>
-      client.query<{ id: string | null; stale: boolean }>(sql('claim_capped'), [
+      client.query<{ id: string | null; stale: boolean }>(sqlOf('claim_capped'), [
         worker,
         limit,
         ['handed'],
@@ -313,7 +336,6 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
         null,
         ['handed'],
       ]);
-    const jobsOf = (rows: { id: string | null }[]) => rows.filter((row) => row.id !== null);
     const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
     const third = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await other.connect();
@@ -321,24 +343,16 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     try {
       const running = jobsOf((await claimCapped(db, 'w1', 2, 2)).rows);
       expect(running).toHaveLength(2);
-      const otherPid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
-        .rows[0]?.pid;
-      const waiting = async () =>
-        (
-          await db.query(
-            `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
-            [otherPid],
-          )
-        ).rowCount === 1;
+      const otherWaits = await lockWaitOf(other);
       // A claim holds the queue row (it took nothing: the cap is full) …
       await db.query('BEGIN');
       expect(jobsOf((await claimCapped(db, 'holder', 10, 0)).rows)).toHaveLength(0);
       // … and the next one takes its snapshot (both jobs running), then waits for the row.
       const late = claimCapped(other, 'late', 10, 0);
-      await waitFor(waiting, { message: 'the claim waiting for the capped queue row' });
+      await otherWaits('the claim waiting for the capped queue row');
       // The hand-off needs no queue row: it archives one running job and starts the next one.
       const handed = await third.query<{ part: number; id: string | null; queue: string }>(
-        sql('settle_archive_claim'),
+        sqlOf('settle_archive_claim'),
         [
           [running[0]?.id],
           ['w1'],
