@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { concurrencyOf, labelOf, type SystemName } from './contenders.js';
 import { adminPool, dropSchema, ensureDatabase, serverInfo } from './db.js';
 import { applicability } from './plan.js';
+import { ServerCpu } from './server-cpu.js';
 import {
   formatDetails,
   formatRatios,
@@ -57,6 +58,10 @@ export async function runBench(
   const scale = options.quick ? QUICK_SCALE : FULL_SCALE;
   await ensureDatabase(options.databaseUrl);
   const postgres = await serverInfo(options.databaseUrl);
+  const serverCpu = await locateServer(options.databaseUrl);
+  if (serverCpu === null) {
+    io.stderr.write('note: the server\'s CPU cannot be read here; no "PostgreSQL CPU per job"\n');
+  }
   const tempRoot = mkdtempSync(join(tmpdir(), 'chokaq-bench-'));
   const report: BenchReport = { rows: [], details: [], skipped: [], meta: {} };
   let ok = true;
@@ -102,6 +107,7 @@ export async function runBench(
         databaseUrl: options.databaseUrl,
         progress,
         earlier: report.rows,
+        serverCpu,
       };
       try {
         const outcome = await runWorkload(workload, ctx);
@@ -199,6 +205,16 @@ function runWorkload(workload: WorkloadName, ctx: WorkloadContext): Promise<Work
 }
 
 /** Drops the bench schemas (the W5 history alone is over a million rows). */
+/** The PostgreSQL server's CPU if it can be read from this machine (see server-cpu.ts). */
+async function locateServer(databaseUrl: string): Promise<ServerCpu | null> {
+  const pool = adminPool(databaseUrl);
+  try {
+    return await ServerCpu.locate(pool, databaseUrl);
+  } finally {
+    await pool.end();
+  }
+}
+
 async function cleanup(databaseUrl: string): Promise<void> {
   const pool = adminPool(databaseUrl);
   try {

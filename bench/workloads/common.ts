@@ -1,6 +1,7 @@
 /** What every workload shares: its context, waiting, pre-enqueueing and the correctness check. */
 import type { WorkerResult } from '../recorder.js';
 import type { SystemName } from '../contenders.js';
+import type { ServerCpu } from '../server-cpu.js';
 import type { SystemAdapter, WorkerSetup } from '../systems/adapter.js';
 import type { BenchJob, Detail, Row } from '../types.js';
 import { nowMs } from '../types.js';
@@ -74,6 +75,8 @@ export interface WorkloadContext {
   progress: ProgressSink;
   /** Headline figures of this system so far in the run (W5 compares with W2-1p). */
   earlier: readonly Row[];
+  /** The PostgreSQL server's CPU, or `null` when it cannot be read here (see server-cpu.ts). */
+  serverCpu: ServerCpu | null;
 }
 
 /** What a workload produced for one system. */

@@ -44,16 +44,9 @@ export async function runDrain(
       note,
     });
   }
-  const { rate, results } = await drainOnce(ctx, processes, noopWorkers(ctx));
-  // The steadier figure on a busy machine: what the workers spent per job, whatever the wall time.
-  const cpuUs = results.reduce((sum, r) => sum + r.cpuUserUs + r.cpuSystemUs, 0);
-  details.push({
-    workload,
-    system: ctx.system,
-    metric: 'worker CPU per job',
-    value: cpuUs / ctx.scale.drainJobs,
-    unit: adapter.inProcessWorkers ? 'µs (harness process)' : 'µs',
-  });
+  const drain = await drainOnce(ctx, processes, noopWorkers(ctx));
+  const { rate, results } = drain;
+  details.push(...cpuPerJob(ctx, workload, drain, ctx.scale.drainJobs));
   results.forEach((result, k) => {
     details.push({
       workload,
@@ -78,6 +71,52 @@ export async function runDrain(
   return { rows: [{ workload, system: ctx.system, value: rate, unit: 'jobs/s' }], details };
 }
 
+/** What one drain measured. */
+export interface Drain {
+  /** Jobs per second. */
+  rate: number;
+  /** Each worker process's result. */
+  results: WorkerResult[];
+  /** CPU the PostgreSQL server used from "go" until every job settled, µs; `null`: unknown. */
+  serverCpuUs: number | null;
+}
+
+/**
+ * The steadier figures on a busy machine, as details of `workload`: the CPU the worker processes
+ * and the PostgreSQL server spent per job of the `n` drained, whatever the wall time. The
+ * embedded store's server runs in the harness process, inside the first figure.
+ */
+export function cpuPerJob(
+  ctx: WorkloadContext,
+  workload: WorkloadName,
+  drain: Drain,
+  n: number,
+  note?: string,
+): Detail[] {
+  const { system, adapter } = ctx;
+  const workerUs = drain.results.reduce((sum, r) => sum + r.cpuUserUs + r.cpuSystemUs, 0);
+  const details: Detail[] = [
+    {
+      workload,
+      system,
+      metric: 'worker CPU per job',
+      value: workerUs / n,
+      unit: adapter.inProcessWorkers ? 'µs (harness process)' : 'µs',
+      ...(note === undefined ? {} : { note }),
+    },
+  ];
+  if (drain.serverCpuUs !== null) {
+    details.push({
+      workload,
+      system,
+      metric: 'PostgreSQL CPU per job',
+      value: drain.serverCpuUs / n,
+      unit: 'µs',
+    });
+  }
+  return details;
+}
+
 /**
  * One drain: `n` jobs enqueued beforehand (on the state `reset()` left; job `i` keyed
  * `keyOf(i)` if given), worked off by `processes` worker processes working as `setup` says;
@@ -89,21 +128,27 @@ export async function drainOnce(
   setup: WorkerSetup,
   n = ctx.scale.drainJobs,
   keyOf?: (i: number) => string,
-): Promise<{ rate: number; results: WorkerResult[] }> {
+): Promise<Drain> {
   const { adapter } = ctx;
+  // The embedded store's PGlite runs in this process, not in the server.
+  const server = adapter.inProcessWorkers ? null : ctx.serverCpu;
   await preEnqueue(ctx, n, keyOf);
   ctx.progress.status(`starting ${processes} worker process${processes > 1 ? 'es' : ''}`);
   let group: WorkerGroup | undefined;
   try {
     group = await startWorkers(adapter, { processes, databaseUrl: ctx.databaseUrl, setup });
+    const serverBefore = server?.readUs() ?? null;
     const started = nowMs();
     await group.go();
     const settled = await waitDrained(ctx, group, n, DRAIN_TIMEOUT_MS);
+    const serverAfter = server?.readUs() ?? null;
     ctx.progress.status('stopping workers');
     const results = await group.stop();
     group = undefined;
     await verify(ctx, results, n);
-    return { rate: (n / (settled - started)) * 1000, results };
+    const serverCpuUs =
+      serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore;
+    return { rate: (n / (settled - started)) * 1000, results, serverCpuUs };
   } finally {
     group?.kill();
   }

@@ -9,7 +9,7 @@
 import { KEY_LIMIT } from '../systems/chokaq.js';
 import type { Detail } from '../types.js';
 import { noopWorkers, type WorkloadContext, type WorkloadOutcome } from './common.js';
-import { drainOnce } from './w2-drain.js';
+import { cpuPerJob, drainOnce } from './w2-drain.js';
 
 /** Concurrency keys the jobs are spread over. */
 const KEYS = 100;
@@ -18,24 +18,21 @@ const KEYS = 100;
 export async function runKeyed(ctx: WorkloadContext): Promise<WorkloadOutcome> {
   const { system } = ctx;
   await ctx.adapter.reset();
-  const { rate, results } = await drainOnce(
+  const drain = await drainOnce(
     ctx,
     1,
     noopWorkers(ctx),
     ctx.scale.drainJobs,
     (i) => `tenant-${i % KEYS}`,
   );
-  const cpuUs = results.reduce((sum, r) => sum + r.cpuUserUs + r.cpuSystemUs, 0);
-  const details: Detail[] = [
-    {
-      workload: 'W9-keyed',
-      system,
-      metric: 'worker CPU per job',
-      value: cpuUs / ctx.scale.drainJobs,
-      unit: 'µs',
-      note: `${KEYS} keys, limit ${KEY_LIMIT} each`,
-    },
-  ];
+  const { rate } = drain;
+  const details: Detail[] = cpuPerJob(
+    ctx,
+    'W9-keyed',
+    drain,
+    ctx.scale.drainJobs,
+    `${KEYS} keys, limit ${KEY_LIMIT} each`,
+  );
   const w2 = ctx.earlier.find((r) => r.workload === 'W2-1p' && r.system === system);
   if (w2 !== undefined) {
     details.push({
