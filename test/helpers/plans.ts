@@ -7,6 +7,11 @@ export interface PlanNode {
   Filter?: string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  /** Set on the top node of a CTE or subplan, e.g. `CTE key_heads`. */
+  'Subplan Name'?: string;
+  /** Buffer pages the node (and its children) found in / read into shared buffers, with `BUFFERS`. */
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
   /** Rows the node returned, with `EXPLAIN (ANALYZE)` only. */
   'Actual Rows'?: number;
   Plans?: PlanNode[];
