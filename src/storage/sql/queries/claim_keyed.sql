@@ -215,12 +215,32 @@ keyed_lines AS (
                                      ORDER BY c.priority DESC, c.run_at, c.id) AS turn
   FROM key_lines l
   CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = l.queue AND h.concurrency_key = l.key AND h.status = :PENDING
-      AND h.run_at <= now() AND h.cancel_requested_at IS NULL
-      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-    ORDER BY h.priority DESC, h.run_at, h.id
+    -- The key's line priority by priority, from its head's (as fragments/pending_levels.sql
+    -- for jobs without a key): each priority's due jobs only, so a key's jobs scheduled for
+    -- later are never stepped over (a scan of the whole line with run_at as a filter read every
+    -- one of them, on every claim, while the key's head was not due).
+    WITH RECURSIVE key_levels(priority) AS (
+      SELECT l.priority
+      UNION ALL
+      SELECT (SELECT h.priority FROM :SCHEMA.jobs_hot h
+              WHERE h.queue = l.queue AND h.concurrency_key = l.key AND h.status = :PENDING
+                AND h.priority < v.priority
+              ORDER BY h.priority DESC LIMIT 1)
+      FROM key_levels v
+      WHERE v.priority IS NOT NULL
+    )
+    SELECT d.id, d.priority, d.run_at
+    FROM key_levels v
+    CROSS JOIN LATERAL (
+      SELECT h.id, h.priority, h.run_at
+      FROM :SCHEMA.jobs_hot h
+      WHERE h.queue = l.queue AND h.concurrency_key = l.key AND h.status = :PENDING
+        AND h.priority = v.priority AND h.run_at <= now() AND h.cancel_requested_at IS NULL
+        AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
+      ORDER BY h.run_at, h.id
+      LIMIT l.room
+    ) d
+    WHERE v.priority IS NOT NULL
     LIMIT l.room
   ) c
   WHERE l.whole
