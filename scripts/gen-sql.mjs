@@ -5,8 +5,8 @@
  * - src/storage/sql/queries/name.sql → QUERIES (header comment lines dropped), with the hot-state
  *   names `:PENDING`, `:FETCHED` and `:PROCESSING` replaced by their codes from HOT_STATE_CODE in
  *   src/job/state.ts (literal constants, so the planner still matches the partial indexes);
- *   a line `:INCLUDE name` stands for src/storage/sql/fragments/name.sql (the parts several
- *   statements share, written once; a fragment may include another).
+ *   a line `:INCLUDE name` stands for src/storage/sql/fragments/name.sql (the end several
+ *   statements share, written once).
  *
  * Usage: `node scripts/gen-sql.mjs` writes the module; `--check` exits 1 when it is stale.
  */
@@ -67,19 +67,12 @@ function migrations() {
   });
 }
 
-/** How deep fragments may include fragments. */
-const MAX_INCLUDE_DEPTH = 3;
-
-/**
- * Replaces each `:INCLUDE name` line of a statement by the text of fragments/name.sql, also in
- * the fragments it includes.
- */
-function withFragments(sql, file, depth = 0) {
+/** Replaces each `:INCLUDE name` line of a statement by the text of fragments/name.sql. */
+function withFragments(sql, file) {
   return sql.replace(/^:INCLUDE ([a-z][a-z0-9_]*)$/gm, (_, name) => {
     const path = join(sqlDir, 'fragments', `${name}.sql`);
     if (!existsSync(path)) throw new Error(`${file} includes an unknown fragment: ${name}`);
-    if (depth >= MAX_INCLUDE_DEPTH) throw new Error(`${file}: fragments nest too deep at ${name}`);
-    return withFragments(readFileSync(path, 'utf8').trimEnd(), file, depth + 1);
+    return readFileSync(path, 'utf8').trimEnd();
   });
 }
 

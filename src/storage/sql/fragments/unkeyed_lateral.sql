@@ -2,26 +2,16 @@
 --   order and locked (SKIP LOCKED) — shared by claim.sql, claim_capped.sql and claim_keyed.sql
 --   (included where they write `:INCLUDE unkeyed_lateral`, inside their `picked` or unkeyed CTE).
 --   Expects a CTE `eligible` (name, room) and $7 (job types, lower-case, or NULL); defines the
---   lateral `c` (id, priority, run_at). Priority by priority (fragments/pending_levels.sql): the
---   due jobs of the highest, then of the next, as far as the room; the levels are walked in
---   order and the LIMIT stops the walk (a nested loop keeps the order of `levels`, which the
---   recursion produces highest first), so priorities below the room-th job are not read.
+--   lateral `c` (id, priority, run_at).
   FROM eligible e
   CROSS JOIN LATERAL (
-:INCLUDE pending_levels
-    SELECT d.id, d.priority, d.run_at
-    FROM levels l
-    CROSS JOIN LATERAL (
-      SELECT h.id, h.priority, h.run_at
-      FROM :SCHEMA.jobs_hot h
-      WHERE h.queue = e.name AND h.status = :PENDING AND h.priority = l.priority
-        AND h.run_at <= now() AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-        AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
-      ORDER BY h.run_at, h.id
-      LIMIT e.room
-      FOR UPDATE SKIP LOCKED
-    ) d
-    WHERE l.priority IS NOT NULL
+    SELECT h.id, h.priority, h.run_at
+    FROM :SCHEMA.jobs_hot h
+    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
+      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
+      AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
+    ORDER BY h.priority DESC, h.run_at, h.id
     LIMIT e.room
+    FOR UPDATE SKIP LOCKED
   ) c
   WHERE e.room > 0

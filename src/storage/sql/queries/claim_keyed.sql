@@ -215,10 +215,10 @@ keyed_lines AS (
                                      ORDER BY c.priority DESC, c.run_at, c.id) AS turn
   FROM key_lines l
   CROSS JOIN LATERAL (
-    -- The key's line priority by priority, from its head's (as fragments/pending_levels.sql
-    -- for jobs without a key): each priority's due jobs only, so a key's jobs scheduled for
-    -- later are never stepped over (a scan of the whole line with run_at as a filter read every
-    -- one of them, on every claim, while the key's head was not due).
+    -- The key's line priority by priority, from its head's (one index probe finds each next
+    -- priority): each priority's due jobs only, so a key's jobs scheduled for later are never
+    -- stepped over (a scan of the whole line with run_at as a filter read every one of them, on
+    -- every claim, while the key's head was not due).
     WITH RECURSIVE key_levels(priority) AS (
       SELECT l.priority
       UNION ALL

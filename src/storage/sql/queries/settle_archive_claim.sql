@@ -48,20 +48,13 @@ picked AS (
          row_number() OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS rank
   FROM eligible e
   CROSS JOIN LATERAL (
-:INCLUDE pending_levels
-    SELECT d.id, d.priority, d.run_at, d.type
-    FROM levels l
-    CROSS JOIN LATERAL (
-      SELECT h.id, h.priority, h.run_at, h.type
-      FROM :SCHEMA.jobs_hot h
-      WHERE h.queue = e.name AND h.status = :PENDING AND h.priority = l.priority
-        AND h.run_at <= now() AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-      ORDER BY h.run_at, h.id
-      LIMIT e.room
-      FOR UPDATE SKIP LOCKED
-    ) d
-    WHERE l.priority IS NOT NULL
+    SELECT h.id, h.priority, h.run_at, h.type
+    FROM :SCHEMA.jobs_hot h
+    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
+      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
+    ORDER BY h.priority DESC, h.run_at, h.id
     LIMIT e.room
+    FOR UPDATE SKIP LOCKED
   ) c
   WHERE e.room > 0 AND ($7::text[] IS NULL OR lower(c.type) = ANY($7::text[]))
   ORDER BY c.priority DESC, c.run_at, c.id
