@@ -389,10 +389,70 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     }
   });
 
-  // Last: it analyses the hot table again, with many jobs scheduled for later. It rolls its
+  // Last: these analyse the hot table again, with many jobs scheduled for later. They roll their
   // claims back, so no dead entry (which a vacuum may not remove while other tests hold
-  // snapshots) is left in the keyed fetch index for the next case to step over.
+  // snapshots) is left in a fetch index for the next case to step over.
   let keyedLater: Promise<unknown> | undefined;
+  let delayedQueue: Promise<unknown> | undefined;
+  it.each(
+    ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
+      [
+        ['claim_plan', ''],
+        ['capped_plan', ", ARRAY['delayed']"],
+      ].map(([plan, capped]) => [mode, plan, capped] as const),
+    ),
+  )(
+    'reads no job scheduled for later at the lowest priority, under %s (%s)',
+    async (mode, plan, capped) => {
+      delayedQueue ??= (async () => {
+        await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('delayed')`);
+        await db.query(
+          `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at)
+           SELECT 'later' || lpad(g::text, 8, '0'), 'delayed', 'plan.job', '{}', 5,
+                  now() + interval '1 day'
+           FROM generate_series(1, $1::int) AS g
+           UNION ALL
+           SELECT 'due' || g, 'delayed', 'plan.job', '{}', 5 + g % 2, now() - interval '1 s'
+           FROM generate_series(1, 3) AS g`,
+          [ROWS],
+        );
+        await db.query(`ANALYZE "${schema}".jobs_hot`);
+      })();
+      await delayedQueue;
+      await db.query(`SET plan_cache_mode = ${mode}`);
+      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['delayed'], 'lease', false, 0, NULL${capped})`;
+      await db.query('BEGIN');
+      try {
+        const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim}`,
+        );
+        const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
+        const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
+        expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+        // Fewer jobs due than the claim wants: one scan of the queue with run_at as a filter went
+        // on through the 20,000 later jobs (about 150 pages of the fetch index).
+        const fetchPages = onHot
+          .filter((n) => n['Index Name'] === 'jobs_hot_fetch_idx')
+          .reduce(
+            (sum, n) => sum + (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0),
+            0,
+          );
+        expect(fetchPages).toBeGreaterThan(0);
+        expect(fetchPages).toBeLessThan(30);
+      } finally {
+        await db.query('ROLLBACK');
+      }
+      await db.query('BEGIN');
+      try {
+        // The due jobs, in claim order: priority 6 (due1, due3), then 5 (due2).
+        const claimed = await db.query<{ id: string | null }>(claim);
+        expect(jobsOf(claimed.rows).map((row) => row.id)).toEqual(['due1', 'due3', 'due2']);
+      } finally {
+        await db.query('ROLLBACK');
+      }
+    },
+  );
+
   it.each(['force_custom_plan', 'force_generic_plan'])(
     'reads only due jobs of a key whose jobs scheduled for later wait at a higher priority, under %s',
     async (mode) => {
