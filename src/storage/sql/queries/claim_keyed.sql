@@ -218,7 +218,9 @@ keyed_lines AS (
     -- The key's line priority by priority, from its head's (one index probe finds each next
     -- priority): each priority's due jobs only, so a key's jobs scheduled for later are never
     -- stepped over (a scan of the whole line with run_at as a filter read every one of them, on
-    -- every claim, while the key's head was not due).
+    -- every claim, while the key's head was not due). The recursion yields the priorities
+    -- highest first and the nested loop keeps that order, so the LIMIT takes the line's first
+    -- due jobs and stops the walk.
     WITH RECURSIVE key_levels(priority) AS (
       SELECT l.priority
       UNION ALL
