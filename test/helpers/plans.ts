@@ -21,3 +21,10 @@ export interface PlanNode {
 export function nodesOf(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 }
+
+/** Buffer pages that the nodes reading through `index` touched (`EXPLAIN (ANALYZE, BUFFERS)`). */
+export function pagesRead(nodes: readonly PlanNode[], index: string): number {
+  return nodes
+    .filter((n) => n['Index Name'] === index)
+    .reduce((sum, n) => sum + (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0), 0);
+}

@@ -21,7 +21,7 @@ import { silentLogger } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
-import { nodesOf, type PlanNode } from '../helpers/plans.js';
+import { nodesOf, pagesRead, type PlanNode } from '../helpers/plans.js';
 import { waitFor } from '../helpers/wait.js';
 
 const pgUp = await postgresAvailable();
@@ -38,6 +38,32 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   /** A statement of generated.ts, for this test's schema. */
   const sqlOf = (name: keyof typeof QUERIES): string =>
     QUERIES[name].replaceAll(':SCHEMA', `"${schema}"`);
+
+  /** Runs `work` in a transaction of `db` that is rolled back, so it leaves nothing behind. */
+  async function rolledBack<T>(work: () => Promise<T>): Promise<T> {
+    await db.query('BEGIN');
+    try {
+      return await work();
+    } finally {
+      await db.query('ROLLBACK');
+    }
+  }
+
+  /** The nodes on jobs_hot of `statement`'s executed plan (with buffers), rolled back. */
+  const hotNodesOf = (statement: string): Promise<PlanNode[]> =>
+    rolledBack(async () => {
+      const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement}`,
+      );
+      const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
+      return nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
+    });
+
+  /** The ids of the jobs `claim` takes, rolled back. */
+  const claimedIds = (claim: string): Promise<(string | null)[]> =>
+    rolledBack(async () =>
+      jobsOf((await db.query<{ id: string | null }>(claim)).rows).map((row) => row.id),
+    );
 
   /**
    * For `client`, taken before it sends a statement that will block: waits until its session
@@ -421,35 +447,15 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       await delayedQueue;
       await db.query(`SET plan_cache_mode = ${mode}`);
       const claim = `EXECUTE ${plan}('w1', 10, ARRAY['delayed'], 'lease', false, 0, NULL${capped})`;
-      await db.query('BEGIN');
-      try {
-        const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim}`,
-        );
-        const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
-        const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
-        expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
-        // Fewer jobs due than the claim wants: one scan of the queue with run_at as a filter went
-        // on through the 20,000 later jobs (about 150 pages of the fetch index).
-        const fetchPages = onHot
-          .filter((n) => n['Index Name'] === 'jobs_hot_fetch_idx')
-          .reduce(
-            (sum, n) => sum + (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0),
-            0,
-          );
-        expect(fetchPages).toBeGreaterThan(0);
-        expect(fetchPages).toBeLessThan(30);
-      } finally {
-        await db.query('ROLLBACK');
-      }
-      await db.query('BEGIN');
-      try {
-        // The due jobs, in claim order: priority 6 (due1, due3), then 5 (due2).
-        const claimed = await db.query<{ id: string | null }>(claim);
-        expect(jobsOf(claimed.rows).map((row) => row.id)).toEqual(['due1', 'due3', 'due2']);
-      } finally {
-        await db.query('ROLLBACK');
-      }
+      const onHot = await hotNodesOf(claim);
+      expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+      // Fewer jobs due than the claim wants: one scan of the queue with run_at as a filter went
+      // on through the 20,000 later jobs (about 150 pages of the fetch index).
+      const fetchPages = pagesRead(onHot, 'jobs_hot_fetch_idx');
+      expect(fetchPages).toBeGreaterThan(0);
+      expect(fetchPages).toBeLessThan(30);
+      // The due jobs, in claim order: priority 6 (due1, due3), then 5 (due2).
+      expect(await claimedIds(claim)).toEqual(['due1', 'due3', 'due2']);
     },
   );
 
@@ -476,35 +482,15 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const claim = `EXECUTE keyed_plan('w1', 10, ARRAY['keyed-later'], 'lease', false, 0, NULL,
                                         ARRAY['keyed-later'], ARRAY['keyed-later'])`;
-      await db.query('BEGIN');
-      try {
-        const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim}`,
-        );
-        const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
-        const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
-        expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
-        // Five keys of 4,000 later jobs each: reading a key's line with run_at as a filter read
-        // all of their entries (346 pages counted here); priority by priority, a few pages per
-        // probe (70).
-        const keyedPages = onHot
-          .filter((n) => n['Index Name'] === 'jobs_hot_keyed_fetch_idx')
-          .reduce(
-            (sum, n) => sum + (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0),
-            0,
-          );
-        expect(keyedPages).toBeGreaterThan(0);
-        expect(keyedPages).toBeLessThan(150);
-      } finally {
-        await db.query('ROLLBACK');
-      }
-      await db.query('BEGIN');
-      try {
-        const claimed = await db.query<{ id: string | null }>(claim);
-        expect(jobsOf(claimed.rows).map((row) => row.id)).toEqual(['kdue1', 'kdue2']);
-      } finally {
-        await db.query('ROLLBACK');
-      }
+      const onHot = await hotNodesOf(claim);
+      expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+      // Five keys of 4,000 later jobs each: reading a key's line with run_at as a filter read
+      // all of their entries (346 pages counted here); priority by priority, a few pages per
+      // probe (70).
+      const keyedPages = pagesRead(onHot, 'jobs_hot_keyed_fetch_idx');
+      expect(keyedPages).toBeGreaterThan(0);
+      expect(keyedPages).toBeLessThan(150);
+      expect(await claimedIds(claim)).toEqual(['kdue1', 'kdue2']);
     },
   );
 });
