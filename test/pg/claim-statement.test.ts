@@ -459,6 +459,46 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     },
   );
 
+  let delayedHigh: Promise<unknown> | undefined;
+  it.each(
+    ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
+      [
+        ['claim_plan', ''],
+        ['capped_plan', ", ARRAY['delayed-high']"],
+      ].map(([plan, capped]) => [mode, plan, capped] as const),
+    ),
+  )(
+    'reads no job scheduled for later at the highest priority, under %s (%s)',
+    async (mode, plan, capped) => {
+      delayedHigh ??= (async () => {
+        await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('delayed-high')`);
+        await db.query(
+          `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at)
+           SELECT 'laterh' || lpad(g::text, 8, '0'), 'delayed-high', 'plan.job', '{}', 10,
+                  now() + interval '1 day'
+           FROM generate_series(1, $1::int) AS g
+           UNION ALL
+           SELECT 'dueh' || g, 'delayed-high', 'plan.job', '{}', 5 + g % 3, now() - interval '1 s'
+           FROM generate_series(1, 4) AS g`,
+          [ROWS],
+        );
+        await db.query(`ANALYZE "${schema}".jobs_hot`);
+      })();
+      await delayedHigh;
+      await db.query(`SET plan_cache_mode = ${mode}`);
+      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['delayed-high'], 'lease', false, 0, NULL${capped})`;
+      const onHot = await hotNodesOf(claim);
+      expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+      // The scan of the priorities above the lowest, with run_at as a filter, read the 20,000
+      // later jobs at priority 10 on every claim.
+      const fetchPages = pagesRead(onHot, 'jobs_hot_fetch_idx');
+      expect(fetchPages).toBeGreaterThan(0);
+      expect(fetchPages).toBeLessThan(30);
+      // The due jobs, in claim order: priority 7 (dueh2), 6 (dueh1, dueh4), then 5 (dueh3).
+      expect(await claimedIds(claim)).toEqual(['dueh2', 'dueh1', 'dueh4', 'dueh3']);
+    },
+  );
+
   it.each(['force_custom_plan', 'force_generic_plan'])(
     'reads only due jobs of a key whose jobs scheduled for later wait at a higher priority, under %s',
     async (mode) => {
