@@ -499,6 +499,53 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     },
   );
 
+  let handedLater: Promise<unknown> | undefined;
+  it.each(['force_custom_plan', 'force_generic_plan'])(
+    'hands a freed slot to the next due job, reading no job scheduled for later, under %s',
+    async (mode) => {
+      handedLater ??= (async () => {
+        await db.query(
+          `INSERT INTO "${schema}".queues (name, max_workers) VALUES ('handed-later', 1)`,
+        );
+        await db.query(
+          `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at)
+           SELECT 'hl' || lpad(g::text, 8, '0'), 'handed-later', 'plan.job', '{}', 10,
+                  now() + interval '1 day'
+           FROM generate_series(1, $1::int) AS g
+           UNION ALL
+           SELECT 'hl-due', 'handed-later', 'plan.job', '{}', 5, now() - interval '1 s'`,
+          [ROWS],
+        );
+        await db.query(
+          `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at, status, attempts,
+                                            worker_id, lease_token, started_at, heartbeat_at)
+           VALUES ('hl-running', 'handed-later', 'plan.job', '{}', now() - interval '1 s', 2, 1,
+                   'w1', 'lease-w1', now(), now())`,
+        );
+        await db.query(`ANALYZE "${schema}".jobs_hot`);
+        await db.query(`PREPARE handoff_plan AS ${sqlOf('settle_archive_claim')}`);
+      })();
+      await handedLater;
+      await db.query(`SET plan_cache_mode = ${mode}`);
+      const handoff = `EXECUTE handoff_plan(ARRAY['hl-running'], ARRAY['w1'], ARRAY['lease-w1'],
+        ARRAY[1]::float8[], ARRAY[NULL]::text[], ARRAY[NULL]::text[], ARRAY['plan.job'], 'w1',
+        'lease-next', 1, ARRAY['handed-later'])`;
+      const onHot = await hotNodesOf(handoff);
+      expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+      // One scan of the queue in claim order with run_at as a filter read the 20,000 jobs
+      // scheduled for later at priority 10 before the due one at 5 (297 pages counted here).
+      const fetchPages = pagesRead(onHot, 'jobs_hot_fetch_idx');
+      expect(fetchPages).toBeGreaterThan(0);
+      expect(fetchPages).toBeLessThan(30);
+      const started = await rolledBack(async () =>
+        (await db.query<{ part: number; id: string | null }>(handoff)).rows
+          .filter((row) => row.part === 1)
+          .map((row) => row.id),
+      );
+      expect(started).toEqual(['hl-due']);
+    },
+  );
+
   it.each(['force_custom_plan', 'force_generic_plan'])(
     'reads only due jobs of a key whose jobs scheduled for later wait at a higher priority, under %s',
     async (mode) => {

@@ -1,8 +1,9 @@
 -- Fragment: the jobs without a concurrency key of every eligible queue, up to its room, in claim
 --   order and locked (SKIP LOCKED) — shared by claim.sql, claim_capped.sql and claim_keyed.sql
---   (included where they write `:INCLUDE unkeyed_lateral`, inside their `picked` or unkeyed CTE).
---   Expects a CTE `eligible` (name, room) and $7 (job types, lower-case, or NULL); defines the
---   lateral `c` (id, priority, run_at).
+--   (included where they write `:INCLUDE unkeyed_lateral`, inside their `picked` or unkeyed CTE),
+--   and settle_archive_claim.sql. Expects a CTE `eligible` (name, room, types: the job types to
+--   take, lower-case, or NULL for every type); defines the lateral `c` (id, priority, run_at,
+--   type).
 --   Three scans of the fetch index, each ending at its last due job: the queue's highest
 --   priority alone (`high`, the first entry of the queue's range), the priorities between its
 --   highest and its lowest, and the lowest alone (`low`, read off the end of the index, where
@@ -15,7 +16,7 @@
 --   with one priority in the queue (high = low) only the first scan reads jobs.
   FROM eligible e
   CROSS JOIN LATERAL (
-    SELECT u.id, u.priority, u.run_at
+    SELECT u.id, u.priority, u.run_at, u.type
     FROM (SELECT h.priority AS high FROM :SCHEMA.jobs_hot h
           WHERE h.queue = e.name AND h.status = :PENDING AND h.concurrency_key IS NULL
           ORDER BY h.priority DESC LIMIT 1) hi
@@ -24,32 +25,32 @@
                 ORDER BY h.priority LIMIT 1) lo
     CROSS JOIN LATERAL (
       SELECT * FROM (
-       SELECT h.id, h.priority, h.run_at
+       SELECT h.id, h.priority, h.run_at, h.type
        FROM :SCHEMA.jobs_hot h
        WHERE h.queue = e.name AND h.status = :PENDING AND h.priority = hi.high
          AND h.run_at <= now() AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-         AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
+         AND (e.types IS NULL OR lower(h.type) = ANY(e.types))
        ORDER BY h.run_at, h.id
        LIMIT e.room
        FOR UPDATE SKIP LOCKED) highest
       UNION ALL
       SELECT * FROM (
-       SELECT h.id, h.priority, h.run_at
+       SELECT h.id, h.priority, h.run_at, h.type
        FROM :SCHEMA.jobs_hot h
        WHERE h.queue = e.name AND h.status = :PENDING AND h.priority < hi.high
          AND h.priority > lo.low
          AND h.run_at <= now() AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-         AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
+         AND (e.types IS NULL OR lower(h.type) = ANY(e.types))
        ORDER BY h.priority DESC, h.run_at, h.id
        LIMIT e.room
        FOR UPDATE SKIP LOCKED) between_them
       UNION ALL
       SELECT * FROM (
-       SELECT h.id, h.priority, h.run_at
+       SELECT h.id, h.priority, h.run_at, h.type
        FROM :SCHEMA.jobs_hot h
        WHERE h.queue = e.name AND h.status = :PENDING AND h.priority = lo.low AND lo.low < hi.high
          AND h.run_at <= now() AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-         AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
+         AND (e.types IS NULL OR lower(h.type) = ANY(e.types))
        ORDER BY h.run_at, h.id
        LIMIT e.room
        FOR UPDATE SKIP LOCKED) lowest

@@ -31,7 +31,8 @@ WITH eligible AS (
              FROM :SCHEMA.jobs_hot f
              WHERE f.queue = q.name AND f.status IN (:FETCHED, :PROCESSING)
            ), 0))
-         END AS room
+         END AS room,
+         $7::text[] AS types
   FROM :SCHEMA.queues q
   WHERE NOT q.is_paused
     AND q.is_active

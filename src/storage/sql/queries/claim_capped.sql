@@ -39,7 +39,8 @@ eligible AS (
              FROM :SCHEMA.jobs_hot f
              WHERE f.queue = q.name AND f.status IN (:FETCHED, :PROCESSING)
            ), 0))
-         END AS room
+         END AS room,
+         $7::text[] AS types
   FROM :SCHEMA.queues q
   LEFT JOIN queue_locks l ON l.name = q.name
   WHERE NOT q.is_paused

@@ -47,6 +47,7 @@ eligible AS (
              WHERE f.queue = q.name AND f.status IN (:FETCHED, :PROCESSING)
            ), 0))
          END AS room,
+         $7::text[] AS types,
          q.name = ANY(coalesce($8::text[], '{}')) AS keyed,
          coalesce(l.claim_seq = q.claim_seq, false) AS locked,
          l.name IS NOT NULL AND l.claim_seq <> q.claim_seq AS stale

@@ -5,7 +5,8 @@
 --   (processing, attempts + 1, started_at and heartbeat_at stamped, one new lease token), at
 --   most $10 in all. A next job of another type is left to the other processes (the store wakes
 --   them), so workers of other types are not passed over. The worker then runs the started
---   jobs without a claim: the settle and the next start are one round trip.
+--   jobs without a claim: the settle and the next start are one round trip. The next jobs are
+--   read as a claim reads them (fragments/unkeyed_lateral.sql), for every type.
 -- Parameters: $1–$6 as settle_archive.sql; $7 job types the worker can run, lower-case (text[]),
 --   or NULL for every type; $8 worker id (text); $9 lease token (text); $10 most jobs to start
 --   (int: the slots the worker keeps free for them); $11 the capped queues the worker serves
@@ -39,24 +40,16 @@
   WHERE q.max_workers IS NOT NULL AND NOT q.is_paused AND q.is_active
 ),
 eligible AS (
-  SELECT h.name, least(h.n, h.room) AS room FROM handoff h
+  -- Every type: the worker's types are taken after the scans (below), not stepped over in them.
+  SELECT h.name, least(h.n, h.room) AS room, NULL::text[] AS types FROM handoff h
 ),
 picked AS (
   -- The queue's next jobs in claim order, whatever their type; only those of the worker's types
   -- are taken (a slot whose next job the worker cannot run is left to the others, woken).
   SELECT c.id, c.priority, c.run_at, e.name AS queue,
          row_number() OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS rank
-  FROM eligible e
-  CROSS JOIN LATERAL (
-    SELECT h.id, h.priority, h.run_at, h.type
-    FROM :SCHEMA.jobs_hot h
-    WHERE h.queue = e.name AND h.status = :PENDING AND h.run_at <= now()
-      AND h.cancel_requested_at IS NULL AND h.concurrency_key IS NULL
-    ORDER BY h.priority DESC, h.run_at, h.id
-    LIMIT e.room
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE e.room > 0 AND ($7::text[] IS NULL OR lower(c.type) = ANY($7::text[]))
+:INCLUDE unkeyed_lateral
+    AND ($7::text[] IS NULL OR lower(c.type) = ANY($7::text[]))
   ORDER BY c.priority DESC, c.run_at, c.id
   LIMIT $10::int
 ),
