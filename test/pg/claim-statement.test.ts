@@ -66,6 +66,33 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     );
 
   /**
+   * Adds queue `queue` (capped at `maxWorkers`, or not) with ROWS jobs scheduled for tomorrow at
+   * `laterPriority` (ids `prefix` + 8 digits) and the due jobs `due` (id → priority), analysed.
+   */
+  async function plantDelayed(
+    queue: string,
+    prefix: string,
+    laterPriority: number,
+    due: Record<string, number>,
+    maxWorkers: number | null = null,
+  ): Promise<void> {
+    await db.query(`INSERT INTO "${schema}".queues (name, max_workers) VALUES ($1, $2)`, [
+      queue,
+      maxWorkers,
+    ]);
+    await db.query(
+      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at)
+       SELECT $2 || lpad(g::text, 8, '0'), $1, 'plan.job', '{}', $3, now() + interval '1 day'
+       FROM generate_series(1, $4::int) AS g
+       UNION ALL
+       SELECT d.id, $1, 'plan.job', '{}', d.priority, now() - interval '1 s'
+       FROM unnest($5::text[], $6::int[]) AS d(id, priority)`,
+      [queue, prefix, laterPriority, ROWS, Object.keys(due), Object.values(due)],
+    );
+    await db.query(`ANALYZE "${schema}".jobs_hot`);
+  }
+
+  /**
    * For `client`, taken before it sends a statement that will block: waits until its session
    * waits on a lock (as `db` sees it), or fails with `message`.
    */
@@ -430,20 +457,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   )(
     'reads no job scheduled for later at the lowest priority, under %s (%s)',
     async (mode, plan, capped) => {
-      delayedQueue ??= (async () => {
-        await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('delayed')`);
-        await db.query(
-          `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at)
-           SELECT 'later' || lpad(g::text, 8, '0'), 'delayed', 'plan.job', '{}', 5,
-                  now() + interval '1 day'
-           FROM generate_series(1, $1::int) AS g
-           UNION ALL
-           SELECT 'due' || g, 'delayed', 'plan.job', '{}', 5 + g % 2, now() - interval '1 s'
-           FROM generate_series(1, 3) AS g`,
-          [ROWS],
-        );
-        await db.query(`ANALYZE "${schema}".jobs_hot`);
-      })();
+      delayedQueue ??= plantDelayed('delayed', 'later', 5, { due1: 6, due2: 5, due3: 6 });
       await delayedQueue;
       await db.query(`SET plan_cache_mode = ${mode}`);
       const claim = `EXECUTE ${plan}('w1', 10, ARRAY['delayed'], 'lease', false, 0, NULL${capped})`;
@@ -470,20 +484,12 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   )(
     'reads no job scheduled for later at the highest priority, under %s (%s)',
     async (mode, plan, capped) => {
-      delayedHigh ??= (async () => {
-        await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('delayed-high')`);
-        await db.query(
-          `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at)
-           SELECT 'laterh' || lpad(g::text, 8, '0'), 'delayed-high', 'plan.job', '{}', 10,
-                  now() + interval '1 day'
-           FROM generate_series(1, $1::int) AS g
-           UNION ALL
-           SELECT 'dueh' || g, 'delayed-high', 'plan.job', '{}', 5 + g % 3, now() - interval '1 s'
-           FROM generate_series(1, 4) AS g`,
-          [ROWS],
-        );
-        await db.query(`ANALYZE "${schema}".jobs_hot`);
-      })();
+      delayedHigh ??= plantDelayed('delayed-high', 'laterh', 10, {
+        dueh1: 6,
+        dueh2: 7,
+        dueh3: 5,
+        dueh4: 6,
+      });
       await delayedHigh;
       await db.query(`SET plan_cache_mode = ${mode}`);
       const claim = `EXECUTE ${plan}('w1', 10, ARRAY['delayed-high'], 'lease', false, 0, NULL${capped})`;
@@ -504,25 +510,13 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     'hands a freed slot to the next due job, reading no job scheduled for later, under %s',
     async (mode) => {
       handedLater ??= (async () => {
-        await db.query(
-          `INSERT INTO "${schema}".queues (name, max_workers) VALUES ('handed-later', 1)`,
-        );
-        await db.query(
-          `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at)
-           SELECT 'hl' || lpad(g::text, 8, '0'), 'handed-later', 'plan.job', '{}', 10,
-                  now() + interval '1 day'
-           FROM generate_series(1, $1::int) AS g
-           UNION ALL
-           SELECT 'hl-due', 'handed-later', 'plan.job', '{}', 5, now() - interval '1 s'`,
-          [ROWS],
-        );
+        await plantDelayed('handed-later', 'hl', 10, { 'hl-due': 5 }, 1);
         await db.query(
           `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at, status, attempts,
                                             worker_id, lease_token, started_at, heartbeat_at)
            VALUES ('hl-running', 'handed-later', 'plan.job', '{}', now() - interval '1 s', 2, 1,
                    'w1', 'lease-w1', now(), now())`,
         );
-        await db.query(`ANALYZE "${schema}".jobs_hot`);
         await db.query(`PREPARE handoff_plan AS ${sqlOf('settle_archive_claim')}`);
       })();
       await handedLater;
