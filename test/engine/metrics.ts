@@ -212,6 +212,9 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       await chokaq.enqueue(breakerJob, undefined);
       await chokaq.enqueue(breakerJob, undefined);
       await settled(6, 'the breaker jobs to die');
+      // The breaker counts a failure once its settle's write has resolved, which the worker may
+      // hear a little after the dead rows are visible to the count above.
+      await waitFor(() => opened.length > 0, { message: 'the circuit to open' });
       expect(opened).toEqual(['metrics.breaker.v1']);
       // One key, two jobs one after the other: claimed and completed, then a duplicate.
       await chokaq.enqueue(onceJob, { key: 'k1' });
