@@ -445,63 +445,52 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   // Last: these analyse the hot table again, with many jobs scheduled for later. They roll their
   // claims back, so no dead entry (which a vacuum may not remove while other tests hold
   // snapshots) is left in a fetch index for the next case to step over.
-  let keyedLater: Promise<unknown> | undefined;
-  let delayedQueue: Promise<unknown> | undefined;
-  it.each(
-    ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
-      [
-        ['claim_plan', ''],
-        ['capped_plan', ", ARRAY['delayed']"],
-      ].map(([plan, capped]) => [mode, plan, capped] as const),
-    ),
-  )(
-    'reads no job scheduled for later at the lowest priority, under %s (%s)',
-    async (mode, plan, capped) => {
-      delayedQueue ??= plantDelayed('delayed', 'later', 5, { due1: 6, due2: 5, due3: 6 });
-      await delayedQueue;
-      await db.query(`SET plan_cache_mode = ${mode}`);
-      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['delayed'], 'lease', false, 0, NULL${capped})`;
-      const onHot = await hotNodesOf(claim);
-      expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
-      // Fewer jobs due than the claim wants: one scan of the queue with run_at as a filter went
-      // on through the 20,000 later jobs (about 150 pages of the fetch index).
-      const fetchPages = pagesRead(onHot, 'jobs_hot_fetch_idx');
-      expect(fetchPages).toBeGreaterThan(0);
-      expect(fetchPages).toBeLessThan(30);
-      // The due jobs, in claim order: priority 6 (due1, due3), then 5 (due2).
-      expect(await claimedIds(claim)).toEqual(['due1', 'due3', 'due2']);
+  // Jobs scheduled for later at the queue's lowest, then highest priority, with fewer jobs due
+  // than the claim wants: one scan of the queue with run_at as a filter went on through the
+  // 20,000 later jobs (150–305 pages of the fetch index counted on the old statements).
+  const delayedCases = [
+    {
+      at: 'lowest',
+      queue: 'delayed',
+      prefix: 'later',
+      laterPriority: 5,
+      due: { due1: 6, due2: 5, due3: 6 },
+      order: ['due1', 'due3', 'due2'], // priority 6, then 5
     },
-  );
-
-  let delayedHigh: Promise<unknown> | undefined;
+    {
+      at: 'highest',
+      queue: 'delayed-high',
+      prefix: 'laterh',
+      laterPriority: 10,
+      due: { dueh1: 6, dueh2: 7, dueh3: 5, dueh4: 6 },
+      order: ['dueh2', 'dueh1', 'dueh4', 'dueh3'], // priority 7, 6, then 5
+    },
+  ];
+  const planted = new Map<string, Promise<void>>();
   it.each(
-    ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
-      [
-        ['claim_plan', ''],
-        ['capped_plan', ", ARRAY['delayed-high']"],
-      ].map(([plan, capped]) => [mode, plan, capped] as const),
+    delayedCases.flatMap((c) =>
+      ['force_custom_plan', 'force_generic_plan'].flatMap((mode) =>
+        [
+          ['claim_plan', ''],
+          ['capped_plan', `, ARRAY['${c.queue}']`],
+        ].map(([plan, capped]) => [c.at, mode, plan, capped, c] as const),
+      ),
     ),
   )(
-    'reads no job scheduled for later at the highest priority, under %s (%s)',
-    async (mode, plan, capped) => {
-      delayedHigh ??= plantDelayed('delayed-high', 'laterh', 10, {
-        dueh1: 6,
-        dueh2: 7,
-        dueh3: 5,
-        dueh4: 6,
-      });
-      await delayedHigh;
+    'reads no job scheduled for later at the %s priority, under %s (%s)',
+    async (_at, mode, plan, capped, c) => {
+      const plant = planted.get(c.queue) ?? plantDelayed(c.queue, c.prefix, c.laterPriority, c.due);
+      planted.set(c.queue, plant);
+      await plant;
       await db.query(`SET plan_cache_mode = ${mode}`);
-      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['delayed-high'], 'lease', false, 0, NULL${capped})`;
+      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['${c.queue}'], 'lease', false, 0, NULL${capped})`;
       const onHot = await hotNodesOf(claim);
       expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
-      // The scan of the priorities above the lowest, with run_at as a filter, read the 20,000
-      // later jobs at priority 10 on every claim.
       const fetchPages = pagesRead(onHot, 'jobs_hot_fetch_idx');
       expect(fetchPages).toBeGreaterThan(0);
       expect(fetchPages).toBeLessThan(30);
-      // The due jobs, in claim order: priority 7 (dueh2), 6 (dueh1, dueh4), then 5 (dueh3).
-      expect(await claimedIds(claim)).toEqual(['dueh2', 'dueh1', 'dueh4', 'dueh3']);
+      // The due jobs, in claim order.
+      expect(await claimedIds(claim)).toEqual(c.order);
     },
   );
 
@@ -540,6 +529,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     },
   );
 
+  let keyedLater: Promise<unknown> | undefined;
   it.each(['force_custom_plan', 'force_generic_plan'])(
     'reads only due jobs of a key whose jobs scheduled for later wait at a higher priority, under %s',
     async (mode) => {
