@@ -36,7 +36,7 @@ export class BenchUsageError extends Error {
 /** Workload names by the short forms the command line accepts. */
 const WORKLOAD_ALIASES: Record<string, readonly WorkloadName[]> = {
   w1: ['W1-single', 'W1-bulk'],
-  w2: ['W2-1p', 'W2-2p'],
+  w2: ['W2-1p', 'W2-2p', 'W2-4p'],
   w3: ['W3-p99'],
   w4: ['W4-lag-p99'],
   w5: ['W5'],

@@ -8,6 +8,7 @@
 export const SYSTEMS = [
   'chokaq-postgres',
   'chokaq-postgres-c128',
+  'chokaq-postgres-nohistory',
   'chokaq-embedded',
   'pg-boss',
   'pg-boss-batch500',
@@ -40,6 +41,11 @@ export const CONTENDERS: Readonly<Record<SystemName, Contender>> = {
     family: 'chokaq',
     role: 'chokaq-tuned',
     concurrency: 128,
+  },
+  'chokaq-postgres-nohistory': {
+    label: 'chokaq-postgres (keepSucceeded: false)',
+    family: 'chokaq',
+    role: 'chokaq-tuned',
   },
   'chokaq-embedded': { label: 'chokaq-embedded (defaults)', family: 'chokaq', role: 'chokaq' },
   'pg-boss': { label: 'pg-boss (defaults)', family: 'pg-boss', role: 'peer-defaults' },

@@ -3,7 +3,7 @@
  * of the report (unit-tested in test/unit/bench-plan.test.ts).
  */
 import { CONTENDERS, SWEEP_SYSTEMS, concurrencyOf, type SystemName } from './contenders.js';
-import type { WorkloadName } from './types.js';
+import { drainProcesses, type WorkloadName } from './types.js';
 import type { Scale } from './workloads/common.js';
 
 /** Whether a row runs a workload, and why not. */
@@ -15,7 +15,10 @@ export type Applicability =
 const RUN: Applicability = { run: true };
 
 /** Workloads of one process per row whose offered load a slow row cannot keep up with. */
-const LOADED: readonly WorkloadName[] = ['W2-1p', 'W2-2p', 'W3-p99', 'W4-lag-p99', 'W5'];
+const LOADED: readonly WorkloadName[] = ['W2-1p', 'W2-2p', 'W2-4p', 'W3-p99', 'W4-lag-p99', 'W5'];
+
+/** The workloads of `chokaq-postgres-nohistory`: the drains its figure is compared on. */
+const NO_HISTORY: readonly WorkloadName[] = ['W2-1p', 'W2-2p', 'W2-4p'];
 
 /** pg-boss's defaults: one job per fetch, one fetch every 2 s per worker. */
 const PGBOSS_DEFAULT_JOBS_PER_WORKER_SECOND = 1 / 2;
@@ -39,7 +42,10 @@ export function applicability(
   if (workload === 'W2-sweep' && !SWEEP_SYSTEMS.includes(system)) {
     return { run: false, reason: 'not in the sweep', quiet: true };
   }
-  if ((workload === 'W2-2p' || workload === 'W8-capped') && system === 'chokaq-embedded') {
+  if (
+    (workload === 'W2-2p' || workload === 'W2-4p' || workload === 'W8-capped') &&
+    system === 'chokaq-embedded'
+  ) {
     return {
       run: false,
       reason:
@@ -53,6 +59,13 @@ export function applicability(
     if (role !== 'chokaq') {
       return { run: false, reason: 'not applicable: ChokaQ-only, run at its defaults' };
     }
+  }
+  if (system === 'chokaq-postgres-nohistory' && !NO_HISTORY.includes(workload)) {
+    return {
+      run: false,
+      reason: 'not measured: the row without archive rows runs the drains W2-1p, W2-2p, W2-4p',
+      quiet: true,
+    };
   }
   if (workload === 'W8-capped' && family === 'graphile-worker') {
     return {
@@ -80,7 +93,7 @@ function pgBossDefaultsTooSlow(workload: WorkloadName, scale: Scale): string {
     case 'W4-lag-p99':
       return `${head} the ${scale.steadyRate} jobs/s offered would queue up and the lag measure the backlog`;
     default: {
-      const processes = workload === 'W2-2p' ? 2 : 1;
+      const processes = drainProcesses(workload);
       const minutes = scale.drainJobs / (perProcess * processes) / 60;
       return `${head} the ${scale.drainJobs.toLocaleString('en-US')}-job drain would take ${Math.round(minutes)} min or more`;
     }

@@ -150,6 +150,7 @@ export function formatTable(rows: readonly Row[]): string {
 const RATIO_HEAD: Partial<Record<SystemName, string>> = {
   'chokaq-postgres': 'postgres ÷ best',
   'chokaq-postgres-c128': 'postgres c128 ÷ best',
+  'chokaq-postgres-nohistory': 'no history ÷ best',
   'chokaq-embedded': 'embedded ÷ best',
 };
 

@@ -14,6 +14,7 @@ export const WORKLOADS = [
   'W1-bulk',
   'W2-1p',
   'W2-2p',
+  'W2-4p',
   'W3-p99',
   'W4-lag-p99',
   'W5',
@@ -94,4 +95,11 @@ export type JobSink = (job: BenchJob) => void;
 /** Wall-clock time in epoch milliseconds with sub-millisecond precision, comparable across processes. */
 export function nowMs(): number {
   return performance.timeOrigin + performance.now();
+}
+
+/** Worker processes of a drain workload: W2-2p two, W2-4p four, every other one. */
+export function drainProcesses(workload: WorkloadName): number {
+  if (workload === 'W2-2p') return 2;
+  if (workload === 'W2-4p') return 4;
+  return 1;
 }

@@ -3,7 +3,7 @@
  * Compiles the SQL sources into src/storage/sql/generated.ts:
  * - src/storage/sql/migrations/NNNN_name.sql → MIGRATIONS (ordered by version);
  * - src/storage/sql/queries/name.sql → QUERIES (header comment lines dropped), with the hot-state
- *   names `:PENDING`, `:FETCHED` and `:PROCESSING` replaced by their codes from HOT_STATE_CODE in
+ *   names `:PENDING`, `:FETCHED`, `:PROCESSING` and `:SCHEDULED` replaced by their codes from HOT_STATE_CODE in
  *   src/job/state.ts (literal constants, so the planner still matches the partial indexes);
  *   a line `:INCLUDE name` stands for src/storage/sql/fragments/name.sql (the end several
  *   statements share, written once).
@@ -27,7 +27,7 @@ function hotStateCodes() {
   if (!body) throw new Error('HOT_STATE_CODE not found in src/job/state.ts');
   const codes = {};
   for (const [, name, code] of body.matchAll(/(\w+):\s*(\d+)/g)) codes[name.toUpperCase()] = code;
-  for (const name of ['PENDING', 'FETCHED', 'PROCESSING']) {
+  for (const name of ['PENDING', 'FETCHED', 'PROCESSING', 'SCHEDULED']) {
     if (codes[name] === undefined) throw new Error(`HOT_STATE_CODE has no ${name.toLowerCase()}`);
   }
   return codes;
@@ -35,7 +35,7 @@ function hotStateCodes() {
 
 /** Replaces the state names (`:PENDING`, …) of a statement by their codes. */
 function withStateCodes(sql, codes) {
-  return sql.replace(/(?<!:):(PENDING|FETCHED|PROCESSING)\b/g, (_, name) => codes[name]);
+  return sql.replace(/(?<!:):(PENDING|FETCHED|PROCESSING|SCHEDULED)\b/g, (_, name) => codes[name]);
 }
 
 /** SQL files of a folder, sorted by name. */

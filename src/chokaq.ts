@@ -23,9 +23,15 @@ import {
   validateQueueName,
 } from './job/envelope.js';
 import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
-import { AuditApi, Auditor, checkReason } from './operator/audit.js';
+import {
+  AuditApi,
+  Auditor,
+  checkActorOptions,
+  checkReason,
+  type ActorOptions,
+} from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
-import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
+import { BulkRunner, INTERNAL_QUEUE_PREFIX, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { engineConfiguration, type EngineConfiguration } from './operator/configuration.js';
 import { checkTrendGroups, errorGroupTrend, type ErrorGroupTrend } from './operator/group-trend.js';
 import { JobsApi } from './operator/jobs-api.js';
@@ -40,6 +46,8 @@ import {
   type ThroughputSeries,
 } from './operator/status.js';
 import { HealthApi } from './monitoring/health/health-api.js';
+import { checkWorker } from './monitoring/health/checks.js';
+import { PRESENCE_ALIVE_MS } from './runtime/presence.js';
 import { MetricsApi } from './monitoring/metrics/metrics-api.js';
 import { OtelSink } from './monitoring/metrics/otel-sink.js';
 import { MetricsRecorder } from './monitoring/metrics/recorder.js';
@@ -62,7 +70,9 @@ import {
 } from './operator/inputs.js';
 import type { CircuitStats } from './runtime/circuit-breaker.js';
 import { countEvents, type EngineCounters } from './runtime/counters.js';
-import { ClusterEvents } from './runtime/cluster-events.js';
+import { ClusterEvents, type LiveControl } from './runtime/cluster-events.js';
+import { logEvent } from './observability/log-events.js';
+import { LiveControls } from './operator/live-controls.js';
 import { Engine } from './runtime/engine.js';
 import type { EngineSettings } from './runtime/settings.js';
 import { ChokaQEvents, type ChokaQEventMap, type ChokaQEventName } from './runtime/events.js';
@@ -81,13 +91,7 @@ import { openOnce } from './storage/open-once.js';
 import type { DeadEdit, QueuePatch, Store } from './storage/store.js';
 import { checkBoolean, checkInteger, checkOptions } from './util/check.js';
 
-/** Who does an operator action and why; both are recorded in the audit trail. */
-export interface ActorOptions {
-  /** Recorded on the jobs it changes and in the audit trail (1–100 characters). Default: `'operator'`. */
-  actor?: string;
-  /** Why, for the audit trail (1–1000 characters). Default: none. */
-  reason?: string;
-}
+export type { ActorOptions } from './operator/audit.js';
 
 /** Options of {@link ChokaQ.dlq}'s `resurrect`. */
 export interface ResurrectOptions extends ActorOptions {
@@ -117,7 +121,6 @@ export interface DeadJobEdit extends ActorOptions {
 }
 
 /** Names of the options of the operator calls. */
-const ACTOR_KEYS = ['actor', 'reason'] as const;
 const RESURRECT_KEYS = ['actor', 'reason', 'payload', 'unchecked', 'priority'] as const;
 const DEAD_EDIT_KEYS = ['actor', 'reason', 'payload', 'unchecked', 'tags'] as const;
 
@@ -152,6 +155,11 @@ export class ChokaQ {
   readonly health: HealthApi;
   /** The retention purge on demand: a preview of what it would delete, and a purge now. */
   readonly retention: RetentionApi;
+  /**
+   * Settings of running processes changed while they run, from any process: a worker's
+   * concurrency, a job type's retry settings (sent through the cluster events' channel).
+   */
+  readonly workers: LiveControls;
   /** Flow control now: concurrency keys in use and rate buckets (docs/flow-control.md). */
   readonly flow: FlowApi;
   /** Recurring jobs: add, update, pause, resume, remove, trigger, list (docs/recurring-jobs.md). */
@@ -225,6 +233,14 @@ export class ChokaQ {
         return storage.queueGauges();
       },
       worker: () => this.engine.workerHealth(),
+      workers: async () => {
+        await this.open();
+        return storage.listWorkers(PRESENCE_ALIVE_MS);
+      },
+      dueByType: async (queues, limit) => {
+        await this.open();
+        return storage.dueByType(queues, limit);
+      },
       // A process without a worker works no queue, so no backlog makes it unready.
       servedQueues: this.config.worker ? this.config.workerQueues : [],
     });
@@ -240,7 +256,17 @@ export class ChokaQ {
             clock: this.config.clock,
             intervalMs,
             logger: this.config.logger.child('cluster'),
+            onControl: (control) => this.applyControl(control),
           });
+    this.workers = new LiveControls({
+      store: storage,
+      open: this.open,
+      auditor: this.auditor,
+      workerId: this.config.workerId,
+      apply: (control) => this.applyControl(control),
+      broadcasts: this.cluster !== undefined,
+      now: () => this.config.clock.now(),
+    });
     const { workerQueues } = this.config;
     this.engine = new Engine({
       // Every worker also runs bulk actions, whichever queues it serves.
@@ -253,6 +279,14 @@ export class ChokaQ {
       open: this.open,
       ...(recorder ? { observer: recorder } : {}),
       beforeClose: () => this.cluster?.stop() ?? Promise.resolve(),
+      health: () => {
+        const { status, message } = checkWorker(
+          this.engine.workerHealth(),
+          this.config.clock.now(),
+          this.config.health.stallTimeoutMs,
+        );
+        return { status, message };
+      },
     });
     // Declared schedules are known here from the start: a process that never starts can trigger them.
     const local = new Map<string, LocalSchedule>(
@@ -285,6 +319,7 @@ export class ChokaQ {
       open: this.open,
       settings: this.config.retention,
       retention: this.engine.retention,
+      auditor: this.auditor,
     });
     this.flow = new FlowApi({ store: storage, open: this.open });
   }
@@ -392,6 +427,24 @@ export class ChokaQ {
     this.state = 'stopped';
     await this.scheduler.stop();
     await this.engine.stop();
+  }
+
+  /** Applies a live control (`chokaq.workers`) where it concerns this process. */
+  private applyControl(control: LiveControl): void {
+    try {
+      if (control.kind === 'concurrency') {
+        if (control.workerId === this.config.workerId) this.setConcurrency(control.concurrency);
+      } else {
+        this.engine.setRetry(control.type, control.retry);
+      }
+    } catch (error) {
+      // A control this process cannot apply (a bad value from another version) changes nothing.
+      this.config.logger.warn('live control not applied', {
+        ...logEvent('LiveControlNotApplied'),
+        control,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /**
@@ -527,7 +580,10 @@ export class ChokaQ {
       await this.open();
       return this.config.storage.queueStats();
     },
-    /** Stops claiming from a queue; running jobs finish. Prefetched jobs go back to pending. */
+    /**
+     * Stops claiming from a queue; running jobs finish. Prefetched jobs go back to pending.
+     * @throws ChokaQError `CHOKAQ_INTERNAL_QUEUE` for ChokaQ's own queues (`chokaq.*`).
+     */
     pause: (name: string, options?: ActorOptions): Promise<QueueInfo> =>
       this.patchQueue(name, { paused: true }, options),
     /** Resumes a paused queue. */
@@ -577,7 +633,25 @@ export class ChokaQ {
         },
         options,
       ),
-    /** Hides (inactive: never claimed) or shows a queue. */
+    /**
+     * Whether the queue's succeeded jobs get archive rows, across all processes: `false` deletes
+     * each succeeded job once counted (lifetime counters, metric buckets and metrics stay exact);
+     * `true` archives them again from the next settle on.
+     */
+    setKeepSucceeded: async (
+      name: string,
+      keep: boolean,
+      options?: ActorOptions,
+    ): Promise<QueueInfo> =>
+      this.patchQueue(
+        name,
+        { keepSucceeded: checkBoolean(keep, 'keep', 'CHOKAQ_INVALID_ARGUMENT') },
+        options,
+      ),
+    /**
+     * Deactivates a queue (never claimed, by any process, until activated again) or activates it.
+     * @throws ChokaQError `CHOKAQ_INTERNAL_QUEUE` when deactivating ChokaQ's own (`chokaq.*`).
+     */
     setActive: async (name: string, active: boolean, options?: ActorOptions): Promise<QueueInfo> =>
       this.patchQueue(
         name,
@@ -610,16 +684,20 @@ export class ChokaQ {
           ? serializePayload(edits.payload, this.config.maxPayloadBytes, 'options.payload')
           : undefined;
       await this.open();
+      let storedUnchecked = false;
       if (edits.payload !== undefined) {
         // Every type among the jobs is checked before any job moves.
         for (const type of await this.deadTypes(checked)) {
-          await checkOperatorPayload(
-            this.registry,
-            type,
-            edits.payload,
-            'options.payload',
-            unchecked,
-          );
+          if (
+            await checkOperatorPayload(
+              this.registry,
+              type,
+              edits.payload,
+              'options.payload',
+              unchecked,
+            )
+          )
+            storedUnchecked = true;
         }
       }
       const moved = await this.config.storage.resurrect(checked, {
@@ -632,7 +710,7 @@ export class ChokaQ {
         action: 'resurrect',
         reason,
         target: { ids: checked },
-        outcome: { moved },
+        outcome: { moved, ...(storedUnchecked ? { unchecked: true } : {}) },
       });
       return moved;
     },
@@ -653,8 +731,9 @@ export class ChokaQ {
       await this.open();
       const found = await this.config.storage.getJob(id);
       if (found?.where !== 'dlq') return false;
+      let storedUnchecked = false;
       if (e.payload !== undefined) {
-        await checkOperatorPayload(
+        storedUnchecked = await checkOperatorPayload(
           this.registry,
           found.job.type,
           e.payload,
@@ -671,7 +750,7 @@ export class ChokaQ {
           action: 'dlq-edit',
           reason,
           target: { id },
-          outcome: { fields },
+          outcome: { fields, ...(storedUnchecked ? { unchecked: true } : {}) },
         });
       }
       return edited;
@@ -737,6 +816,17 @@ export class ChokaQ {
   ): Promise<QueueInfo> {
     validateQueueName(name, 'queue');
     const { actor, reason } = checkActorOptions(options);
+    // Bulk actions and other engine work run on these: stopping their claims stalls them all.
+    if (
+      name.startsWith(INTERNAL_QUEUE_PREFIX) &&
+      (patch.paused === true || patch.active === false)
+    ) {
+      throw new ChokaQError(
+        'CHOKAQ_INTERNAL_QUEUE',
+        `queue '${name}' is ChokaQ's own (it runs bulk actions and other engine work): it cannot be ${patch.paused === true ? 'paused' : 'deactivated'}`,
+        { field: 'queue' },
+      );
+    }
     await this.open();
     const info = await this.config.storage.updateQueue(name, patch);
     if (patch.paused !== undefined || patch.active !== undefined) {
@@ -758,13 +848,4 @@ export class ChokaQ {
       throw new ChokaQError('CHOKAQ_STOPPED', 'this ChokaQ was stopped');
     }
   }
-}
-
-/** Checks `{ actor, reason }` options of an operator call. */
-function checkActorOptions(options: ActorOptions | undefined): {
-  actor: string;
-  reason: string | null;
-} {
-  const o = checkOptions(options, 'options', ACTOR_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
-  return { actor: checkActor(o.actor), reason: checkReason(o.reason, 'options.reason') };
 }

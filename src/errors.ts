@@ -31,18 +31,26 @@ export const ERROR_CODES = {
   CHOKAQ_UNKNOWN_JOB_TYPE: 'No job definition is registered for a type key.',
   CHOKAQ_DUPLICATE_JOB_TYPE: 'Two job definitions use the same type key.',
   CHOKAQ_DUPLICATE_JOB_ID: 'A job with this id is already active.',
+  CHOKAQ_INVALID_BATCH_RESULT:
+    'A batch handler returned something other than nothing or one outcome per job, in order; every job of that batch failed (and retries).',
   CHOKAQ_NO_HANDLER:
     'A job was claimed but neither a job definition nor a pipe handler can run it.',
   CHOKAQ_STORAGE_UNAVAILABLE: 'The storage could not be reached; the call is safe to retry.',
+  CHOKAQ_STORAGE_TIMEOUT:
+    'A statement ran past statementTimeout, waited past lockTimeout, or its transaction sat idle past idleInTransactionTimeout; nothing of it was kept, and the call is safe to retry.',
   CHOKAQ_STORAGE_ERROR: 'The storage failed in an unexpected way; the driver error is the `cause`.',
   CHOKAQ_STORAGE_LOCKED: 'The embedded data directory is in use by another process.',
   CHOKAQ_MIGRATION_FAILED:
     'Applying the schema migrations failed; nothing of that migration was kept.',
+  CHOKAQ_SCHEMA_NOT_MIGRATED:
+    "A store opened with `migrate: 'check'` found its schema missing or behind this release's migrations; nothing was created.",
   CHOKAQ_NOT_STARTED: 'The operation needs a started ChokaQ (call start() first).',
   CHOKAQ_STOPPED: 'ChokaQ was stopped; create a new instance to continue.',
   CHOKAQ_INVALID_SCHEDULE:
     'A schedule is invalid: a cron expression that does not parse or never fires, an unknown time zone, an interval under one second, or a payload function that throws.',
   CHOKAQ_SCHEDULE_NOT_FOUND: 'No schedule has this name.',
+  CHOKAQ_INTERNAL_QUEUE:
+    "A queue of ChokaQ's own (chokaq.*, such as chokaq.operator, which runs bulk actions) cannot be paused or deactivated.",
   CHOKAQ_TRANSACTION_UNSUPPORTED:
     'Enqueue with a caller transaction is only possible on PostgreSQL storage.',
 } as const;

@@ -16,9 +16,17 @@ export type { TelemetryOptions } from './config/telemetry.js';
 export type { MetricsApi } from './monitoring/metrics/metrics-api.js';
 export type { HealthApi, HealthReport } from './monitoring/health/health-api.js';
 export type { CheckResult, HealthStatus } from './monitoring/health/checks.js';
+export type {
+  QueueLagCheck,
+  StrandedReason,
+  StrandedWork,
+  SystemHealth,
+  WorkerCheck,
+} from './monitoring/health/system.js';
 export type { HealthOptions } from './config/health.js';
 export type { QueueRetention, RetentionAges, RetentionOptions } from './config/retention.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
+export type { LiveControlOptions, LiveControls, LiveRetry } from './operator/live-controls.js';
 export type { FlowApi } from './operator/flow-api.js';
 export type { RetentionTable } from './storage/retention.js';
 export type { PayloadFunction, Schedule } from './schedule/definition.js';
@@ -36,9 +44,10 @@ export type { EngineConfiguration, QueueConfiguration } from './operator/configu
 export type { ErrorGroupTrend } from './operator/group-trend.js';
 export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
-export type { JobsApi, PendingJobEdit } from './operator/jobs-api.js';
+export type { JobsApi, PendingJobEdit, RerunOptions } from './operator/jobs-api.js';
+export type { RerunResult } from './operator/rerun.js';
 export type { AuditApi, AuditQuery } from './operator/audit.js';
-export type { BulkApi, BulkPreview } from './operator/bulk.js';
+export type { BulkApi, BulkPreview, BulkSelection } from './operator/bulk.js';
 export type {
   BulkActionKind,
   BulkEdit,
@@ -58,11 +67,21 @@ export type { RateLimitOptions } from './job/rate-limit.js';
 export type { RateBucket, RateDraw, RateGrant, RateLimits } from './storage/rate-limits.js';
 export {
   defineJob,
+  type BatchJobSpec,
   type JobContext,
   type JobDefinition,
   type JobHandler,
   type JobSpec,
+  type JobSpecFields,
+  type SingleJobSpec,
 } from './job/define-job.js';
+export type {
+  BatchContext,
+  BatchHandler,
+  BatchJob,
+  BatchOutcome,
+  BatchResult,
+} from './job/batch.js';
 export type { RetryOptions } from './job/retry.js';
 export { classifyFailure, type FailureClass } from './job/classify.js';
 export {
@@ -103,6 +122,7 @@ export type {
   QueueInfo,
   KeyUsage,
   QueueStats,
+  DueTypeCount,
   QueueGauges,
   WorkerPresence,
 } from './storage/model.js';

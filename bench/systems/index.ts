@@ -14,6 +14,7 @@ export async function loadAdapter(
   switch (system) {
     case 'chokaq-postgres':
     case 'chokaq-postgres-c128':
+    case 'chokaq-postgres-nohistory':
     case 'chokaq-embedded':
       return new ChokaQAdapter(system, options);
     case 'pg-boss':

@@ -4,7 +4,7 @@
  * jobs divided by the time from "go" until every job ran and the store shows nothing unsettled.
  */
 import type { Detail, WorkloadName } from '../types.js';
-import { nowMs } from '../types.js';
+import { drainProcesses, nowMs } from '../types.js';
 import type { WorkerResult } from '../recorder.js';
 import type { WorkerSetup } from '../systems/adapter.js';
 import { startWorkers, type WorkerGroup } from '../worker-group.js';
@@ -20,13 +20,13 @@ import {
 /** Longest a drain may take before the run counts as failed. */
 const DRAIN_TIMEOUT_MS = 180_000;
 
-/** Runs W2-1p, W2-2p or W5 for one system. */
+/** Runs W2-1p, W2-2p, W2-4p or W5 for one system. */
 export async function runDrain(
   ctx: WorkloadContext,
-  workload: Extract<WorkloadName, 'W2-1p' | 'W2-2p' | 'W5'>,
+  workload: Extract<WorkloadName, 'W2-1p' | 'W2-2p' | 'W2-4p' | 'W5'>,
 ): Promise<WorkloadOutcome> {
   const { adapter, scale } = ctx;
-  const processes = workload === 'W2-2p' ? 2 : 1;
+  const processes = drainProcesses(workload);
   const details: Detail[] = [];
   await adapter.reset();
   if (workload === 'W5') {

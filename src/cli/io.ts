@@ -1,13 +1,16 @@
+import { didYouMean } from './suggest.js';
+
 /** What a CLI command may touch: output streams, the environment and a line of input. Injected so tests can capture them. */
 export interface CliIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown; isTTY?: boolean };
   env: Readonly<Record<string, string | undefined>>;
   /**
-   * Reads one line the user types (or the next line of piped input), `null` when input ended.
+   * Reads one line the user types (or the next line of piped input), `null` when input ended
+   * or `signal` aborted (input is then released, so the process can exit).
    * Default: none, so a command that needs an answer says how to go without (`--yes`).
    */
-  readLine?: () => Promise<string | null>;
+  readLine?: (signal?: AbortSignal) => Promise<string | null>;
 }
 
 /** A CLI failure with its exit code; the message is printed as one line. */
@@ -30,6 +33,6 @@ export function subcommandError(
   return new CliError(
     sub === undefined
       ? `${command} needs a subcommand: ${known.join(', ')}; run 'chokaq ${command} --help'`
-      : `unknown subcommand '${command} ${sub}'; run 'chokaq ${command} --help'`,
+      : `unknown subcommand '${command} ${sub}'${didYouMean(sub, known)}; run 'chokaq ${command} --help'`,
   );
 }

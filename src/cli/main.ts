@@ -14,6 +14,9 @@ import { statusCommand, STATUS_USAGE } from './commands/status.js';
 import { workerCommand, WORKER_USAGE } from './commands/worker.js';
 import { CliError, type CliIo } from './io.js';
 import { packageVersion } from '../version.js';
+import { FlagError } from './args.js';
+import { inFlagTerms } from './flag-names.js';
+import { didYouMean } from './suggest.js';
 
 /** One `chokaq <command>`. */
 interface Command {
@@ -137,7 +140,7 @@ export async function run(argv: string[], io: CliIo, stopSignal?: AbortSignal): 
     try {
       return await command.run(rest, io, stopSignal);
     } catch (error) {
-      throw argumentError(error, name) ?? error;
+      throw argumentError(error, name) ?? inFlagTerms(error);
     }
   } catch (error) {
     const code = error instanceof ChokaQError ? ` (${error.code})` : '';
@@ -148,7 +151,10 @@ export async function run(argv: string[], io: CliIo, stopSignal?: AbortSignal): 
 
 function commandNamed(name: string): Command {
   const command = COMMANDS.get(name);
-  if (command === undefined) throw new CliError(`unknown command '${name}'; run 'chokaq help'`);
+  if (command === undefined)
+    throw new CliError(
+      `unknown command '${name}'${didYouMean(name, COMMANDS.keys())}; run 'chokaq help'`,
+    );
   return command;
 }
 
@@ -158,22 +164,26 @@ function asksForHelp(args: readonly string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
-/** A `parseArgs` rejection (unknown option, missing value, …) as one line with a pointer to help. */
+/** A flag error (unknown option, missing value, …) as one line with a pointer to help. */
 function argumentError(error: unknown, command: string): CliError | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (!(error instanceof Error) || typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_'))
-    return undefined;
-  const oneLine = error.message.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '');
-  return new CliError(`${oneLine}; run 'chokaq ${command} --help'`);
+  if (!(error instanceof FlagError)) return undefined;
+  return new CliError(`${error.message}; run 'chokaq ${command} --help'`);
 }
 
-/** The next line of standard input, `null` at its end; stdin is released afterwards. */
-async function readStdinLine(): Promise<string | null> {
+/**
+ * The next line of standard input, `null` at its end or once `signal` aborts; stdin is released
+ * afterwards.
+ */
+async function readStdinLine(signal?: AbortSignal): Promise<string | null> {
+  if (signal?.aborted === true) return null;
   const lines = createInterface({ input: process.stdin, terminal: false });
+  const abort = () => lines.close();
+  signal?.addEventListener('abort', abort, { once: true });
   try {
     for await (const line of lines) return line;
     return null;
   } finally {
+    signal?.removeEventListener('abort', abort);
     lines.close();
   }
 }

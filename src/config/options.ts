@@ -33,6 +33,13 @@ export interface QueueSettings {
    * seconds, more than `heartbeatInterval`. Default: `zombieTimeout`.
    */
   zombieTimeout?: Duration;
+  /**
+   * Whether this queue's succeeded jobs get archive rows (applied at start, for every process):
+   * `false` deletes a succeeded job once it is counted, for high-volume queues whose history
+   * nobody reads; lifetime counters, metric buckets, metrics and the DLQ stay exact. Default:
+   * unchanged (a new queue keeps them).
+   */
+  keepSucceeded?: boolean;
   /** `chokaq_queue_saturation` is degraded past this lag of the queue. Default: `health.lagDegraded`. */
   lagDegraded?: Duration;
   /** … and unhealthy past this one. Default: `health.lagUnhealthy`. */
@@ -60,12 +67,13 @@ export interface ChokaQOptions {
   /** Jobs run at once in this process (1–10,000); change later with `setConcurrency`. Default: `10`. */
   concurrency?: number;
   /**
-   * Jobs claimed ahead of free slots (0–10,000), so a freed slot starts the next job without
-   * waiting for a claim. Each prefetched job costs one more write (its start), so it pays only
-   * when the database is far away; nearby, claims that start jobs in free slots at once are
-   * faster. Default: `0`.
+   * Jobs claimed ahead of free slots (the worker's local queue), so a freed slot starts the next
+   * job without waiting for a claim: 0–10,000, or `'auto'`: as many as this process finishes in
+   * about 100 ms at its recent rate, at most 500 (short jobs are claimed hundreds at a time, long
+   * ones only for the free slots). Claimed jobs cost no write of their own: a run's start is
+   * recorded with the next settle round. Default: `'auto'`.
    */
-  prefetch?: number;
+  prefetch?: number | 'auto';
   /**
    * Idle poll interval, 1 ms to 24.8 days (wake-ups usually come sooner through notifications).
    * Default: `'1s'`.

@@ -78,6 +78,7 @@ const QUEUE_KEYS = [
   'maxWorkers',
   'timeout',
   'zombieTimeout',
+  'keepSucceeded',
   'lagDegraded',
   'lagUnhealthy',
   'retention',
@@ -130,7 +131,7 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
       min: 1,
       max: MAX_CONCURRENCY,
     }),
-    prefetch: checkInteger(options.prefetch ?? 0, 'prefetch', { min: 0, max: MAX_CONCURRENCY }),
+    prefetch: checkPrefetch(options.prefetch),
     pollIntervalMs: toMs(options.pollInterval ?? '1s', 'pollInterval', TIMER),
     timeoutMs: toMs(options.timeout ?? '15m', 'timeout', TIMER),
     queueTimeoutsMs,
@@ -170,6 +171,21 @@ export function resolveConfig(options: ChokaQOptions): EngineSettings {
   };
 }
 
+/** `prefetch`: `'auto'` (the default) or a whole number of jobs from 0 to the concurrency cap. */
+function checkPrefetch(value: unknown): number | 'auto' {
+  if (value === undefined || value === 'auto') return 'auto';
+  const bounds = { min: 0, max: MAX_CONCURRENCY };
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= bounds.max) {
+    return value;
+  }
+  throw invalid(
+    'CHOKAQ_INVALID_CONFIG',
+    'prefetch',
+    `'auto' or an integer from 0 to ${bounds.max}`,
+    value,
+  );
+}
+
 /** The interval of `clusterEvents` in ms, or `null` when they are off. */
 function resolveClusterEvents(value: ChokaQOptions['clusterEvents']): number | null {
   if (value === false) return null;
@@ -205,6 +221,10 @@ function resolveQueues(
               `${field}.zombieTimeout`,
               heartbeatIntervalMs,
             ),
+      keepSucceeded:
+        settings.keepSucceeded === undefined
+          ? undefined
+          : checkBoolean(settings.keepSucceeded, `${field}.keepSucceeded`),
     };
     if (settings.timeout !== undefined) {
       queueTimeoutsMs[name] = toMs(settings.timeout, `${field}.timeout`, TIMER);

@@ -37,6 +37,8 @@ export interface Caller {
   via: 'bearer' | 'session' | 'authorize' | 'anonymous' | 'none';
   /** The CSRF token this caller's changes must carry (`null` for Bearer callers). */
   csrf: string | null;
+  /** Anonymous access was withheld: the request named a host not among `hosts`. */
+  hostRefused?: boolean;
 }
 
 interface Grant {
@@ -134,11 +136,15 @@ export class AccessControl {
 
   /** Resolves a request: the highest access of its Bearer token, session, `authorize` and `anonymous`. */
   async resolve(req: DeckRequest): Promise<Caller> {
+    // Anonymous access only for the expected host names: a rebound DNS name reaches no data.
+    const hostRefused = this.settings.anonymous !== 'none' && !this.hostAllowed(req);
+    const anonymous = hostRefused ? 'none' : this.settings.anonymous;
     let best: Caller = {
-      access: this.settings.anonymous,
+      access: anonymous,
       actor: DEFAULT_ACTOR,
-      via: this.settings.anonymous === 'none' ? 'none' : 'anonymous',
+      via: anonymous === 'none' ? 'none' : 'anonymous',
       csrf: cookies(req).get(CSRF_COOKIE) ?? null,
+      ...(hostRefused ? { hostRefused } : {}),
     };
     const consider = (candidate: Caller) => {
       if (rank(candidate.access) > rank(best.access)) best = candidate;
@@ -173,6 +179,14 @@ export class AccessControl {
       });
     }
     return best;
+  }
+
+  /** Whether the request's `Host` (port left out) is one of `hosts` (always, without `hosts`). */
+  private hostAllowed(req: DeckRequest): boolean {
+    const { hosts } = this.settings;
+    if (hosts === null) return true;
+    const host = (header(req, 'host') ?? '').toLowerCase().replace(/:\d+$/, '');
+    return hosts.has(host);
   }
 
   private session(req: DeckRequest): Session | undefined {

@@ -8,6 +8,8 @@ export const DECK_ERROR_CODES = {
   CHOKAQ_DECK_CROSS_ORIGIN: '403: a change sent from another site (Origin / Sec-Fetch-Site).',
   CHOKAQ_DECK_CSRF: '403: a change without the x-chokaq-csrf header of this session.',
   CHOKAQ_DECK_SIGN_IN: '401: the sign-in token is unknown, used or expired.',
+  CHOKAQ_DECK_HOST:
+    "403: anonymous access asked for through a host name that is not one of The Deck's `hosts`.",
   CHOKAQ_DECK_NOT_FOUND: '404: no such route, job or bulk action.',
   CHOKAQ_DECK_METHOD: '405: the route exists for another method.',
   CHOKAQ_DECK_MEDIA_TYPE: '415: a change must be sent as application/json.',

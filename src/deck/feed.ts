@@ -179,11 +179,11 @@ export class DeckFeed {
         if (samples.length > LAG_HISTORY) samples.shift();
         this.lag.set(q.queue, samples);
       }
-      this.lastStatus = this.broadcast(
-        'status',
-        { ...status, bulk: bulk.filter((b) => b.status === 'running' || b.status === 'previewed') },
-        false,
+      // In progress: running, or previewed and still confirmable (an expired preview never runs).
+      const inProgress = bulk.filter(
+        (b) => b.status === 'running' || (b.status === 'previewed' && b.expiresAt.getTime() > at),
       );
+      this.lastStatus = this.broadcast('status', { ...status, bulk: inProgress }, false);
     } catch (error) {
       this.logger.warn('live feed read failed', { ...logEvent('DeckFeedReadFailed'), error });
       // Not `error`: an EventSource reports that name as a broken connection.

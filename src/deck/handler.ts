@@ -23,8 +23,10 @@ import { overviewRoutes } from './api/overview.js';
 import { queueRoutes } from './api/queues.js';
 import { scheduleRoutes } from './api/schedules.js';
 import { settingsRoutes } from './api/settings.js';
+import { workerRoutes } from './api/workers.js';
 import { DeckAssets } from './assets.js';
 import { DeckHttpError } from './errors.js';
+import { spentLinkPage } from './sign-in-page.js';
 import { DeckFeed } from './feed.js';
 import {
   addCookie,
@@ -85,6 +87,7 @@ export class DeckServer {
       ...scheduleRoutes(chokaq),
       ...flowRoutes(chokaq),
       ...settingsRoutes(settings),
+      ...workerRoutes(chokaq),
     ];
   }
 
@@ -176,8 +179,9 @@ export class DeckServer {
     const signedIn = this.access.signIn(url.searchParams.get('token') ?? '', { linksOnly: true });
     if (signedIn === null) {
       res.statusCode = 401;
-      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-      res.end('This sign-in link is unknown, used or expired. Ask for a new one.\n');
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.setHeader('Cache-Control', 'no-store');
+      res.end(spentLinkPage(this.settings.signInHelp));
       return;
     }
     this.setSessionCookie(req, res, signedIn.id, cookiePath);
@@ -292,6 +296,13 @@ export class DeckServer {
   }
 
   private require(caller: Caller, access: 'read' | 'operate'): void {
+    if (caller.access === 'none' && caller.hostRefused === true) {
+      throw new DeckHttpError(
+        403,
+        'CHOKAQ_DECK_HOST',
+        'anonymous access is given only for the host names The Deck serves; sign in or send a token',
+      );
+    }
     if (caller.access === 'none') {
       throw new DeckHttpError(401, 'CHOKAQ_DECK_UNAUTHORIZED', 'sign in or send a token first');
     }

@@ -120,6 +120,7 @@ function statusOf(error: ChokaQError): number {
     case 'CHOKAQ_DUPLICATE_JOB_ID':
       return 409;
     case 'CHOKAQ_STORAGE_UNAVAILABLE':
+    case 'CHOKAQ_STORAGE_TIMEOUT':
     case 'CHOKAQ_STORAGE_LOCKED':
     case 'CHOKAQ_STOPPED':
       return 503;

@@ -70,6 +70,20 @@ export interface DeckOptions {
   sessionTtl?: Duration;
   /** Where The Deck logs. Default: the engine's logger. */
   logger?: Logger;
+  /**
+   * The host names (`Host` header, port left out) The Deck gives `anonymous` access for, such
+   * as `['localhost', '127.0.0.1', 'ops.example.com']`: a request for any other host gets none
+   * (`CHOKAQ_DECK_HOST`), so a page on another site that points its own domain at this machine
+   * (DNS rebinding) cannot read through the browser. Credentials (tokens, sessions,
+   * `authorize`) are not affected. `chokaq deck` sets it when `--anonymous read` is given.
+   * Default: any host.
+   */
+  hosts?: readonly string[];
+  /**
+   * What the page for a spent or expired sign-in link says about getting a new one (plain
+   * text). Default: ask whoever runs The Deck for a new link, or sign in with a token.
+   */
+  signInHelp?: string;
 }
 
 /** The checked options. */
@@ -83,6 +97,9 @@ export interface DeckSettings {
   feedIntervalMs: number;
   sessionTtlMs: number;
   logger: Logger;
+  /** Lower-case host names anonymous access is given for; `null`: any. */
+  hosts: ReadonlySet<string> | null;
+  signInHelp: string;
 }
 
 const DECK_KEYS = [
@@ -95,6 +112,8 @@ const DECK_KEYS = [
   'feedInterval',
   'sessionTtl',
   'logger',
+  'hosts',
+  'signInHelp',
 ] as const satisfies readonly (keyof DeckOptions)[];
 const TOKEN_KEYS = ['token', 'access', 'actor'] as const satisfies readonly (keyof DeckToken)[];
 
@@ -153,8 +172,24 @@ export function checkDeckOptions(options: DeckOptions): DeckSettings {
       max: 30 * 86_400_000,
     }),
     logger: logger.child('deck'),
+    hosts:
+      o.hosts === undefined
+        ? null
+        : new Set(
+            checkArray(o.hosts, 'deck.hosts', 1000, 'CHOKAQ_INVALID_CONFIG').map((h, k) =>
+              checkString(h, `deck.hosts[${k}]`, 255).toLowerCase(),
+            ),
+          ),
+    signInHelp:
+      o.signInHelp === undefined
+        ? DEFAULT_SIGN_IN_HELP
+        : checkString(o.signInHelp, 'deck.signInHelp', 1000),
   };
 }
+
+/** What the page of a spent or expired link says by default. */
+const DEFAULT_SIGN_IN_HELP =
+  'Ask whoever runs The Deck for a new link (the server makes one with deck.signInLink()), or sign in with a token.';
 
 function checkToken(value: DeckToken, field: string): Required<DeckToken> {
   const t = checkOptions(value, field, TOKEN_KEYS);

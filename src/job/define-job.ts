@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ChokaQError } from '../errors.js';
 import {
+  checkBoolean,
   checkFunction,
   checkInteger,
   checkOptions,
@@ -18,6 +19,7 @@ import {
   type ConcurrencyKeyOption,
 } from './concurrency.js';
 import { checkRateLimit, type RateLimit, type RateLimitOptions } from './rate-limit.js';
+import { checkBatchSize, handleAsBatchOfOne, type BatchHandler } from './batch.js';
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {
@@ -53,8 +55,8 @@ export interface JobContext {
  */
 export type JobHandler<P> = (payload: P, ctx: JobContext) => unknown;
 
-/** The fields of {@link defineJob}. */
-export interface JobSpec<P> {
+/** The fields of {@link defineJob} besides the handler (see {@link JobSpec}). */
+export interface JobSpecFields<P> {
   /** Stable type key stored with every job, for example `'email.send.v1'`. Keep it when renaming code. */
   type: string;
   /** Queue new jobs of this type go to unless enqueue says otherwise. Default: `'default'`. */
@@ -72,6 +74,21 @@ export interface JobSpec<P> {
    * are safe to run twice. Default: `false`.
    */
   retryZombies?: boolean | number;
+  /**
+   * Record each run's start durably before the handler is called (one write on the run's path).
+   * By default a worker records starts with its next settle round, so a process that dies within
+   * that round (a few ms) leaves its just-started runs fetched, and they run again later, with no
+   * attempt used; with `strictStart`, such a run is a zombie instead (the DLQ, or again with
+   * `retryZombies`). For handlers that must never run twice. Default: `false`.
+   */
+  strictStart?: boolean;
+  /**
+   * Whether succeeded jobs of this type get archive rows: `false` deletes each one once it is
+   * counted (lifetime counters, metric buckets and metrics stay exact; failures still go to the
+   * DLQ). The queue's `keepSucceeded` applies as well: a job is archived only when both keep.
+   * Default: `true`.
+   */
+  keepSucceeded?: boolean;
   /** This type's circuit breaker settings; absent fields use the ChokaQ `circuitBreaker`. Default: none. */
   circuit?: CircuitPolicy;
   /**
@@ -91,8 +108,32 @@ export interface JobSpec<P> {
    * throwing `RateLimitedError`. Default: none.
    */
   rateLimit?: RateLimitOptions<P>;
-  handle: JobHandler<P>;
 }
+
+/** A job type run one job per call: `handle`. */
+export interface SingleJobSpec<P> extends JobSpecFields<P> {
+  handle: JobHandler<P>;
+  handleBatch?: undefined;
+  batchSize?: undefined;
+}
+
+/** A job type run in batches: `handleBatch` with up to `batchSize` jobs per call. */
+export interface BatchJobSpec<P> extends JobSpecFields<P> {
+  handle?: undefined;
+  /**
+   * Runs up to `batchSize` jobs of this type and one queue in one call; each job still succeeds,
+   * retries or dies on its own. See the README, "Batch handlers".
+   */
+  handleBatch: BatchHandler<P>;
+  /**
+   * Most jobs per call (1–1,000). A batch is what the worker holds of this type when a slot frees,
+   * never more than its free slots: each job of a batch takes a slot. Default: `100`.
+   */
+  batchSize?: number;
+}
+
+/** The fields of {@link defineJob}: a job type has either `handle` or `handleBatch`. */
+export type JobSpec<P> = SingleJobSpec<P> | BatchJobSpec<P>;
 
 /** A typed job definition, made by {@link defineJob}. `In` is what enqueue takes, `Out` what the handler gets. */
 export interface JobDefinition<In = unknown, Out = In> {
@@ -104,6 +145,10 @@ export interface JobDefinition<In = unknown, Out = In> {
   readonly timeoutMs: number | undefined;
   /** Lost runs after which a zombie goes to the DLQ instead of running again; `0` = never retry zombies. */
   readonly maxLostRuns: number;
+  /** Whether each run's start is written before the handler is called (see {@link JobSpec.strictStart}). */
+  readonly strictStart: boolean;
+  /** Whether succeeded jobs of this type get archive rows (see {@link JobSpec.keepSucceeded}). */
+  readonly keepSucceeded: boolean;
   /** This type's circuit breaker settings, if any. */
   readonly circuit: CircuitPolicy | undefined;
   /** The concurrency key of new jobs, if any (see {@link JobSpec.concurrencyKey}). */
@@ -114,7 +159,12 @@ export interface JobDefinition<In = unknown, Out = In> {
   readonly rateLimit: RateLimit | undefined;
   /** Standard Schema that payloads are validated with at enqueue and before the handler runs. */
   readonly schema: StandardSchemaV1<In, Out> | undefined;
+  /** Runs one job; for a batch type, `handleBatch` with a batch of one. */
   readonly handle: JobHandler<Out>;
+  /** The batch handler, or `undefined` for a type run one job per call. */
+  readonly handleBatch: BatchHandler<Out> | undefined;
+  /** Most jobs per batch call: the checked `batchSize` of a batch type, `1` for the others. */
+  readonly batchSize: number;
 }
 
 /**
@@ -123,7 +173,8 @@ export interface JobDefinition<In = unknown, Out = In> {
  * from the schema. Without it, name the payload type: `defineJob<{ to: string }>({ … })`.
  * @throws ChokaQError `CHOKAQ_INVALID_JOB_TYPE`, `CHOKAQ_INVALID_QUEUE`, `CHOKAQ_INVALID_PRIORITY`,
  *   `CHOKAQ_INVALID_DURATION`, `CHOKAQ_INVALID_CONCURRENCY_KEY` or `CHOKAQ_INVALID_CONFIG` (retry,
- *   concurrency or rate settings, unknown fields).
+ *   concurrency or rate settings, both or neither of `handle` and `handleBatch`, a `batchSize`
+ *   without `handleBatch` or out of bounds, unknown fields).
  */
 export function defineJob<S extends StandardSchemaV1>(
   spec: JobSpec<StandardSchemaV1.InferOutput<S>> & { payload: S },
@@ -168,7 +219,7 @@ export function defineJob(
       spec.payload,
     );
   }
-  checkFunction(spec.handle, `${field}.handle`);
+  const handlers = checkHandlers(spec, field);
   const concurrency = checkConcurrency(spec, field);
   return Object.freeze({
     ...concurrency,
@@ -182,9 +233,11 @@ export function defineJob(
         ? undefined
         : toMs(spec.timeout, `${field}.timeout`, { min: 1, max: MAX_TIMER_MS }),
     maxLostRuns,
+    strictStart: checkBoolean(spec.strictStart ?? false, `${field}.strictStart`),
+    keepSucceeded: checkBoolean(spec.keepSucceeded ?? true, `${field}.keepSucceeded`),
     circuit: spec.circuit,
     schema: spec.payload,
-    handle: spec.handle,
+    ...handlers,
   });
 }
 
@@ -195,13 +248,61 @@ const SPEC_KEYS = [
   'retry',
   'timeout',
   'retryZombies',
+  'strictStart',
+  'keepSucceeded',
   'circuit',
   'concurrencyKey',
   'concurrencyLimit',
   'rateLimit',
   'payload',
   'handle',
+  'handleBatch',
+  'batchSize',
 ] as const;
+
+/**
+ * The checked handler fields of a spec: `handle`, or `handleBatch` with its `batchSize`.
+ * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` for both or neither handler, a handler that is not a
+ *   function, or a bad `batchSize`.
+ */
+function checkHandlers(
+  spec: JobSpec<unknown>,
+  field: string,
+): Pick<JobDefinition, 'handle' | 'handleBatch' | 'batchSize'> {
+  // Checked as given: a JavaScript caller may pass any mix of the three.
+  const { handle, handleBatch, batchSize } = spec as {
+    [K in keyof BatchJobSpec<unknown>]?: unknown;
+  };
+  if (handleBatch === undefined) {
+    if (batchSize !== undefined) {
+      throw invalid(
+        'CHOKAQ_INVALID_CONFIG',
+        `${field}.batchSize`,
+        'set with handleBatch',
+        batchSize,
+      );
+    }
+    return {
+      handle: checkFunction(handle, `${field}.handle`) as JobHandler<unknown>,
+      handleBatch: undefined,
+      batchSize: 1,
+    };
+  }
+  if (handle !== undefined) {
+    throw invalid(
+      'CHOKAQ_INVALID_CONFIG',
+      `${field}.handle`,
+      'left out when handleBatch is set (a job type has one handler)',
+      handle,
+    );
+  }
+  const batch = checkFunction(handleBatch, `${field}.handleBatch`) as BatchHandler<unknown>;
+  return {
+    handle: handleAsBatchOfOne(spec.type, batch),
+    handleBatch: batch,
+    batchSize: checkBatchSize(batchSize, `${field}.batchSize`),
+  };
+}
 
 /**
  * The checked concurrency fields of a spec.

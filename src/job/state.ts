@@ -1,20 +1,41 @@
 /**
- * The job state machine as data. Hot rows are `pending`, `fetched` or `processing`; a finished job
- * lives in the archive (`succeeded`), a terminal failure in the dead-letter queue (`dead`).
- * docs/state-machine.md draws the same table.
+ * The job state machine as data. Hot rows are `scheduled` (due later), `pending` (due, waiting
+ * for a worker), `fetched` or `processing`; a finished job lives in the archive (`succeeded`), a
+ * terminal failure in the dead-letter queue (`dead`). docs/state-machine.md draws the same table.
  */
 
-/** Where a job is: the three hot states, the archive or the DLQ. */
-export type JobState = 'pending' | 'fetched' | 'processing' | 'succeeded' | 'dead';
+/** Where a job is: the four hot states, the archive or the DLQ. */
+export type JobState = 'scheduled' | 'pending' | 'fetched' | 'processing' | 'succeeded' | 'dead';
 
 /** States of a row in the hot table. */
-export type HotState = 'pending' | 'fetched' | 'processing';
+export type HotState = 'scheduled' | 'pending' | 'fetched' | 'processing';
 
-/** Integer codes of the hot states as stored in `jobs_hot.status`. */
-export const HOT_STATE_CODE: Record<HotState, number> = { pending: 0, fetched: 1, processing: 2 };
+/**
+ * Integer codes of the hot states as stored in `jobs_hot.status`. `scheduled` came last (schema
+ * 21), so the older codes kept their values.
+ */
+export const HOT_STATE_CODE: Record<HotState, number> = {
+  pending: 0,
+  fetched: 1,
+  processing: 2,
+  scheduled: 3,
+};
 
 /** Reverse of {@link HOT_STATE_CODE}. */
-export const HOT_STATE_BY_CODE: readonly HotState[] = ['pending', 'fetched', 'processing'];
+export const HOT_STATE_BY_CODE: readonly HotState[] = [
+  'pending',
+  'fetched',
+  'processing',
+  'scheduled',
+];
+
+/** The hot states of a job waiting for a worker or for its time (not claimed). */
+export const WAITING_STATES: readonly HotState[] = ['scheduled', 'pending'];
+
+/** Whether a hot state is one of a claimed job (fetched or processing). */
+export function isActiveState(state: HotState): boolean {
+  return state === 'fetched' || state === 'processing';
+}
 
 /**
  * Why a job is in the DLQ. Codes follow the original system so old rows stay readable; the codes
@@ -61,26 +82,65 @@ export interface Transition {
  * actor (test/conformance/transition-check.ts).
  */
 export const TRANSITIONS: readonly Transition[] = [
-  { from: null, to: 'pending', actor: 'producer', trigger: 'enqueue' },
-  { from: 'pending', to: 'fetched', actor: 'worker', trigger: 'claim (prefetched: no free slot)' },
+  { from: null, to: 'pending', actor: 'producer', trigger: 'enqueue (due now)' },
+  { from: null, to: 'scheduled', actor: 'producer', trigger: 'enqueue (due later)' },
+  {
+    from: 'scheduled',
+    to: 'pending',
+    actor: 'recovery',
+    trigger: 'promotion: the due time came (the promoter every worker process runs)',
+  },
   {
     from: 'pending',
+    to: 'fetched',
+    actor: 'worker',
+    trigger: 'claim; a settle that hands a freed capped slot to its worker',
+  },
+  {
+    from: 'fetched',
     to: 'processing',
     actor: 'worker',
-    trigger: 'claim that starts the job in a free slot (attempts + 1)',
+    trigger: 'start recorded (with the next settle round, or first with strictStart)',
   },
-  { from: 'fetched', to: 'processing', actor: 'worker', trigger: 'start (lease gate)' },
+  {
+    from: 'fetched',
+    to: 'succeeded',
+    actor: 'worker',
+    trigger: 'handler succeeded within the round that records its start (attempts + 1)',
+  },
   { from: 'fetched', to: 'pending', actor: 'worker', trigger: 'release (paused queue, shutdown)' },
   {
     from: 'fetched',
-    to: 'pending',
+    to: 'scheduled',
     actor: 'worker',
     trigger: 'circuit open (delayed, no attempt used)',
   },
   { from: 'fetched', to: 'dead', actor: 'worker', trigger: 'circuit open past the retry lifetime' },
   { from: 'processing', to: 'succeeded', actor: 'worker', trigger: 'handler succeeded' },
-  { from: 'processing', to: 'pending', actor: 'worker', trigger: 'retryable failure (delayed)' },
-  { from: 'processing', to: 'pending', actor: 'worker', trigger: 'shutdown abort (run refunded)' },
+  {
+    from: 'processing',
+    to: null,
+    actor: 'worker',
+    trigger: 'handler succeeded, in a queue or of a type that keeps no succeeded rows (counted)',
+  },
+  {
+    from: 'fetched',
+    to: null,
+    actor: 'worker',
+    trigger: 'as the line above, within the round that records its start',
+  },
+  {
+    from: 'processing',
+    to: 'scheduled',
+    actor: 'worker',
+    trigger: 'retryable failure, or a rate-limited run (delayed)',
+  },
+  {
+    from: 'processing',
+    to: 'pending',
+    actor: 'worker',
+    trigger: 'retryable failure without delay; shutdown abort (run refunded)',
+  },
   {
     from: 'processing',
     to: 'dead',
@@ -107,12 +167,19 @@ export const TRANSITIONS: readonly Transition[] = [
     trigger: 'cancel request of a job no longer running',
   },
   {
+    from: 'scheduled',
+    to: 'dead',
+    actor: 'recovery',
+    trigger: 'cancel request of a job no longer running',
+  },
+  {
     from: 'fetched',
     to: 'dead',
     actor: 'recovery',
     trigger: 'cancel request of a job no longer running',
   },
   { from: 'pending', to: 'dead', actor: 'operator', trigger: 'cancel' },
+  { from: 'scheduled', to: 'dead', actor: 'operator', trigger: 'cancel' },
   { from: 'fetched', to: 'dead', actor: 'operator', trigger: 'cancel' },
   { from: 'dead', to: 'pending', actor: 'operator', trigger: 'resurrect' },
   {
@@ -121,6 +188,14 @@ export const TRANSITIONS: readonly Transition[] = [
     actor: 'operator',
     trigger: 'edit payload, tags, priority or run-at',
   },
+  {
+    from: 'scheduled',
+    to: 'scheduled',
+    actor: 'operator',
+    trigger: 'edit payload, tags, priority or run-at',
+  },
+  { from: 'pending', to: 'scheduled', actor: 'operator', trigger: 'edit: run-at later' },
+  { from: 'scheduled', to: 'pending', actor: 'operator', trigger: 'edit: run-at now' },
   { from: 'dead', to: 'dead', actor: 'operator', trigger: 'edit payload or tags in place' },
   { from: 'dead', to: null, actor: 'operator', trigger: 'purge' },
 ];

@@ -11,7 +11,7 @@ import type { AuditEntry, NewAuditEntry } from '../storage/bulk.js';
 import type { Store } from '../storage/store.js';
 import { checkOptions, checkString } from '../util/check.js';
 import { uuidv7 } from '../util/uuid.js';
-import { checkLimit } from './inputs.js';
+import { checkActor, checkLimit } from './inputs.js';
 
 /** Longest reason an operator may give, in characters. */
 export const MAX_REASON_LENGTH = 1000;
@@ -45,6 +45,26 @@ export class Auditor {
       });
     }
   }
+}
+
+/** Who does an operator action and why; both are recorded in the audit trail. */
+export interface ActorOptions {
+  /** Recorded on the jobs it changes and in the audit trail (1–100 characters). Default: `'operator'`. */
+  actor?: string;
+  /** Why, for the audit trail (1–1000 characters). Default: none. */
+  reason?: string;
+}
+
+/**
+ * Checks `{ actor, reason }` options of an operator call.
+ * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` naming the field.
+ */
+export function checkActorOptions(options: ActorOptions | undefined): {
+  actor: string;
+  reason: string | null;
+} {
+  const o = checkOptions(options, 'options', ['actor', 'reason'], 'CHOKAQ_INVALID_ARGUMENT');
+  return { actor: checkActor(o.actor), reason: checkReason(o.reason, 'options.reason') };
 }
 
 /**

@@ -19,6 +19,9 @@ import { checkOperatorPayload } from './payload-check.js';
 /** The queue bulk-action jobs run on; every worker serves it besides its own queues. */
 export const OPERATOR_QUEUE = 'chokaq.operator';
 
+/** The prefix of ChokaQ's own queues, which operators cannot pause or deactivate. */
+export const INTERNAL_QUEUE_PREFIX = 'chokaq.';
+
 /** The job type of bulk-action runs. */
 export const BULK_JOB_TYPE = 'chokaq.bulk.v1';
 

@@ -21,6 +21,7 @@ import {
   checkRunOptions,
   type BulkRequest,
   type BulkRunOptions,
+  type CheckedBulkRequest,
 } from './bulk-input.js';
 import { checkActor, checkLimit } from './inputs.js';
 
@@ -35,6 +36,17 @@ export const BULK_PREVIEW_VALID_MS = 15 * 60_000;
 
 /** Rows read per page while a preview snapshots its jobs. */
 const SNAPSHOT_PAGE = 1000;
+
+/** What `bulk.select` found: the jobs an action would take, nothing written. */
+export interface BulkSelection {
+  action: BulkAction['action'];
+  /** How many jobs the action would take. */
+  count: number;
+  /** The first jobs of the selection (at most 20). */
+  sample: JobSummary[];
+  /** With an `ids` target: ids that are not where the action applies (not in the DLQ, …). */
+  notFound: string[];
+}
 
 /** What `bulk.preview` found. */
 export interface BulkPreview {
@@ -69,12 +81,54 @@ export class BulkApi {
   constructor(private readonly options: BulkApiOptions) {}
 
   /**
+   * What `request` would take, written nowhere: the count, a sample and, with an `ids` target,
+   * the ids not where the action applies. A read; confirm an action with {@link preview}.
+   * @throws ChokaQError naming the field for bad input; `CHOKAQ_BULK_TOO_LARGE` past 100,000 jobs.
+   */
+  async select(request: BulkRequest): Promise<BulkSelection> {
+    const { items, ...selection } = await this.snapshot(checkBulkRequest(request));
+    return { ...selection, count: items.length };
+  }
+
+  /**
    * Selects the jobs of `request` without changing any: snapshots them with their versions and
    * returns the count, a sample and a confirmation token valid for 15 minutes.
    * @throws ChokaQError naming the field for bad input; `CHOKAQ_BULK_TOO_LARGE` past 100,000 jobs.
    */
   async preview(request: BulkRequest): Promise<BulkPreview> {
     const checked = checkBulkRequest(request);
+    const { items, sample, notFound } = await this.snapshot(checked);
+    const { store } = this.options;
+    const id = uuidv7();
+    const secret = randomBytes(24).toString('base64url');
+    await store.createBulk({
+      id,
+      action: checked.action,
+      target: checked.target,
+      edit: checked.edit,
+      tokenHash: hashOf(secret),
+      validForMs: BULK_PREVIEW_VALID_MS,
+      items,
+    });
+    const created = await store.getBulk(id);
+    return {
+      id,
+      action: checked.action,
+      count: items.length,
+      sample,
+      notFound,
+      token: `${id}.${secret}`,
+      expiresAt: created?.expiresAt ?? new Date(Date.now() + BULK_PREVIEW_VALID_MS),
+    };
+  }
+
+  /** The jobs a checked request takes, each with its version, a sample and the ids not found. */
+  private async snapshot(checked: CheckedBulkRequest): Promise<{
+    action: BulkAction['action'];
+    items: BulkItem[];
+    sample: JobSummary[];
+    notFound: string[];
+  }> {
     const { store } = this.options;
     await this.options.open();
     const items: BulkItem[] = [];
@@ -109,27 +163,7 @@ export class BulkApi {
     }
     const found = new Set(items.map((item) => item.jobId));
     const notFound = (checked.query.ids ?? []).filter((id) => !found.has(id));
-    const id = uuidv7();
-    const secret = randomBytes(24).toString('base64url');
-    await store.createBulk({
-      id,
-      action: checked.action,
-      target: checked.target,
-      edit: checked.edit,
-      tokenHash: hashOf(secret),
-      validForMs: BULK_PREVIEW_VALID_MS,
-      items,
-    });
-    const created = await store.getBulk(id);
-    return {
-      id,
-      action: checked.action,
-      count: items.length,
-      sample,
-      notFound,
-      token: `${id}.${secret}`,
-      expiresAt: created?.expiresAt ?? new Date(Date.now() + BULK_PREVIEW_VALID_MS),
-    };
+    return { action: checked.action, items, sample, notFound };
   }
 
   /**
@@ -155,7 +189,13 @@ export class BulkApi {
         action: `bulk-${action.action}-start`,
         reason,
         target: { bulkActionId: id, ...(action.target as object) },
-        outcome: { total: action.total },
+        outcome: {
+          total: action.total,
+          // A patch for types this process does not know, applied checked as JSON only.
+          ...((action.edit as { unchecked?: boolean } | null)?.unchecked === true
+            ? { unchecked: true }
+            : {}),
+        },
       });
     }
     return action;
@@ -210,7 +250,7 @@ function refuseUnknownType(registry: JobRegistry, type: string): void {
   if (registry.find(type)) return;
   throw new ChokaQError(
     'CHOKAQ_UNKNOWN_JOB_TYPE',
-    `request.edit.patch cannot be checked: the selection holds jobs of type '${type}', which this process has no definition of; register the type (CLI: --module) or set request.edit.unchecked`,
+    `the patch cannot be checked: the selection holds jobs of type '${type}', and this process does not know that type or its schema. Load the type (chokaq deck --module), or apply the patch checked as JSON only (The Deck: tick "Apply the patch checked as JSON only"; API: edit.unchecked: true; CLI: --unchecked)`,
     { field: 'request.edit.patch' },
   );
 }

@@ -37,7 +37,7 @@ export interface EngineConfiguration {
   workerQueues: string[] | null;
   /** Jobs run at once here now (after any `setConcurrency`). */
   concurrency: number;
-  prefetch: number;
+  prefetch: number | 'auto';
   pollIntervalMs: number;
   maxPayloadBytes: number;
   /** The job types this process defines, with their queues, by type key. */

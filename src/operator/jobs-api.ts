@@ -1,6 +1,6 @@
 /**
- * `chokaq.jobs`: the operator's calls on jobs wherever they are — query, count, detail — and the
- * edit of a pending job. Checks every input, then delegates to `jobs.ts` and the store.
+ * `chokaq.jobs`: the operator's calls on jobs wherever they are — query, count, detail — the
+ * edit of a pending job and the re-run of a succeeded one. Checks every input, then delegates to `jobs.ts` and the store.
  */
 import {
   checkEnvelopeText,
@@ -9,6 +9,7 @@ import {
   validateJobId,
   validatePriority,
 } from '../job/envelope.js';
+import { WAITING_STATES } from '../job/state.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { ChokaQEvents } from '../runtime/events.js';
 import type { PendingEdit, Store } from '../storage/store.js';
@@ -25,9 +26,10 @@ import {
   type JobPage,
 } from './jobs.js';
 import { checkOperatorPayload, checkUnchecked } from './payload-check.js';
+import { rerunArchived, type RerunResult } from './rerun.js';
 import { checkJobQuery, type JobQuery } from './query-input.js';
 
-/** An edit of a pending job (`jobs.edit`); absent fields keep their value. */
+/** An edit of a waiting (pending or scheduled) job (`jobs.edit`); absent fields keep their value. */
 export interface PendingJobEdit {
   /**
    * A new payload, checked against the job type's schema; a type this process has no definition
@@ -43,6 +45,14 @@ export interface PendingJobEdit {
   /** When the job becomes due (store clock); a past time means now. */
   runAt?: Date;
   /** Recorded as the job's last modifier, in its history and the audit trail (1–100 characters). Default: `'operator'`. */
+  actor?: string;
+  /** Why, for the audit trail (1–1000 characters). Default: none. */
+  reason?: string;
+}
+
+/** Who re-runs a job and why (`jobs.rerun`). */
+export interface RerunOptions {
+  /** Recorded as the copy's creator and in the audit trail (1–100 characters). Default: `'operator'`. */
   actor?: string;
   /** Why, for the audit trail (1–1000 characters). Default: none. */
   reason?: string;
@@ -95,8 +105,9 @@ export class JobsApi {
   }
 
   /**
-   * Edits a pending job in place. Resolves `false`, changing nothing, when the job is not
-   * pending (it started, finished or does not exist).
+   * Edits a waiting (pending or scheduled) job in place; a new `runAt` in the future makes it
+   * scheduled, one now or past pending. Resolves `false`, changing nothing, when the job is not
+   * waiting (it started, finished or does not exist).
    * @throws ChokaQError naming the field (`edit.payload` fails its schema, `edit.priority`, …).
    */
   async edit(id: string, edit: PendingJobEdit): Promise<boolean> {
@@ -117,9 +128,16 @@ export class JobsApi {
     await this.options.open();
     const { store, registry } = this.options;
     const found = await store.getJob(id);
-    if (found?.where !== 'hot' || found.job.state !== 'pending') return false;
+    if (found?.where !== 'hot' || !WAITING_STATES.includes(found.job.state)) return false;
+    let storedUnchecked = false;
     if (e.payload !== undefined) {
-      await checkOperatorPayload(registry, found.job.type, e.payload, 'edit.payload', unchecked);
+      storedUnchecked = await checkOperatorPayload(
+        registry,
+        found.job.type,
+        e.payload,
+        'edit.payload',
+        unchecked,
+      );
       change.payload = serializePayload(e.payload, this.options.maxPayloadBytes, 'edit.payload');
     }
     if (e.runAt !== undefined) {
@@ -139,9 +157,28 @@ export class JobsApi {
         action: 'edit',
         reason,
         target: { id },
-        outcome: e.runAt === undefined ? { fields } : { fields, runAt: e.runAt.toISOString() },
+        outcome: {
+          fields,
+          ...(e.runAt === undefined ? {} : { runAt: e.runAt.toISOString() }),
+          ...(storedUnchecked ? { unchecked: true } : {}),
+        },
       });
     }
     return edited;
+  }
+
+  /**
+   * Runs a succeeded job again: enqueues a copy of archived job `id` (same type, queue, payload,
+   * tags and concurrency key) under a new id, due now, audited as `rerun`. The archived job stays.
+   * Resolves `null`, writing nothing, when no succeeded job with this id is in the archive.
+   * @throws ChokaQError `CHOKAQ_INVALID_JOB_ID`, or `CHOKAQ_INVALID_ARGUMENT` naming
+   *   `options.actor` / `options.reason`.
+   */
+  async rerun(id: string, options?: RerunOptions): Promise<RerunResult | null> {
+    validateJobId(id);
+    const o = checkOptions(options, 'options', ['actor', 'reason'], 'CHOKAQ_INVALID_ARGUMENT');
+    const who = { actor: checkActor(o.actor), reason: checkReason(o.reason, 'options.reason') };
+    await this.options.open();
+    return rerunArchived(this.options, id, who);
   }
 }

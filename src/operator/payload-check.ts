@@ -20,7 +20,9 @@ export function checkUnchecked(value: unknown, field: string): boolean {
 
 /**
  * Checks `value`, a new payload for a job of `type`, against the type's schema as this process
- * registered it (a definition without a schema accepts any payload).
+ * registered it (a definition without a schema accepts any payload). Resolves `true` when the
+ * payload goes in unchecked (the type is unknown here and `unchecked` was asked for), which the
+ * caller records in the audit trail; `false` when it was checked.
  * @param unchecked - Accept the payload of a type this process has no definition of, unchecked.
  *   Default: `false` (refused).
  * @throws ChokaQError `CHOKAQ_PAYLOAD_INVALID` naming `field` when the schema refuses it;
@@ -33,16 +35,16 @@ export async function checkOperatorPayload(
   value: unknown,
   field: string,
   unchecked = false,
-): Promise<void> {
+): Promise<boolean> {
   const definition = registry.find(type);
   if (definition) {
     await parsePayload(definition, value, field);
-    return;
+    return false;
   }
-  if (unchecked) return;
+  if (unchecked) return true;
   throw new ChokaQError(
     'CHOKAQ_UNKNOWN_JOB_TYPE',
-    `${field} cannot be checked: this process has no definition of job type '${type}', so its schema is unknown here; register the type (CLI: --module) or pass unchecked: true to store it unchecked`,
+    `the payload cannot be checked: this process does not know job type '${type}' or its schema. Load the type (chokaq deck --module), or store the payload checked as JSON only (The Deck: tick "Store a changed payload checked as JSON only"; API: unchecked: true; CLI: --unchecked)`,
     { field },
   );
 }

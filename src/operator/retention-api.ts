@@ -8,6 +8,7 @@ import { retentionRules, type Retention } from '../runtime/retention.js';
 import type { RetentionSettings } from '../runtime/settings.js';
 import type { RetentionRule, RetentionTable } from '../storage/retention.js';
 import type { Store } from '../storage/store.js';
+import { checkActorOptions, type ActorOptions, type Auditor } from './audit.js';
 
 /** One rule of a preview or a purge: which rows of which table, older than how long. */
 export interface RetentionEntry {
@@ -33,6 +34,8 @@ export interface RetentionApiOptions {
   open: () => Promise<void>;
   settings: RetentionSettings;
   retention: Retention;
+  /** Records each purge on demand in the audit trail. */
+  auditor: Auditor;
 }
 
 /** The retention purge on demand (`chokaq.retention`). */
@@ -55,14 +58,36 @@ export class RetentionApi {
   }
 
   /**
-   * Purges now, in bounded batches, unless another process is purging (then `led: false`).
-   * @throws ChokaQError as {@link RetentionApi.preview}.
+   * Purges now, in bounded batches, unless another process is purging (then `led: false`); audited
+   * as `retention-purge` with the rows each rule deleted. `options`: who and why (default: actor
+   * `'operator'`, no reason).
+   * @throws ChokaQError as {@link RetentionApi.preview}, `CHOKAQ_INVALID_ARGUMENT` for the options.
    */
-  async purge(ages?: RetentionAges): Promise<RetentionPurge> {
+  async purge(ages?: RetentionAges, options?: ActorOptions): Promise<RetentionPurge> {
     const rules = this.rules(ages);
+    const { actor, reason } = checkActorOptions(options);
     await this.options.open();
     const report = await this.options.retention.pass(rules);
-    return { led: report.led, entries: report.purged.map((p) => entryOf(p.rule, p.rows)) };
+    const purge = { led: report.led, entries: report.purged.map((p) => entryOf(p.rule, p.rows)) };
+    await this.options.auditor.record({
+      actor,
+      action: 'retention-purge',
+      reason,
+      target: { ages: ages ?? null },
+      outcome: purge,
+    });
+    return purge;
+  }
+
+  /**
+   * The queues whose succeeded jobs get no archive rows (`keepSucceeded: false`): the archive's
+   * retention has nothing of theirs to purge, and their history is only the lifetime counters
+   * and metric buckets. Job types with `keepSucceeded: false` leave no rows in any queue.
+   */
+  async queuesWithoutHistory(): Promise<string[]> {
+    await this.options.open();
+    const queues = await this.options.store.listQueues();
+    return queues.filter((queue) => !queue.keepSucceeded).map((queue) => queue.name);
   }
 
   private rules(ages: RetentionAges | undefined): RetentionRule[] {

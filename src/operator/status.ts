@@ -34,6 +34,9 @@ export interface QueueStatus {
   dead: number;
   lastMinute: Rate;
   lastFiveMinutes: Rate;
+  /** Lifetime totals: jobs that ever succeeded, and that ever went to the DLQ. */
+  succeededTotal: number;
+  failedTotal: number;
 }
 
 /** The state of every queue, the top error groups and the workers alive. */
@@ -94,6 +97,8 @@ export async function statusReport(store: Store): Promise<StatusReport> {
       dead: g.dead,
       lastMinute: rate(g.queue, MINUTE_S),
       lastFiveMinutes: rate(g.queue, FIVE_MINUTES_S),
+      succeededTotal: g.succeededTotal,
+      failedTotal: g.failedTotal,
     })),
     errorGroups,
     workers,

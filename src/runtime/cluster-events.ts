@@ -16,6 +16,7 @@ import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
 import { MAX_BROADCAST_BYTES, type Store } from '../storage/store.js';
 import type { CancelTimer, Clock } from '../util/clock.js';
+import type { RetryOptions } from '../job/retry.js';
 import type { ChokaQEvents } from './events.js';
 
 /** Dead job ids carried per queue and message. */
@@ -36,6 +37,22 @@ interface WireMessage {
   u: string[];
   /** Operator actions. */
   a: AuditEntry[];
+  /** Live controls for some processes (absent in messages of activity). */
+  c?: LiveControl[];
+}
+
+/**
+ * A change of a running process's settings, sent to every process: the worker `workerId` sets
+ * its concurrency; every process that runs `type` applies the retry settings on top of its own.
+ */
+export type LiveControl =
+  | { kind: 'concurrency'; workerId: string; concurrency: number }
+  | { kind: 'retry'; type: string; retry: RetryOptions };
+
+/** A message carrying one live control (sent at once, not gathered per interval). */
+export function controlMessage(origin: string, sentAt: number, control: LiveControl): string {
+  const message: WireMessage = { v: 1, o: origin, t: sentAt, q: [], u: [], a: [], c: [control] };
+  return JSON.stringify(message);
 }
 
 /** Options of {@link ClusterEvents}. */
@@ -49,6 +66,8 @@ export interface ClusterEventsOptions {
   /** How long activity is gathered before it is sent, in ms. */
   intervalMs: number;
   logger: Logger;
+  /** Applies a live control another process sent. Default: none (controls are ignored). */
+  onControl?: (control: LiveControl) => void;
 }
 
 /** One queue's counts in the current interval. */
@@ -192,6 +211,7 @@ export class ClusterEvents {
       }
     });
     if ((message.u ?? []).length > 0) void this.reemitQueues(new Set(message.u));
+    for (const control of message.c ?? []) this.options.onControl?.(control);
   }
 
   private emitActivity(entry: WireQueue, origin: string, sentAt: number): void {

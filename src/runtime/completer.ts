@@ -1,7 +1,7 @@
 import { logEvent } from '../observability/log-events.js';
 import type { Logger } from '../observability/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { HandoffRequest, Settlement, Store } from '../storage/store.js';
+import type { HandoffRequest, Lease, Settlement, Store } from '../storage/store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
 import { sleep, type Clock } from '../util/clock.js';
 
@@ -29,13 +29,26 @@ export interface HandoffTaker {
   take(request: HandoffRequest, started: readonly ClaimedJob[]): void;
 }
 
+/** A run's start, recorded with the next settle round (see {@link Completer.recordStart}). */
+interface StartMark {
+  kind: 'start';
+  lease: Lease;
+}
+
+/** What one settle round writes: settlements and start marks. */
+type RoundItem = Settlement | StartMark;
+
 /**
  * Settles finished runs in batches: one transaction moves many jobs, each still guarded by its own
  * lease. A failing batch is retried with back-off; if it keeps failing the items are tried one by
  * one, so a single bad item cannot block the others.
+ *
+ * Each round also records the starts of runs begun since the round before: a start whose run
+ * succeeded in the same round is written with its archive (no statement of its own); the others
+ * are written first (`Store.start`), then the settlements.
  */
 export class Completer {
-  private readonly batcher: Batcher<Settlement, boolean>;
+  private readonly batcher: Batcher<RoundItem, boolean>;
   private readonly store: Store;
   private readonly logger: Logger;
   private readonly attempts: number;
@@ -52,6 +65,8 @@ export class Completer {
     this.batcher = new Batcher({
       run: (items) => this.settleBatch(items),
       maxBatch: options.maxBatch ?? 500,
+      // Back-pressure counts settlements; a start mark is at most one per run in flight.
+      counts: (item) => item.kind !== 'start',
     });
   }
 
@@ -76,18 +91,69 @@ export class Completer {
     return this.batcher.add(settlement);
   }
 
+  /**
+   * Records that the run of a fetched job under `lease` began (fetched → processing, attempts + 1)
+   * with the next round; resolves `false` when the lease was lost before (the run must stop). A
+   * run that ends within the same round has its start written with its settlement.
+   */
+  recordStart(lease: Lease): Promise<boolean> {
+    return this.batcher.add({ kind: 'start', lease });
+  }
+
   /** Waits for every queued settlement. */
   drain(): Promise<void> {
     return this.batcher.drain();
   }
 
-  private async settleBatch(items: Settlement[]): Promise<(boolean | ItemFailure)[]> {
+  private async settleBatch(items: RoundItem[]): Promise<(boolean | ItemFailure)[]> {
+    const settlements = items.filter((item): item is Settlement => item.kind !== 'start');
+    const archived = new Set(
+      settlements.filter((s) => s.kind === 'archive').map((s) => s.lease.id),
+    );
+    // Starts whose run succeeded in this round go with the archive, which accepts fetched rows.
+    const starts = items.filter(
+      (item): item is StartMark => item.kind === 'start' && !archived.has(item.lease.id),
+    );
+    const started = await this.writeStarts(starts);
+    const settled = await this.writeSettlements(settlements);
+    const byId = new Map<string, boolean | ItemFailure>();
+    settlements.forEach((s, i) => {
+      if (!byId.has(s.lease.id)) byId.set(s.lease.id, settled[i] ?? false);
+    });
+    if (settlements.length > 0) this.onBatch?.(settlements.length);
+    let next = 0;
+    return items.map((item) => {
+      if (item.kind !== 'start') return settled[next++] ?? false;
+      return archived.has(item.lease.id)
+        ? (byId.get(item.lease.id) ?? false)
+        : (started.get(item.lease.id) ?? false);
+    });
+  }
+
+  /** Writes start marks; by id, whether each lease was still held (a failed write: an error). */
+  private async writeStarts(
+    starts: readonly StartMark[],
+  ): Promise<Map<string, boolean | ItemFailure>> {
+    const out = new Map<string, boolean | ItemFailure>();
+    if (starts.length === 0) return out;
     try {
-      const applied = await this.withRetries(() => this.write(items));
-      this.onBatch?.(items.length);
-      return applied;
+      const rows = await this.withRetries(() => this.store.start(starts.map((s) => s.lease)));
+      const ids = new Set(rows.map((row) => row.id));
+      for (const start of starts) out.set(start.lease.id, ids.has(start.lease.id));
     } catch (error) {
-      if (items.length === 1) throw error;
+      // The runs go on; their settlements are guarded by the lease as always, and rescue treats
+      // an unrecorded start as a claim that never ran.
+      for (const start of starts) out.set(start.lease.id, new ItemFailure(error));
+    }
+    return out;
+  }
+
+  private async writeSettlements(items: Settlement[]): Promise<(boolean | ItemFailure)[]> {
+    if (items.length === 0) return [];
+    try {
+      return await this.withRetries(() => this.write(items));
+    } catch (error) {
+      if (items.length === 1) return [new ItemFailure(error)];
       this.logger.warn('batch settle failed; settling one by one', {
         ...logEvent('SettleBatchSplit'),
         size: items.length,

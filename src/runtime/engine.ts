@@ -1,7 +1,8 @@
 import { RateGate } from './rate-gate.js';
 import { logEvent } from '../observability/log-events.js';
 import type { JobRegistry } from '../job/registry.js';
-import type { ClaimedJob } from '../storage/model.js';
+import type { RetryOptions } from '../job/retry.js';
+import type { ClaimedJob, WorkerPresence } from '../storage/model.js';
 import type { CircuitEventName, CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
 import { EventLoopProbe } from './loop-probe.js';
@@ -14,6 +15,7 @@ import type { ChokaQEvents } from './events.js';
 import { Executor } from './executor.js';
 import { Heartbeater } from './heartbeater.js';
 import { Presence } from './presence.js';
+import { Promoter } from './promoter.js';
 import { Rescuer } from './rescuer.js';
 import { Retention } from './retention.js';
 import type { EngineSettings } from './settings.js';
@@ -59,6 +61,11 @@ export interface EngineOptions {
    * events are sent then). Default: none.
    */
   beforeClose?: () => Promise<void>;
+  /**
+   * This worker's own `chokaq_worker` check, which its workers row records for readers in other
+   * processes (The Deck's system health). Default: not recorded.
+   */
+  health?: () => WorkerPresence['health'];
 }
 
 /**
@@ -76,6 +83,7 @@ export class Engine {
   private stopped = false;
   private heartbeater: Heartbeater | undefined;
   private rescuer: Rescuer | undefined;
+  private promoter: Promoter | undefined;
   private presence: Presence | undefined;
   /** The retention purge: its loop runs with the worker, its passes also on demand. */
   readonly retention: Retention;
@@ -144,6 +152,13 @@ export class Engine {
           });
   }
 
+  /** The job types this process's worker can run; `null` for every type (pipe mode). */
+  private runnableTypes(): string[] | null {
+    return this.settings.pipe
+      ? null
+      : this.options.registry.all().map((definition) => definition.type);
+  }
+
   /** Jobs running now in this process. */
   get running(): number {
     return this.worker?.running ?? 0;
@@ -181,13 +196,20 @@ export class Engine {
   async start(): Promise<void> {
     const { settings } = this;
     await this.options.open();
-    for (const [name, { maxWorkers, zombieTimeoutSeconds }] of Object.entries(
+    for (const [name, { maxWorkers, zombieTimeoutSeconds, keepSucceeded }] of Object.entries(
       settings.queueStart,
     )) {
-      if (maxWorkers === undefined && zombieTimeoutSeconds === undefined) continue;
+      if (
+        maxWorkers === undefined &&
+        zombieTimeoutSeconds === undefined &&
+        keepSucceeded === undefined
+      ) {
+        continue;
+      }
       await settings.storage.updateQueue(name, {
         ...(maxWorkers === undefined ? {} : { maxWorkers }),
         ...(zombieTimeoutSeconds === undefined ? {} : { zombieTimeoutSeconds }),
+        ...(keepSucceeded === undefined ? {} : { keepSucceeded }),
       });
     }
     if (!settings.worker) return;
@@ -198,12 +220,24 @@ export class Engine {
       workerId: settings.workerId,
       concurrency: settings.concurrency,
       prefetch: settings.prefetch,
+      // Half the stale-claim timeout: a claim that old may be rescued before its start is recorded.
+      trustClaimsForMs: settings.fetchedTimeoutMs / 2,
+      strictStarts: new Set(
+        this.options.registry
+          .all()
+          .filter((definition) => definition.strictStart)
+          .map((definition) => definition.type.toLowerCase()),
+      ),
+      batchSizes: new Map(
+        this.options.registry
+          .all()
+          .filter((definition) => definition.batchSize > 1)
+          .map((definition) => [definition.type.toLowerCase(), definition.batchSize]),
+      ),
       pollIntervalMs: settings.pollIntervalMs,
       queues: settings.workerQueues,
       // A worker claims only what it can run; pipe mode runs every type.
-      types: settings.pipe
-        ? null
-        : this.options.registry.all().map((definition) => definition.type),
+      types: this.runnableTypes(),
       store: storage,
       executor: this.executor,
       circuits: this.circuits,
@@ -259,6 +293,15 @@ export class Engine {
       clock,
     });
     this.rescuer.start();
+    // Scheduled jobs become pending when due; at most one poll interval late (docs/state-machine.md).
+    this.promoter = new Promoter({
+      store: storage,
+      intervalMs: settings.pollIntervalMs,
+      events,
+      logger: logger.child('promote'),
+      clock,
+    });
+    this.promoter.start();
     this.retention.start();
     this.presence = new Presence({
       store: storage,
@@ -271,6 +314,18 @@ export class Engine {
         circuits: this.circuitStats().flatMap((c) =>
           c.state === 'closed' ? [] : [{ type: c.key, state: c.state }],
         ),
+        breakers: this.circuitStats().map((c) => ({
+          type: c.key,
+          state: c.state,
+          resetAt: c.resetAt,
+        })),
+        // What it can run, so a reader can tell which due jobs no live worker takes.
+        types: this.runnableTypes(),
+        health: this.options.health?.() ?? null,
+        lag: {
+          ...settings.health.lag,
+          queues: { ...settings.health.queueLag },
+        },
       }),
       clock,
     });
@@ -301,8 +356,15 @@ export class Engine {
   }
 
   /** Changes how many jobs this process runs at once. */
+  /** Changes job type `type`'s retry settings here; `false` when this process does not run it. */
+  setRetry(type: string, retry: RetryOptions): boolean {
+    return this.executor.setRetry(type, retry);
+  }
+
   setConcurrency(concurrency: number): void {
     this.worker?.setConcurrency(concurrency);
+    // Readers in other processes see the new capacity at once, not at the next write.
+    this.presence?.refresh();
   }
 
   /**
@@ -317,6 +379,7 @@ export class Engine {
     this.loopProbe.stop();
     await this.retention.stop();
     await this.rescuer?.stop();
+    await this.promoter?.stop();
     if (this.worker) {
       const stillRunning = await this.worker.stop(settings.shutdownGraceMs);
       if (stillRunning > 0) {

@@ -6,16 +6,18 @@ import { RateLimitedError } from '../job/errors.js';
 import { decideFailure } from '../job/failure-decision.js';
 import type { FailureReason } from '../job/state.js';
 import type { AnyJobDefinition, JobRegistry } from '../job/registry.js';
-import { resolveRetryPolicy, type RetryPolicy } from '../job/retry.js';
+import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from '../job/retry.js';
 import type { ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { Lease, Settlement } from '../storage/store.js';
-import type { CancelTimer, Clock } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import type { AbortCause, ActiveRun, ActiveRuns, RunAborted } from './active-runs.js';
 import type { Completer } from './completer.js';
 import { composeMiddleware, type Middleware } from './middleware.js';
 import { RunContext } from './run-context.js';
+import { GraceTimer } from './grace-timer.js';
+import { runBatch, type BatchEntry } from './batch-run.js';
 import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing.js';
 import type { Tracer } from '@opentelemetry/api';
 
@@ -73,7 +75,7 @@ export interface RunResult {
 const NOTHING_WRITTEN: Promise<boolean> = Promise.resolve(false);
 
 /** What a finished or abandoned handler call produced. */
-type CallResult = { done: true; error?: unknown; value?: unknown } | { done: false };
+export type CallResult = { done: true; error?: unknown; value?: unknown } | { done: false };
 
 /** DLQ reason and text for runs aborted on purpose. */
 const ABORT_DEATH: Partial<Record<AbortCause, FailureReason>> = {
@@ -103,12 +105,15 @@ export class Executor {
   }
 
   /**
-   * Runs `job` (already processing under `lease`) and hands its settlement to the completer.
-   * Resolves as soon as the handler is done, so the slot is free for the next job while the
-   * settlement is still being written (the completer batches it; `stop()` drains it); the
-   * result's `settled` follows the write. Never throws.
+   * Runs `job` (processing under `lease`, or started on trust: see `recorded`) and hands its
+   * settlement to the completer. Resolves as soon as the handler is done, so the slot is free for
+   * the next job while the settlement is still being written (the completer batches it; `stop()`
+   * drains it); the result's `settled` follows the write. Never throws.
+   *
+   * `recorded` (default: none, the start is already stored) resolves once the run's start is
+   * written behind it: `false` means the lease was lost first, and the run is aborted as `lost`.
    */
-  async run(job: ClaimedJob, lease: Lease): Promise<RunResult> {
+  async run(job: ClaimedJob, lease: Lease, recorded?: Promise<boolean>): Promise<RunResult> {
     const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
     const ctx = new RunContext(job, this.options.events, this.options.logger);
@@ -124,6 +129,12 @@ export class Executor {
       },
     };
     runs.add(run);
+    recorded?.then(
+      (held) => {
+        if (!held) run.abort('lost', 'Lease lost before the start of the run was recorded');
+      },
+      () => undefined, // not written: the run goes on under its lease (see Completer.writeStarts)
+    );
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
     const cancelTimeout = clock.schedule(
@@ -143,70 +154,119 @@ export class Executor {
     let failure: string | undefined;
     try {
       const result = await withSpan(span, () => this.call(job, definition, ctx, grace));
-      const cause = ctx.abortedBy;
-      if (result.done && result.error === undefined) {
-        outcome = 'succeeded';
-        const durationMs = Math.max(0, clock.now() - startedMs);
-        const skipNote = ctx.skipNote;
-        const stored = this.resultText(job, result.value);
-        const settled = this.settle(job, {
-          kind: 'archive',
-          lease,
-          durationMs,
-          ...(skipNote === undefined ? {} : { note: skipNote }),
-          ...(stored === undefined ? {} : { result: stored }),
-        }).then((applied) => {
-          if (applied && skipNote !== undefined) {
-            this.options.events.emit('job:skipped', {
-              id: job.id,
-              type: job.type,
-              queue: job.queue,
-              reason: skipNote,
-            });
-          }
-          return applied;
-        });
-        return { outcome: 'succeeded', settled };
-      }
-      if (cause) {
-        outcome = `aborted: ${cause.why}`;
-        failure = cause.message;
-        return this.finishAborted(job, lease, cause, result.done);
-      }
-      const error = result.done ? result.error : undefined;
-      if (error instanceof RateLimitedError) {
-        outcome = 'rate limited';
-        failure = describeError(error);
-        return this.finishRateLimited(job, lease, error, failure);
-      }
-      const decision = decideFailure({
-        error,
-        attempts: job.attempts,
-        policy: this.policyOf(definition),
-        createdAtMs: job.createdAt.getTime(),
-        nowMs: clock.now(),
-      });
-      outcome = decision.kind === 'retry' ? 'retried' : 'dead';
-      failure = decision.error;
-      const settled = this.settle(
-        job,
-        decision.kind === 'retry'
-          ? {
-              kind: 'retry',
-              lease,
-              from: 'processing',
-              delayMs: decision.delayMs,
-              error: decision.error,
-            }
-          : { kind: 'dead', lease, reason: decision.reason, error: decision.error },
-      );
-      return { outcome: classifyFailure(error).kind === 'fatal' ? 'neutral' : 'failed', settled };
+      const ended = this.finish(job, lease, definition, ctx, result, startedMs);
+      ({ outcome, failure } = ended);
+      return ended.run;
     } finally {
       endRunSpan(span, outcome, failure);
       cancelTimeout();
       grace.clear();
       runs.delete(job.id);
     }
+  }
+
+  /**
+   * Turns how a started job's handler call ended into its settlement (handed to the completer):
+   * success → archive; an aborted run → its abort's settlement; `RateLimitedError` → back after
+   * the wait; any other failure → `decideFailure`. Also returns the outcome and failure text of
+   * the run's span. Shared by single runs and batches (`batch-run.ts`).
+   */
+  finish(
+    job: ClaimedJob,
+    lease: Lease,
+    definition: AnyJobDefinition | undefined,
+    ctx: RunContext,
+    result: CallResult,
+    startedMs: number,
+  ): { run: RunResult; outcome: string; failure?: string } {
+    const { clock } = this.options;
+    const cause = ctx.abortedBy;
+    if (result.done && result.error === undefined) {
+      const durationMs = Math.max(0, clock.now() - startedMs);
+      const skipNote = ctx.skipNote;
+      const stored = this.resultText(job, result.value);
+      const settled = this.settle(job, {
+        kind: 'archive',
+        lease,
+        durationMs,
+        ...(definition?.keepSucceeded === false ? { keep: false } : {}),
+        ...(skipNote === undefined ? {} : { note: skipNote }),
+        ...(stored === undefined ? {} : { result: stored }),
+      }).then((applied) => {
+        if (applied && skipNote !== undefined) {
+          this.options.events.emit('job:skipped', {
+            id: job.id,
+            type: job.type,
+            queue: job.queue,
+            reason: skipNote,
+          });
+        }
+        return applied;
+      });
+      return { run: { outcome: 'succeeded', settled }, outcome: 'succeeded' };
+    }
+    if (cause) {
+      const run = this.finishAborted(job, lease, cause, result.done);
+      return { run, outcome: `aborted: ${cause.why}`, failure: cause.message };
+    }
+    const error = result.done ? result.error : undefined;
+    if (error instanceof RateLimitedError) {
+      const failure = describeError(error);
+      return {
+        run: this.finishRateLimited(job, lease, error, failure),
+        outcome: 'rate limited',
+        failure,
+      };
+    }
+    const decision = decideFailure({
+      error,
+      attempts: job.attempts,
+      policy: this.policyOf(definition),
+      createdAtMs: job.createdAt.getTime(),
+      nowMs: clock.now(),
+    });
+    const settled = this.settle(
+      job,
+      decision.kind === 'retry'
+        ? {
+            kind: 'retry',
+            lease,
+            from: 'processing',
+            delayMs: decision.delayMs,
+            error: decision.error,
+          }
+        : { kind: 'dead', lease, reason: decision.reason, error: decision.error },
+    );
+    return {
+      run: { outcome: classifyFailure(error).kind === 'fatal' ? 'neutral' : 'failed', settled },
+      outcome: decision.kind === 'retry' ? 'retried' : 'dead',
+      failure: decision.error,
+    };
+  }
+
+  /**
+   * Runs started jobs of one type and one queue with one call of their definition's `handleBatch`
+   * (see `batch-run.ts`); a single entry, or a type without one, runs as {@link run} does. One
+   * result per entry, in order, each resolving once that job's settlement is handed over. Never
+   * rejects.
+   */
+  runBatch(entries: readonly BatchEntry[]): Promise<RunResult>[] {
+    const [first] = entries;
+    const definition = first && this.options.registry.find(first.job.type);
+    const handleBatch = definition?.handleBatch;
+    if (entries.length === 1 || definition === undefined || handleBatch === undefined) {
+      return entries.map((entry) => this.run(entry.job, entry.lease, entry.recorded));
+    }
+    return runBatch(
+      {
+        ...this.options,
+        finish: (entry, ctx, result, startedMs) =>
+          this.finish(entry.job, entry.lease, definition, ctx, result, startedMs),
+      },
+      definition,
+      handleBatch,
+      entries,
+    );
   }
 
   /** Runs the handler; once the run is aborted, waits at most the grace period for it to return. */
@@ -407,6 +467,18 @@ export class Executor {
     return true;
   }
 
+  /**
+   * Changes the retry settings of job type `type` in this process, on top of those it runs with
+   * now, for every later failure. Resolves `false` when this process has no definition of it.
+   * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` naming the field of a bad setting.
+   */
+  setRetry(type: string, retry: RetryOptions): boolean {
+    const definition = this.options.registry.find(type);
+    if (definition === undefined) return false;
+    this.policies.set(definition, resolveRetryPolicy(retry, this.policyOf(definition)));
+    return true;
+  }
+
   /** The retry policy that applies to a stored type key. */
   retryPolicyFor(type: string): RetryPolicy {
     return this.policyOf(this.options.registry.find(type));
@@ -414,33 +486,5 @@ export class Executor {
 
   private policyOf(definition: AnyJobDefinition | undefined): RetryPolicy {
     return (definition && this.policies.get(definition)) ?? this.options.retry;
-  }
-}
-
-/**
- * The grace period of an aborted run: `expired` resolves `abortGraceMs` after `start()`, unless
- * `clear()` came first (the run is over; no timer may outlive it and hold the process open).
- */
-class GraceTimer {
-  readonly expired: Promise<CallResult>;
-  private resolve: ((result: CallResult) => void) | undefined;
-  private cancel: CancelTimer | undefined;
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly ms: number,
-  ) {
-    this.expired = new Promise((resolve) => (this.resolve = resolve));
-  }
-
-  start(): void {
-    if (this.cancel || !this.resolve) return;
-    const resolve = this.resolve;
-    this.cancel = this.clock.schedule(() => resolve({ done: false }), this.ms);
-  }
-
-  clear(): void {
-    this.cancel?.();
-    this.resolve = undefined;
   }
 }

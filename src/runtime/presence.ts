@@ -22,7 +22,10 @@ export interface PresenceOptions {
   workerId: string;
   version: string;
   /** What the row says about the worker now. */
-  describe: () => Pick<WorkerPresence, 'concurrency' | 'running' | 'queues' | 'circuits'>;
+  describe: () => Pick<
+    WorkerPresence,
+    'concurrency' | 'running' | 'queues' | 'circuits' | 'breakers' | 'types' | 'health' | 'lag'
+  >;
   clock: Clock;
 }
 

@@ -49,6 +49,8 @@ export interface QueueStartSettings {
   maxWorkers: number | null | undefined;
   /** Zombie timeout to set, in whole seconds; `undefined` leaves it. */
   zombieTimeoutSeconds: number | undefined;
+  /** Whether succeeded jobs get archive rows; `undefined` leaves it. */
+  keepSucceeded: boolean | undefined;
 }
 
 /**
@@ -65,7 +67,7 @@ export interface EngineSettings {
   workerQueues: readonly string[] | null;
   worker: boolean;
   concurrency: number;
-  prefetch: number;
+  prefetch: number | 'auto';
   pollIntervalMs: number;
   timeoutMs: number;
   /** Per-queue handler time limits from `queues.<name>.timeout`. */

@@ -9,7 +9,9 @@ import { Batcher } from '../util/batcher.js';
 import type { Completer, HandoffTaker } from './completer.js';
 import type { CircuitBreakers, CircuitPermit } from './circuit-breaker.js';
 import type { Executor, RunResult } from './executor.js';
+import { takeBatch, type Buffered } from './batch-group.js';
 import type { RateGate } from './rate-gate.js';
+import { PrefetchWindow } from './prefetch-window.js';
 import { Slots } from './slots.js';
 import { jitter, Wakeup } from './wakeup.js';
 
@@ -18,8 +20,17 @@ export interface WorkerOptions {
   workerId: string;
   /** Jobs run at once by this process. */
   concurrency: number;
-  /** Claimed jobs kept ready beyond the free slots. */
-  prefetch: number;
+  /** Claimed jobs kept ready beyond the free slots: a number, or `auto` (see `PrefetchWindow`). */
+  prefetch: number | 'auto';
+  /** Job types whose runs' starts are written before their handlers are called. */
+  strictStarts: ReadonlySet<string>;
+  /** Most jobs per batch of each batch-handled job type (lower-cased keys; sizes above 1 only). */
+  batchSizes: ReadonlyMap<string, number>;
+  /**
+   * How long a claimed job may wait in the local queue and still start on trust, in ms: past it,
+   * its lease may have been rescued (`fetchedTimeout`), so it passes the lease gate first.
+   */
+  trustClaimsForMs: number;
   /** Idle poll interval in ms (jittered ±20 %). */
   pollIntervalMs: number;
   /** Queues served, or `null` for all. */
@@ -45,6 +56,15 @@ export interface WorkerOptions {
   rates?: RateGate;
 }
 
+/** A claimed job whose run began (see `Worker.begin`), with its circuit permit, if any. */
+interface Begun {
+  job: ClaimedJob;
+  lease: Lease;
+  /** The write of its start when it began on trust; `undefined` when the start is stored. */
+  recorded: Promise<boolean> | undefined;
+  permit: CircuitPermit | null;
+}
+
 /** How often the paused-queue list is re-read while working, in ms. */
 const PAUSE_REFRESH_MS = 1000;
 /**
@@ -63,15 +83,20 @@ const CLAIM_ERROR_BACKOFF_MS = 250;
 const CLAIM_ERROR_BACKOFF_CAP_MS = 5000;
 
 /**
- * The per-process worker: claims batches sized to free slots plus a bounded prefetch, starts each
- * job through the lease gate right before running it, and keeps at most `concurrency` handlers
- * running. Wakes on store notifications, slot releases and a jittered poll.
+ * The per-process worker: claims batches sized to its free slots plus a local queue (the
+ * prefetch), runs claimed jobs as slots free and keeps at most `concurrency` handlers running.
+ * Claimed jobs are fetched; a run's start (fetched → processing, the attempt counted) is recorded
+ * with the completer's next settle round, not before the handler is called, except for job
+ * types with `strictStart`, which wait for it. Wakes on store notifications, slot releases and a
+ * jittered poll.
  */
 export class Worker implements HandoffTaker {
   private readonly slots: Slots;
   private readonly wakeup: Wakeup;
   private readonly starter: Batcher<Lease, ClaimedJob | null>;
-  private buffer: ClaimedJob[] = [];
+  private readonly window: PrefetchWindow;
+  /** The local queue: claimed jobs waiting for a slot, each with when it was claimed. */
+  private buffer: Buffered[] = [];
   private stopping = false;
   private loop: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
@@ -82,10 +107,10 @@ export class Worker implements HandoffTaker {
   private readonly paused: BackgroundRefresh<ReadonlySet<string>>;
   private waitingForSlots = false;
   /**
-   * The loop sleeps after a claim that came back short (nothing more to claim): slots kept for a
+   * The loop sleeps after a claim that found nothing: slots kept for a
    * hand-off cost it nothing then. Otherwise a hand-off would shrink its next claim.
    */
-  private idleAfterShortClaim = false;
+  private idleAfterEmptyClaim = false;
   /** Finished runs keeping their slot until enough settlements are written. */
   private holding = 0;
   /** Free slots kept for the jobs a settle in flight may start (see {@link offer}). */
@@ -99,6 +124,7 @@ export class Worker implements HandoffTaker {
 
   constructor(private readonly options: WorkerOptions) {
     this.slots = new Slots(options.concurrency);
+    this.window = new PrefetchWindow(options.clock, options.prefetch);
     this.wakeup = new Wakeup(options.clock);
     this.paused = new BackgroundRefresh({
       read: async () => {
@@ -219,12 +245,12 @@ export class Worker implements HandoffTaker {
   /**
    * Keeps a free slot for each job the settlements archive, so that the settle starts the next job
    * of each capped queue it frees a slot in (see docs/benchmarks.md, W8). Only while the claim
-   * loop sleeps after a short claim (it would not use the slots), not within
+   * loop sleeps after a claim that found nothing (it would not use the slots), not within
    * {@link HANDOFF_PAUSE_MS} of a hand-off that started nothing, and when claims would start jobs
    * at once too: nothing prefetched waiting, circuits closed, no rate limits.
    */
   offer(items: readonly Settlement[]): HandoffRequest | null {
-    if (this.stopping || !this.idleAfterShortClaim || this.buffer.length > 0) return null;
+    if (this.stopping || !this.idleAfterEmptyClaim || this.buffer.length > 0) return null;
     if (this.options.rates?.active === true || this.options.clock.now() < this.offersFrom) {
       return null;
     }
@@ -244,7 +270,7 @@ export class Worker implements HandoffTaker {
     if (started.length === 0) this.offersFrom = this.options.clock.now() + HANDOFF_PAUSE_MS;
     for (let i = started.length; i < request.limit; i++) this.slots.release();
     if (started.length > 0) this.options.onClaim?.(started.length);
-    for (const job of started) this.launch(job, true);
+    for (const job of started) this.launch(job);
     if (started.length < request.limit && this.waitingForSlots) this.wakeup.notify();
   }
 
@@ -254,9 +280,10 @@ export class Worker implements HandoffTaker {
   }
 
   private async fetchLoop(): Promise<void> {
-    const { store, workerId, queues, pollIntervalMs, prefetch, logger, events } = this.options;
+    const { store, workerId, queues, pollIntervalMs, logger, events } = this.options;
     let errorBackoff = CLAIM_ERROR_BACKOFF_MS;
     while (!this.stopping) {
+      const prefetch = this.window.size();
       const room = this.slots.free + prefetch - this.buffer.length;
       // Claim in worthwhile batches: wait until a quarter of the window is free, unless idle.
       const minimum =
@@ -271,29 +298,17 @@ export class Worker implements HandoffTaker {
       }
       const claimTypes = await this.claimableTypes();
       if (claimTypes === undefined) continue;
-      // Free slots only exist while the buffer is empty (dispatch fills them first), so reserve
-      // them: the claim starts that many jobs at once and each has a slot waiting. While any
-      // circuit is not closed, or rate limits apply, every job goes through the permit check and
-      // the start gate instead.
       const rated = this.options.rates?.active === true;
-      const reserved = !rated && this.circuitsClosed() ? this.reserveFreeSlots() : 0;
       let claimed: ClaimedJob[];
       try {
         this.paused.peek(); // keeps the list fresh, in the background
         this.claimSentAt = this.options.clock.now();
-        claimed = await store.claim({
-          workerId,
-          limit: room,
-          queues,
-          types: claimTypes,
-          startCount: reserved,
-        });
+        claimed = await store.claim({ workerId, limit: room, queues, types: claimTypes });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
         this.claimSentAt = null;
         this.options.onClaim?.(claimed.length);
       } catch (error) {
         this.claimSentAt = null;
-        for (let i = 0; i < reserved; i++) this.slots.release();
         logger.warn('claim failed; backing off', {
           ...logEvent('ClaimFailed'),
           delayMs: errorBackoff,
@@ -306,15 +321,16 @@ export class Worker implements HandoffTaker {
       }
       const got = claimed.length;
       if (rated) claimed = await this.admit(claimed);
-      const started = claimed.filter((job) => job.state === 'processing');
-      for (let i = started.length; i < reserved; i++) this.slots.release();
-      for (const job of started) this.launch(job, true);
-      this.buffer.push(...claimed.filter((job) => job.state === 'fetched'));
+      const claimedAt = this.options.clock.now();
+      for (const job of claimed) this.buffer.push({ job, claimedAt });
       this.dispatch();
-      if (got < room && !this.stopping) {
-        this.idleAfterShortClaim = true;
+      // Only a claim that found nothing waits for a wake-up: one that came back short while other
+      // processes claim too finds more next time (they held rows it skipped), and a queue that
+      // is drained answers the next claim with nothing.
+      if (got === 0 && !this.stopping) {
+        this.idleAfterEmptyClaim = true;
         await this.wakeup.wait(jitter(pollIntervalMs));
-        this.idleAfterShortClaim = false;
+        this.idleAfterEmptyClaim = false;
       }
     }
   }
@@ -356,20 +372,22 @@ export class Worker implements HandoffTaker {
     return admitted;
   }
 
-  /** Takes every free slot; returns how many. */
-  private reserveFreeSlots(): number {
-    let reserved = 0;
-    while (this.slots.tryAcquire()) reserved++;
-    return reserved;
-  }
-
   private circuitsClosed(): boolean {
     return this.options.circuits?.stats().every((circuit) => circuit.state === 'closed') ?? true;
   }
 
   private dispatch(): void {
+    const trustedFrom = this.options.clock.now() - this.options.trustClaimsForMs;
+    const { batchSizes } = this.options;
     while (this.buffer.length > 0 && !this.stopping && this.slots.tryAcquire()) {
-      this.launch(this.buffer.shift() as ClaimedJob, false);
+      const next = this.buffer.shift() as Buffered;
+      const size = batchSizes.size === 0 ? undefined : batchSizes.get(next.job.type.toLowerCase());
+      if (size === undefined) this.launch(next.job, next.claimedAt < trustedFrom);
+      else
+        this.launchBatch(
+          takeBatch(this.buffer, next, size, () => this.slots.tryAcquire()),
+          trustedFrom,
+        );
     }
   }
 
@@ -379,8 +397,62 @@ export class Worker implements HandoffTaker {
    * plus the unwritten settlements, at most 3 × concurrency), the slot is held while more than
    * {@link UNSETTLED_PER_SLOT} × concurrency settlements are unwritten.
    */
-  private launch(job: ClaimedJob, startedByClaim: boolean): void {
-    void this.runOne(job, startedByClaim).finally(async () => {
+  private launch(job: ClaimedJob, gate = false): void {
+    this.occupy(this.runOne(job, gate));
+  }
+
+  /**
+   * Runs a batch of jobs of one type and queue, each in a slot already taken, and frees each
+   * job's slot as {@link launch} does once that job is done. Jobs past the lease gate begin first,
+   * so the others' start marks are not written long before the handler is called.
+   */
+  private launchBatch(batch: readonly Buffered[], trustedFrom: number): void {
+    const strict = this.options.strictStarts.has((batch[0] as Buffered).job.type.toLowerCase());
+    const gated = batch.map((item) => strict || item.claimedAt < trustedFrom);
+    const runs = this.beginBatch(batch, gated).then((begun) => {
+      const started = begun.filter((b): b is Begun => b !== null);
+      const results = this.options.executor.runBatch(started);
+      let next = 0;
+      return begun.map((b) => (b === null ? null : { begun: b, result: results[next++] }));
+    });
+    batch.forEach((_, i) => {
+      this.occupy(
+        runs.then(async (all) => {
+          const run = all[i];
+          if (!run) return;
+          let result: RunResult | undefined;
+          try {
+            result = await run.result;
+          } finally {
+            if (run.begun.permit) this.report(run.begun.permit, result);
+          }
+        }),
+      );
+    });
+  }
+
+  /** Begins each job of a batch (see {@link begin}): the `gated` ones first, then the others. */
+  private async beginBatch(
+    batch: readonly Buffered[],
+    gated: readonly boolean[],
+  ): Promise<(Begun | null)[]> {
+    const begun = await Promise.all(
+      batch.map((item, i) =>
+        gated[i] === true ? this.begin(item.job, true) : Promise.resolve(null),
+      ),
+    );
+    await Promise.all(
+      batch.map(async (item, i) => {
+        if (gated[i] !== true) begun[i] = await this.begin(item.job, false);
+      }),
+    );
+    return begun;
+  }
+
+  /** Holds a slot until `run` is done, then frees it (see {@link launch}). */
+  private occupy(run: Promise<unknown>): void {
+    void run.finally(async () => {
+      this.window.noteFinished();
       this.holding += 1;
       await this.options.completer.whenUnsettledAtMost(this.slots.capacity * UNSETTLED_PER_SLOT);
       this.holding -= 1;
@@ -390,8 +462,25 @@ export class Worker implements HandoffTaker {
     });
   }
 
-  private async runOne(job: ClaimedJob, startedByClaim: boolean): Promise<void> {
-    const { events, logger, completer, executor, clock } = this.options;
+  /** Runs `job`; with `gate` (or for a `strictStart` type) through the lease gate first. */
+  private async runOne(job: ClaimedJob, gate: boolean): Promise<void> {
+    const begun = await this.begin(job, gate);
+    if (begun === null) return;
+    let result: RunResult | undefined;
+    try {
+      result = await this.options.executor.run(begun.job, begun.lease, begun.recorded);
+    } finally {
+      if (begun.permit) this.report(begun.permit, result);
+    }
+  }
+
+  /**
+   * Begins the run of a claimed job: sends it back when its queue was paused or its circuit is
+   * open, records its start (on trust, behind the run; with `gate` or for a `strictStart` type
+   * through the lease gate, before) and emits `job:started`. `null`: the job does not run now.
+   */
+  private async begin(job: ClaimedJob, gate: boolean): Promise<Begun | null> {
+    const { events, logger, completer, clock } = this.options;
     const lease: Lease = {
       id: job.id,
       workerId: this.options.workerId,
@@ -399,25 +488,26 @@ export class Worker implements HandoffTaker {
     };
     const base = { id: job.id, type: job.type, queue: job.queue };
     let permit: CircuitPermit | null = null;
-    let result: RunResult | undefined;
     try {
-      let started: ClaimedJob | null = job;
-      if (startedByClaim) {
-        // Already running: count it in its circuit if a permit is to be had, run it either way.
-        permit = this.options.circuits?.acquire(job.type) ?? null;
-      } else {
-        if (this.paused.peek()?.has(job.queue) === true) {
-          await completer.settle({ kind: 'release', lease });
-          return;
+      if (this.paused.peek()?.has(job.queue) === true) {
+        await completer.settle({ kind: 'release', lease });
+        return null;
+      }
+      if (this.options.circuits) {
+        permit = this.options.circuits.acquire(job.type);
+        if (!permit) {
+          await this.rescheduleForOpenCircuit(job, lease);
+          return null;
         }
-        if (this.options.circuits) {
-          permit = this.options.circuits.acquire(job.type);
-          if (!permit) {
-            await this.rescheduleForOpenCircuit(job, lease);
-            return;
-          }
-        }
+      }
+      let started: ClaimedJob | null;
+      let recorded: Promise<boolean> | undefined;
+      if (gate || this.options.strictStarts.has(job.type.toLowerCase())) {
         started = await this.starter.add(lease);
+      } else {
+        // Started on trust: the start is recorded behind the run, with the next settle round.
+        recorded = completer.recordStart(lease);
+        started = { ...job, state: 'processing', attempts: job.attempts + 1 };
       }
       if (!started) {
         logger.warn('lease lost before start; skipping', {
@@ -425,14 +515,15 @@ export class Worker implements HandoffTaker {
           ...base,
         });
         events.emit('job:conflict', { ...base, step: 'start' });
-        return;
+        if (permit) this.report(permit, undefined);
+        return null;
       }
       events.emit('job:started', {
         ...base,
         attempt: started.attempts,
         queueLagMs: Math.max(0, clock.now() - started.runAt.getTime()),
       });
-      result = await executor.run(started, lease);
+      return { job: started, lease, recorded, permit };
     } catch (error) {
       logger.error('job could not be started', {
         ...logEvent('JobStartFailed'),
@@ -440,8 +531,8 @@ export class Worker implements HandoffTaker {
         error: String(error),
       });
       events.emit('worker:error', { where: 'start', error });
-    } finally {
-      if (permit) this.report(permit, result);
+      if (permit) this.report(permit, undefined);
+      return null;
     }
   }
 
@@ -491,7 +582,7 @@ export class Worker implements HandoffTaker {
   private async releaseBuffered(): Promise<void> {
     const buffered = this.buffer;
     this.buffer = [];
-    await Promise.all(buffered.map((job) => this.release(job)));
+    await Promise.all(buffered.map(({ job }) => this.release(job)));
   }
 
   /** Returns a fetched job to pending at once; a failure is logged (rescue then returns it). */

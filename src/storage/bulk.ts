@@ -148,8 +148,9 @@ export interface BulkStore {
   /** Appends to the audit trail. */
   recordAction(entry: NewAuditEntry): Promise<AuditEntry>;
   /**
-   * Audit entries, newest first by id (a UUIDv7, so by time), at most `limit`, those with an id
-   * below `beforeId` when given.
+   * Audit entries, newest first in the order the store recorded them (never by a process's
+   * clock), at most `limit`; with `beforeId`, those recorded before that entry (none when it is
+   * gone).
    */
   listActions(limit: number, beforeId?: string): Promise<AuditEntry[]>;
 }

@@ -56,7 +56,7 @@ export interface EnqueueResult {
   created: boolean;
 }
 
-/** A row of the hot table: pending, fetched or processing. */
+/** A row of the hot table: scheduled, pending, fetched or processing. */
 export interface HotJob {
   id: string;
   queue: string;
@@ -196,7 +196,7 @@ export interface KeyUsage {
   limit: number | null;
   /** Jobs of the key fetched or processing. */
   running: number;
-  /** Jobs of the key pending (due or not). */
+  /** Jobs of the key waiting: pending or scheduled. */
   pending: number;
 }
 
@@ -247,13 +247,18 @@ export interface QueueInfo {
   maxWorkers: number | null;
   /** Per-queue zombie timeout in seconds; `null` = the global default. */
   zombieTimeoutSeconds: number | null;
+  /** Whether succeeded jobs are kept in the archive; `false`: counted, then deleted. */
+  keepSucceeded: boolean;
   updatedAt: Date;
 }
 
 /** Counts and lifetime counters of one queue. */
 export interface QueueStats {
   queue: string;
+  /** Jobs due and waiting for a worker. */
   pending: number;
+  /** Jobs waiting for their due time (see docs/state-machine.md, "Scheduled jobs"). */
+  scheduled: number;
   fetched: number;
   processing: number;
   /** Rows now in the archive / DLQ for this queue. */
@@ -275,9 +280,12 @@ export interface QueueGauges {
   /** The queue's controls: a paused or inactive queue is not claimed. */
   paused: boolean;
   active: boolean;
-  /** Pending jobs that are due (runAt ≤ now). */
+  /**
+   * Waiting jobs that are due (runAt ≤ now): the pending ones and the scheduled ones whose time
+   * came but that the promoter has not moved yet.
+   */
   due: number;
-  /** Pending jobs scheduled for later. */
+  /** Scheduled jobs due later (runAt > now). */
   scheduled: number;
   fetched: number;
   processing: number;
@@ -285,8 +293,21 @@ export interface QueueGauges {
   dead: number;
   /** When the longest-waiting due job became due; `null` when none is due. */
   oldestDueAt: Date | null;
+  /** Lifetime totals of the queue (never decremented by purges or resurrection). */
+  succeededTotal: number;
+  failedTotal: number;
   /** The store clock when this was read, to measure lag against. */
   readAt: Date;
+}
+
+/** Due pending jobs of one queue and job type (`Store.dueByType`). */
+export interface DueTypeCount {
+  queue: string;
+  type: string;
+  /** How many of the jobs read are due (at least this many when the read was cut off). */
+  due: number;
+  /** When the longest-waiting of them became due. */
+  oldestDueAt: Date;
 }
 
 /** A worker process as it last reported itself (`chokaq status`, The Deck). */
@@ -305,6 +326,27 @@ export interface WorkerPresence {
   queues: string[] | null;
   /** Its circuit breakers that are not closed. */
   circuits: { type: string; state: 'open' | 'half-open' }[];
+  /**
+   * The job types it runs, lower-case; `null` for every type (a pipe handler) or when not
+   * recorded (a worker of a ChokaQ before 0.x wrote none).
+   */
+  types: string[] | null;
+  /**
+   * Every circuit breaker it has seen, closed ones too, with when an open one lets a probe
+   * through (`resetAt`); empty when not recorded.
+   */
+  breakers: { type: string; state: 'closed' | 'open' | 'half-open'; resetAt: Date | null }[];
+  /**
+   * The lag thresholds it runs with (its `health` option and each queue's own), in ms, so any
+   * process judges the queues it serves by them; `null` when not recorded.
+   */
+  lag: {
+    degradedMs: number;
+    unhealthyMs: number;
+    queues: Record<string, { degradedMs: number; unhealthyMs: number }>;
+  } | null;
+  /** Its own `chokaq_worker` health check when it wrote the row; `null` when not recorded. */
+  health: { status: 'ok' | 'degraded' | 'unhealthy'; message: string } | null;
   /** The ChokaQ version it runs. */
   version: string;
 }

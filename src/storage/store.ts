@@ -30,6 +30,7 @@ import type {
   HotJob,
   KeyUsage,
   NewJob,
+  DueTypeCount,
   QueueGauges,
   QueueInfo,
   QueueStats,
@@ -52,13 +53,6 @@ export interface ClaimRequest {
    * Default: `null`.
    */
   types?: readonly string[] | null;
-  /**
-   * The first `startCount` claimed rows (in claim order) are started at once — processing,
-   * `attempts + 1`, `startedAt` and `heartbeatAt` stamped, as `start` would — because the worker
-   * has a free slot for each and runs them right away: the claim is their lease check. The rest
-   * are fetched. Default: `0`.
-   */
-  startCount?: number;
 }
 
 /**
@@ -79,7 +73,7 @@ export interface HandoffRequest {
 export interface HandoffResult {
   /** One boolean per settlement, as {@link Store.settle} returns them. */
   applied: boolean[];
-  /** The jobs started for the worker (processing, one new lease token), in claim order. */
+  /** The jobs claimed for the worker (fetched, one new lease token), in claim order. */
   started: ClaimedJob[];
 }
 
@@ -94,7 +88,9 @@ export interface Lease {
  * How a claimed job ends its turn. Each is applied only when the row still matches the lease and
  * the expected state; otherwise it is reported as a conflict and nothing changes.
  *
- * - `archive`: processing → archive (succeeded counter, success bucket with duration); `note`
+ * - `archive`: processing → archive (succeeded counter, success bucket with duration); also
+ *   fetched → archive for a run whose start was not recorded yet (the worker records starts with
+ *   its next settle round): `attempts + 1`, `startedAt` its duration before now. `note`
  *   and `result` (the handler's return value as JSON; default `null` each) are stored with the
  *   archived row.
  * - `retry`: processing (or fetched, for a circuit reschedule) → pending after `delayMs`,
@@ -106,7 +102,15 @@ export interface Lease {
  * - `release`: fetched → pending at once; no counter (paused queue, shutdown of prefetched jobs).
  */
 export type Settlement =
-  | { kind: 'archive'; lease: Lease; durationMs: number; note?: string; result?: string }
+  | {
+      kind: 'archive';
+      lease: Lease;
+      durationMs: number;
+      note?: string;
+      result?: string;
+      /** `false`: counted as succeeded but not archived (the job type keeps no rows). Default: `true`. */
+      keep?: boolean;
+    }
   | {
       kind: 'retry';
       lease: Lease;
@@ -184,12 +188,25 @@ export interface RescueResult {
   idempotencyClaimsPurged: number;
 }
 
+/** What one {@link Store.promote} did. */
+export interface PromoteResult {
+  /** Jobs moved scheduled → pending, per queue (queues with none are left out). */
+  promoted: { queue: string; count: number }[];
+  /**
+   * When the next scheduled job not moved by this pass is due, in milliseconds from now on the
+   * store clock (0 when it is already due); `null` when nothing else is scheduled.
+   */
+  nextDueInMs: number | null;
+}
+
 /** A change to a queue's controls; absent fields keep their value. Creates the queue if missing. */
 export interface QueuePatch {
   paused?: boolean;
   active?: boolean;
   maxWorkers?: number | null;
   zombieTimeoutSeconds?: number | null;
+  /** Whether the queue's succeeded jobs get archive rows (counters and buckets count them either way). */
+  keepSucceeded?: boolean;
 }
 
 /** One hour of one error group's trend (`dlq_error_group_hours`). */
@@ -223,7 +240,7 @@ export interface ResurrectRequest {
   priority?: number;
 }
 
-/** An edit of a pending job; absent fields keep the stored value. */
+/** An edit of a waiting (pending or scheduled) job; absent fields keep the stored value. */
 export interface PendingEdit {
   payload?: string;
   tags?: string | null;
@@ -303,7 +320,7 @@ export interface Store extends BulkStore {
 
   /**
    * Claims due pending jobs: state → fetched with `workerId` and a fresh lease token shared by the
-   * batch (the first `startCount` → processing). Eligible: pending, `runAt` ≤ now, no cancel
+   * batch. Eligible: pending, `runAt` ≤ now, no cancel
    * request, queue not paused and active, queue in `queues`, type in `types`. Order: priority
    * desc, then turn, then runAt, then id — across all eligible queues, capped or not. A job's
    * turn is 1, except in a queue holding pending jobs with a concurrency key: there each key
@@ -335,8 +352,8 @@ export interface Store extends BulkStore {
    * (not paused, active, holding no pending job with a concurrency key), the queue's next due
    * pending jobs without a key, as many as the archive freed there (never more than the queue's
    * room after the settle), are looked at in claim order, and those of the worker's types are
-   * started for it (processing, `attempts + 1`, `startedAt` and `heartbeatAt` stamped, one new
-   * lease token, as a claim's started jobs), at most `handoff.limit` in all. A next job of
+   * claimed for it (fetched, one new lease token, as a claim's jobs; the worker records their
+   * starts), at most `handoff.limit` in all. A next job of
    * another type is left to other workers. A queue's fetched + processing count never grows by
    * this, so caps stay exact. Wake-ups go out as for `settle`, except for the queues whose freed
    * room was all taken here.
@@ -347,8 +364,9 @@ export interface Store extends BulkStore {
   ): Promise<HandoffResult>;
 
   /**
-   * Refreshes `heartbeatAt` of processing jobs whose leases are still held (same worker, token,
-   * state processing) and reports, per lease, whether it is alive and whether a cancel was requested.
+   * Refreshes `heartbeatAt` (and `updatedAt`) of claimed jobs whose leases are still held (same
+   * worker and token, state processing or fetched: a run whose start is not recorded yet) and
+   * reports, per lease, whether it is alive and whether a cancel was requested.
    */
   heartbeat(leases: readonly HeartbeatLease[]): Promise<HeartbeatResult[]>;
 
@@ -364,7 +382,15 @@ export interface Store extends BulkStore {
   rescue(options: RescueOptions): Promise<RescueResult>;
 
   /**
-   * Cancels jobs by id. Pending and fetched jobs move to the DLQ as `Cancelled` atomically, with
+   * One promoter pass: at most `limit` scheduled jobs whose `runAt` came (store clock) move to
+   * pending, oldest due first, where claims find them; their `runAt`, `updatedAt` and version
+   * stay. Rows another promoter holds are skipped (SQL: `FOR UPDATE SKIP LOCKED` in one
+   * statement). Workers of the queues that received jobs are woken as after an enqueue.
+   */
+  promote(limit: number): Promise<PromoteResult>;
+
+  /**
+   * Cancels jobs by id. Scheduled, pending and fetched jobs move to the DLQ as `Cancelled` atomically, with
    * `Cancelled by <actor>` as error text. Processing jobs get a persisted cancel request
    * (`cancelRequestedAt`, `cancelRequestedBy`) that their owner sees at its next heartbeat. Ids
    * not in the hot table are ignored. A pending job with a cancel request is never claimed.
@@ -390,9 +416,10 @@ export interface Store extends BulkStore {
   /** Deletes DLQ rows for good; returns how many were deleted. Lifetime counters stay. */
   purgeDead(ids: readonly string[]): Promise<number>;
   /**
-   * Edits a pending hot job in place (payload, tags, priority, due time), appending an `edit`
-   * action to its history. Returns `false`, changing nothing, when the job is not pending or not
-   * found.
+   * Edits a waiting (pending or scheduled) hot job in place (payload, tags, priority, due time),
+   * appending an `edit` action to its history. A new due time decides the state: later →
+   * scheduled, now → pending. Returns `false`, changing nothing, when the job is not waiting or
+   * not found.
    */
   editPending(id: string, edit: PendingEdit): Promise<boolean>;
 
@@ -430,6 +457,11 @@ export interface Store extends BulkStore {
    * ordered by name; cheap enough for every metrics scrape or health check (no archive read).
    */
   queueGauges(): Promise<QueueGauges[]>;
+  /**
+   * The due pending jobs of `queues` by job type (lower-case as stored), ordered by queue and
+   * type, from at most `limit` due rows (counts are lower bounds when the read stops there).
+   */
+  dueByType(queues: readonly string[], limit: number): Promise<DueTypeCount[]>;
   /**
    * Concurrency keys with hot jobs, busiest first (running desc, then pending desc, queue, key),
    * at most `limit`; only `queue`'s when given. Reads every hot job with a key.

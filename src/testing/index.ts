@@ -20,7 +20,8 @@ export interface DrainOptions {
 
 /**
  * Resolves once a started ChokaQ has nothing left to do right now: no job is fetched or
- * processing and no pending job is due (delayed jobs not yet due are left alone).
+ * processing and no waiting job is due (scheduled jobs not yet due are left alone; one whose
+ * time came counts as work until the promoter made it pending and it ran).
  * @throws Error when the timeout passes first, naming how many jobs were still busy.
  */
 export async function drain(chokaq: ChokaQ, options: DrainOptions = {}): Promise<void> {
@@ -32,7 +33,9 @@ export async function drain(chokaq: ChokaQ, options: DrainOptions = {}): Promise
       chokaq.storage.listHot({ limit: DRAIN_SCAN_LIMIT }),
       chokaq.storage.now(),
     ]);
-    const busy = hot.filter((job) => job.state !== 'pending' || job.runAt <= now).length;
+    const busy = hot.filter(
+      (job) => (job.state !== 'pending' && job.state !== 'scheduled') || job.runAt <= now,
+    ).length;
     if (busy === 0 && chokaq.running === 0) return;
     if (Date.now() > deadline)
       throw new Error(`drain: ${busy} jobs still busy after ${timeoutMs} ms`);

@@ -9,6 +9,8 @@ export interface BatcherOptions<T, R> {
   run(items: T[]): Promise<(R | ItemFailure)[]>;
   /** Largest batch handed to `run`. Default: `500`. */
   maxBatch?: number;
+  /** Whether an item counts as unfinished work ({@link Batcher.unfinished}). Default: every item. */
+  counts?: (item: T) => boolean;
 }
 
 interface Pending<T, R> {
@@ -24,7 +26,10 @@ interface Pending<T, R> {
 export class Batcher<T, R> {
   private readonly run: (items: T[]) => Promise<(R | ItemFailure)[]>;
   private readonly maxBatch: number;
+  private readonly counts: (item: T) => boolean;
   private queue: Pending<T, R>[] = [];
+  /** Counted items in {@link queue}. */
+  private queued = 0;
   private scheduled: NodeJS.Immediate | undefined;
   private running: Promise<void> | undefined;
   private inFlight = 0;
@@ -33,11 +38,12 @@ export class Batcher<T, R> {
   constructor(options: BatcherOptions<T, R>) {
     this.run = (items) => options.run(items);
     this.maxBatch = options.maxBatch ?? 500;
+    this.counts = options.counts ?? (() => true);
   }
 
-  /** Items not yet done: waiting plus in the batch being run. */
+  /** Counted items not yet done: waiting plus in the batch being run. */
   get unfinished(): number {
-    return this.queue.length + this.inFlight;
+    return this.queued + this.inFlight;
   }
 
   /** Resolves once at most `most` items are unfinished (at once if that holds now). */
@@ -50,6 +56,7 @@ export class Batcher<T, R> {
   add(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
+      if (this.counts(item)) this.queued += 1;
       this.schedule();
     });
   }
@@ -76,7 +83,8 @@ export class Batcher<T, R> {
     this.scheduled = undefined;
     if (this.running || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.maxBatch);
-    this.inFlight = batch.length;
+    this.inFlight = batch.filter((p) => this.counts(p.item)).length;
+    this.queued -= this.inFlight;
     this.running = this.execute(batch).finally(() => {
       this.running = undefined;
       this.inFlight = 0;

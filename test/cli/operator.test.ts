@@ -1,7 +1,7 @@
 /**
  * The operator commands (`chokaq jobs …`, `chokaq dlq …`) against real stores: an embedded folder
  * and a PostgreSQL schema, each seeded through the public API with succeeded, dead, cancelled and
- * pending jobs. The CLI runs in-process with captured output and a scripted line of input.
+ * scheduled jobs. The CLI runs in-process with captured output and a scripted line of input.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,26 +16,11 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
-
-interface CliResult {
-  code: number;
-  out: string;
-  err: string;
-}
+import { runCli, type CliResult } from '../helpers/cli.js';
 
 /** Runs the CLI in-process; `answer` is the one line the user types (none: input ended). */
-async function cli(args: string[], answer?: string): Promise<CliResult> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env: {},
-    readLine: () => Promise.resolve(answer ?? null),
-  };
-  const code = await run(args, io);
-  return { code, out, err };
-}
+const cli = (args: string[], answer?: string): Promise<CliResult> =>
+  runCli(args, { answer: answer ?? null });
 
 /** `cli` with `--json`, parsed. */
 async function json<T>(args: string[]): Promise<T> {
@@ -66,7 +51,7 @@ const reportJob = defineJob({
 
 /**
  * Seeds `storage`: 3 archived reports, 5 dead mails (Fatal, tagged `vip`), one more mail cancelled
- * while pending (DLQ, `Cancelled`) and one pending mail due in an hour.
+ * while pending (DLQ, `Cancelled`) and one mail due in an hour (scheduled).
  */
 async function seed(storage: Store): Promise<void> {
   const chokaq = new ChokaQ({
@@ -171,7 +156,7 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
     const all = await json<Page>(['jobs', 'list', ...flags]);
     expect(all.count).toEqual({ count: 10, exact: true });
     expect(new Set(all.jobs.map((job) => job.state))).toEqual(
-      new Set(['pending', 'succeeded', 'dead']),
+      new Set(['scheduled', 'succeeded', 'dead']),
     );
 
     const dead = await json<Page>(['jobs', 'list', ...flags, '--state', 'dead', '--queue', 'mail']);
@@ -189,7 +174,7 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
       '--payload-contains',
       '{"to":"c@example.com"}',
     ]);
-    expect(byPayload.jobs.map((job) => job.state)).toEqual(['pending']);
+    expect(byPayload.jobs.map((job) => job.state)).toEqual(['scheduled']);
     const types = await json<Page>(['jobs', 'list', ...flags, '--type', 'report.build.v1']);
     expect(types.jobs.map((job) => job.state)).toEqual(Array(3).fill('succeeded'));
     const future = await json<Page>([
@@ -222,21 +207,31 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
 
   it.skipIf(skip)('bad filter values are coded errors that read nothing', async () => {
     const cases: [string[], RegExp][] = [
-      [['--state', 'bogus'], /query\.state\[0\].*\(CHOKAQ_INVALID_FILTER\)\n$/],
-      [['--failure-reason', 'fatal'], /query\.reason\[0\].*\(CHOKAQ_INVALID_FILTER\)\n$/],
-      [['--limit', '5000'], /query\.limit.*\(CHOKAQ_INVALID_ARGUMENT\)\n$/],
+      [
+        ['--state', 'bogus'],
+        /chokaq: --state must be one of .*"bogus".*\(CHOKAQ_INVALID_FILTER\)\n$/,
+      ],
+      [
+        ['--failure-reason', 'fatal'],
+        /chokaq: --failure-reason must be one of .*\(CHOKAQ_INVALID_FILTER\)\n$/,
+      ],
+      [['--limit', '5000'], /chokaq: --limit must be .*5000.*\(CHOKAQ_INVALID_ARGUMENT\)\n$/],
       [['--limit', 'many'], /--limit must be a number, got 'many'\n$/],
-      [['--sort', 'priority'], /query\.sort.*\(CHOKAQ_INVALID_ARGUMENT\)\n$/],
+      [['--sort', 'priority'], /chokaq: --sort must be .*\(CHOKAQ_INVALID_ARGUMENT\)\n$/],
       [['--cursor', 'not-a-cursor'], /\(CHOKAQ_INVALID_CURSOR\)\n$/],
-      [['--created-from', 'yesterday'], /query\.created\.from.*\(CHOKAQ_INVALID_FILTER\)\n$/],
+      [
+        ['--created-from', 'yesterday'],
+        /chokaq: --created-from must be .*"yesterday".*\(CHOKAQ_INVALID_FILTER\)\n$/,
+      ],
       [['--payload-contains', '{bad'], /--payload-contains must be JSON/],
-      [['--attempts-min=-1'], /query\.attempts\.min.*\(CHOKAQ_INVALID_FILTER\)\n$/],
+      [['--attempts-min=-1'], /chokaq: --attempts-min .*\(CHOKAQ_INVALID_FILTER\)\n$/],
     ];
     for (const [args, message] of cases) {
       const result = await cli(['jobs', 'list', ...flags, ...args]);
       expect(result.code, args.join(' ')).not.toBe(0);
       expect(result.out, args.join(' ')).toBe('');
       expect(result.err, args.join(' ')).toMatch(message);
+      expect(result.err, args.join(' ')).not.toMatch(/query\./);
     }
   });
 
@@ -337,12 +332,23 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
       expect(noReason.code).toBe(2);
       expect(noReason.err).toMatch(/--reason is required/);
 
+      const recorded = async () => {
+        const reader = auditReader(flags);
+        try {
+          return [(await reader.bulk.list()).length, (await reader.audit.list()).length];
+        } finally {
+          await reader.stop();
+        }
+      };
+      const before = await recorded();
       const preview = await cli([...selection, '--preview']);
       expect(preview.code).toBe(0);
       expect(preview.out.split('\n').filter((line) => line.includes('mail.send.v1'))).toHaveLength(
         5,
       );
-      expect(preview.err).toMatch(/5 jobs to resurrect \(bulk action \S+\)\n$/);
+      // A preview only reads: it records no bulk action and no audit entry.
+      expect(preview.err).toMatch(/(^|\n)5 jobs to resurrect\n$/);
+      expect(await recorded()).toEqual(before);
 
       const wrong = await cli([...selection, '--reason', 'SMTP fixed'], '4');
       expect(wrong.code).toBe(1);
@@ -357,7 +363,9 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
       const left = await json<Page>(['dlq', 'list', ...flags]);
       expect(left.jobs.map((job) => job.reason)).toEqual(['Cancelled']);
       const pending = await json<Page>(['jobs', 'list', ...flags, '--state', 'pending']);
-      expect(pending.jobs).toHaveLength(6);
+      expect(pending.jobs).toHaveLength(5);
+      const waiting = await json<Page>(['jobs', 'list', ...flags, '--state', 'pending,scheduled']);
+      expect(waiting.jobs).toHaveLength(6);
 
       // The audit trail names the actor and the reason.
       const chokaq = auditReader(flags);
@@ -527,6 +535,51 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
     expect(previewed.count).toBe(0);
     expect(previewed.token).toBeUndefined();
   });
+
+  it.skipIf(skip)(
+    'jobs rerun enqueues a copy of a succeeded job, audited; other ids fail',
+    async () => {
+      const [done] = (
+        await json<Page>(['jobs', 'list', ...flags, '--state', 'succeeded', '--queue', 'reports'])
+      ).jobs;
+      const copy = await json<{ from: string; id: string }>([
+        'jobs',
+        'rerun',
+        done!.id,
+        ...flags,
+        '--reason',
+        'report lost by the mail relay',
+        '--actor',
+        'ops@acme',
+      ]);
+      expect(copy.from).toBe(done!.id);
+      const pending = await json<{ state: string; found: { job: { type: string } } }>([
+        'jobs',
+        'show',
+        copy.id,
+        ...flags,
+      ]);
+      expect(pending).toMatchObject({ state: 'pending', found: { job: { type: done!.type } } });
+      const reader = auditReader(flags);
+      try {
+        expect((await reader.audit.list({ limit: 1 }))[0]).toMatchObject({
+          action: 'rerun',
+          actor: 'ops@acme',
+          reason: 'report lost by the mail relay',
+        });
+      } finally {
+        await reader.stop();
+      }
+      const human = await cli(['jobs', 'rerun', done!.id, ...flags]);
+      expect(human.err).toMatch(new RegExp(`\\nenqueued \\S+, a copy of ${done!.id}\\n$`));
+      const dead = (await json<Page>(['jobs', 'list', ...flags, '--state', 'dead'])).jobs[0];
+      for (const id of ['no-such-job', ...(dead ? [dead.id] : [])]) {
+        const missing = await cli(['jobs', 'rerun', id, ...flags]);
+        expect(missing).toMatchObject({ code: 1, out: '' });
+        expect(missing.err).toMatch(/no succeeded job \S+ in the archive; nothing enqueued\n$/);
+      }
+    },
+  );
 });
 
 /** Runs the built CLI with `input` on its standard input; resolves when it exits. */
@@ -576,7 +629,7 @@ describe('operator commands and the embedded store', () => {
     dirs.push(dir);
     const missing = await cli(['jobs', 'list', '--data-dir', join(dir, 'nowhere')]);
     expect(missing.code).toBe(2);
-    expect(missing.err).toMatch(/^chokaq: no embedded store in .*nowhere: pass --database-url/);
+    expect(missing.err).toMatch(/^chokaq: .*nowhere does not exist: pass --database-url/);
 
     const dataDir = join(dir, 'store');
     const holder = new ChokaQ({
@@ -617,7 +670,9 @@ describe('chokaq purge', () => {
     expect(dry.out).not.toContain('dlq');
     const bad = await cli(['purge', '--data-dir', dataDir, '--archive', 'soon', '--yes']);
     expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/ages\.archive.*\(CHOKAQ_INVALID_DURATION\)\n$/);
+    expect(bad.err).toMatch(
+      /chokaq: --archive must be a duration.*"soon".*\(CHOKAQ_INVALID_DURATION\)\n$/,
+    );
     const wrong = await cli(['purge', ...flags], '2');
     expect(wrong).toMatchObject({ code: 1 });
     expect(wrong.err).toMatch(/type 3 to purge them: not confirmed; nothing changed\n$/);

@@ -6,25 +6,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/io.js';
-import { run } from '../../src/cli/main.js';
 import { ChokaQ, silentLogger, type ScheduleInfo } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
 const pgUp = await postgresAvailable();
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env: {},
-  };
-  const code = await run(args, io);
-  return { code, out, err };
-}
+const cli = (args: string[]): Promise<CliResult> => runCli(args);
 
 describe.skipIf(!pgUp)('chokaq schedules', () => {
   const schema = uniqueSchema('cli_sched');

@@ -1,8 +1,9 @@
 /**
  * Conformance tests of `settleAndClaim`: a settle that hands the capped slots it frees to the
- * settling worker (the next jobs start for it in the same step), never more than it freed nor
- * past the cap, nothing from queues it may not take from, wake-ups only where room is left, and a
- * job it started is rescued like any processing job. Registered by `describeStoreConformance` in
+ * settling worker (the next jobs are claimed for it in the same step, fetched, as a claim's),
+ * never more than it freed nor past the cap, nothing from queues it may not take from, wake-ups
+ * only where room is left, and a job it handed over and that never ran goes back to pending like
+ * any stale claim. Registered by `describeStoreConformance` in
  * suite.ts for every provider.
  */
 import { describe, expect, it } from 'vitest';
@@ -11,8 +12,8 @@ import type { HandoffRequest } from '../../src/storage/store.js';
 import type { ConformanceContext } from './reliability.js';
 import { ids, leaseOf, newJob, waitUntil } from './helpers.js';
 
-/** Age of a processing row's heartbeat that counts as a zombie. */
-const ZOMBIE_MS = 150;
+/** Age of an untouched claim that counts as stale. */
+const STALE_MS = 150;
 
 /** A hand-off to worker `w2` of up to `limit` jobs of any served queue and type. */
 function offer(limit = 1, overrides: Partial<HandoffRequest> = {}): HandoffRequest {
@@ -49,7 +50,7 @@ export function describeHandoff(ctx: ConformanceContext): void {
   });
 
   describe('settleAndClaim', () => {
-    it("starts the freed slot's next job for the settling worker", async () => {
+    it("claims the freed slot's next job for the settling worker", async () => {
       const store = ctx.store();
       const { started, pending } = await cappedQueue('ho', 1, 3, 1);
       const [done] = started;
@@ -57,12 +58,13 @@ export function describeHandoff(ctx: ConformanceContext): void {
       const result = await store.settleAndClaim([archive(done)], offer(5));
       expect(result.applied).toEqual([true]);
       expect(ids(result.started)).toEqual([pending[0]]);
-      expect(result.started[0]).toMatchObject({ state: 'processing', attempts: 1, workerId: 'w2' });
+      expect(result.started[0]).toMatchObject({ state: 'fetched', attempts: 0, workerId: 'w2' });
       expect(await archived(done.id)).toMatchObject({ id: done.id, queue: 'ho' });
-      expect(await hot(pending[0] ?? '')).toMatchObject({ state: 'processing', workerId: 'w2' });
-      // Its lease is the worker's: it can heartbeat and settle it.
+      expect(await hot(pending[0] ?? '')).toMatchObject({ state: 'fetched', workerId: 'w2' });
+      // Its lease is the worker's: it can start, heartbeat and settle it.
       const [next] = result.started;
       if (!next) throw new Error('unreachable');
+      expect(ids(await store.start([leaseOf(next)]))).toEqual([next.id]);
       expect(await store.heartbeat([leaseOf(next)])).toMatchObject([{ alive: true }]);
       expect(await store.settle([archive(await hot(next.id))])).toEqual([true]);
     });
@@ -82,7 +84,7 @@ export function describeHandoff(ctx: ConformanceContext): void {
       if (!last) throw new Error('unreachable');
       const freedLast = await store.settleAndClaim([archive(await hot(last.id))], offer(5));
       expect(freedLast.started).toHaveLength(1);
-      const active = await store.listHot({ queue: 'hc', state: 'processing', limit: 10 });
+      const active = await store.listHot({ queue: 'hc', state: 'fetched', limit: 10 });
       expect(active).toHaveLength(1);
     });
 
@@ -160,21 +162,22 @@ export function describeHandoff(ctx: ConformanceContext): void {
       }
     });
 
-    it('leaves a job it started to rescue like any processing job', async () => {
+    it('returns a handed-over job that never ran to pending, like any stale claim', async () => {
       const store = ctx.store();
       const [done] = (await cappedQueue('h-crash', 1, 2, 1)).started;
       if (!done) throw new Error('nothing started');
       const [orphan] = (await store.settleAndClaim([archive(done)], offer())).started;
       if (!orphan) throw new Error('nothing handed over');
-      // The worker crashed before running it: no heartbeat ever comes.
+      // The worker crashed before running it: no start, no heartbeat ever comes.
       const row = await hot(orphan.id);
-      await storeTimePasses((row.heartbeatAt ?? row.updatedAt).getTime() + ZOMBIE_MS);
+      await storeTimePasses(row.updatedAt.getTime() + STALE_MS);
       const rescued = await store.rescue({
-        fetchedTimeoutMs: 60_000,
-        processingTimeoutMs: ZOMBIE_MS,
+        fetchedTimeoutMs: STALE_MS,
+        processingTimeoutMs: 60_000,
         retryZombieTypes: {},
       });
-      expect(ids(rescued.dead)).toEqual([orphan.id]);
+      expect(rescued.dead).toEqual([]);
+      expect(await hot(orphan.id)).toMatchObject({ state: 'pending', attempts: 0 });
       expect(await store.heartbeat([leaseOf(orphan)])).toMatchObject([{ alive: false }]);
     });
   });

@@ -1,10 +1,9 @@
 /**
  * Plain helpers shared by the conformance files (suite.ts, reliability.ts): job builders, lease
- * extraction and bounded waits. Nothing here talks to a store.
+ * extraction, bounded waits, and a claim whose jobs are started at once.
  */
-import type { HotJob } from '../../src/storage/model.js';
-import type { Lease } from '../../src/storage/store.js';
-import type { NewJob } from '../../src/storage/model.js';
+import type { ClaimedJob, HotJob, NewJob } from '../../src/storage/model.js';
+import type { ClaimRequest, Lease, Store } from '../../src/storage/store.js';
 import { uuidv7 } from '../../src/util/uuid.js';
 
 export const sleep = (ms: number): Promise<void> =>
@@ -49,4 +48,10 @@ export function ids(rows: readonly { id: string }[]): string[] {
 
 export function sorted(values: readonly string[]): string[] {
   return [...values].sort();
+}
+
+/** Claims for `request` and starts every claimed job (fetched → processing); the started rows. */
+export async function claimAndStart(store: Store, request: ClaimRequest): Promise<ClaimedJob[]> {
+  const claimed = await store.claim(request);
+  return store.start(claimed.map(leaseOf));
 }

@@ -11,7 +11,8 @@ import { checkJobQuery, type JobQuery } from '../../src/operator/query-input.js'
 import { timelineOf } from '../../src/operator/timeline.js';
 import type { ClaimedJob } from '../../src/storage/model.js';
 import type { ConformanceContext } from './reliability.js';
-import { ids, leaseOf, newJob } from './helpers.js';
+import { uuidv7 } from '../../src/util/uuid.js';
+import { claimAndStart, ids, leaseOf, newJob } from './helpers.js';
 
 /** An error text as `describeError` stores it: the stack of a thrown Error. */
 function stackOf(message: string, frame = 'sendMail (/srv/app/jobs/mail.js:10:5)'): string {
@@ -46,7 +47,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
   async function failToDead(queue: string, error: string, type?: string): Promise<string> {
     const store = ctx.store();
     await store.enqueue([newJob({ queue, ...(type ? { type } : {}) })]);
-    const [job] = await store.claim({ workerId: 'w', limit: 1, queues: [queue], startCount: 1 });
+    const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: [queue] });
     if (!job) throw new Error('nothing claimed');
     await store.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error }]);
     return job.id;
@@ -60,17 +61,46 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
     expect(applied).toEqual([true]);
   }
 
+  describe('audit trail', () => {
+    it("lists entries in the order they were recorded, whatever the writers' clocks said", async () => {
+      const store = ctx.store();
+      // Three writers whose clocks disagree: each later entry has an older UUIDv7.
+      const hour = 3_600_000;
+      const at = Date.now();
+      const recorded = [uuidv7(at), uuidv7(at - hour), uuidv7(at - 2 * hour)];
+      for (const [k, id] of recorded.entries()) {
+        await store.recordAction({
+          id,
+          actor: 'a',
+          action: `step-${k}`,
+          reason: null,
+          target: {},
+          outcome: {},
+        });
+      }
+      const newestFirst = [...recorded].reverse();
+      expect((await store.listActions(10)).map((e) => e.id)).toEqual(newestFirst);
+      // Paged by the last entry of the previous page.
+      expect((await store.listActions(1, newestFirst[0])).map((e) => e.id)).toEqual([
+        newestFirst[1],
+      ]);
+      expect((await store.listActions(10, newestFirst[1])).map((e) => e.id)).toEqual([
+        newestFirst[2],
+      ]);
+      expect(await store.listActions(10, newestFirst[2])).toEqual([]);
+    });
+  });
+
   describe('job history', () => {
     it('records each retried run with attempt, times, worker and error, and keeps it into the archive with the result', async () => {
       const store = ctx.store();
       const [first] = await processing('hist', 1, 'worker-a');
       if (!first) throw new Error('nothing claimed');
       await failAndRetry(first, 'Error: boom 1');
-      const [second] = await store.claim({
+      const [second] = await claimAndStart(store, {
         workerId: 'worker-b',
         limit: 1,
         queues: ['hist'],
-        startCount: 1,
       });
       if (!second) throw new Error('nothing claimed');
       const [applied] = await store.settle([
@@ -110,11 +140,10 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const store = ctx.store();
       const id = await ctx.enqueueOne({ queue: 'hist-long' });
       for (let run = 1; run <= 23; run++) {
-        const [job] = await store.claim({
+        const [job] = await claimAndStart(store, {
           workerId: 'w',
           limit: 1,
           queues: ['hist-long'],
-          startCount: 1,
         });
         if (!job) throw new Error(`run ${run}: nothing claimed`);
         await failAndRetry(job, `Error: run ${run} ${'x'.repeat(1200)}`);
@@ -192,11 +221,10 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const edited = await versionOf();
       expect(edited).not.toBe(enqueued);
       await storeTimePasses(await store.now());
-      const [claimed] = await store.claim({
+      const [claimed] = await claimAndStart(store, {
         workerId: 'w',
         limit: 1,
         queues: ['hot-version'],
-        startCount: 1,
       });
       if (!claimed) throw new Error('nothing claimed');
       const running = await versionOf();
@@ -518,11 +546,10 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
         else if (i % 3 === 1) id = await failToDead('mix-dead', stackOf('mixed'));
         else {
           await store.enqueue([newJob({ queue: 'mix-ok' })]);
-          const [job] = await store.claim({
+          const [job] = await claimAndStart(store, {
             workerId: 'w',
             limit: 1,
             queues: ['mix-ok'],
-            startCount: 1,
           });
           if (!job) throw new Error('nothing claimed');
           await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);

@@ -232,6 +232,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [waiting] = await fetched('hbn-fetched', 1);
       const [done, failed] = await processing('hbn-gone', 2);
       if (!job || !waiting || !done || !failed) throw new Error('unreachable');
+      const other = { ...leaseOf(waiting), leaseToken: 'not-the-token' };
       expect(
         await store.settle([
           { kind: 'archive', lease: leaseOf(done), durationMs: 1 },
@@ -246,7 +247,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const results = await store.heartbeat([
         { ...lease, leaseToken: 'not-the-token' },
         { ...lease, workerId: 'intruder' },
-        leaseOf(waiting),
+        other,
         leaseOf(done),
         leaseOf(failed),
         { ...lease, id: 'missing' },
@@ -272,6 +273,21 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(await store.heartbeat([leaseOf(waiting)])).toEqual([
         { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
+    });
+
+    it('keeps the lease of a fetched job alive: a run whose start is not recorded yet', async () => {
+      const store = ctx.store();
+      const [waiting] = await fetched('hbf', 1);
+      if (!waiting) throw new Error('unreachable');
+      const before = await hot(waiting.id);
+      await storeTimePasses(await store.now());
+      expect(await store.heartbeat([leaseOf(waiting)])).toEqual([
+        { alive: true, cancelRequested: false, cancelRequestedBy: null },
+      ]);
+      const after = await hot(waiting.id);
+      expect(after).toMatchObject({ state: 'fetched', attempts: 0 });
+      // Fresher than before: the rescue of stale claims leaves it alone.
+      expect(after.updatedAt.getTime()).toBeGreaterThan(before.updatedAt.getTime());
     });
 
     it('tells the owner that a cancel was requested', async () => {
@@ -306,17 +322,10 @@ export function describeReliability(ctx: ConformanceContext): void {
         leaseOf(a),
         { id: 'missing', workerId: 'worker-1', leaseToken: 'x' },
       ]);
-      expect(results.map((result) => result.alive)).toEqual([
-        true,
-        false,
-        true,
-        false,
-        true,
-        false,
-      ]);
+      expect(results.map((result) => result.alive)).toEqual([true, false, true, true, true, false]);
       const alive = results.filter((result) => result.alive);
-      expect(alive.map((result) => result.cancelRequested)).toEqual([false, true, false]);
-      expect(alive.map((result) => result.cancelRequestedBy)).toEqual([null, 'ops', null]);
+      expect(alive.map((result) => result.cancelRequested)).toEqual([false, true, false, false]);
+      expect(alive.map((result) => result.cancelRequestedBy)).toEqual([null, 'ops', null, null]);
     });
   });
 

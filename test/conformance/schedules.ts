@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TickToFire } from '../../src/storage/schedules.js';
-import { leaseOf, newJob } from './helpers.js';
+import { claimAndStart, leaseOf, newJob } from './helpers.js';
 import type { ConformanceContext } from './reliability.js';
 
 const DEFINITION = '{"cron":"* * * * *"}';
@@ -132,11 +132,10 @@ export function describeSchedules(ctx: ConformanceContext): void {
         jobId: null,
         error: expect.any(String) as unknown,
       });
-      const [claimed] = await store.claim({
+      const [claimed] = await claimAndStart(store, {
         workerId: 'w',
         limit: 1,
         queues: ['sched-ov'],
-        startCount: 1,
       });
       if (claimed === undefined) throw new Error('nothing claimed');
       await store.settle([{ kind: 'archive', lease: leaseOf(claimed), durationMs: 1 }]);

@@ -23,6 +23,7 @@ import { describeKeyedClaims } from './keyed-claims.js';
 import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
+import { describeScheduledJobs } from './scheduled.js';
 import { describeOperatorQueries } from './operator.js';
 import { describeReliability } from './reliability.js';
 import { checkTransitions } from './transition-check.js';
@@ -259,7 +260,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
             tags: job.tags,
             createdBy: job.createdBy,
             idempotencyKey: null,
-            state: 'pending',
+            state: job.delayMs > 0 ? 'scheduled' : 'pending',
           });
           expect(row.runAt.getTime() - row.createdAt.getTime()).toBe(job.delayMs);
         }
@@ -462,36 +463,15 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(next?.leaseToken).not.toBe(token);
       });
 
-      it('starts the first startCount claimed jobs at once, in claim order', async () => {
+      it('claims every job fetched, in claim order, for the worker to start', async () => {
         await enqueueOne({ id: 'low', queue: 's', priority: 1 });
         await enqueueOne({ id: 'high', queue: 's', priority: 50 });
-        await enqueueOne({ id: 'mid', queue: 's', priority: 20 });
-        const rows = await store.claim({ workerId: 'w', limit: 10, queues: ['s'], startCount: 2 });
+        const rows = await store.claim({ workerId: 'w', limit: 10, queues: ['s'] });
         expect(rows.map((r) => [r.id, r.state, r.attempts])).toEqual([
-          ['high', 'processing', 1],
-          ['mid', 'processing', 1],
+          ['high', 'fetched', 0],
           ['low', 'fetched', 0],
         ]);
-        const high = await hot('high');
-        expect(high).toMatchObject({ state: 'processing', attempts: 1, workerId: 'w' });
-        expect(high?.startedAt).toBeInstanceOf(Date);
-        expect(high?.heartbeatAt).toBeInstanceOf(Date);
-        // A job started by the claim is held by its lease: it heartbeats and settles like any other.
-        const [beat] = await store.heartbeat([leaseOf(rows[0]!)]);
-        expect(beat).toEqual({ alive: true, cancelRequested: false, cancelRequestedBy: null });
-        expect(await store.start([leaseOf(rows[0]!)])).toEqual([]);
-      });
-
-      it('starts jobs of capped queues by the claim too, within the cap', async () => {
-        await store.updateQueue('capped-s', { maxWorkers: 2 });
-        await enqueueMany('capped-s', 4);
-        const rows = await store.claim({
-          workerId: 'w',
-          limit: 10,
-          queues: ['capped-s'],
-          startCount: 1,
-        });
-        expect(rows.map((r) => r.state)).toEqual(['processing', 'fetched']);
+        expect((await hot('high'))?.startedAt).toBeNull();
       });
 
       it('returns nothing from an empty store and respects the limit', async () => {
@@ -512,9 +492,18 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(delay).toBeLessThanOrEqual(400);
         expect(row.runAt.getTime()).toBeGreaterThanOrEqual(before.getTime() + 299);
 
+        expect(row.state).toBe('scheduled');
         expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([due]);
+        expect(await store.promote(100)).toMatchObject({ promoted: [] });
         expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
         await storeTimePasses(row.runAt);
+        // Due, but still scheduled: only the promoter makes it claimable.
+        expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
+        expect(await store.promote(100)).toEqual({
+          promoted: [{ queue: 'd', count: 1 }],
+          nextDueInMs: null,
+        });
+        expect((await hot(later)).state).toBe('pending');
         expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([later]);
       });
 
@@ -563,6 +552,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         await storeTimePasses((await hot(delayed)).runAt);
         const immediate = await enqueueOne();
         const notDue = await enqueueOne({ delayMs: 5_000, priority: 100 });
+        const promoted = await store.promote(100);
+        expect(promoted.promoted).toEqual([{ queue: 'default', count: 1 }]);
+        expect(promoted.nextDueInMs).toBeGreaterThan(4_000);
+        expect(promoted.nextDueInMs).toBeLessThanOrEqual(5_000);
         expect(ids(await store.claim({ workerId: 'w', limit: 1, queues: null }))).toEqual([
           delayed,
         ]);
@@ -570,7 +563,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           immediate,
         ]);
         expect(await store.claim({ workerId: 'w', limit: 1, queues: null })).toEqual([]);
-        expect((await hot(notDue)).state).toBe('pending');
+        expect((await hot(notDue)).state).toBe('scheduled');
       });
 
       it('skips a paused queue until it is resumed', async () => {
@@ -834,12 +827,65 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(await store.listHot({ limit: 10 })).toEqual([]);
       });
 
-      it('refuses to archive without the lease or before start', async () => {
+      it('archives a fetched job under its lease, recording the start with it', async () => {
+        const [row] = await fetched('arch-fetched', 1);
+        if (!row) throw new Error('unreachable');
+        const lease = leaseOf(row);
+        const before = await store.now();
+        expect(
+          await store.settle([
+            { kind: 'archive', lease: { ...lease, leaseToken: 'nope' }, durationMs: 1 },
+          ]),
+        ).toEqual([false]);
+        expect((await hot(row.id)).state).toBe('fetched');
+        expect(await store.settle([{ kind: 'archive', lease, durationMs: 60_000 }])).toEqual([
+          true,
+        ]);
+        const found = await store.getJob(row.id);
+        if (found?.where !== 'archive') throw new Error(`not archived: ${found?.where}`);
+        expect(found.job.attempts).toBe(1);
+        // Started its duration before the settle.
+        const startedAt = found.job.startedAt?.getTime() ?? 0;
+        expect(startedAt).toBeLessThanOrEqual(before.getTime() - 60_000 + 5_000);
+        expect(startedAt).toBeGreaterThan(before.getTime() - 60_000 - 60_000);
+        expect((await statsOf('arch-fetched')).succeededTotal).toBe(1);
+      });
+
+      it('counts but does not archive the succeeded jobs of a queue or type that keeps none', async () => {
+        await store.updateQueue('no-history', { keepSucceeded: false });
+        expect((await store.listQueues()).find((q) => q.name === 'no-history')).toMatchObject({
+          keepSucceeded: false,
+        });
+        const [a, b] = await processing('no-history', 2);
+        const [c, d] = await processing('typed-no-history', 2);
+        if (!a || !b || !c || !d) throw new Error('unreachable');
+        expect(
+          await store.settle([
+            { kind: 'archive', lease: leaseOf(a), durationMs: 4 },
+            { kind: 'archive', lease: leaseOf(b), durationMs: 6 },
+            // A job type that keeps no rows, in a queue that does.
+            { kind: 'archive', lease: leaseOf(c), durationMs: 1, keep: false },
+            { kind: 'archive', lease: leaseOf(d), durationMs: 1 },
+          ]),
+        ).toEqual([true, true, true, true]);
+        for (const id of [a.id, b.id, c.id]) expect(await store.getJob(id)).toBeNull();
+        expect((await store.getJob(d.id))?.where).toBe('archive');
+        expect(await statsOf('no-history')).toMatchObject({ succeededTotal: 2, archived: 0 });
+        expect(await statsOf('typed-no-history')).toMatchObject({ succeededTotal: 2, archived: 1 });
+        const buckets = await bucketsOf('no-history');
+        expect(buckets.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(2);
+        // Keeping them again archives from the next settle on.
+        await store.updateQueue('no-history', { keepSucceeded: true });
+        const [e] = await processing('no-history', 1);
+        if (!e) throw new Error('unreachable');
+        await store.settle([{ kind: 'archive', lease: leaseOf(e), durationMs: 1 }]);
+        expect((await store.getJob(e.id))?.where).toBe('archive');
+      });
+
+      it('refuses to archive without the lease', async () => {
         const [row] = await fetched('arch', 1);
         if (!row) throw new Error('unreachable');
         const lease = leaseOf(row);
-        expect(await store.settle([{ kind: 'archive', lease, durationMs: 1 }])).toEqual([false]);
-        expect((await hot(row.id)).state).toBe('fetched');
         await store.start([lease]);
         expect(
           await store.settle([
@@ -870,7 +916,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         ).toEqual([true]);
         const row = await hot(job.id);
         expect(row).toMatchObject({
-          state: 'pending',
+          state: 'scheduled',
           attempts: 1,
           lastError: 'boom',
           workerId: null,
@@ -883,6 +929,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect((await statsOf('r')).retriedTotal).toBe(1);
 
         await storeTimePasses(row.runAt);
+        await store.promote(100);
         const [again] = await store.claim({ workerId: 'w', limit: 1, queues: null });
         expect(again).toMatchObject({ id: job.id, attempts: 1 });
         expect(await hot(job.id)).toMatchObject({ attempts: 1, lastError: 'boom' });
@@ -1437,7 +1484,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(stats.map((s) => s.queue)).toEqual((await store.listQueues()).map((q) => q.name));
         expect(stats.map((s) => s.queue)).toEqual(['default', 'idle', 'other', 'st']);
         expect(await statsOf('st')).toMatchObject({
-          pending: 2,
+          pending: 1,
+          scheduled: 1,
           fetched: 1,
           processing: 1,
           archived: 1,
@@ -1553,6 +1601,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     // ---------------------------------------- where providers used to differ (edge-cases.ts)
 
     describeEdgeCases(context);
+    describeScheduledJobs(context);
     describeHandoff(context);
 
     // ------------------------------------------------- concurrency keys (concurrency-keys.ts)

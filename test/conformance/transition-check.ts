@@ -20,6 +20,7 @@ const ACTORS: Partial<Record<keyof Store, Actor>> = {
   settleAndClaim: 'worker',
   heartbeat: 'worker',
   rescue: 'recovery',
+  promote: 'recovery',
   cancel: 'operator',
   resurrect: 'operator',
   purgeDead: 'operator',

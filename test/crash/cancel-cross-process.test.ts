@@ -79,8 +79,13 @@ describe.skipIf(!pgUp)('crash: cancel a job running in another process (PostgreS
     for (const [i, id] of targets.entries()) {
       const actor = `crash-test-${i}`;
       await sleep(Math.floor(Math.random() * HEARTBEAT_MS)); // vary the heartbeat phase
-      const found = await chokaq.getJob(id);
-      expect(found?.where === 'hot' && found.job.state).toBe('processing');
+      // Running, and its start recorded (with the worker's next settle round, behind the run).
+      await expect
+        .poll(async () => {
+          const found = await chokaq.getJob(id);
+          return found?.where === 'hot' && found.job.state;
+        })
+        .toBe('processing');
       const startedMs = Date.now();
       const result = await chokaq.cancel([id], { actor });
       expect(result).toEqual({ cancelled: [], requested: [id] });

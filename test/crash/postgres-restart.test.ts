@@ -13,9 +13,8 @@
  * Needs root (runuser to the postgres user) and the PostgreSQL 15 binaries; skipped otherwise.
  * The cluster is stopped (immediate) and deleted in afterAll, also when the test fails.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,8 +22,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChokaQ, ChokaQError, defineJob, silentLogger } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
+import { PG_BIN, asPostgres, freePort } from '../helpers/cluster.js';
 
-const PG_BIN = '/usr/lib/postgresql/15/bin';
 const SCHEMA = 'crash_restart';
 /** Healthy run before the stop, and after the restart. */
 const BEFORE_MS = 2000;
@@ -51,34 +50,6 @@ const canRun =
   existsSync(join(PG_BIN, 'pg_ctl')) &&
   spawnSync('runuser', ['--help']).status === 0;
 if (!canRun) console.warn('\n!!! SKIPPING postgres-restart: needs root, runuser and PG 15\n');
-
-/** Runs a PostgreSQL binary as the postgres user; rejects on a non-zero exit or after `timeoutMs`. */
-function asPostgres(binary: string, args: readonly string[], timeoutMs = 60_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'runuser',
-      ['-u', 'postgres', '--', join(PG_BIN, binary), ...args],
-      { timeout: timeoutMs, killSignal: 'SIGKILL', cwd: tmpdir() },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`${binary} ${args.join(' ')}: ${error.message}\n${stderr}`));
-        else resolve(stdout);
-      },
-    );
-  });
-}
-
-/** A port nobody listens on right now (bound to port 0, then released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 interface Attempt {
   startedMs: number;

@@ -124,13 +124,31 @@ describe.skipIf(!chromiumThere)('The Deck in a browser (embedded store)', () => 
     await page.goto(`${base}#/jobs/active`);
     await expect.poll(() => page.locator('tr[data-job]').count()).toBe(WAITING);
     expect(await page.locator('tr[data-job] .pill').allTextContents()).toEqual([
-      'pending',
-      'pending',
-      'pending',
+      'scheduled',
+      'scheduled',
+      'scheduled',
     ]);
 
-    // A change from the page reaches the store and comes back.
-    await page.locator('tr[data-job]').first().getByRole('button', { name: 'Cancel' }).click();
+    // Counts by state that filter.
+    const chip = (state: string) => page.locator(`[data-state-chip="${state}"] [data-chip-count]`);
+    await expect.poll(() => chip('dead').textContent()).toBe(String(FAILED));
+    expect(await chip('succeeded').textContent()).toBe(String(SUCCEEDED));
+    expect(await chip('scheduled').textContent()).toBe(String(WAITING));
+    expect(await chip('pending').textContent()).toBe('0');
+
+    // A change from the page reaches the store and comes back: a cancel from the selection bar.
+    await page.locator('tr[data-job] input[type=checkbox]').first().check();
+    await page.locator('.bulk-bar').getByRole('button', { name: 'Cancel…' }).click();
+    const dialog = page.locator('dialog');
+    await dialog.getByLabel('Confirmation count').fill('1');
+    await dialog.getByLabel('Reason').fill('not needed');
+    await dialog.getByRole('button', { name: 'Cancel 1 jobs' }).click();
+    await expect
+      .poll(() => dialog.locator('[data-bulk-status]').getAttribute('data-bulk-status'), {
+        timeout: 30_000,
+      })
+      .toBe('succeeded');
+    await dialog.getByRole('button', { name: 'Close' }).click();
     await expect.poll(() => page.locator('tr[data-job]').count(), { timeout: 10_000 }).toBe(2);
     expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(FAILED + 1);
     await page.context().close();

@@ -165,7 +165,10 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
       )
       .toBe(GROUP_SIZE);
     expect(await trend.locator('svg.sparkline rect').count()).toBe(24);
-    expect(await trend.textContent()).toContain('10,000 in the last 24 h');
+    // Joined: the group's count is what is still in it, which a resurrect lowers.
+    expect(await trend.textContent()).toContain('10,000 joined in the last 24 h');
+    // Every job joined in the last hours: there is no usual rate to be rising against.
+    expect(await trend.locator('.trend').textContent()).toMatch(/\(new\)$/);
     await page.goto(`${origin}/#/system`);
     await expect.poll(() => page.locator('table[aria-label="Workers"] tbody tr').count()).toBe(1);
     await page.goto(`${origin}/#/schedules`);
@@ -202,22 +205,30 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
     const page = await signedIn('operate', 'gina');
     await page.goto(`${origin}/#/schedules`);
     const row = page.locator('tr[data-schedule="new-year-digest"]');
-    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.getByRole('button', { name: 'Pause…' }).click();
+    // Said first, with a reason for the audit trail, as queue controls are.
+    const confirm = page.locator('dialog');
+    expect(await confirm.textContent()).toContain('No process fires new-year-digest');
+    await confirm.getByLabel('Reason').fill('holiday freeze');
+    await confirm.getByRole('button', { name: 'Pause new-year-digest' }).click();
     await expect
       .poll(async () => (await chokaq.schedules.get('new-year-digest'))?.paused)
       .toBe(true);
     await expect.poll(() => row.locator('.pill').textContent()).toBe('paused');
     expect(await row.locator('[data-next-run]').textContent()).toBe('—');
-    await row.getByRole('button', { name: 'Resume' }).click();
+    await row.getByRole('button', { name: 'Resume…' }).click();
+    await confirm.getByRole('button', { name: 'Resume new-year-digest' }).click();
     await expect
       .poll(async () => (await chokaq.schedules.get('new-year-digest'))?.paused)
       .toBe(false);
     await expect.poll(() => row.locator('.pill').textContent()).toBe('active');
-    const entries = (await chokaq.audit.list()).slice(0, 2);
-    expect(entries.map((e) => [e.action, e.actor])).toEqual([
-      ['schedule-resume', 'gina'],
-      ['schedule-pause', 'gina'],
-    ]);
+    await expect
+      .poll(async () => (await chokaq.audit.list()).slice(0, 2).map((e) => [e.action, e.actor]))
+      .toEqual([
+        ['schedule-resume', 'gina'],
+        ['schedule-pause', 'gina'],
+      ]);
+    expect((await chokaq.audit.list())[1]?.reason).toBe('holiday freeze');
     await page.context().close();
   });
 
@@ -250,9 +261,8 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
     await page.context().close();
   });
 
-  it('acts on single rows of the job matrix: resurrect, edit, cancel, purge', async () => {
+  it('acts on single rows of the job matrix (resurrect, edit), and cancels and purges from the selection bar', async () => {
     const page = await signedIn('operate', 'hana');
-    page.on('dialog', (dialog) => void dialog.accept());
     await page.goto(`${origin}/#/jobs/dlq`);
     const first = page.locator('tr[data-job]').first();
     const id = (await first.getAttribute('data-job'))!;
@@ -278,16 +288,20 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
     await editor.getByLabel('Tags').fill('vip');
     await editor.getByRole('button', { name: 'Save' }).click();
     await expect.poll(async () => (await chokaq.jobs.get(later.id))?.found.job.tags).toBe('vip');
-    await row.getByRole('button', { name: 'Cancel' }).click();
+    // Destructive actions are not on the rows: they go through the selection bar's preview.
+    expect(await row.getByRole('button', { name: /Cancel|Purge/ }).count()).toBe(0);
+    await runFromBar(page, later.id, 'Cancel');
     await expect.poll(async () => (await chokaq.jobs.get(later.id))?.found.where).toBe('dlq');
 
     await page.goto(
       `${origin}/#/jobs/dlq?q=${encodeURIComponent(JSON.stringify({ reason: 'Cancelled' }))}`,
     );
-    const cancelled = page.locator(`tr[data-job="${later.id}"]`);
-    await cancelled.getByRole('button', { name: 'Purge' }).click();
+    await runFromBar(page, later.id, 'Purge');
     await expect.poll(async () => await chokaq.jobs.get(later.id)).toBeNull();
-    expect((await chokaq.audit.list())[0]).toMatchObject({ action: 'purge', actor: 'hana' });
+    // The entry is written after the purge itself (and before The Deck answers): wait for it.
+    await expect
+      .poll(async () => (await chokaq.audit.list()).find((e) => e.action.startsWith('bulk-purge')))
+      .toMatchObject({ actor: 'hana' });
 
     await page.goto(`${origin}/#/jobs/archive`);
     await page.waitForSelector('main h1');
@@ -299,11 +313,18 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
     const page = await signedIn('operate', 'dana');
     await page.goto(`${origin}/#/queues`);
     const row = page.locator('tr[data-queue="mail"]');
-    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.getByRole('button', { name: 'Pause…' }).click();
+    // Confirmed first, with a reason for the audit trail.
+    const confirm = page.locator('dialog');
+    expect(await confirm.textContent()).toContain('No process claims jobs of mail');
+    await confirm.getByLabel('Reason').fill('smtp relay down');
+    await confirm.getByRole('button', { name: 'Pause mail' }).click();
     await expect
       .poll(async () => (await chokaq.queues.list()).find((q) => q.name === 'mail')?.paused)
       .toBe(true);
-    await expect.poll(async () => (await chokaq.audit.list())[0]?.actor).toBe('dana');
+    await expect
+      .poll(async () => (await chokaq.audit.list())[0])
+      .toMatchObject({ actor: 'dana', reason: 'smtp relay down', outcome: { paused: true } });
     await expect.poll(() => row.locator('.pill').textContent()).toBe('paused');
     // Resumed by another client: the page hears it over the live feed.
     await chokaq.queues.resume('mail', { actor: 'elsewhere' });
@@ -320,6 +341,10 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
       for (const name of [
         'Pause',
         'Resume',
+        'Pause…',
+        'Resume…',
+        'Deactivate (stop claims)…',
+        'Activate…',
         'Resurrect group…',
         'Purge group…',
         'Resurrect…',
@@ -423,6 +448,25 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
     await page.context().close();
   }, 300_000);
 });
+
+/** Selects job `id`'s row, then runs `verb` on it from the selection bar's preview. */
+async function runFromBar(page: Page, id: string, verb: 'Cancel' | 'Purge'): Promise<void> {
+  await page.locator(`tr[data-job="${id}"] input[type=checkbox]`).check();
+  await page
+    .locator('.bulk-bar')
+    .getByRole('button', { name: `${verb}…` })
+    .click();
+  const dialog = page.locator('dialog');
+  await dialog.getByLabel('Confirmation count').fill('1');
+  await dialog.getByLabel('Reason').fill('not needed');
+  await dialog.getByRole('button', { name: `${verb} 1 jobs` }).click();
+  await expect
+    .poll(() => dialog.locator('[data-bulk-status]').getAttribute('data-bulk-status'), {
+      timeout: 30_000,
+    })
+    .toBe('succeeded');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+}
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

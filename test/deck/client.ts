@@ -199,3 +199,23 @@ export async function readEvents(
   }
   return events;
 }
+
+/** The status (and error code) of `GET api/status` sent with `Host: host` to 127.0.0.1:port. */
+export function statusFor(
+  host: string,
+  port: number,
+  authorization?: string,
+): Promise<{ status: number; code?: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = { host, ...(authorization === undefined ? {} : { authorization }) };
+    const req = http.get({ host: '127.0.0.1', port, path: '/api/status', headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => {
+        const code = (JSON.parse(body) as { error?: { code: string } }).error?.code;
+        resolve({ status: res.statusCode ?? 0, ...(code === undefined ? {} : { code }) });
+      });
+    });
+    req.on('error', reject);
+  });
+}

@@ -106,6 +106,25 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
       });
     });
 
+    it('selects what an action would take without recording anything', async () => {
+      const job = defineJob<{ n: number }>({ type: 'select.v1', handle: () => undefined });
+      const chokaq = engineOn(await factory.make(), { jobs: [job], worker: false });
+      await chokaq.storage.open();
+      const ids = await deadJobs(chokaq, job.type, 3);
+      const audited = (await chokaq.audit.list()).length;
+      const selection = await chokaq.bulk.select({
+        action: 'resurrect',
+        target: { ids: [...ids, 'no-such-id'] },
+      });
+      expect(selection).toMatchObject({ action: 'resurrect', count: 3, notFound: ['no-such-id'] });
+      expect(selection.sample.map((job) => job.id).sort()).toEqual([...ids].sort());
+      expect(await chokaq.bulk.list()).toEqual([]);
+      expect(await chokaq.audit.list()).toHaveLength(audited);
+      await expect(
+        chokaq.bulk.select({ action: 'resurrect', target: {} as never }),
+      ).rejects.toMatchObject({ code: 'CHOKAQ_INVALID_ARGUMENT' });
+    });
+
     it('skips and reports jobs that changed between the preview and the run', async () => {
       const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
       const ids = await deadJobs(chokaq, 'report.v1', 5);
@@ -168,7 +187,7 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
       expect(moved.job).toMatchObject({ priority: 77, tags: 'fixed', lastModifiedBy: 'ana' });
     });
 
-    it('skips and reports a pending job edited between the preview and the cancel', async () => {
+    it('skips and reports a scheduled job edited between the preview and the cancel', async () => {
       const chokaq = engineOn(await factory.make(), { jobs: [], pipe: () => undefined });
       const results = await chokaq.enqueueMany(
         'later.v1',
@@ -187,7 +206,7 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
       expect(skipped.map((s) => s.jobId)).toEqual([edited]);
       expect(skipped[0]?.note).toContain('since the preview');
       const kept = await chokaq.getJob(edited);
-      expect(kept?.where === 'hot' && kept.job).toMatchObject({ state: 'pending', priority: 5 });
+      expect(kept?.where === 'hot' && kept.job).toMatchObject({ state: 'scheduled', priority: 5 });
       expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(2);
     });
 

@@ -102,5 +102,103 @@ export function describeClusterEvents(name: string, factory: EngineStoreFactory)
       await waitFor(() => seen.some((a) => a.origin === 'chatty'), { message: "chatty's message" });
       expect(seen.filter((a) => a.origin !== 'chatty')).toEqual([]);
     });
+    it("changes a running worker's concurrency and a job type's retry settings from another process, audited", async () => {
+      let failing = true;
+      const flaky = defineJob({
+        type: 'cluster.flaky.v1',
+        queue: 'cluster',
+        retry: { maxAttempts: 5, baseDelay: 10, jitter: 0 },
+        handle: () => {
+          if (failing) throw new Error('upstream down');
+        },
+      });
+      const storage = await factory.make();
+      const worker = await started(storage, {
+        jobs: [flaky],
+        workerId: 'live-worker',
+        concurrency: 4,
+      });
+      const operator = await started(await factory.reopen(storage), {
+        workerQueues: [],
+        workerId: 'live-operator',
+      });
+      await waitFor(async () => (await operator.status()).workers.length === 2, {
+        message: 'both workers rows',
+      });
+
+      await operator.workers.setConcurrency('live-worker', 9, { actor: 'olga', reason: 'backlog' });
+      await waitFor(() => worker.configuration().concurrency === 9, {
+        message: 'the worker to run 9 at once',
+      });
+      await waitFor(
+        async () =>
+          (await operator.status()).workers.find((w) => w.id === 'live-worker')?.concurrency === 9,
+        { message: 'its row to say 9' },
+      );
+      expect((await operator.audit.list())[0]).toMatchObject({
+        action: 'worker-concurrency',
+        actor: 'olga',
+        reason: 'backlog',
+        target: { workerId: 'live-worker' },
+        outcome: { concurrency: 9, before: 4 },
+      });
+
+      // One run in all: the next failure goes straight to the DLQ (SPEC F58).
+      // The change's audit entry follows it on the same channel: once heard, the change is in.
+      const heard = new Promise<void>((resolve) =>
+        worker.on('operator:action', (e) => {
+          if (e.action === 'retry-update') resolve();
+        }),
+      );
+      await operator.workers.setRetry('cluster.flaky.v1', { maxAttempts: 1 }, { actor: 'olga' });
+      await heard;
+      const { id } = await worker.enqueue(flaky, undefined);
+      const dead = await waitFor(
+        async () => {
+          const found = await operator.jobs.get(id);
+          return found?.state === 'dead' ? found : undefined;
+        },
+        { timeoutMs: 15_000, message: 'the job in the DLQ after one run' },
+      );
+      expect(dead.found.job.attempts).toBe(1);
+      expect((await operator.audit.list())[0]).toMatchObject({
+        action: 'retry-update',
+        target: { type: 'cluster.flaky.v1' },
+        outcome: { retry: { maxAttempts: 1 } },
+      });
+      failing = false;
+
+      await expect(operator.workers.setConcurrency('nobody', 2)).rejects.toMatchObject({
+        code: 'CHOKAQ_INVALID_ARGUMENT',
+        field: 'workerId',
+      });
+      await expect(operator.workers.setConcurrency('live-worker', 0)).rejects.toMatchObject({
+        code: 'CHOKAQ_INVALID_ARGUMENT',
+        field: 'concurrency',
+      });
+      await expect(
+        operator.workers.setRetry('nobody.runs.v1', { maxAttempts: 2 }),
+      ).rejects.toMatchObject({
+        code: 'CHOKAQ_UNKNOWN_JOB_TYPE',
+        field: 'type',
+      });
+      await expect(
+        operator.workers.setRetry('cluster.flaky.v1', { maxAttempts: 0 }),
+      ).rejects.toMatchObject({ field: 'retry.maxAttempts' });
+      await expect(
+        operator.workers.setRetry('cluster.flaky.v1', { tries: 2 } as never),
+      ).rejects.toMatchObject({ code: 'CHOKAQ_UNKNOWN_OPTION' });
+      // Without cluster events a change could not reach other processes: refused, not lost.
+      const deaf = await started(await factory.reopen(storage), {
+        workerQueues: [],
+        workerId: 'live-deaf',
+        clusterEvents: false,
+      });
+      await expect(deaf.workers.setConcurrency('live-worker', 3)).rejects.toMatchObject({
+        code: 'CHOKAQ_INVALID_CONFIG',
+        field: 'clusterEvents',
+      });
+      expect(worker.configuration().concurrency).toBe(9);
+    });
   });
 }

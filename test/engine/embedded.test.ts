@@ -3,6 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { embedded } from '../../src/storage/embedded/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { uniqueSchema } from '../helpers/pg.js';
+import { describeBatch } from './batch.js';
 import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
@@ -41,6 +42,7 @@ const factory: EngineStoreFactory = {
 };
 
 describeEngine('embedded', factory);
+describeBatch('embedded', factory);
 describeBulk('embedded', factory);
 describeMetrics('embedded', factory);
 describeHealth('embedded', factory);

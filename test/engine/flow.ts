@@ -87,7 +87,7 @@ export function describeFlow(name: string, factory: EngineStoreFactory): void {
       const report = await chokaq.status();
       expect(report.keys.map((k) => k.key)).toEqual(['acme', 'beta']);
       expect(report.rateBuckets.map((b) => b.name)).toEqual(['flowvis.rated.v1']);
-      const text = statusText(report);
+      const text = statusText(report, 'health: ok\n');
       expect(text).toMatch(/\nconcurrency keys\nQUEUE +KEY +RUNNING +PENDING\n/);
       expect(text).toMatch(/\nflowvis +acme +2\/2 +1\n/);
       expect(text).toMatch(/\nflowvis\.rated\.v1 +1\/1h 00m +\S+ +- +1 +\d+\n/);

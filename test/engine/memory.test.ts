@@ -1,4 +1,5 @@
 import { memory } from '../../src/index.js';
+import { describeBatch } from './batch.js';
 import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
@@ -16,6 +17,7 @@ const factory: EngineStoreFactory = {
 };
 
 describeEngine('memory', factory);
+describeBatch('memory', factory);
 describeBulk('memory', factory);
 describeMetrics('memory', factory);
 describeHealth('memory', factory);

@@ -54,6 +54,18 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
       expect((await chokaq.jobs.count({ state: 'succeeded' })).count).toBe(0);
       const [stats] = (await chokaq.queues.stats()).filter((s) => s.queue === 'retention');
       expect(stats?.succeededTotal).toBe(3);
+      // Each purge on demand is in the audit trail, with what it deleted.
+      await chokaq.retention.purge({ archive: '1s' }, { actor: 'ops', reason: 'disk' });
+      expect((await chokaq.audit.list())[0]).toMatchObject({
+        action: 'retention-purge',
+        actor: 'ops',
+        reason: 'disk',
+        target: { ages: { archive: '1s' } },
+        outcome: { led: true },
+      });
+      await expect(chokaq.retention.purge(undefined, { actor: '' })).rejects.toMatchObject({
+        code: 'CHOKAQ_INVALID_ARGUMENT',
+      });
     });
 
     it('runs in the background, by queue, and reports what it purged', async () => {

@@ -5,11 +5,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_DATABASE_URL } from './pg.js';
 import { waitFor } from './wait.js';
+import { freePort } from './cluster.js';
 
 /** Whether the `pgbouncer` binary is installed. */
 export function pgbouncerInstalled(): boolean {
@@ -20,19 +21,6 @@ export function pgbouncerInstalled(): boolean {
 export interface Bouncer {
   url: string;
   stop(): Promise<void>;
-}
-
-/** A port nobody listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts PgBouncer in transaction mode; resolves once it accepts connections. */

@@ -67,7 +67,8 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
 
   /**
    * Adds queue `queue` (capped at `maxWorkers`, or not) with ROWS jobs scheduled for tomorrow at
-   * `laterPriority` (ids `prefix` + 8 digits) and the due jobs `due` (id → priority), analysed.
+   * `laterPriority` (ids `prefix` + 8 digits, state scheduled as an enqueue writes them) and the
+   * due jobs `due` (id → priority, pending), analysed.
    */
   async function plantDelayed(
     queue: string,
@@ -81,11 +82,11 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       maxWorkers,
     ]);
     await db.query(
-      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at)
-       SELECT $2 || lpad(g::text, 8, '0'), $1, 'plan.job', '{}', $3, now() + interval '1 day'
+      `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at, status)
+       SELECT $2 || lpad(g::text, 8, '0'), $1, 'plan.job', '{}', $3, now() + interval '1 day', 3
        FROM generate_series(1, $4::int) AS g
        UNION ALL
-       SELECT d.id, $1, 'plan.job', '{}', d.priority, now() - interval '1 s'
+       SELECT d.id, $1, 'plan.job', '{}', d.priority, now() - interval '1 s', 0
        FROM unnest($5::text[], $6::int[]) AS d(id, priority)`,
       [queue, prefix, laterPriority, ROWS, Object.keys(due), Object.values(due)],
     );
@@ -176,7 +177,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
         `EXPLAIN (FORMAT JSON)
-         EXECUTE ${plan}('w1', 64, NULL, 'lease', ${locked}, 32, ${types}${capped})`,
+         EXECUTE ${plan}('w1', 64, NULL, 'lease', ${locked}, ${types}${capped})`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
       const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
@@ -200,7 +201,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     async (mode, _label, capped, locked) => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE keyed_plan('w1', 64, NULL, 'lease', ${capped}, 32,
+        `EXPLAIN (FORMAT JSON) EXECUTE keyed_plan('w1', 64, NULL, 'lease', ${capped},
            ARRAY['plan.job'], ARRAY['keyed'], ${locked})`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
@@ -225,7 +226,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
        FROM generate_series(1, 300) AS g`,
     );
     const sql = sqlOf('claim_keyed');
-    const params = ['w1', 10, ['walked'], 'lease', false, 0, null, ['walked'], ['walked']];
+    const params = ['w1', 10, ['walked'], 'lease', false, null, ['walked'], ['walked']];
     await db.query('BEGIN');
     try {
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
@@ -253,11 +254,11 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]
         ?.synchronous_commit;
     const before = await setting(); // the server's own setting: `on` unless configured otherwise
-    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, 2, NULL)`);
+    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, NULL)`);
     expect(claimed.rowCount).toBe(2);
     expect(await setting()).toBe(before);
     await db.query('BEGIN');
-    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, 0, NULL)`);
+    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, NULL)`);
     expect(await setting()).toBe('off');
     await db.query('COMMIT');
     expect(await setting()).toBe(before);
@@ -275,7 +276,6 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
           ['keyed'],
           `lease-${worker}`,
           false,
-          0,
           null,
           ['keyed'],
           ['keyed'],
@@ -318,7 +318,6 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
           ['capped'],
           `lease-${worker}`,
           false,
-          0,
           null,
           ['capped'],
         ]);
@@ -332,7 +331,6 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
         ['capped'],
         'lease-none',
         false,
-        0,
         ['other.job'],
         ['capped'],
       ]);
@@ -379,14 +377,13 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
        SELECT 'h' || lpad(g::text, 8, '0'), 'handed', 'plan.job', '{}', now() - interval '1 s'
        FROM generate_series(1, 6) AS g`,
     );
-    const claimCapped = (client: pg.Client, worker: string, limit: number, starts: number) =>
+    const claimCapped = (client: pg.Client, worker: string, limit: number) =>
       client.query<{ id: string | null; stale: boolean }>(sqlOf('claim_capped'), [
         worker,
         limit,
         ['handed'],
         `lease-${worker}`,
         false,
-        starts,
         null,
         ['handed'],
       ]);
@@ -395,16 +392,16 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     await other.connect();
     await third.connect();
     try {
-      const running = jobsOf((await claimCapped(db, 'w1', 2, 2)).rows);
+      const running = jobsOf((await claimCapped(db, 'w1', 2)).rows);
       expect(running).toHaveLength(2);
       const otherWaits = await lockWaitOf(other);
       // A claim holds the queue row (it took nothing: the cap is full) …
       await db.query('BEGIN');
-      expect(jobsOf((await claimCapped(db, 'holder', 10, 0)).rows)).toHaveLength(0);
+      expect(jobsOf((await claimCapped(db, 'holder', 10)).rows)).toHaveLength(0);
       // … and the next one takes its snapshot (both jobs running), then waits for the row.
-      const late = claimCapped(other, 'late', 10, 0);
+      const late = claimCapped(other, 'late', 10);
       await otherWaits('the claim waiting for the capped queue row');
-      // The hand-off needs no queue row: it archives one running job and starts the next one.
+      // The hand-off needs no queue row: it archives one running job and claims the next one.
       const handed = await third.query<{ part: number; id: string | null; queue: string }>(
         sqlOf('settle_archive_claim'),
         [
@@ -414,6 +411,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
           [1],
           [null],
           [null],
+          [true],
           ['plan.job'],
           'w2',
           'lease-w2',
@@ -429,7 +427,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       ]);
       await db.query('COMMIT');
       // The waiting claim counted from before the hand-off: the archived job still running, the
-      // started one still pending — as many as now. It takes nothing, rightly, and is not stale.
+      // handed one still pending — as many as now. It takes nothing, rightly, and is not stale.
       expect((await late).rows).toEqual([expect.objectContaining({ id: null, stale: false })]);
       const busy = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM "${schema}".jobs_hot
@@ -445,9 +443,11 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   // Last: these analyse the hot table again, with many jobs scheduled for later. They roll their
   // claims back, so no dead entry (which a vacuum may not remove while other tests hold
   // snapshots) is left in a fetch index for the next case to step over.
-  // Jobs scheduled for later at the queue's lowest, then highest priority, with fewer jobs due
-  // than the claim wants: one scan of the queue with run_at as a filter went on through the
-  // 20,000 later jobs (150–305 pages of the fetch index counted on the old statements).
+  // Jobs scheduled for later at the queue's lowest, highest, then a middle priority, with fewer
+  // jobs due than the claim wants: one scan of the queue with run_at as a filter went on through
+  // the 20,000 later jobs while they were pending (150–305 pages of the fetch index counted on
+  // the old statements; three scans per queue spared the lowest and highest priorities only).
+  // Scheduled (schema 21), they are in no fetch index: one scan reads the due jobs alone.
   const delayedCases = [
     {
       at: 'lowest',
@@ -464,6 +464,14 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       laterPriority: 10,
       due: { dueh1: 6, dueh2: 7, dueh3: 5, dueh4: 6 },
       order: ['dueh2', 'dueh1', 'dueh4', 'dueh3'], // priority 7, 6, then 5
+    },
+    {
+      at: 'middle',
+      queue: 'delayed-mid',
+      prefix: 'laterm',
+      laterPriority: 6,
+      due: { duem1: 7, duem2: 5, duem3: 7 },
+      order: ['duem1', 'duem3', 'duem2'], // priority 7, then 5
     },
   ];
   const planted = new Map<string, Promise<void>>();
@@ -483,7 +491,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       planted.set(c.queue, plant);
       await plant;
       await db.query(`SET plan_cache_mode = ${mode}`);
-      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['${c.queue}'], 'lease', false, 0, NULL${capped})`;
+      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['${c.queue}'], 'lease', false, NULL${capped})`;
       const onHot = await hotNodesOf(claim);
       expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
       const fetchPages = pagesRead(onHot, 'jobs_hot_fetch_idx');
@@ -491,6 +499,35 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       expect(fetchPages).toBeLessThan(30);
       // The due jobs, in claim order.
       expect(await claimedIds(claim)).toEqual(c.order);
+    },
+  );
+
+  it.each(['force_custom_plan', 'force_generic_plan'])(
+    "the promoter's pass reads the due scheduled jobs only, through the scheduled index, under %s",
+    async (mode) => {
+      const plant = planted.get('delayed-mid') ?? plantDelayed('delayed-mid', 'laterm', 6, {});
+      planted.set('delayed-mid', plant);
+      await plant;
+      await db.query(`INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at, status)
+                      VALUES ('sched-due', 'delayed-mid', 'plan.job', '{}',
+                              now() - interval '1 s', 3)`);
+      try {
+        await db.query(`PREPARE promote_plan AS ${sqlOf('promote')}`);
+        await db.query(`SET plan_cache_mode = ${mode}`);
+        const promote = 'EXECUTE promote_plan(1000)';
+        const onHot = await hotNodesOf(promote);
+        expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+        expect(onHot.map((n) => n['Index Name'])).toContain('jobs_hot_scheduled_idx');
+        // 20,000 and more scheduled for tomorrow: the due range ends at the first of them.
+        expect(pagesRead(onHot, 'jobs_hot_scheduled_idx')).toBeLessThan(30);
+        const moved = await rolledBack(
+          async () => (await db.query<{ queue: string | null; promoted: string }>(promote)).rows,
+        );
+        expect(moved.map((r) => [r.queue, Number(r.promoted)])).toEqual([['delayed-mid', 1]]);
+      } finally {
+        await db.query('DEALLOCATE promote_plan');
+        await db.query(`DELETE FROM "${schema}".jobs_hot WHERE id = 'sched-due'`);
+      }
     },
   );
 
@@ -511,7 +548,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       await handedLater;
       await db.query(`SET plan_cache_mode = ${mode}`);
       const handoff = `EXECUTE handoff_plan(ARRAY['hl-running'], ARRAY['w1'], ARRAY['lease-w1'],
-        ARRAY[1]::float8[], ARRAY[NULL]::text[], ARRAY[NULL]::text[], ARRAY['plan.job'], 'w1',
+        ARRAY[1]::float8[], ARRAY[NULL]::text[], ARRAY[NULL]::text[], ARRAY[true], ARRAY['plan.job'], 'w1',
         'lease-next', 1, ARRAY['handed-later'])`;
       const onHot = await hotNodesOf(handoff);
       expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
@@ -537,13 +574,13 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
         await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('keyed-later')`);
         await db.query(
           `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, priority, run_at,
-                                            concurrency_key, concurrency_limit)
+                                            concurrency_key, concurrency_limit, status)
            SELECT 'kl' || lpad(g::text, 8, '0'), 'keyed-later', 'plan.job', '{}', 10,
-                  now() + interval '1 day', 'tenant-' || (g % 5), 2
+                  now() + interval '1 day', 'tenant-' || (g % 5), 2, 3
            FROM generate_series(1, $1::int) AS g
            UNION ALL
            SELECT 'kdue' || g, 'keyed-later', 'plan.job', '{}', 5, now() - interval '1 s',
-                  'tenant-' || g, 2
+                  'tenant-' || g, 2, 0
            FROM generate_series(1, 2) AS g`,
           [ROWS],
         );
@@ -551,16 +588,18 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       })();
       await keyedLater;
       await db.query(`SET plan_cache_mode = ${mode}`);
-      const claim = `EXECUTE keyed_plan('w1', 10, ARRAY['keyed-later'], 'lease', false, 0, NULL,
+      const claim = `EXECUTE keyed_plan('w1', 10, ARRAY['keyed-later'], 'lease', false, NULL,
                                         ARRAY['keyed-later'], ARRAY['keyed-later'])`;
       const onHot = await hotNodesOf(claim);
       expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
       // Five keys of 4,000 later jobs each: reading a key's line with run_at as a filter read
-      // all of their entries (346 pages counted here); priority by priority, a few pages per
-      // probe (70).
-      const keyedPages = pagesRead(onHot, 'jobs_hot_keyed_fetch_idx');
+      // all of their entries while they were pending (346 pages counted here); priority by
+      // priority, a few pages per probe (70). Scheduled, they are in no keyed index.
+      // (The walk over the front of the keyed jobs now decides this claim alone.)
+      const keyedPages =
+        pagesRead(onHot, 'jobs_hot_keyed_fetch_idx') + pagesRead(onHot, 'jobs_hot_keyed_order_idx');
       expect(keyedPages).toBeGreaterThan(0);
-      expect(keyedPages).toBeLessThan(150);
+      expect(keyedPages).toBeLessThan(30);
       expect(await claimedIds(claim)).toEqual(['kdue1', 'kdue2']);
     },
   );

@@ -5,6 +5,7 @@ import { migrate, postgres } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/sql/generated.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { waitFor } from '../helpers/wait.js';
 
 const available = await postgresAvailable();
 const created: string[] = [];
@@ -140,6 +141,94 @@ describe.skipIf(!available)('postgres migrations', () => {
       expect(await ledger(schema)).toEqual(allVersions);
       const claimed = await store.claim({ workerId: 'w', limit: 5, queues: ['up'] });
       expect(claimed.map((job) => job.id)).toEqual(['b-1']);
+    } finally {
+      await store.close();
+    }
+  });
+  it('upgrades an audit trail to the recorded order (version 19), keeping the old order of its entries', async () => {
+    const schema = schemaForTest();
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${schema}"`);
+      for (const migration of MIGRATIONS.filter((m) => m.version < 19)) {
+        await client.query(migration.sql.replaceAll(':SCHEMA', `"${schema}"`));
+        await client.query(
+          `INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, $2)`,
+          [migration.version, migration.name],
+        );
+      }
+      // Two entries of before version 19: the older one first by time.
+      await client.query(
+        `INSERT INTO "${schema}".operator_actions (id, at, actor, action, target, outcome)
+         VALUES ('b-old', now() - interval '1 hour', 'a', 'purge', '{}', '{}'),
+                ('a-new', now(), 'a', 'cancel', '{}', '{}')`,
+      );
+    } finally {
+      await client.end();
+    }
+    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
+    await store.open();
+    try {
+      expect(await ledger(schema)).toEqual(allVersions);
+      // A new entry with an id that sorts first still lists as the newest.
+      await store.recordAction({
+        id: '0-newest',
+        actor: 'a',
+        action: 'pause',
+        reason: null,
+        target: {},
+        outcome: {},
+      });
+      expect((await store.listActions(10)).map((e) => e.id)).toEqual([
+        '0-newest',
+        'a-new',
+        'b-old',
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+  it('upgrades waiting jobs due later to scheduled (version 21), and the promoter brings them back', async () => {
+    const schema = schemaForTest();
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${schema}"`);
+      for (const migration of MIGRATIONS.filter((m) => m.version < 21)) {
+        await client.query(migration.sql.replaceAll(':SCHEMA', `"${schema}"`));
+        await client.query(
+          `INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, $2)`,
+          [migration.version, migration.name],
+        );
+      }
+      await client.query(`INSERT INTO "${schema}".queues (name) VALUES ('up')`);
+      // Before version 21 a job due later was pending with a later run_at.
+      await client.query(
+        `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, status, run_at)
+         VALUES ('due', 'up', 't', '{}', 0, now() - interval '1 s'),
+                ('soon', 'up', 't', '{}', 0, now() + interval '300 ms'),
+                ('later', 'up', 't', '{}', 0, now() + interval '1 day')`,
+      );
+    } finally {
+      await client.end();
+    }
+    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
+    await store.open();
+    try {
+      expect(await ledger(schema)).toEqual(allVersions);
+      const states = async () =>
+        Object.fromEntries(
+          (await store.listHot({ queue: 'up', limit: 10 })).map((job) => [job.id, job.state]),
+        );
+      expect(await states()).toEqual({ due: 'pending', soon: 'scheduled', later: 'scheduled' });
+      expect(
+        (await store.claim({ workerId: 'w', limit: 5, queues: ['up'] })).map((j) => j.id),
+      ).toEqual(['due']);
+      await waitFor(async () => (await store.promote(10)).promoted.length > 0, {
+        message: 'the soon job was never promoted',
+      });
+      expect(await states()).toMatchObject({ soon: 'pending', later: 'scheduled' });
     } finally {
       await store.close();
     }

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -173,7 +173,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
   worker_id character varying(100),
   CONSTRAINT jobs_hot_concurrency_limit_check CHECK (((concurrency_limit IS NULL) OR (concurrency_limit > 0))),
   CONSTRAINT jobs_hot_pkey PRIMARY KEY (id),
-  CONSTRAINT jobs_hot_status_check CHECK ((status = ANY (ARRAY[0, 1, 2])))
+  CONSTRAINT jobs_hot_status_check CHECK ((status = ANY (ARRAY[0, 1, 2, 3])))
 ) WITH (fillfactor=80);
 CREATE INDEX jobs_hot_active_idx ON :SCHEMA.jobs_hot USING btree (queue, status) WHERE (status = ANY (ARRAY[1, 2]));
 CREATE INDEX jobs_hot_attempts_idx ON :SCHEMA.jobs_hot USING btree (attempts, created_at) WHERE (attempts > 1);
@@ -185,9 +185,10 @@ CREATE INDEX jobs_hot_keyed_active_idx ON :SCHEMA.jobs_hot USING btree (queue, c
 CREATE INDEX jobs_hot_keyed_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, concurrency_key, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NOT NULL));
 CREATE INDEX jobs_hot_keyed_order_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NOT NULL));
 CREATE INDEX jobs_hot_limited_idx ON :SCHEMA.jobs_hot USING btree (queue) WHERE ((status = 0) AND (concurrency_limit IS NOT NULL));
-CREATE INDEX jobs_hot_pending_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id) WHERE (status = 0);
 CREATE UNIQUE INDEX jobs_hot_pkey ON :SCHEMA.jobs_hot USING btree (id);
+CREATE INDEX jobs_hot_scheduled_idx ON :SCHEMA.jobs_hot USING btree (run_at, id) INCLUDE (queue) WHERE (status = 3);
 CREATE INDEX jobs_hot_tags_idx ON :SCHEMA.jobs_hot USING gin (regexp_split_to_array(btrim((tags)::text), '\s*,\s*'::text)) WHERE (tags IS NOT NULL);
+CREATE INDEX jobs_hot_waiting_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id) WHERE (status = ANY (ARRAY[0, 3]));
 
 CREATE TABLE :SCHEMA.leases (
   expires_at timestamp with time zone NOT NULL,
@@ -205,14 +206,15 @@ CREATE TABLE :SCHEMA.metric_buckets (
   max_duration_ms double precision,
   outcome smallint NOT NULL,
   queue character varying(255) COLLATE "C" NOT NULL,
+  shard smallint DEFAULT 0 NOT NULL,
   total_duration_ms double precision DEFAULT 0 NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   CONSTRAINT metric_buckets_completed_count_check CHECK ((completed_count >= 0)),
   CONSTRAINT metric_buckets_duration_count_check CHECK ((duration_count >= 0)),
   CONSTRAINT metric_buckets_outcome_check CHECK ((outcome = ANY (ARRAY[0, 1]))),
-  CONSTRAINT metric_buckets_pkey PRIMARY KEY (bucket_start, queue, outcome, failure_reason)
+  CONSTRAINT metric_buckets_pkey PRIMARY KEY (bucket_start, queue, outcome, failure_reason, shard)
 );
-CREATE UNIQUE INDEX metric_buckets_pkey ON :SCHEMA.metric_buckets USING btree (bucket_start, queue, outcome, failure_reason);
+CREATE UNIQUE INDEX metric_buckets_pkey ON :SCHEMA.metric_buckets USING btree (bucket_start, queue, outcome, failure_reason, shard);
 
 CREATE TABLE :SCHEMA.operator_actions (
   action character varying(50) NOT NULL,
@@ -221,16 +223,19 @@ CREATE TABLE :SCHEMA.operator_actions (
   id character varying(50) COLLATE "C" NOT NULL,
   outcome jsonb NOT NULL,
   reason text,
+  seq bigint DEFAULT nextval(':SCHEMA.operator_actions_seq'::regclass) NOT NULL,
   target jsonb NOT NULL,
   CONSTRAINT operator_actions_pkey PRIMARY KEY (id)
 );
 CREATE INDEX operator_actions_at_idx ON :SCHEMA.operator_actions USING btree (at DESC, id);
 CREATE UNIQUE INDEX operator_actions_pkey ON :SCHEMA.operator_actions USING btree (id);
+CREATE UNIQUE INDEX operator_actions_seq_idx ON :SCHEMA.operator_actions USING btree (seq DESC);
 
 CREATE TABLE :SCHEMA.queues (
   claim_seq bigint DEFAULT 0 NOT NULL,
   is_active boolean DEFAULT true NOT NULL,
   is_paused boolean DEFAULT false NOT NULL,
+  keep_succeeded boolean DEFAULT true NOT NULL,
   max_workers integer,
   name character varying(255) COLLATE "C" NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
@@ -297,10 +302,11 @@ CREATE TABLE :SCHEMA.stats_summary (
   last_activity_at timestamp with time zone,
   queue character varying(255) COLLATE "C" NOT NULL,
   retried_total bigint DEFAULT 0 NOT NULL,
+  shard smallint DEFAULT 0 NOT NULL,
   succeeded_total bigint DEFAULT 0 NOT NULL,
-  CONSTRAINT stats_summary_pkey PRIMARY KEY (queue)
+  CONSTRAINT stats_summary_pkey PRIMARY KEY (queue, shard)
 );
-CREATE UNIQUE INDEX stats_summary_pkey ON :SCHEMA.stats_summary USING btree (queue);
+CREATE UNIQUE INDEX stats_summary_pkey ON :SCHEMA.stats_summary USING btree (queue, shard);
 
 CREATE TABLE :SCHEMA.workers (
   host character varying(255) NOT NULL,
@@ -312,3 +318,11 @@ CREATE TABLE :SCHEMA.workers (
   CONSTRAINT workers_pkey PRIMARY KEY (id)
 );
 CREATE UNIQUE INDEX workers_pkey ON :SCHEMA.workers USING btree (id);
+
+CREATE SEQUENCE :SCHEMA.operator_actions_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
+
+CREATE OR REPLACE FUNCTION :SCHEMA.counter_shard()
+ RETURNS smallint
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+AS $function$SELECT (pg_backend_pid() % 16)::smallint$function$;

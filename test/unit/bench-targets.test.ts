@@ -51,40 +51,53 @@ describe('the sweep', () => {
 });
 
 describe('the targets', () => {
+  const row = (workload: Row['workload'], system: Row['system'], value: number): Row => ({
+    workload,
+    system,
+    value,
+    unit: workload === 'W3-p99' ? 'ms' : workload === 'W8-capped' ? '% of cap' : 'jobs/s',
+  });
   const rows: Row[] = [
     ...sweepRows,
-    { workload: 'W2-1p', system: 'chokaq-postgres', value: 10_000, unit: 'jobs/s' },
-    { workload: 'W2-1p', system: 'graphile-worker-batched', value: 5000, unit: 'jobs/s' },
-    { workload: 'W2-1p', system: 'chokaq-embedded', value: 7000, unit: 'jobs/s' },
-    { workload: 'W3-p99', system: 'chokaq-postgres', value: 9, unit: 'ms' },
-    { workload: 'W3-p99', system: 'graphile-worker-batched', value: 8, unit: 'ms' },
-    { workload: 'W5', system: 'chokaq-postgres', value: 9100, unit: 'jobs/s' },
-    { workload: 'W8-capped', system: 'chokaq-postgres', value: 91, unit: '% of cap' },
+    row('W2-1p', 'chokaq-postgres', 10_000),
+    row('W2-1p', 'pg-boss-batch500', 8000),
+    row('W2-1p', 'graphile-worker-batched', 12_000),
+    row('W2-1p', 'chokaq-postgres-nohistory', 13_000),
+    row('W2-4p', 'chokaq-postgres', 9000),
+    row('W2-4p', 'pg-boss-batch500', 7000),
+    row('W3-p99', 'chokaq-postgres', 9),
+    row('W3-p99', 'graphile-worker-batched', 8),
+    row('W5', 'chokaq-postgres', 9100),
+    row('W8-capped', 'chokaq-postgres', 91),
+    row('W9-keyed', 'chokaq-postgres', 4000),
   ];
 
-  it('marks each target met, not met, or not measured', () => {
-    const results = checkTargets(rows, 3000);
+  it('marks each target met, not met, or not measured, required ones before the stretch', () => {
+    const results = checkTargets(rows, { w8PercentOfCap: 74, w9JobsPerSecond: 5000 });
     const byTarget = Object.fromEntries(results.map((r) => [r.target, [r.figure, r.met]]));
     expect(byTarget).toEqual({
-      'W2-1p ≥ 1.5× best peer': ['2.00×', true],
-      'W2-2p ≥ 1.5× best peer': ['-', undefined],
-      'W2 sweep, concurrency 8, 1p ≥ 1.5× best peer': ['1.20×', false],
-      'W2 sweep, concurrency 8, 2p ≥ 1.5× best peer': ['-', undefined],
-      'W2 sweep, concurrency 128, 1p ≥ 1.5× best peer': ['-', undefined],
-      'W2 sweep, concurrency 128, 2p ≥ 1.5× best peer': ['0.90×', false],
+      'W2-1p ≥ 1.2× pg-boss (batchSize 500)': ['1.25×', true],
+      'W2-2p ≥ 1.2× pg-boss (batchSize 500)': ['-', undefined],
+      'W2-4p ≥ 1.2× pg-boss (batchSize 500)': ['1.29×', true],
+      'W2-4p ≥ W2-1p': ['0.90×', false],
+      'without archive rows, W2-1p ≥ 1.0× graphile-worker (localQueue 500)': ['1.08×', true],
+      'without archive rows, W2-2p ≥ 1.0× graphile-worker (localQueue 500)': ['-', undefined],
+      'W1-single ≥ 3× best peer': ['-', undefined],
+      'W1-bulk ≥ 1.5× best peer': ['-', undefined],
       'W3 p99 ≤ best peer': ['1.13×', false],
       'W4 lag p99 ≤ best peer': ['-', undefined],
-      'W1-single ≥ 3× best peer': ['-', undefined],
-      'W1-bulk ≥ 1× best peer': ['-', undefined],
       'W5 within 10 % of W2-1p': ['-9.0 %', true],
-      'W8 capped queue ≥ 90 % of the cap': ['91.0 %', true],
-      'chokaq-embedded (defaults) W2-1p ≥ 2× before (3,000 jobs/s)': ['2.33×', true],
+      'W8 not below before (74 % of the cap)': ['91.0', true],
+      'W9 not below before (5,000 jobs/s)': ['4,000', false],
+      'stretch: full history, W2-1p ≥ 1.0× graphile-worker (localQueue 500)': ['0.83×', false],
+      'stretch: W8 ≥ 90 % of the cap': ['91.0', true],
     });
+    expect(results.filter((r) => r.stretch).map((r) => r.target)).toHaveLength(2);
   });
 
   it('prints the verdicts', () => {
-    const text = formatTargets(checkTargets(rows, 3000));
-    expect(text).toMatch(/W2-1p ≥ 1\.5× best peer\s+2\.00×\s+met\n/);
+    const text = formatTargets(checkTargets(rows));
+    expect(text).toMatch(/W2-1p ≥ 1\.2× pg-boss \(batchSize 500\)\s+1\.25×\s+met\n/);
     expect(text).toMatch(/W3 p99 ≤ best peer\s+1\.13×\s+NOT MET\n/);
     expect(text).toMatch(/W4 lag p99 ≤ best peer\s+-\s+not measured\n/);
   });

@@ -63,7 +63,7 @@ const queues = new BackgroundRefresh<LockedQueues>({
   initial: { capped: ['capped'], keyed: [], limited: [] },
 });
 
-const request = { workerId: 'w', limit: 5, queues: null, types: ['job'], startCount: 0 };
+const request = { workerId: 'w', limit: 5, queues: null, types: ['job'] };
 
 describe('claim of a capped queue after a stale statement', () => {
   it('takes one statement when it is fresh', async () => {
@@ -73,7 +73,7 @@ describe('claim of a capped queue after a stale statement', () => {
     expect(calls).toEqual([
       {
         sql: 'CLAIM',
-        params: ['w', 5, null, expect.any(String), false, 0, ['job'], ['capped']],
+        params: ['w', 5, null, expect.any(String), false, ['job'], ['capped']],
         inTransaction: false,
       },
     ]);

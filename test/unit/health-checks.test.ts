@@ -19,6 +19,8 @@ function gauge(queue: string, lagMs: number | null, extra: Partial<QueueGauges> 
     processing: 0,
     dead: 0,
     oldestDueAt: lagMs === null ? null : new Date(T0 - lagMs),
+    succeededTotal: 0,
+    failedTotal: 0,
     readAt: new Date(T0),
     ...extra,
   };

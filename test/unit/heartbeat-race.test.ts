@@ -12,7 +12,7 @@ import { ChokaQEvents } from '../../src/runtime/events.js';
 import { Heartbeater } from '../../src/runtime/heartbeater.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { FakeClock } from '../../src/util/clock.js';
-import { leaseOf, newJob } from '../conformance/helpers.js';
+import { claimAndStart, leaseOf, newJob } from '../conformance/helpers.js';
 
 /** A logger that keeps its warnings. */
 function recordingLogger(warnings: string[]): Logger {
@@ -54,7 +54,7 @@ describe('heartbeat racing a settle', () => {
   it('does not take a run that settled while its heartbeat was on the way for a lost lease', async () => {
     const store = memory();
     await store.enqueue([newJob({ id: 'race-1' })]);
-    const [job] = await store.claim({ workerId: 'w', limit: 1, queues: null, startCount: 1 });
+    const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: null });
     if (!job) throw new Error('nothing claimed');
     const lease = leaseOf(job);
 
@@ -82,7 +82,7 @@ describe('heartbeat racing a settle', () => {
   it('still aborts a run that is running when its lease turns out to be gone', async () => {
     const store = memory();
     await store.enqueue([newJob({ id: 'lost-1' })]);
-    const [job] = await store.claim({ workerId: 'w', limit: 1, queues: null, startCount: 1 });
+    const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: null });
     if (!job) throw new Error('nothing claimed');
     // The lease the run holds is not the stored one: someone else took the job over.
     const { heartbeater, aborts, warnings } = watching(store, job, {

@@ -43,8 +43,14 @@ describe('memory store', () => {
 
       expect(await claimOne()).toEqual([]);
       clock.advance(1999);
+      expect(await store.promote(10)).toEqual({ promoted: [], nextDueInMs: 1 });
       expect(await claimOne()).toEqual([]);
       clock.advance(1);
+      expect(await claimOne()).toEqual([]); // due, but scheduled until promoted
+      expect(await store.promote(10)).toEqual({
+        promoted: [{ queue: 'default', count: 1 }],
+        nextDueInMs: null,
+      });
       expect((await claimOne()).map((j) => j.id)).toEqual(['a']);
     });
 
@@ -61,6 +67,7 @@ describe('memory store', () => {
 
       expect(await claimOne()).toEqual([]);
       clock.advance(500);
+      await store.promote(10);
       const [again] = await claimOne();
       expect(again?.attempts).toBe(1);
       const found = await store.getJob('a');
@@ -544,7 +551,8 @@ describe('memory store', () => {
           leaseOf(b),
           { ...leaseOf(a), leaseToken: 'stolen' },
           { ...leaseOf(a), workerId: 'w9' },
-          leaseOf(c), // fetched, not processing
+          leaseOf(c), // fetched: a run whose start is not recorded yet
+          { ...leaseOf(c), leaseToken: 'stolen' },
           { id: 'missing', workerId: 'w1', leaseToken: 't' },
         ]);
         expect(results).toEqual([
@@ -552,13 +560,15 @@ describe('memory store', () => {
           { alive: true, cancelRequested: true, cancelRequestedBy: 'ops' },
           { alive: false, cancelRequested: false, cancelRequestedBy: null },
           { alive: false, cancelRequested: false, cancelRequestedBy: null },
+          { alive: true, cancelRequested: false, cancelRequestedBy: null },
           { alive: false, cancelRequested: false, cancelRequestedBy: null },
           { alive: false, cancelRequested: false, cancelRequestedBy: null },
         ]);
         const row = await hotRow('a');
         expect(row.heartbeatAt?.getTime()).toBe(START + 5000);
         expect(row.updatedAt.getTime()).toBe(START + 5000);
-        expect((await hotRow('c')).heartbeatAt).toBeNull();
+        expect(await hotRow('c')).toMatchObject({ state: 'fetched', attempts: 0 });
+        expect((await hotRow('c')).updatedAt.getTime()).toBe(START + 5000);
 
         clock.advance(PROCESSING_TIMEOUT + 1);
         await store.rescue(rescueOptions());
@@ -586,7 +596,7 @@ describe('memory store', () => {
           ]),
         ).toEqual([true]);
         expect(await hotRow('a')).toMatchObject({
-          state: 'pending',
+          state: 'scheduled',
           attempts: 0,
           lostAttempts: 1,
           lastError: 'shutdown',
@@ -595,6 +605,7 @@ describe('memory store', () => {
 
         // From fetched (nothing ran), the refund still never goes below zero.
         clock.advance(100);
+        await store.promote(10);
         const [fetched] = await claimOne();
         if (fetched === undefined) throw new Error('not claimed');
         const lease = leaseOf(fetched);

@@ -145,6 +145,8 @@ describe('metrics recorder gauges', () => {
       processing: 2,
       dead: 3,
       oldestDueAt,
+      succeededTotal: 0,
+      failedTotal: 0,
       readAt,
     });
     const circuit = (key: string, state: 'closed' | 'open') => ({

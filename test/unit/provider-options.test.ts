@@ -164,6 +164,51 @@ describe('postgres(options) refuses', () => {
       says: 'from 1 to 1000',
     },
     {
+      name: 'a multi-host URL with an empty host',
+      call: () => postgres({ connectionString: 'postgres://u@h1:5432,,h2:5432/db' }),
+      code: INVALID,
+      field: `${P}.connectionString`,
+      says: 'host:port entries',
+    },
+    {
+      name: 'a multi-host URL with a port out of range',
+      call: () => postgres({ connectionString: 'postgres://u@h1:5432,h2:70000/db' }),
+      code: INVALID,
+      field: `${P}.connectionString`,
+      says: 'h2:70000',
+    },
+    {
+      name: 'a multi-host URL asking for a standby',
+      call: () =>
+        postgres({
+          connectionString: 'postgres://u@h1,h2/db?target_session_attrs=standby',
+        }),
+      code: INVALID,
+      field: `${P}.connectionString: target_session_attrs`,
+      says: 'standby',
+    },
+    {
+      name: 'a negative statementTimeout',
+      call: () => postgres({ connectionString: url, statementTimeout: -1 }),
+      code: 'CHOKAQ_INVALID_DURATION',
+      field: `${P}.statementTimeout`,
+      says: '-1 (number)',
+    },
+    {
+      name: 'a lockTimeout in words',
+      call: () => postgres({ connectionString: url, lockTimeout: 'soon' as never }),
+      code: 'CHOKAQ_INVALID_DURATION',
+      field: `${P}.lockTimeout`,
+      says: 'soon',
+    },
+    {
+      name: 'an idleInTransactionTimeout past the longest timer',
+      call: () => postgres({ connectionString: url, idleInTransactionTimeout: '30d' }),
+      code: 'CHOKAQ_INVALID_DURATION',
+      field: `${P}.idleInTransactionTimeout`,
+      says: '30d',
+    },
+    {
       name: 'poolSize 1001',
       call: () => postgres({ connectionString: url, poolSize: 1001 }),
       code: INVALID,
@@ -225,6 +270,7 @@ describe('postgres(options) refuses', () => {
     const store = postgres({ connectionString: url, schema: 'public', logger: silentLogger });
     expect(store.schema).toBe('public');
     expect(postgres({ pool, poolSize: 3 }).kind).toBe('postgres');
+    expect(postgres({ pool, migrate: 'check' }).kind).toBe('postgres');
   });
 });
 
@@ -360,6 +406,7 @@ describe('embedded(options) refuses', () => {
     const store = embedded({ dataDir, schema: 'public', vacuumIntervalMs: 0 });
     expect(store.schema).toBe('public');
     expect(embedded({ dataDir, vacuumIntervalMs: 1000 }).kind).toBe('embedded');
+    expect(embedded({ dataDir, migrate: 'check' }).kind).toBe('embedded');
   });
 });
 

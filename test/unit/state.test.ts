@@ -11,12 +11,28 @@ import {
   type JobState,
 } from '../../src/job/state.js';
 
-const STATES: readonly JobState[] = ['pending', 'fetched', 'processing', 'succeeded', 'dead'];
+const STATES: readonly JobState[] = [
+  'scheduled',
+  'pending',
+  'fetched',
+  'processing',
+  'succeeded',
+  'dead',
+];
 const ACTORS: readonly Actor[] = ['producer', 'worker', 'recovery', 'operator'];
 
 describe('canTransition', () => {
   it.each<[JobState | null, JobState | null, Actor]>([
     [null, 'pending', 'producer'],
+    [null, 'scheduled', 'producer'],
+    ['scheduled', 'pending', 'recovery'],
+    ['processing', 'scheduled', 'worker'],
+    ['fetched', 'scheduled', 'worker'],
+    ['scheduled', 'dead', 'operator'],
+    ['scheduled', 'dead', 'recovery'],
+    ['scheduled', 'scheduled', 'operator'],
+    ['scheduled', 'pending', 'operator'],
+    ['pending', 'scheduled', 'operator'],
     ['pending', 'fetched', 'worker'],
     ['fetched', 'processing', 'worker'],
     ['fetched', 'pending', 'worker'],
@@ -25,7 +41,8 @@ describe('canTransition', () => {
     ['processing', 'dead', 'worker'],
     ['dead', 'pending', 'operator'],
     ['pending', 'pending', 'operator'],
-    ['pending', 'processing', 'worker'],
+    ['fetched', 'succeeded', 'worker'],
+    ['processing', null, 'worker'],
     ['fetched', 'dead', 'recovery'],
     ['dead', null, 'operator'],
   ])('allows %s → %s by %s', (from, to, actor) => {
@@ -34,9 +51,12 @@ describe('canTransition', () => {
 
   it.each<[JobState | null, JobState | null, Actor]>([
     ['pending', 'processing', 'operator'],
+    ['pending', 'processing', 'worker'],
     ['pending', 'succeeded', 'worker'],
     ['succeeded', null, 'operator'],
-    ['fetched', 'succeeded', 'worker'],
+    ['pending', null, 'worker'],
+    ['processing', null, 'recovery'],
+    ['fetched', 'succeeded', 'recovery'],
     ['processing', 'fetched', 'worker'],
     ['dead', 'succeeded', 'operator'],
     ['succeeded', 'dead', 'operator'],
@@ -45,6 +65,11 @@ describe('canTransition', () => {
     ['pending', 'fetched', 'operator'],
     ['pending', 'pending', 'worker'],
     ['processing', 'succeeded', 'operator'],
+    ['scheduled', 'fetched', 'worker'],
+    ['scheduled', 'processing', 'worker'],
+    ['scheduled', 'pending', 'worker'],
+    ['dead', 'scheduled', 'operator'],
+    ['pending', 'scheduled', 'recovery'],
   ])('forbids %s → %s by %s', (from, to, actor) => {
     expect(canTransition(from, to, actor)).toBe(false);
   });
@@ -64,13 +89,13 @@ describe('canTransition', () => {
     expect(allowed).toEqual(['pending/operator', 'dead/operator']);
   });
 
-  it('lets only the producer create jobs, always as pending', () => {
+  it('lets only the producer create jobs, as pending or scheduled', () => {
     const allowed: string[] = [];
     for (const to of STATES) {
       for (const actor of ACTORS)
         if (canTransition(null, to, actor)) allowed.push(`${to}/${actor}`);
     }
-    expect(allowed).toEqual(['pending/producer']);
+    expect(allowed).toEqual(['scheduled/producer', 'pending/producer']);
   });
 
   it('agrees with the TRANSITIONS table and allows nothing outside it', () => {
@@ -86,9 +111,11 @@ describe('canTransition', () => {
       }
     }
     expect(allowedCount).toBe(listed.size);
-    // 9 worker moves (claim, claim that starts, start, release/reschedule, circuit death, succeed,
-    // retry/refund, die), 5 of recovery, the producer's enqueue and 5 operator actions.
-    expect(listed.size).toBe(20);
+    // 13 worker moves (claim or hand-off, start, release, circuit reschedule, circuit death,
+    // succeed, succeed before the start was recorded, both without an archive row, delayed
+    // retry, retry without delay or refund, die), 7 of recovery (the promotion among them), the
+    // producer's two enqueues (due now, due later) and 9 operator actions.
+    expect(listed.size).toBe(31);
   });
 
   it('gives every transition a trigger', () => {
@@ -97,8 +124,8 @@ describe('canTransition', () => {
 });
 
 describe('hot state codes', () => {
-  it('stores pending, fetched, processing as 0, 1, 2', () => {
-    expect(HOT_STATE_CODE).toEqual({ pending: 0, fetched: 1, processing: 2 });
+  it('stores pending, fetched, processing, scheduled as 0, 1, 2, 3', () => {
+    expect(HOT_STATE_CODE).toEqual({ pending: 0, fetched: 1, processing: 2, scheduled: 3 });
   });
 
   it('round-trips every hot state through its code', () => {
@@ -106,7 +133,7 @@ describe('hot state codes', () => {
       expect(HOT_STATE_BY_CODE[HOT_STATE_CODE[state]]).toBe(state);
     }
     HOT_STATE_BY_CODE.forEach((state, code) => expect(HOT_STATE_CODE[state]).toBe(code));
-    expect(HOT_STATE_BY_CODE).toHaveLength(3);
+    expect(HOT_STATE_BY_CODE).toHaveLength(4);
   });
 });
 

@@ -27,7 +27,7 @@ describe('chokaq/testing drain', () => {
     await chokaq.enqueue(job, { n: 99 }, { delay: '1h' });
     await drain(chokaq, { timeoutMs: 5000 });
     expect(done.sort()).toEqual([1, 2, 3, 4, 5]);
-    expect((await chokaq.listJobs()).map((j) => j.state)).toEqual(['pending']);
+    expect((await chokaq.listJobs()).map((j) => j.state)).toEqual(['scheduled']);
     await chokaq.stop();
   });
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { memory } from '../../src/index.js';
 import type { Settlement } from '../../src/storage/store.js';
-import { leaseOf, newJob } from '../conformance/helpers.js';
+import { claimAndStart, leaseOf, newJob } from '../conformance/helpers.js';
 import { checkTransitions } from '../conformance/transition-check.js';
 
 describe('transition watch', () => {
@@ -14,28 +14,36 @@ describe('transition watch', () => {
     const violations: string[] = [];
     const store = checkTransitions(memory(), violations);
     await store.enqueue([newJob({ id: 'ok-1' })]);
-    const [job] = await store.claim({ workerId: 'w', limit: 1, queues: null, startCount: 1 });
+    const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: null });
     if (!job) throw new Error('nothing claimed');
     await store.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error: 'x' }]);
     await store.resurrect(['ok-1'], { actor: 'ops' });
     expect(violations).toEqual([]);
   });
 
-  it('reports a worker call that archives a job it never started', async () => {
+  it('reports a worker call that archives a job it never claimed', async () => {
     const violations: string[] = [];
     const raw = memory();
-    // A broken provider: settling an archive starts a fetched job on the side and archives it.
+    // A broken provider: settling an archive claims another pending job on the side and archives it.
     const settle = raw.settle.bind(raw);
     raw.settle = async (items: readonly Settlement[]) => {
-      await raw.start(items.map((item) => item.lease));
-      return settle(items);
+      const others = await raw.claim({ workerId: 'w', limit: 1, queues: null });
+      return settle([
+        ...items,
+        ...others.map((job): Settlement => ({
+          kind: 'archive',
+          lease: leaseOf(job),
+          durationMs: 1,
+        })),
+      ]).then((applied) => applied.slice(0, items.length));
     };
     const store = checkTransitions(raw, violations);
     await store.enqueue([newJob({ id: 'bad-1' })]);
     const [job] = await store.claim({ workerId: 'w', limit: 1, queues: null });
     if (!job) throw new Error('nothing claimed');
+    await store.enqueue([newJob({ id: 'bad-2' })]);
     await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
-    expect(violations).toEqual(['settle: fetched → succeeded (worker) for bad-1']);
+    expect(violations).toEqual(['settle: pending → succeeded (worker) for bad-2']);
   });
 
   it('judges a change by the actor of the call that made it', async () => {
@@ -43,11 +51,10 @@ describe('transition watch', () => {
     const raw = memory();
     // A broken provider: cancel (an operator call) archives instead of cancelling.
     raw.cancel = async (ids) => {
-      const claimed = await raw.claim({
+      const claimed = await claimAndStart(raw, {
         workerId: 'op',
         limit: ids.length,
         queues: null,
-        startCount: ids.length,
       });
       await raw.settle(
         claimed.map((job) => ({ kind: 'archive', lease: leaseOf(job), durationMs: 0 })),

@@ -1,20 +1,26 @@
-import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import { ChokaQ } from '../../chokaq.js';
+import type { EnqueueItem } from '../../enqueue/options.js';
 import { consoleLogger, type LogLevel } from '../../observability/logger.js';
 import type { QueueStats } from '../../storage/model.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
-import { portFlag, serveDeck } from '../deck-server.js';
+import { offerSignInLinks, portFlag, serveDeck, signInHelp } from '../deck-server.js';
 import {
   PAUSED_SAMPLE_SCHEDULE,
   SAMPLE_MIX,
   SAMPLE_SCHEDULES,
   sampleJobFor,
+  slowJob,
   type SamplePayload,
 } from '../demo/sample-jobs.js';
+import { jobsAtStep, STEPS_PER_SECOND } from '../demo/pace.js';
 import { CliError, type CliIo } from '../io.js';
+import { parseFlags } from '../args.js';
+import { synopsis } from '../usage.js';
+import type { JobState } from '../../job/state.js';
 
 /** Usage text of `chokaq demo`. */
-export const DEMO_USAGE = `chokaq demo [--headless --jobs N] [--data-dir DIR | --database-url URL] [--concurrency N]
+export const DEMO_USAGE = `${synopsis('chokaq demo [--headless [--jobs N] [--timeout SEC]] [--rate N] [--port N] [--concurrency N] [--data-dir DIR | --database-url URL] [--schema NAME]')}
 
 Runs sample jobs (fast, slow, flaky, throttled, poison) on the embedded store (no server needed),
 or on PostgreSQL when --database-url / CHOKAQ_DATABASE_URL is set, and serves The Deck on this
@@ -44,7 +50,7 @@ export async function demoCommand(
   io: CliIo,
   stopSignal?: AbortSignal,
 ): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: {
       headless: { type: 'boolean', default: false },
@@ -57,7 +63,6 @@ export async function demoCommand(
       schema: { type: 'string' },
       port: { type: 'string' },
     },
-    strict: true,
   });
   const port = portFlag(values.port, 4100);
   const jobs = positiveInt(values.jobs, '--jobs');
@@ -69,7 +74,7 @@ export async function demoCommand(
   const logger = consoleLogger((io.env.CHOKAQ_LOG_LEVEL as LogLevel | undefined) ?? 'error');
   io.stderr.write(`chokaq demo: ${describeConnection(connection)}, concurrency ${concurrency}\n`);
   const chokaq = new ChokaQ({
-    storage: await openStore(connection, logger),
+    storage: await openStore(connection, logger, 'migrate'),
     jobs: SAMPLE_MIX.map(({ job }) => job),
     concurrency,
     pollInterval: 200,
@@ -89,39 +94,53 @@ export async function demoCommand(
   }
 }
 
+/**
+ * Enqueues `jobs` sample jobs tagged with this run's own tag, waits until every one of them has
+ * settled, and prints the summary of those jobs only: jobs of earlier runs in the same store
+ * (still waiting, or settling meanwhile) are not counted.
+ */
 async function runHeadless(
   chokaq: ChokaQ,
   jobs: number,
   timeoutMs: number,
   io: CliIo,
 ): Promise<number> {
-  const before = totals(await chokaq.queues.stats());
+  const tag = `demo-run-${randomBytes(4).toString('hex')}`;
   for (let start = 0; start < jobs; start += 1000) {
-    await enqueueSamples(chokaq, start, Math.min(jobs, start + 1000));
+    await enqueueSamples(chokaq, start, Math.min(jobs, start + 1000), { tags: tag });
   }
-  io.stderr.write(`enqueued ${jobs} jobs\n`);
+  io.stderr.write(`enqueued ${jobs} jobs tagged ${tag}\n`);
   const deadline = Date.now() + timeoutMs;
-  let now = before;
   let lastPrint = 0;
   for (;;) {
-    now = totals(await chokaq.queues.stats());
-    const settled = now.succeeded + now.failed - before.succeeded - before.failed;
-    if (Date.now() - lastPrint >= 1000) {
+    const now = await runTotals(chokaq, tag);
+    const settled = now.succeeded + now.failed;
+    if (Date.now() - lastPrint >= 1000 || now.hot === 0) {
       io.stderr.write(`settled ${settled}/${jobs}, hot ${now.hot}\n`);
       lastPrint = Date.now();
     }
-    if (settled >= jobs && now.hot === 0) break;
+    if (now.hot === 0) {
+      printSummary(io, jobs, now);
+      return 0;
+    }
     if (Date.now() > deadline) {
-      io.stderr.write(
-        `timed out after ${timeoutMs / 1000} s with ${jobs - settled} jobs unsettled\n`,
-      );
-      printSummary(io, jobs, before, now);
+      io.stderr.write(`timed out after ${timeoutMs / 1000} s with ${now.hot} jobs unsettled\n`);
+      printSummary(io, jobs, now);
       return 1;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  printSummary(io, jobs, before, now);
-  return 0;
+}
+
+/** The jobs tagged `tag`: succeeded, dead and still hot. */
+async function runTotals(chokaq: ChokaQ, tag: string): Promise<Totals> {
+  const count = async (state: JobState[]) => (await chokaq.jobs.count({ tags: tag, state })).count;
+  const [succeeded, failed, hot] = await Promise.all([
+    count(['succeeded']),
+    count(['dead']),
+    count(['scheduled', 'pending', 'fetched', 'processing']),
+  ]);
+  return { succeeded, failed, hot };
 }
 
 async function runInteractive(
@@ -137,8 +156,12 @@ async function runInteractive(
     tokens: [],
     anonymous: 'none',
     environment: 'demo',
+    signInHelp: signInHelp('chokaq demo'),
   });
-  io.stdout.write(`The Deck: ${deck.url}\nSign in (once, within 10 minutes): ${deck.signInUrl}\n`);
+  io.stdout.write(`The Deck: ${deck.url}\n`);
+  // Fresh sign-in links on Enter or SIGUSR2 while the demo runs; ends with it.
+  const links = new AbortController();
+  const offered = offerSignInLinks(deck, io, links.signal);
   try {
     for (const schedule of SAMPLE_SCHEDULES)
       await chokaq.schedules.add(schedule, { actor: 'demo' });
@@ -148,10 +171,16 @@ async function runInteractive(
     });
     return await enqueueUntilStopped(chokaq, rate, io, stopSignal);
   } finally {
+    links.abort();
+    await offered;
     await deck.close();
   }
 }
 
+/**
+ * Enqueues `rate` jobs a second, spread over each second (see `demo/pace.ts`), with slow jobs of
+ * 0.3–1.9 s, so The Deck always has jobs running; prints the totals once a second.
+ */
 async function enqueueUntilStopped(
   chokaq: ChokaQ,
   rate: number,
@@ -161,37 +190,63 @@ async function enqueueUntilStopped(
   io.stderr.write(`enqueueing about ${rate} jobs/s; press Ctrl-C to stop\n`);
   const before = totals(await chokaq.queues.stats());
   let next = 0;
-  while (!stopSignal?.aborted) {
-    await enqueueSamples(chokaq, next, next + rate);
-    next += rate;
-    const now = totals(await chokaq.queues.stats());
-    io.stdout.write(
-      `enqueued ${next}  succeeded ${now.succeeded - before.succeeded}  dead ${now.failed - before.failed}  ` +
-        `hot ${now.hot}  running ${chokaq.running}\n`,
-    );
-    // One listener per wait, removed after it, so a long demo does not pile them up.
-    await new Promise<void>((resolve) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        stopSignal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, 1000);
-      stopSignal?.addEventListener('abort', onAbort, { once: true });
-    });
+  for (let step = 0; !stopSignal?.aborted; step = (step + 1) % STEPS_PER_SECOND) {
+    const count = jobsAtStep(rate, step);
+    await enqueueSamples(chokaq, next, next + count, { live: true });
+    next += count;
+    if (step === STEPS_PER_SECOND - 1) {
+      const now = totals(await chokaq.queues.stats());
+      io.stdout.write(
+        `enqueued ${next}  succeeded ${now.succeeded - before.succeeded}  dead ${now.failed - before.failed}  ` +
+          `hot ${now.hot}  running ${chokaq.running}\n`,
+      );
+    }
+    await pause(1000 / STEPS_PER_SECOND, stopSignal);
   }
   io.stderr.write('stopping: letting running jobs finish\n');
   return 0;
 }
 
-async function enqueueSamples(chokaq: ChokaQ, from: number, to: number): Promise<void> {
-  const groups = new Map<ReturnType<typeof sampleJobFor>, { payload: SamplePayload }[]>();
+/** Waits `ms`, or less when `signal` aborts; one listener per wait, removed after it. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Enqueues sample jobs `from` to `to` (exclusive), tagged `tags`; `live` makes the slow ones
+ * take 0.3–1.9 s, long enough to be seen running, as one of four tenants' jobs with at most
+ * three of a tenant at once (so The Deck's Flow control panel has keys to show).
+ */
+async function enqueueSamples(
+  chokaq: ChokaQ,
+  from: number,
+  to: number,
+  options: { tags?: string; live?: boolean },
+): Promise<void> {
+  const groups = new Map<ReturnType<typeof sampleJobFor>, EnqueueItem<SamplePayload>[]>();
   for (let n = from; n < to; n++) {
     const job = sampleJobFor(n);
     const items = groups.get(job) ?? [];
-    items.push({ payload: { n } });
+    const item: EnqueueItem<SamplePayload> =
+      options.live && job === slowJob
+        ? {
+            payload: { n, ms: 300 + (n % 5) * 400 },
+            concurrencyKey: `tenant-${n % 4}`,
+            concurrencyLimit: 3,
+          }
+        : { payload: { n } };
+    if (options.tags !== undefined) item.tags = options.tags;
+    items.push(item);
     groups.set(job, items);
   }
   for (const [job, items] of groups) await chokaq.enqueueMany(job, items);
@@ -204,17 +259,12 @@ function totals(stats: readonly QueueStats[]): Totals {
   return {
     succeeded: sum((s) => s.succeededTotal),
     failed: sum((s) => s.failedTotal),
-    hot: sum((s) => s.pending + s.fetched + s.processing),
+    hot: sum((s) => s.scheduled + s.pending + s.fetched + s.processing),
   };
 }
 
-function printSummary(io: CliIo, jobs: number, before: Totals, now: Totals): void {
-  const summary = {
-    enqueued: jobs,
-    archived: now.succeeded - before.succeeded,
-    dlq: now.failed - before.failed,
-    hot: now.hot,
-  };
+function printSummary(io: CliIo, jobs: number, run: Totals): void {
+  const summary = { enqueued: jobs, archived: run.succeeded, dlq: run.failed, hot: run.hot };
   io.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 

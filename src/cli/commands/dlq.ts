@@ -1,11 +1,12 @@
-import { parseArgs } from 'node:util';
 import type { ChokaQ } from '../../chokaq.js';
 import type { DeadJobEdit } from '../../chokaq.js';
 import type { BulkEdit, BulkRequest, BulkTarget } from '../../operator/bulk-input.js';
 import { CliError, subcommandError, type CliIo } from '../io.js';
+import { didYouMean } from '../suggest.js';
 import { bulkFlow, defaultActor } from '../operator/bulk-flow.js';
 import {
   FILTERS_BUT_STATE,
+  FILTERS_BUT_STATE_SYNOPSIS,
   FILTER_USAGE,
   hasFilter,
   jsonFlag,
@@ -13,16 +14,27 @@ import {
   queryFrom,
   type FilterValues,
 } from '../operator/filters.js';
-import { PAGE_OPTIONS, PAGE_USAGE, pageQuery, printPage } from '../operator/list.js';
+import { PAGE_OPTIONS, PAGE_SYNOPSIS, PAGE_USAGE, pageQuery, printPage } from '../operator/list.js';
+import { synopsis } from '../usage.js';
 import { groupTable } from '../operator/render.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/session.js';
+import {
+  CONNECTION_OPTIONS,
+  CONNECTION_SYNOPSIS,
+  CONNECTION_USAGE,
+  withSession,
+} from '../operator/session.js';
+import { parseFlags } from '../args.js';
+import { SINGLE_ACTION_OPTIONS, onlyOne } from '../operator/action-flags.js';
+
+/** The jobs a bulk command takes, in a synopsis line: exactly one of ids, filters and `--all`. */
+const SELECTION_SYNOPSIS = `[--id ID ...] [--all] ${FILTERS_BUT_STATE_SYNOPSIS}`;
 
 /** Usage text of `chokaq dlq`. */
-export const DLQ_USAGE = `chokaq dlq groups [--queue Q] [--type T] [--limit N] [--json]
-chokaq dlq list [filters] [--sort KEY] [--order asc|desc] [--limit N] [--cursor C] [--json]
-chokaq dlq resurrect SELECTION --reason TEXT [--patch JSON [--unchecked]] [--priority N] [--set-tags T] [--yes]
-chokaq dlq purge SELECTION --reason TEXT [--yes]
-chokaq dlq edit <id> [--payload JSON [--unchecked]] [--tags T | --clear-tags] [--reason TEXT]
+export const DLQ_USAGE = `${synopsis(`chokaq dlq groups [--queue Q] [--type T] [--limit N] [--json] ${CONNECTION_SYNOPSIS}`)}
+${synopsis(`chokaq dlq list ${FILTERS_BUT_STATE_SYNOPSIS} ${PAGE_SYNOPSIS} ${CONNECTION_SYNOPSIS}`)}
+${synopsis(`chokaq dlq resurrect ${SELECTION_SYNOPSIS} --reason TEXT [--actor NAME] [--patch JSON [--unchecked]] [--priority N] [--set-tags T] [--yes | --preview] [--json] ${CONNECTION_SYNOPSIS}`)}
+${synopsis(`chokaq dlq purge ${SELECTION_SYNOPSIS} --reason TEXT [--actor NAME] [--yes | --preview] [--json] ${CONNECTION_SYNOPSIS}`)}
+${synopsis(`chokaq dlq edit <id> [--payload JSON [--unchecked]] [--tags T | --clear-tags] [--reason TEXT] [--actor NAME] [--json] ${CONNECTION_SYNOPSIS}`)}
 
 Triage and repair of the dead-letter queue. 'groups' lists error groups, largest first; 'list'
 pages DLQ jobs. 'resurrect' and 'purge' preview the jobs a SELECTION takes (count and sample),
@@ -75,10 +87,9 @@ export async function dlqCommand(
     case 'groups':
       return groups(rest, io);
     case 'list': {
-      const { values } = parseArgs({
+      const { values } = parseFlags({
         args: rest,
         options: { ...CONNECTION_OPTIONS, ...FILTERS_BUT_STATE, ...PAGE_OPTIONS },
-        strict: true,
       });
       const query = { ...pageQuery(values), state: 'dead' as const };
       return withSession(values, io, (chokaq) => printPage(chokaq, query, values.json, io));
@@ -94,7 +105,7 @@ export async function dlqCommand(
 }
 
 async function groups(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: {
       ...CONNECTION_OPTIONS,
@@ -103,7 +114,6 @@ async function groups(args: string[], io: CliIo): Promise<number> {
       limit: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
-    strict: true,
   });
   const limit = numberFlag(values.limit, '--limit');
   return withSession(values, io, async (chokaq) => {
@@ -112,11 +122,36 @@ async function groups(args: string[], io: CliIo): Promise<number> {
       ...(values.type ? { type: values.type } : {}),
       ...(limit === undefined ? {} : { limit }),
     });
+    if (found.length === 0 && values.queue !== undefined)
+      await requireKnownQueues(chokaq, values.queue);
     if (values.json) io.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
-    else if (found.length === 0) io.stderr.write('the DLQ is empty\n');
-    else io.stdout.write(groupTable(found));
+    else if (found.length > 0) io.stdout.write(groupTable(found));
+    else if (values.queue === undefined && values.type === undefined)
+      io.stderr.write('the DLQ is empty\n');
+    else {
+      const filters = [
+        ...(values.queue ?? []).map((queue) => `--queue ${queue}`),
+        ...(values.type ?? []).map((type) => `--type ${type}`),
+      ];
+      io.stderr.write(`no DLQ job matches ${filters.join(' ')}\n`);
+    }
     return 0;
   });
+}
+
+/**
+ * A queue no job, worker or control has ever named is a typo, not an empty DLQ.
+ * @throws CliError naming the unknown queue, the nearest known one and every known one.
+ */
+async function requireKnownQueues(chokaq: ChokaQ, queues: readonly string[]): Promise<void> {
+  const [listed, stats] = await Promise.all([chokaq.queues.list(), chokaq.queues.stats()]);
+  const known = [...new Set([...listed.map((q) => q.name), ...stats.map((q) => q.queue)])].sort();
+  const unknown = queues.find((queue) => !known.includes(queue));
+  if (unknown === undefined) return;
+  throw new CliError(
+    `--queue: unknown queue '${unknown}'${didYouMean(unknown, known)}; ` +
+      (known.length === 0 ? 'this store has no queue yet' : `known queues: ${known.join(', ')}`),
+  );
 }
 
 async function bulk(
@@ -125,7 +160,7 @@ async function bulk(
   io: CliIo,
   stopSignal: AbortSignal | undefined,
 ): Promise<number> {
-  const { values } = parseArgs({ args, options: ACTION_OPTIONS, strict: true });
+  const { values } = parseFlags({ args, options: ACTION_OPTIONS, strict: true });
   const edit = verb === 'resurrect' ? editOf(values) : undefined;
   if (verb === 'purge') refuseEditFlags(values);
   const request: BulkRequest =
@@ -196,24 +231,18 @@ function refuseEditFlags(values: Record<string, unknown>): void {
 }
 
 async function edit(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args,
     options: {
-      ...CONNECTION_OPTIONS,
+      ...SINGLE_ACTION_OPTIONS,
       payload: { type: 'string' },
       tags: { type: 'string' },
       'clear-tags': { type: 'boolean', default: false },
       unchecked: { type: 'boolean', default: false },
-      actor: { type: 'string' },
-      reason: { type: 'string' },
-      json: { type: 'boolean', default: false },
     },
     allowPositionals: true,
-    strict: true,
   });
-  const [id] = positionals;
-  if (id === undefined || positionals.length > 1)
-    throw new CliError('dlq edit needs exactly one job id');
+  const id = onlyOne(positionals, 'dlq edit', 'job id');
   if (values.tags !== undefined && values['clear-tags'])
     throw new CliError('give --tags or --clear-tags, not both');
   const change: DeadJobEdit = { actor: values.actor ?? defaultActor() };

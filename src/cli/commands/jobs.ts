@@ -1,15 +1,25 @@
-import { parseArgs } from 'node:util';
 import { CliError, subcommandError, type CliIo } from '../io.js';
-import { FILTER_OPTIONS, FILTER_USAGE } from '../operator/filters.js';
-import { PAGE_OPTIONS, PAGE_USAGE, pageQuery, printPage } from '../operator/list.js';
+import { FILTER_OPTIONS, FILTER_SYNOPSIS, FILTER_USAGE } from '../operator/filters.js';
+import { synopsis } from '../usage.js';
+import { PAGE_OPTIONS, PAGE_SYNOPSIS, PAGE_USAGE, pageQuery, printPage } from '../operator/list.js';
 import { jobDetailText } from '../operator/render.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/session.js';
+import {
+  CONNECTION_OPTIONS,
+  CONNECTION_SYNOPSIS,
+  CONNECTION_USAGE,
+  withSession,
+} from '../operator/session.js';
+import { parseFlags } from '../args.js';
+import { SINGLE_ACTION_OPTIONS, actorOf, onlyOne } from '../operator/action-flags.js';
 
 /** Usage text of `chokaq jobs`. */
-export const JOBS_USAGE = `chokaq jobs list [filters] [--sort KEY] [--order asc|desc] [--limit N] [--cursor C] [--json]
-chokaq jobs show <id> [--json]
+export const JOBS_USAGE = `${synopsis(`chokaq jobs list ${FILTER_SYNOPSIS} ${PAGE_SYNOPSIS} ${CONNECTION_SYNOPSIS}`)}
+${synopsis(`chokaq jobs show <id> [--json] ${CONNECTION_SYNOPSIS}`)}
+${synopsis(`chokaq jobs rerun <id> [--reason TEXT] [--actor NAME] [--json] ${CONNECTION_SYNOPSIS}`)}
 
 Lists jobs wherever they are (pending, running, archive, DLQ), or shows one with its timeline.
+'rerun' runs a succeeded job again: a copy of the archived job under a new id, due now, audited
+(the archived job stays).
 ${PAGE_USAGE}
 Filters:
 ${FILTER_USAGE}
@@ -20,20 +30,18 @@ ${CONNECTION_USAGE}`;
 export async function jobsCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'list') {
-    const { values } = parseArgs({
+    const { values } = parseFlags({
       args: rest,
       options: { ...CONNECTION_OPTIONS, ...FILTER_OPTIONS, ...PAGE_OPTIONS },
-      strict: true,
     });
     const query = pageQuery(values);
     return withSession(values, io, (chokaq) => printPage(chokaq, query, values.json, io));
   }
   if (sub === 'show') {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseFlags({
       args: rest,
       options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false } },
       allowPositionals: true,
-      strict: true,
     });
     const [id] = positionals;
     if (id === undefined || positionals.length > 1)
@@ -48,5 +56,26 @@ export async function jobsCommand(args: string[], io: CliIo): Promise<number> {
       return 0;
     });
   }
-  throw subcommandError('jobs', sub, ['list', 'show']);
+  if (sub === 'rerun') return rerun(rest, io);
+  throw subcommandError('jobs', sub, ['list', 'show', 'rerun']);
+}
+
+/** `chokaq jobs rerun <id>`: enqueues a copy of a succeeded job. */
+async function rerun(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags({
+    args,
+    options: SINGLE_ACTION_OPTIONS,
+    allowPositionals: true,
+  });
+  const id = onlyOne(positionals, 'jobs rerun', 'job id');
+  return withSession(values, io, async (chokaq) => {
+    const result = await chokaq.jobs.rerun(id, actorOf(values));
+    if (result === null) {
+      io.stderr.write(`no succeeded job ${id} in the archive; nothing enqueued\n`);
+      return 1;
+    }
+    if (values.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else io.stderr.write(`enqueued ${result.id}, a copy of ${result.from}\n`);
+    return 0;
+  });
 }

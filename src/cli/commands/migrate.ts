@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_SCHEMA } from '../../storage/sql/schema.js';
-import { connectionFrom, describeConnection, type ConnectionOptions } from '../connection.js';
-import { CliError, type CliIo } from '../io.js';
+import { connectionFrom, describeConnection, requireChosenStore } from '../connection.js';
+import type { CliIo } from '../io.js';
+import { parseFlags } from '../args.js';
 
 /** Usage text of `chokaq migrate`. */
 export const MIGRATE_USAGE = `chokaq migrate [--dry-run] (--database-url URL | --data-dir DIR) [--schema NAME]
@@ -18,7 +16,7 @@ targets is printed first, on stderr.
 
 /** `chokaq migrate`: applies or prints pending migrations. Resolves to the exit code. */
 export async function migrateCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: {
       'dry-run': { type: 'boolean', default: false },
@@ -26,7 +24,6 @@ export async function migrateCommand(args: string[], io: CliIo): Promise<number>
       'database-url': { type: 'string' },
       schema: { type: 'string' },
     },
-    strict: true,
   });
   const connection = connectionFrom(values, io.env);
   requireChosenStore(connection);
@@ -52,18 +49,4 @@ export async function migrateCommand(args: string[], io: CliIo): Promise<number>
     result.length === 0 ? 'up to date\n' : `applied ${result.map((m) => m.version).join(', ')}\n`,
   );
   return 0;
-}
-
-/**
- * Migrating creates the embedded folder, so the default one is only used when it already exists:
- * a migrate run in the wrong directory (or with a forgotten URL) must not leave a new store behind.
- */
-function requireChosenStore(connection: ConnectionOptions): void {
-  if (connection.databaseUrl || connection.dataDirGiven) return;
-  if (existsSync(resolve(connection.dataDir))) return;
-  throw new CliError(
-    `no store chosen: pass --database-url URL (or set CHOKAQ_DATABASE_URL) for PostgreSQL, ` +
-      `or --data-dir DIR (or set CHOKAQ_DATA_DIR) for the embedded store; ` +
-      `--data-dir ${connection.dataDir} creates the default one`,
-  );
 }

@@ -1,12 +1,19 @@
-import { parseArgs } from 'node:util';
 import type { RetentionEntry } from '../../operator/retention-api.js';
 import { CliError, type CliIo } from '../io.js';
+import { defaultActor } from '../operator/bulk-flow.js';
 import { confirmCount } from '../operator/confirm.js';
 import { table } from '../operator/render.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/session.js';
+import {
+  CONNECTION_OPTIONS,
+  CONNECTION_SYNOPSIS,
+  CONNECTION_USAGE,
+  withSession,
+} from '../operator/session.js';
+import { synopsis } from '../usage.js';
+import { parseFlags } from '../args.js';
 
 /** Usage text of `chokaq purge`. */
-export const PURGE_USAGE = `chokaq purge [--archive AGE] [--dlq AGE] [--metric-buckets AGE] [--audit AGE] [--bulk-actions AGE] [--schedule-ticks AGE] [--dry-run | --yes] [--json]
+export const PURGE_USAGE = `${synopsis(`chokaq purge [--archive AGE] [--dlq AGE] [--metric-buckets AGE] [--audit AGE] [--bulk-actions AGE] [--schedule-ticks AGE] [--reason TEXT] [--actor NAME] [--dry-run | --yes] [--json] ${CONNECTION_SYNOPSIS}`)}
 
 Deletes rows past their retention now, in the same bounded batches as the background purge:
 succeeded jobs, dead jobs, metric buckets, audit entries, ended bulk actions and fired schedule
@@ -20,6 +27,8 @@ audit 90d, bulk actions 30d, schedule ticks 30d.
   --audit AGE          operator audit entries
   --bulk-actions AGE   bulk actions that ended, with their items
   --schedule-ticks AGE fired ticks of schedules (their jobs stay)
+  --reason TEXT        why, for the audit trail (the purge is recorded as retention-purge)
+  --actor NAME         who, for the audit trail (default: cli:user@host)
   --dry-run            show the counts and stop
   --yes                purge without asking
   --json               print the counts (and what was purged) as JSON
@@ -41,7 +50,7 @@ export async function purgeCommand(
   io: CliIo,
   stopSignal?: AbortSignal,
 ): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: {
       ...CONNECTION_OPTIONS,
@@ -51,11 +60,12 @@ export async function purgeCommand(
       audit: { type: 'string' },
       'bulk-actions': { type: 'string' },
       'schedule-ticks': { type: 'string' },
+      reason: { type: 'string' },
+      actor: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       yes: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
-    strict: true,
   });
   if (values['dry-run'] && values.yes) throw new CliError('give --dry-run or --yes, not both');
   const ages: Record<string, string | null> = {};
@@ -77,7 +87,10 @@ export async function purgeCommand(
       io.stderr.write('not confirmed; nothing changed\n');
       return 1;
     }
-    const purged = await chokaq.retention.purge(ages);
+    const purged = await chokaq.retention.purge(ages, {
+      actor: values.actor ?? defaultActor(),
+      ...(values.reason === undefined ? {} : { reason: values.reason }),
+    });
     if (!purged.led) {
       io.stderr.write('another process is purging now (it holds the retention lease); try later\n');
       return 1;

@@ -2,18 +2,22 @@
  * `chokaq schedules list|pause|resume|trigger`: the recurring jobs of a store with their next
  * fire time and last run, and the operator actions on one of them, through `chokaq.schedules`.
  */
-import { parseArgs } from 'node:util';
 import type { ScheduleInfo } from '../../schedule/info.js';
-import { CliError, subcommandError, type CliIo } from '../io.js';
-import { defaultActor } from '../operator/bulk-flow.js';
+import { subcommandError, type CliIo } from '../io.js';
+import { SINGLE_ACTION_OPTIONS, actorOf, onlyOne } from '../operator/action-flags.js';
 import { table, time } from '../operator/render.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/session.js';
+import {
+  CONNECTION_OPTIONS,
+  CONNECTION_SYNOPSIS,
+  CONNECTION_USAGE,
+  withSession,
+} from '../operator/session.js';
+import { synopsis } from '../usage.js';
+import { parseFlags } from '../args.js';
 
 /** Usage text of `chokaq schedules`. */
-export const SCHEDULES_USAGE = `chokaq schedules list [--json]
-chokaq schedules pause <name> [--reason TEXT] [--actor NAME] [--json]
-chokaq schedules resume <name> [--reason TEXT] [--actor NAME] [--json]
-chokaq schedules trigger <name> [--reason TEXT] [--actor NAME] [--json]
+export const SCHEDULES_USAGE = `${synopsis(`chokaq schedules list [--json] ${CONNECTION_SYNOPSIS}`)}
+${synopsis(`chokaq schedules pause|resume|trigger <name> [--reason TEXT] [--actor NAME] [--json] ${CONNECTION_SYNOPSIS}`)}
 
 Lists the recurring jobs with their next fire time and last run, pauses or resumes one in every
 process, or enqueues its job now (a schedule whose payload is a function needs --module with the
@@ -59,10 +63,9 @@ export function scheduleTable(schedules: readonly ScheduleInfo[]): string {
 export async function schedulesCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'list') {
-    const { values } = parseArgs({
+    const { values } = parseFlags({
       args: rest,
       options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false } },
-      strict: true,
     });
     return withSession(values, io, async (chokaq) => {
       const schedules = await chokaq.schedules.list();
@@ -75,25 +78,13 @@ export async function schedulesCommand(args: string[], io: CliIo): Promise<numbe
   if (sub !== 'pause' && sub !== 'resume' && sub !== 'trigger') {
     throw subcommandError('schedules', sub, SUBCOMMANDS);
   }
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args: rest,
-    options: {
-      ...CONNECTION_OPTIONS,
-      reason: { type: 'string' },
-      actor: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
+    options: SINGLE_ACTION_OPTIONS,
     allowPositionals: true,
-    strict: true,
   });
-  const [name] = positionals;
-  if (name === undefined || positionals.length > 1) {
-    throw new CliError(`schedules ${sub} needs exactly one schedule name`);
-  }
-  const who = {
-    actor: values.actor ?? defaultActor(),
-    ...(values.reason === undefined ? {} : { reason: values.reason }),
-  };
+  const name = onlyOne(positionals, `schedules ${sub}`, 'schedule name');
+  const who = actorOf(values);
   return withSession(values, io, async (chokaq) => {
     if (sub === 'trigger') {
       const fired = await chokaq.schedules.trigger(name, who);

@@ -1,22 +1,33 @@
-import { parseArgs } from 'node:util';
 import type { StatusReport } from '../../operator/status.js';
 import type { CliIo } from '../io.js';
 import { numberFlag } from '../operator/filters.js';
-import { groupTable, table, time } from '../operator/render.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, withSession } from '../operator/session.js';
+import { healthText } from '../operator/health-text.js';
+import { groupTable, span, table, time } from '../operator/render.js';
+import {
+  CONNECTION_OPTIONS,
+  CONNECTION_SYNOPSIS,
+  CONNECTION_USAGE,
+  withSession,
+} from '../operator/session.js';
+import { synopsis } from '../usage.js';
 import { CliError } from '../io.js';
+import { parseFlags } from '../args.js';
 
 /** Usage text of `chokaq status`. */
-export const STATUS_USAGE = `chokaq status [--watch [--interval SEC]] [--json]
+export const STATUS_USAGE = `${synopsis(`chokaq status [--watch [--interval SEC]] [--json] ${CONNECTION_SYNOPSIS}`)}
 
 Shows every queue (paused or not; due, scheduled and running jobs; the lag of its
 longest-waiting due job; DLQ size; jobs per second and failure rate over the last minute and
-five minutes), the five largest DLQ error groups, the circuits that are open or half-open
-(and in which workers), the worker processes alive, and flow control: the five busiest
-concurrency keys (running/limit, pending) and the five most throttled rate buckets.
+five minutes), the health of the whole system (what is not ok: the database, a worker silent
+or stalled, a queue's lag past the thresholds its workers run with) and the due jobs no live
+worker runs (by queue and type, with why), the five largest DLQ error groups, the circuits
+that are open or half-open (and in which workers), the worker processes alive, and flow
+control: the five busiest concurrency keys (running/limit, pending) and the five most
+throttled rate buckets.
   --watch              redraw every --interval seconds until Ctrl-C
   --interval SEC       seconds between redraws, 1-3600 (default 2)
-  --json               print the report as JSON (with --watch: one line per report)
+  --json               print the report as JSON, the health as its 'health' (with --watch:
+                       one line per report)
 Store:
 ${CONNECTION_USAGE}`;
 
@@ -26,7 +37,7 @@ export async function statusCommand(
   io: CliIo,
   stopSignal?: AbortSignal,
 ): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: {
       ...CONNECTION_OPTIONS,
@@ -34,7 +45,6 @@ export async function statusCommand(
       interval: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
-    strict: true,
   });
   const seconds = numberFlag(values.interval, '--interval') ?? 2;
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600)
@@ -43,11 +53,12 @@ export async function statusCommand(
     );
   return withSession(values, io, async (chokaq) => {
     for (;;) {
-      const report = await chokaq.status();
-      if (values.json) io.stdout.write(`${JSON.stringify(report, null, values.watch ? 0 : 2)}\n`);
-      else {
+      const [report, health] = await Promise.all([chokaq.status(), chokaq.health.system()]);
+      if (values.json) {
+        io.stdout.write(`${JSON.stringify({ ...report, health }, null, values.watch ? 0 : 2)}\n`);
+      } else {
         if (values.watch && io.stdout.isTTY) io.stdout.write('\x1b[2J\x1b[H');
-        io.stdout.write(statusText(report));
+        io.stdout.write(statusText(report, healthText(health)));
       }
       if (!values.watch) return 0;
       const stopped = await waitOrStop(seconds * 1000, stopSignal);
@@ -72,23 +83,13 @@ function waitOrStop(ms: number, signal: AbortSignal | undefined): Promise<boolea
   });
 }
 
-/** A duration for people: `850ms`, `12.3s`, `4m 05s`, `2h 10m`. */
-function span(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const minutes = Math.floor(ms / 60_000);
-  if (minutes < 60)
-    return `${minutes}m ${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
-}
-
 const percent = (rate: number | null) => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
 
 /**
- * The report as six tables: queues, error groups, circuits that are not closed, workers,
- * concurrency keys and rate buckets.
+ * The report as tables: queues, then `health` (the system's health, as `healthText` wrote it),
+ * error groups, circuits that are not closed, workers, concurrency keys and rate buckets.
  */
-export function statusText(report: StatusReport): string {
+export function statusText(report: StatusReport, health: string): string {
   const queues = table(
     [
       'QUEUE',
@@ -105,7 +106,7 @@ export function statusText(report: StatusReport): string {
     ],
     report.queues.map((q) => [
       q.queue,
-      !q.active ? 'hidden' : q.paused ? 'paused' : 'active',
+      !q.active ? 'inactive' : q.paused ? 'paused' : 'active',
       String(q.due),
       String(q.scheduled),
       String(q.running),
@@ -141,7 +142,7 @@ export function statusText(report: StatusReport): string {
           ['TYPE', 'STATE', 'WORKERS'],
           report.circuits.map((c) => [c.type, c.state, c.workers.join(', ')]),
         );
-  return `${time(report.at)}\n\n${queues}\nerror groups\n${groups}\ncircuits\n${circuits}\nworkers\n${workers}\n${flowText(report)}`;
+  return `${time(report.at)}\n\n${queues}\n${health}\nerror groups\n${groups}\ncircuits\n${circuits}\nworkers\n${workers}\n${flowText(report)}`;
 }
 
 /** The flow-control part of the report: busiest concurrency keys, most throttled buckets. */

@@ -1,13 +1,13 @@
-import { parseArgs } from 'node:util';
 import { ChokaQ } from '../../chokaq.js';
 import { consoleLogger, type LogLevel } from '../../observability/logger.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
 import { CliError, type CliIo } from '../io.js';
 import { isChokaQ, loadWorkerModule } from '../module-loader.js';
 import type { WorkerModule } from '../worker-module.js';
+import { parseFlags } from '../args.js';
 
 /** Usage text of `chokaq worker`. */
-export const WORKER_USAGE = `chokaq worker <module> [--database-url URL | --data-dir DIR] [--schema NAME] [--concurrency N]
+export const WORKER_USAGE = `chokaq worker <module> (--database-url URL | --data-dir DIR) [--schema NAME] [--concurrency N]
 
 Runs a worker until SIGTERM or SIGINT, then stops gracefully (a second signal exits at once).
 <module> is a JavaScript module that default-exports ChokaQ options (jobs, queues, middleware, …;
@@ -15,7 +15,9 @@ storage is optional and otherwise comes from the connection flags) or a ChokaQ i
 with \`satisfies WorkerModule\`. A TypeScript module needs a loader: compile it first, or run
 \`NODE_OPTIONS='--import tsx' chokaq worker jobs.ts\`.
   --database-url URL   PostgreSQL (default: CHOKAQ_DATABASE_URL)
-  --data-dir DIR       embedded store folder (default: CHOKAQ_DATA_DIR, else ./.chokaq)
+  --data-dir DIR       the embedded store folder, created if missing (default:
+                       CHOKAQ_DATA_DIR); a worker given neither a URL nor a folder refuses
+                       to start (--data-dir ./.chokaq for the default folder)
   --schema NAME        schema holding ChokaQ's tables (default: chokaq)
   --concurrency N      jobs run at once in this process (overrides the module's)`;
 
@@ -28,7 +30,7 @@ export async function workerCommand(
   io: CliIo,
   stopSignal?: AbortSignal,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args,
     allowPositionals: true,
     options: {
@@ -37,7 +39,6 @@ export async function workerCommand(
       schema: { type: 'string' },
       concurrency: { type: 'string' },
     },
-    strict: true,
   });
   const [modulePath] = positionals;
   if (!modulePath || positionals.length > 1)
@@ -73,6 +74,18 @@ async function fromOptions(
 ): Promise<ChokaQ> {
   if (options.storage) return new ChokaQ({ ...options, storage: options.storage });
   const connection = connectionFrom(values, io.env);
+  // A worker creates and migrates its store: the embedded one only when asked for by name.
+  if (!connection.databaseUrl && !connection.dataDirGiven) {
+    throw new CliError(
+      'worker needs a store: pass --database-url URL (or set CHOKAQ_DATABASE_URL) for ' +
+        'PostgreSQL, or --data-dir DIR (or set CHOKAQ_DATA_DIR) for the embedded store, ' +
+        'created if missing (--data-dir ./.chokaq for the default folder)',
+    );
+  }
   io.stderr.write(`chokaq worker: ${describeConnection(connection)}\n`);
-  return new ChokaQ({ logger, ...options, storage: await openStore(connection, logger) });
+  return new ChokaQ({
+    logger,
+    ...options,
+    storage: await openStore(connection, logger, 'migrate'),
+  });
 }

@@ -2,9 +2,11 @@ import { defineJob } from '../../job/define-job.js';
 import { FatalError, ThrottledError } from '../../job/errors.js';
 import type { Schedule } from '../../schedule/definition.js';
 
-/** Payload of every sample job: its sequence number. */
+/** Payload of every sample job: its sequence number, and how long a slow job takes. */
 export interface SamplePayload {
   n: number;
+  /** The slow job's run time in ms. Default: 20–120 ms by `n`. */
+  ms?: number;
 }
 
 /** Short retries so a demo settles in seconds. */
@@ -33,13 +35,13 @@ export const fastJob = defineJob<SamplePayload>({
   handle: () => undefined,
 });
 
-/** Takes 20–120 ms and reports progress. */
+/** Takes `payload.ms` (default 20–120 ms) and reports progress. */
 export const slowJob = defineJob<SamplePayload>({
   type: 'demo.slow.v1',
   queue: 'demo-slow',
   retry: QUICK_RETRY,
   async handle(payload, ctx) {
-    await sleep(20 + (payload.n % 5) * 25, ctx.signal);
+    await sleep(payload.ms ?? 20 + (payload.n % 5) * 25, ctx.signal);
     await ctx.progress(100);
   },
 });
@@ -66,11 +68,15 @@ export const poisonJob = defineJob<SamplePayload>({
   },
 });
 
-/** Asks to slow down on its first run (retry after 100 ms), then succeeds. */
+/**
+ * Asks to slow down on its first run (retry after 100 ms), then succeeds; at most 500 starts a
+ * second, so The Deck's Flow control panel has a rate bucket to show.
+ */
 export const throttledJob = defineJob<SamplePayload>({
   type: 'demo.throttled.v1',
   queue: 'demo',
   retry: QUICK_RETRY,
+  rateLimit: { limit: 500, per: '1s' },
   handle(_payload, ctx) {
     if (ctx.attempt === 1) throw new ThrottledError('429 from upstream', { retryAfter: 100 });
   },

@@ -6,6 +6,7 @@
 import { userInfo, hostname } from 'node:os';
 import type { ChokaQ } from '../../chokaq.js';
 import type { BulkRequest } from '../../operator/bulk-input.js';
+import type { BulkSelection } from '../../operator/bulk.js';
 import type { BulkAction } from '../../storage/bulk.js';
 import { CliError, type CliIo } from '../io.js';
 import { confirmCount } from './confirm.js';
@@ -55,25 +56,24 @@ export async function bulkFlow(
     );
   }
   const actor = options.actor ?? defaultActor();
+  const say = (text: string) => io.stderr.write(text);
+  if (options.previewOnly) {
+    // A preview only reads: no bulk action is recorded for it.
+    const selection = await chokaq.bulk.select(request);
+    showSelection(selection, options, io);
+    say(`${jobCount(selection.count)} to ${options.verb}\n`);
+    if (options.json) io.stdout.write(`${JSON.stringify(selection, null, 2)}\n`);
+    if (selection.count === 0) say('nothing to do\n');
+    return 0;
+  }
   const preview = await chokaq.bulk.preview(request);
   const { token, ...shown } = preview;
-  const say = (text: string) => io.stderr.write(text);
-  if (!options.json) {
-    if (preview.sample.length > 0) {
-      io.stdout.write(jobTable(preview.sample));
-      if (preview.count > preview.sample.length)
-        io.stdout.write(`… and ${preview.count - preview.sample.length} more\n`);
-    }
-    if (preview.notFound.length > 0)
-      say(`not where '${options.verb}' applies, left out: ${preview.notFound.join(', ')}\n`);
-  }
-  say(
-    `${preview.count} job${preview.count === 1 ? '' : 's'} to ${options.verb} (bulk action ${preview.id})\n`,
-  );
-  if (options.previewOnly || preview.count === 0) {
+  showSelection(preview, options, io);
+  say(`${jobCount(preview.count)} to ${options.verb} (bulk action ${preview.id})\n`);
+  if (preview.count === 0) {
     if (options.json) io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     await chokaq.bulk.cancel(preview.id, { actor });
-    if (preview.count === 0) say('nothing to do\n');
+    say('nothing to do\n');
     return 0;
   }
   if (!options.yes && !(await confirmCount(preview.count, options.verb, io, stopSignal))) {
@@ -92,6 +92,26 @@ export async function bulkFlow(
   }
   if (final.status === 'failed') say(`the action failed: ${final.error ?? 'unknown error'}\n`);
   return final.status === 'succeeded' ? 0 : 1;
+}
+
+/** "1 job", "3 jobs". */
+function jobCount(count: number): string {
+  return `${count} job${count === 1 ? '' : 's'}`;
+}
+
+/** The sample of a selection and the ids left out, unless the output is JSON. */
+function showSelection(selection: BulkSelection, options: BulkFlowOptions, io: CliIo): void {
+  if (options.json) return;
+  if (selection.sample.length > 0) {
+    io.stdout.write(jobTable(selection.sample));
+    if (selection.count > selection.sample.length)
+      io.stdout.write(`… and ${selection.count - selection.sample.length} more\n`);
+  }
+  if (selection.notFound.length > 0) {
+    io.stderr.write(
+      `not where '${options.verb}' applies, left out: ${selection.notFound.join(', ')}\n`,
+    );
+  }
 }
 
 /** Follows a running action to its end, drawing progress; a stop requests its cancel. */

@@ -31,8 +31,17 @@ export const FILTER_OPTIONS = {
   ...FILTERS_BUT_STATE,
 } as const;
 
+/** {@link FILTERS_BUT_STATE} in a synopsis line. */
+export const FILTERS_BUT_STATE_SYNOPSIS =
+  '[--queue Q] [--type T] [--tag T] [--created-from TIME] [--created-to TIME] ' +
+  '[--finished-from TIME] [--finished-to TIME] [--failure-reason R] [--group FP] [--error TEXT] ' +
+  '[--attempts-min N] [--attempts-max N] [--id-prefix P] [--payload-contains JSON]';
+
+/** {@link FILTER_OPTIONS} in a synopsis line. */
+export const FILTER_SYNOPSIS = `[--state S] ${FILTERS_BUT_STATE_SYNOPSIS}`;
+
 /** Usage lines of {@link FILTER_OPTIONS}. */
-export const FILTER_USAGE = `  --state S            pending, fetched, processing, succeeded, dead (repeat, or S1,S2)
+export const FILTER_USAGE = `  --state S            scheduled, pending, fetched, processing, succeeded, dead (repeat, or S1,S2)
   --queue Q            queue name, exact (repeatable)
   --type T             job type key, exact (repeatable)
   --tag T              jobs carrying this tag (repeat, or T1,T2: every one)

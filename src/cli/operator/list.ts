@@ -14,6 +14,9 @@ export const PAGE_OPTIONS = {
   json: { type: 'boolean', default: false },
 } as const;
 
+/** {@link PAGE_OPTIONS} in a synopsis line. */
+export const PAGE_SYNOPSIS = '[--sort KEY] [--order asc|desc] [--limit N] [--cursor C] [--json]';
+
 /** Usage lines of {@link PAGE_OPTIONS}. */
 export const PAGE_USAGE = `  --sort KEY           createdAt (default) or finishedAt (finished jobs only)
   --order ORDER        desc (default, newest first) or asc

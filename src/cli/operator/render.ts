@@ -12,6 +12,16 @@ export function time(date: Date | null): string {
   return date === null ? '-' : `${date.toISOString().slice(0, 19).replace('T', ' ')}Z`;
 }
 
+/** A duration for people: `850ms`, `12.3s`, `4m 05s`, `2h 10m`. */
+export function span(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60)
+    return `${minutes}m ${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
 /** `text` cut to `width` characters, with an ellipsis when cut. */
 function cut(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, width - 1)}…` : text;

@@ -25,6 +25,10 @@ export const CONNECTION_OPTIONS = {
   module: { type: 'string' },
 } as const;
 
+/** {@link CONNECTION_OPTIONS} in a synopsis line. */
+export const CONNECTION_SYNOPSIS =
+  '[--database-url URL | --data-dir DIR] [--schema NAME] [--module FILE]';
+
 /** Usage lines of {@link CONNECTION_OPTIONS}. */
 export const CONNECTION_USAGE = `  --database-url URL   PostgreSQL (default: CHOKAQ_DATABASE_URL)
   --data-dir DIR       an existing embedded store folder, not open in another process
@@ -56,7 +60,8 @@ export async function openSession(
   requireExistingStore(connection);
   io.stderr.write(`chokaq: ${describeConnection(connection)}\n`);
   const chokaq = new ChokaQ({
-    storage: await openStore(connection, logger),
+    // Operator commands never create or migrate a schema: a typo in --schema is an error.
+    storage: await openStore(connection, logger, 'check'),
     jobs: declared.jobs ?? [],
     // The module's schedules let `schedules trigger` make payloads with their functions; a
     // session that starts (bulk actions) leaves them out, so it never saves them.

@@ -5,6 +5,9 @@ import { checkOptions } from '../../util/check.js';
 import { bodyOf, queryJson, type Route } from '../routes.js';
 import { actorOptions } from './inputs.js';
 
+type EditBody = Omit<DeadJobEdit, 'actor'>;
+const EDIT_KEYS = ['payload', 'unchecked', 'tags', 'reason'] as const;
+
 interface IdsBody {
   ids: string[];
   reason?: string;
@@ -38,8 +41,23 @@ export function dlqRoutes(chokaq: ChokaQ): Route[] {
       path: 'dlq/:id/edit',
       access: 'operate',
       handle: async ({ params, body, caller }) => {
-        const b = bodyOf<Omit<DeadJobEdit, 'actor'>>(body, ['payload', 'tags', 'reason']);
+        const b = bodyOf<EditBody>(body, EDIT_KEYS);
         return { edited: await chokaq.dlq.edit(params.id!, { ...b, actor: caller.actor }) };
+      },
+    },
+    {
+      // Fix and resurrect in one step: the edit in place, then the resurrect, each audited.
+      method: 'POST',
+      path: 'dlq/:id/fix',
+      access: 'operate',
+      handle: async ({ params, body, caller }) => {
+        const b = bodyOf<EditBody>(body, EDIT_KEYS);
+        const id = params.id!;
+        const edited = await chokaq.dlq.edit(id, { ...b, actor: caller.actor });
+        const moved = edited
+          ? await chokaq.dlq.resurrect([id], actorOptions(caller, b.reason))
+          : [];
+        return { edited, resurrected: moved.length === 1 };
       },
     },
     {

@@ -1,8 +1,8 @@
-/** Jobs wherever they are: the query, counts, a job's detail, edits and cancels. */
+/** Jobs wherever they are: the query, counts, a job's detail, edits, cancels and re-runs. */
 import type { ChokaQ } from '../../chokaq.js';
 import type { PendingJobEdit } from '../../operator/jobs-api.js';
 import { bodyOf, notFound, queryJson, type Route } from '../routes.js';
-import { actorOptions, dateOf } from './inputs.js';
+import { actorOptions, dateOf, reasonOf } from './inputs.js';
 
 type EditBody = Omit<PendingJobEdit, 'actor' | 'runAt'> & { runAt?: string };
 
@@ -32,12 +32,27 @@ export function jobRoutes(chokaq: ChokaQ): Route[] {
       path: 'jobs/:id/edit',
       access: 'operate',
       handle: async ({ params, body, caller }) => {
-        const b = bodyOf<EditBody>(body, ['payload', 'priority', 'tags', 'runAt', 'reason']);
+        const b = bodyOf<EditBody>(body, [
+          'payload',
+          'unchecked',
+          'priority',
+          'tags',
+          'runAt',
+          'reason',
+        ]);
         const { runAt, ...rest } = b;
         const edit: PendingJobEdit = { ...rest, actor: caller.actor };
         if (runAt !== undefined) edit.runAt = dateOf(runAt, 'body.runAt');
         return { edited: await chokaq.jobs.edit(params.id!, edit) };
       },
+    },
+    {
+      method: 'POST',
+      path: 'jobs/:id/rerun',
+      access: 'operate',
+      handle: async ({ params, body, caller }) =>
+        (await chokaq.jobs.rerun(params.id!, actorOptions(caller, reasonOf(body)))) ??
+        notFound('a succeeded job with this id'),
     },
     {
       method: 'POST',

@@ -33,6 +33,13 @@ export function overviewRoutes(chokaq: ChokaQ, feed: DeckFeed): Route[] {
       handle: () => chokaq.health.ready(),
     },
     {
+      // The system's health (every worker, every queue, work nobody runs), not this process's.
+      method: 'GET',
+      path: 'system',
+      access: 'read',
+      handle: () => chokaq.health.system(),
+    },
+    {
       method: 'GET',
       path: 'audit',
       access: 'read',

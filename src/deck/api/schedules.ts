@@ -1,7 +1,7 @@
-/** Recurring jobs: the schedules with their next and last runs, and pause and resume. */
+/** Recurring jobs: the schedules with their next and last runs, pause, resume and trigger now. */
 import type { ChokaQ } from '../../chokaq.js';
 import type { Route } from '../routes.js';
-import { pauseRoutes } from './inputs.js';
+import { actorOptions, pauseRoutes, reasonOf } from './inputs.js';
 
 /** The routes of `api/schedules`. */
 export function scheduleRoutes(chokaq: ChokaQ): Route[] {
@@ -13,5 +13,12 @@ export function scheduleRoutes(chokaq: ChokaQ): Route[] {
       handle: () => chokaq.schedules.list(),
     },
     ...pauseRoutes('schedules', chokaq.schedules),
+    {
+      method: 'POST',
+      path: 'schedules/:name/trigger',
+      access: 'operate',
+      handle: ({ params, body, caller }) =>
+        chokaq.schedules.trigger(params.name!, actorOptions(caller, reasonOf(body))),
+    },
   ];
 }

@@ -1,5 +1,6 @@
 /** The frame of The Deck: session gate, navigation, the panel of the route, toasts. */
 import { useEffect, useState } from 'preact/hooks';
+import { ShortcutsDialog } from './components/shortcuts.js';
 import { Toasts } from './components/toasts.js';
 import { loadSession, post, SIGNED_OUT, type Session } from './lib/api.js';
 import { startFeed, useFeed } from './lib/feed.js';
@@ -57,7 +58,8 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
   const route = useRoute();
   const feed = useFeed();
   useEffect(() => startFeed(), []);
-  useKeyboard();
+  const [keys, setKeys] = useState(false);
+  useKeyboard(() => setKeys(true));
   const operate = session.access === 'operate';
   const section = route.parts[0] ?? 'overview';
   return (
@@ -95,6 +97,7 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
         <Panel route={route} operate={operate} />
       </main>
       <Toasts />
+      {keys && <ShortcutsDialog nav={NAV} onClose={() => setKeys(false)} />}
     </div>
   );
 }
@@ -119,7 +122,7 @@ function Panel({ route, operate }: { route: Route; operate: boolean }) {
     case 'audit':
       return <AuditPanel />;
     case 'system':
-      return <SystemPanel />;
+      return <SystemPanel operate={operate} />;
     case 'settings':
       return <SettingsPanel />;
     default:
@@ -156,12 +159,17 @@ function LookMenu() {
   );
 }
 
-/** `g` then a letter goes to a panel; `/` focuses the page's search field. */
-function useKeyboard(): void {
+/** `g` then a letter goes to a panel; `/` focuses the page's search field; `?` shows the keys. */
+function useKeyboard(showKeys: () => void): void {
   useEffect(() => {
     let leader = false;
     const onKey = (e: KeyboardEvent) => {
       if (leftAlone(e)) return;
+      if (e.key === '?') {
+        e.preventDefault();
+        showKeys();
+        return;
+      }
       if (e.key === '/') {
         const search = document.querySelector<HTMLInputElement>('[data-search]');
         if (search) {

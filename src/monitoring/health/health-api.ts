@@ -6,7 +6,7 @@
  */
 import type { HealthSettings } from '../../runtime/settings.js';
 import type { WorkerHealth } from '../../runtime/engine.js';
-import type { QueueGauges } from '../../storage/model.js';
+import type { DueTypeCount, QueueGauges, WorkerPresence } from '../../storage/model.js';
 import { waitAtMost, type Clock } from '../../util/clock.js';
 import { reply, type HttpHandler } from '../../util/http.js';
 import {
@@ -17,6 +17,10 @@ import {
   type CheckResult,
   type HealthStatus,
 } from './checks.js';
+import { systemHealth, type SystemHealth } from './system.js';
+
+/** Most due rows {@link HealthApi.system} reads to find work no live worker runs. */
+const DUE_READ_LIMIT = 10_000;
 
 /** A health report: the overall status (the worst check's) and every check. */
 export interface HealthReport {
@@ -34,6 +38,10 @@ export interface HealthSources {
   roundTrip: () => Promise<unknown>;
   queueGauges: () => Promise<QueueGauges[]>;
   worker: () => WorkerHealth;
+  /** The worker processes alive, in every process. */
+  workers: () => Promise<WorkerPresence[]>;
+  /** Due jobs of `queues` by type, from at most `limit` rows. */
+  dueByType: (queues: readonly string[], limit: number) => Promise<DueTypeCount[]>;
   /** The queues this process works on; `null` for all. */
   servedQueues: readonly string[] | null;
 }
@@ -59,6 +67,33 @@ export class HealthApi {
       this.saturation(),
     ]);
     return this.report([db, this.worker(), saturation]);
+  }
+
+  /**
+   * The health of the whole system, whichever process asks: the database, every worker alive
+   * (its heartbeat and its own check), every queue's lag against its thresholds, and the due
+   * jobs no live worker can run — with their queue and type. Reads at most 10,000 due rows for
+   * the last (`strandedCapped` says when it stopped there).
+   */
+  async system(): Promise<SystemHealth> {
+    const { settings, clock, roundTrip } = this.sources;
+    const [db, gauges, workers] = await Promise.all([
+      checkDb(roundTrip, clock, settings.dbTimeoutMs),
+      this.sources.queueGauges(),
+      this.sources.workers(),
+    ]);
+    const waiting = gauges.filter((g) => g.due > 0 && !g.paused && g.active).map((g) => g.queue);
+    const due = waiting.length === 0 ? [] : await this.sources.dueByType(waiting, DUE_READ_LIMIT);
+    const read = due.reduce((n, d) => n + d.due, 0);
+    return systemHealth({
+      db,
+      gauges,
+      workers,
+      dueByType: due,
+      strandedCapped: read >= DUE_READ_LIMIT,
+      now: gauges[0]?.readAt ?? new Date(clock.now()),
+      settings,
+    });
   }
 
   /**

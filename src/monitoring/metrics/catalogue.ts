@@ -168,14 +168,15 @@ export const OBSERVED_METRICS = {
     name: 'chokaq.queue.due',
     kind: 'gauge',
     unit: '{job}',
-    description: 'Pending jobs that are due (all processes)',
+    description:
+      'Waiting jobs that are due: pending, or scheduled and not yet promoted (all processes)',
     tags: ['queue'],
   },
   scheduled: {
     name: 'chokaq.queue.scheduled',
     kind: 'gauge',
     unit: '{job}',
-    description: 'Pending jobs scheduled for later (all processes)',
+    description: 'Scheduled jobs due later (all processes)',
     tags: ['queue'],
   },
   running: {

@@ -3,7 +3,11 @@ import type { Logger } from '../../observability/logger.js';
 import { checkBoolean, checkOptions, checkString, hasMethods, invalid } from '../../util/check.js';
 import { MAX_TIMER_MS } from '../../util/duration.js';
 import { DEFAULT_SCHEMA, validateSchema } from '../sql/schema.js';
-import { checkSqlProviderOptions, type SqlProviderSettings } from '../sql/provider-options.js';
+import {
+  checkSqlProviderOptions,
+  type MigrateOnOpen,
+  type SqlProviderSettings,
+} from '../sql/provider-options.js';
 import type { PgliteInstance } from './pglite.js';
 
 /** The `dataDir` value for a volatile, in-memory instance. */
@@ -39,10 +43,12 @@ export interface EmbeddedOptions {
    */
   schema?: string;
   /**
-   * Apply pending migrations in `open()`.
+   * Apply pending migrations in `open()`. `'check'` applies none and creates nothing: `open()`
+   * reads the migration ledger and fails with `CHOKAQ_SCHEMA_NOT_MIGRATED` when the schema is
+   * missing or behind (for tools that only read); `false` skips migrations without checking.
    * @default true
    */
-  migrate?: boolean;
+  migrate?: MigrateOnOpen;
   /**
    * Where the store logs.
    * @default ChokaQ's `logger` (scoped `embedded`) once the store is given to `new ChokaQ()`;

@@ -4,22 +4,27 @@
  * @internal
  */
 import type { QueueInfo } from '../model.js';
+import { waitingStateOf } from './promote.js';
 import { appendHistory } from '../history.js';
 import type { PendingEdit, QueuePatch } from '../store.js';
 import type { Tables } from './tables.js';
 
 /**
- * Edits a pending hot row in place, stamps `lastModifiedBy` and `updatedAt`, gives it a new
- * version and appends an `edit` action to its history. Returns `false`,
- * changing nothing, when the row is missing or not pending.
+ * Edits a waiting (pending or scheduled) hot row in place, stamps `lastModifiedBy` and
+ * `updatedAt`, gives it a new version and appends an `edit` action to its history. A new due
+ * time decides the state: later → scheduled, now → pending. Returns `false`, changing nothing,
+ * when the row is missing or not waiting.
  */
 export function editPendingJob(tables: Tables, id: string, edit: PendingEdit, now: Date): boolean {
   const row = tables.hot.get(id);
-  if (row === undefined || row.state !== 'pending') return false;
+  if (row === undefined || (row.state !== 'pending' && row.state !== 'scheduled')) return false;
   if (edit.payload !== undefined) row.payload = edit.payload;
   if (edit.tags !== undefined) row.tags = edit.tags;
   if (edit.priority !== undefined) row.priority = edit.priority;
-  if (edit.delayMs !== undefined) row.runAt = new Date(now.getTime() + edit.delayMs);
+  if (edit.delayMs !== undefined) {
+    row.runAt = new Date(now.getTime() + edit.delayMs);
+    row.state = waitingStateOf(edit.delayMs);
+  }
   row.lastModifiedBy = edit.actor;
   row.history = appendHistory(row.history, {
     kind: 'action',
@@ -41,6 +46,7 @@ export function upsertQueue(tables: Tables, name: string, patch: QueuePatch, now
   if (patch.zombieTimeoutSeconds !== undefined) {
     row.zombieTimeoutSeconds = patch.zombieTimeoutSeconds;
   }
+  if (patch.keepSucceeded !== undefined) row.keepSucceeded = patch.keepSucceeded;
   row.updatedAt = new Date(now);
   return row;
 }

@@ -53,6 +53,7 @@ function copyAction(action: BulkAction): BulkAction {
 /** The bulk-action and audit verbs over one memory store's tables. */
 export class MemoryBulk {
   private readonly actions = new Map<string, StoredBulk>();
+  /** The trail in the order it was recorded (what SQL's `seq` is), oldest first. */
   private audit: AuditEntry[] = [];
 
   constructor(
@@ -241,9 +242,12 @@ export class MemoryBulk {
   }
 
   listActions(limit: number, beforeId?: string): AuditEntry[] {
+    // Before the entry with `beforeId`; an id no longer there is the end of the trail, as on SQL.
+    const end =
+      beforeId === undefined ? this.audit.length : this.audit.findIndex((e) => e.id === beforeId);
     return this.audit
-      .filter((entry) => beforeId === undefined || entry.id < beforeId)
-      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, Math.max(0, end))
+      .reverse()
       .slice(0, limit)
       .map((entry) => ({
         ...entry,

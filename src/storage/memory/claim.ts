@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import { isActiveState } from '../../job/state.js';
 import type { HotJob } from '../model.js';
 import type { ClaimRequest, Lease } from '../store.js';
 import { readKeyState, takeTurns, type Candidate } from './key-lines.js';
@@ -24,7 +25,7 @@ export function compareClaimOrder(a: HotJob, b: HotJob): number {
 export function activeByQueue(tables: Tables): Map<string, number> {
   const active = new Map<string, number>();
   for (const row of tables.hot.values()) {
-    if (row.state !== 'pending') active.set(row.queue, (active.get(row.queue) ?? 0) + 1);
+    if (isActiveState(row.state)) active.set(row.queue, (active.get(row.queue) ?? 0) + 1);
   }
   return active;
 }
@@ -62,9 +63,8 @@ function compareCandidates(a: Candidate, b: Candidate): number {
 }
 
 /**
- * Moves up to `request.limit` due pending rows to fetched under `leaseToken`, starting the first
- * `request.startCount` of them; returns the stored rows claimed, in claim order (the caller copies
- * them).
+ * Moves up to `request.limit` due pending rows to fetched under `leaseToken`; returns the stored
+ * rows claimed, in claim order (the caller copies them).
  */
 export function claimJobs(
   tables: Tables,
@@ -115,18 +115,20 @@ export function claimJobs(
     row.updatedAt = new Date(now);
     tables.changedHot(row);
   }
-  const startCount = Math.max(0, Math.floor(request.startCount ?? 0));
-  const leases = claimed
-    .slice(0, startCount)
-    .map((row) => ({ id: row.id, workerId: request.workerId, leaseToken }));
-  startJobs(tables, leases, now);
   return claimed;
 }
 
 /** The stored hot row `lease` still holds in `state`, or `undefined` when the lease was lost. */
-export function heldRow(tables: Tables, lease: Lease, state: HotJob['state']): HotJob | undefined {
+export function heldRow(
+  tables: Tables,
+  lease: Lease,
+  state: HotJob['state'] | readonly HotJob['state'][],
+): HotJob | undefined {
   const row = tables.hot.get(lease.id);
-  if (row === undefined || row.state !== state) return undefined;
+  if (row === undefined) return undefined;
+  if (typeof state === 'string' ? row.state !== state : !state.includes(row.state)) {
+    return undefined;
+  }
   if (row.workerId !== lease.workerId || row.leaseToken !== lease.leaseToken) return undefined;
   return row;
 }

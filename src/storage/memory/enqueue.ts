@@ -7,6 +7,7 @@
 import { ChokaQError } from '../../errors.js';
 import type { EnqueueResult, HotJob } from '../model.js';
 import type { NewJob } from '../model.js';
+import { waitingStateOf } from './promote.js';
 import type { Tables } from './tables.js';
 
 /** What one enqueue wrote: the per-job results and the queues that received new rows. */
@@ -26,7 +27,7 @@ function toHotRow(job: NewJob, now: Date): HotJob {
     tags: job.tags,
     idempotencyKey: job.idempotencyKey,
     priority: job.priority,
-    state: 'pending',
+    state: waitingStateOf(job.delayMs),
     attempts: 0,
     lostAttempts: 0,
     cancelRequestedAt: null,

@@ -3,13 +3,13 @@
  * settle_archive_claim.sql — per capped queue the worker serves and whose slots the archive freed,
  * the queue's next due pending jobs without a key, as many as it freed (never more than the
  * queue's room); those of the worker's types, at most the request's limit in all, in claim order,
- * are started for the worker.
+ * are claimed for the worker (fetched: it records their starts as it does a claim's).
  *
  * @internal
  */
 import type { HotJob } from '../model.js';
 import type { HandoffRequest } from '../store.js';
-import { activeByQueue, compareClaimOrder, isEligible, startJobs } from './claim.js';
+import { activeByQueue, compareClaimOrder, isEligible } from './claim.js';
 import { readKeyState } from './key-lines.js';
 import { Smallest } from './smallest.js';
 import type { Tables } from './tables.js';
@@ -23,7 +23,7 @@ export interface Handed {
 }
 
 /**
- * Starts, for `handoff.workerId` under `leaseToken`, the next jobs of the capped queues that
+ * Claims, for `handoff.workerId` under `leaseToken`, the next jobs of the capped queues that
  * `archivedQueues` (one entry per archived row) freed slots in.
  */
 export function handOff(
@@ -68,10 +68,10 @@ export function handOff(
     row.state = 'fetched';
     row.workerId = handoff.workerId;
     row.leaseToken = leaseToken;
+    row.updatedAt = new Date(now);
     tables.changedHot(row);
   }
-  const leases = picked.map((row) => ({ id: row.id, workerId: handoff.workerId, leaseToken }));
-  const started = startJobs(tables, leases, now);
+  const started = picked;
   const filled = new Set<string>();
   for (const [queue, left] of room) {
     if (left <= started.filter((row) => row.queue === queue).length) filled.add(queue);

@@ -38,7 +38,9 @@ export function readKeyState(tables: Tables, order: (a: HotJob, b: HotJob) => nu
   const busy = new Map<string, number>();
   const heads = new Map<string, HotJob>();
   for (const row of tables.hot.values()) {
-    if (row.concurrencyKey === null) continue;
+    // Scheduled rows are no part of a line until the promoter makes them pending (as in SQL,
+    // where the keyed fetch indexes hold pending rows only).
+    if (row.concurrencyKey === null || row.state === 'scheduled') continue;
     const line = lineOf(row);
     if (row.state !== 'pending') {
       busy.set(line, (busy.get(line) ?? 0) + 1);

@@ -21,7 +21,7 @@ export function keyUsageOf(tables: Tables, filter: { queue?: string; limit: numb
       running: 0,
       pending: 0,
     };
-    if (row.state === 'pending') usage.pending += 1;
+    if (row.state === 'pending' || row.state === 'scheduled') usage.pending += 1;
     else usage.running += 1;
     if (row.concurrencyLimit !== null) {
       usage.limit = Math.max(usage.limit ?? 0, row.concurrencyLimit);

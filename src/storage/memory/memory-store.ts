@@ -18,6 +18,7 @@ import type {
   FoundJob,
   HotJob,
   KeyUsage,
+  DueTypeCount,
   QueueGauges,
   QueueInfo,
   WorkerPresence,
@@ -37,6 +38,7 @@ import type {
   MetricBucket,
   QueuePatch,
   RescueOptions,
+  PromoteResult,
   RescueResult,
   ResurrectRequest,
   Settlement,
@@ -72,6 +74,7 @@ import {
   listArchiveRows,
   listDeadRows,
   listHotRows,
+  dueByTypeOf,
   queueGaugesOf,
   queueStatsOf,
   sortedQueues,
@@ -84,6 +87,7 @@ import { heartbeatJobs, rescueJobs } from './recovery.js';
 import { settleOne } from './settle.js';
 import { handOff } from './handoff.js';
 import { Tables } from './tables.js';
+import { promoteDue } from './promote.js';
 import { WakeHub } from './wake.js';
 
 /** Runs `operation` synchronously, turning its result or throw into a settled promise. */
@@ -232,6 +236,15 @@ export class MemoryStore implements Store {
         ...outcome,
         idempotencyClaimsPurged: this.claims?.purgeNow() ?? 0,
       };
+    });
+  }
+
+  /** {@inheritDoc Store.promote} */
+  promote(limit: number): Promise<PromoteResult> {
+    return atomically(() => {
+      const result = promoteDue(this.tables, this.time(), limit);
+      this.wake.notify(result.promoted.map((p) => p.queue));
+      return result;
     });
   }
 
@@ -490,6 +503,11 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.keyUsage} */
   keyUsage(filter: { queue?: string; limit: number }): Promise<KeyUsage[]> {
     return atomically(() => keyUsageOf(this.tables, filter));
+  }
+
+  /** {@inheritDoc Store.dueByType} */
+  dueByType(queues: readonly string[], limit: number): Promise<DueTypeCount[]> {
+    return atomically(() => dueByTypeOf(this.tables, this.time(), queues, limit));
   }
 
   /** {@inheritDoc Store.queueGauges} */

@@ -5,7 +5,15 @@
  * @internal
  */
 import { FAILURE_REASON_CODE, type FailureReason, type HotState } from '../../job/state.js';
-import type { ArchivedJob, DeadJob, HotJob, QueueGauges, QueueInfo, QueueStats } from '../model.js';
+import type {
+  ArchivedJob,
+  DeadJob,
+  DueTypeCount,
+  HotJob,
+  QueueGauges,
+  QueueInfo,
+  QueueStats,
+} from '../model.js';
 import type { MetricBucket } from '../store.js';
 import type { Tables } from './tables.js';
 
@@ -89,6 +97,7 @@ export function queueStatsOf(tables: Tables): QueueStats[] {
     stats.set(queue.name, {
       queue: queue.name,
       pending: 0,
+      scheduled: 0,
       fetched: 0,
       processing: 0,
       archived: 0,
@@ -132,6 +141,36 @@ export function bucketsSince(tables: Tables, since: Date): MetricBucket[] {
   });
 }
 
+/** Due pending jobs of `queues` by type, from at most `limit` rows (see `Store.dueByType`). */
+export function dueByTypeOf(
+  tables: Tables,
+  now: Date,
+  queues: readonly string[],
+  limit: number,
+): DueTypeCount[] {
+  const wanted = new Set(queues);
+  const counts = new Map<string, DueTypeCount>();
+  let read = 0;
+  for (const row of tables.hot.values()) {
+    if (read >= limit) break;
+    if (row.state !== 'pending' || !wanted.has(row.queue) || row.runAt > now) continue;
+    read += 1;
+    const key = `${row.queue}\u0000${row.type}`;
+    const entry = counts.get(key) ?? {
+      queue: row.queue,
+      type: row.type,
+      due: 0,
+      oldestDueAt: new Date(row.runAt),
+    };
+    entry.due += 1;
+    if (row.runAt < entry.oldestDueAt) entry.oldestDueAt = new Date(row.runAt);
+    counts.set(key, entry);
+  }
+  return [...counts.values()].sort((a, b) =>
+    a.queue === b.queue ? (a.type < b.type ? -1 : 1) : a.queue < b.queue ? -1 : 1,
+  );
+}
+
 /** What each queue holds now (see `Store.queueGauges`), for every queue row, ordered by name. */
 export function queueGaugesOf(tables: Tables, now: Date): QueueGauges[] {
   const gauges = new Map<string, QueueGauges>();
@@ -146,13 +185,15 @@ export function queueGaugesOf(tables: Tables, now: Date): QueueGauges[] {
       processing: 0,
       dead: 0,
       oldestDueAt: null,
+      succeededTotal: tables.counters.get(queue.name)?.succeededTotal ?? 0,
+      failedTotal: tables.counters.get(queue.name)?.failedTotal ?? 0,
       readAt: new Date(now),
     });
   }
   for (const row of tables.hot.values()) {
     const entry = gauges.get(row.queue);
     if (entry === undefined) continue;
-    if (row.state !== 'pending') entry[row.state] += 1;
+    if (row.state === 'fetched' || row.state === 'processing') entry[row.state] += 1;
     else if (row.runAt.getTime() > now.getTime()) entry.scheduled += 1;
     else {
       entry.due += 1;

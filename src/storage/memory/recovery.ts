@@ -10,7 +10,7 @@ import { appendHistory, runEntry } from '../history.js';
 import type { HeartbeatLease, HeartbeatResult, RescueOptions, RescuedJob } from '../store.js';
 import { heldRow } from './claim.js';
 import { recordRetry } from './counters.js';
-import { moveToDead, refundRun, toPending } from './settle.js';
+import { CLAIMED, moveToDead, refundRun, toPending } from './settle.js';
 import type { Tables } from './tables.js';
 import {
   foldRetryZombieTypes,
@@ -43,7 +43,7 @@ export function heartbeatJobs(
   now: Date,
 ): HeartbeatResult[] {
   return leases.map((lease) => {
-    const row = heldRow(tables, lease, 'processing');
+    const row = heldRow(tables, lease, CLAIMED);
     if (row === undefined) return { alive: false, cancelRequested: false, cancelRequestedBy: null };
     row.heartbeatAt = new Date(now);
     row.updatedAt = new Date(now);

@@ -12,7 +12,14 @@ import type { ArchivedJob, DeadJob, HotJob } from '../model.js';
 import type { Settlement } from '../store.js';
 import { heldRow } from './claim.js';
 import { recordFailure, recordRetry, recordSuccess } from './counters.js';
+import { waitingStateOf } from './promote.js';
 import type { Tables } from './tables.js';
+
+/**
+ * The states a run can be in while it runs: processing, or fetched under a start the worker
+ * records with its next settle round.
+ */
+export const CLAIMED: readonly HotJob['state'][] = ['fetched', 'processing'];
 
 /** Hot → pending: clears the claim and stamps `updatedAt`; `runAt` is left to the caller. */
 export function toPending(row: HotJob, now: Date): void {
@@ -131,11 +138,18 @@ export function moveToDead(
 export function settleOne(tables: Tables, settlement: Settlement, now: Date): boolean {
   switch (settlement.kind) {
     case 'archive': {
-      const row = heldRow(tables, settlement.lease, 'processing');
+      const row = heldRow(tables, settlement.lease, CLAIMED);
       if (row === undefined) return false;
+      if (row.state === 'fetched') {
+        // A run whose start was not recorded yet: recorded with its end.
+        row.attempts += 1;
+        row.startedAt = new Date(now.getTime() - settlement.durationMs);
+      }
       tables.deleteHot(row);
-      const archived = toArchived(row, now, settlement);
-      tables.archive.set(row.id, archived);
+      const kept = tables.queues.get(row.queue)?.keepSucceeded ?? true;
+      if (settlement.keep !== false && kept) {
+        tables.archive.set(row.id, toArchived(row, now, settlement));
+      }
       recordSuccess(tables, now, row.queue, settlement.durationMs);
       return true;
     }
@@ -147,6 +161,7 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
         row.history = appendHistory(row.history, runEntry(row, now, outcome, settlement.error));
       }
       toPending(row, now);
+      row.state = waitingStateOf(settlement.delayMs);
       if (settlement.lost === true) refundRun(row);
       row.runAt = new Date(now.getTime() + settlement.delayMs);
       row.lastError = settlement.error;

@@ -117,6 +117,7 @@ export class Tables {
         active: true,
         maxWorkers: null,
         zombieTimeoutSeconds: null,
+        keepSucceeded: true,
         updatedAt: new Date(now),
       };
       this.queues.set(name, row);

@@ -16,10 +16,14 @@ import { PgListener } from './listener.js';
 import {
   checkPostgresMigrateOptions,
   checkPostgresOptions,
+  DEFAULT_TIMEOUTS,
   type PostgresMigrateOptions,
   type PostgresOptions,
   type PostgresSettings,
+  type SessionTimeouts,
 } from './options.js';
+import { HostLocator, locatedClient } from './hosts.js';
+import type { MultiHostUrl } from './multi-host-url.js';
 import { pgExecutor } from './pg-executor.js';
 import type { PostgresPool } from './pool.js';
 
@@ -89,6 +93,8 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
   let executor: Executor | null = null;
   /** One LISTEN connection for every channel of the store, made on the first `listen`. */
   let listener: PgListener | null = null;
+  /** The connection class that finds the writable host of a multi-host URL, else `null`. */
+  const located = 'pool' in source ? null : locatedClientOf(source);
   const onIdleError = (error: Error): void => {
     logger.warn('idle PostgreSQL connection failed', {
       ...logEvent('IdleConnectionFailed'),
@@ -100,16 +106,22 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
       if (executor !== null) return Promise.resolve(executor);
       if ('pool' in source) {
         pool = source.pool;
-        executor = pgExecutor(pool, undefined, { prepare: settings.prepareStatements });
+        executor = pgExecutor(pool, undefined, {
+          prepare: settings.prepareStatements,
+          timeouts: settings.timeouts,
+        });
       } else {
         const owned = new pg.Pool({
-          connectionString: source.connectionString,
+          ...ownConnectionConfig(source, settings.timeouts),
           max: settings.poolSize,
         });
         owned.on('error', onIdleError);
         ownedPool = owned;
         pool = owned;
-        executor = pgExecutor(owned, () => owned.end(), { prepare: settings.prepareStatements });
+        executor = pgExecutor(owned, () => owned.end(), {
+          prepare: settings.prepareStatements,
+          timeouts: settings.timeouts,
+        });
       }
       return Promise.resolve(executor);
     },
@@ -120,14 +132,8 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
         ('pool' in source ? source.pool.options : { connectionString: source.connectionString });
       listener ??= new PgListener({
         client: config,
+        ...(located === null ? {} : { Client: located }),
         logger,
-        // A notification sent through the pool must reach the LISTEN connection: behind a
-        // transaction-mode pooler it does not, and the listener gives up with one warning.
-        probe: async (probeChannel, payload) => {
-          await executor?.query('SELECT pg_notify($1::text, $2::text)', [probeChannel, payload], {
-            prepare: false,
-          });
-        },
       });
       return listener.add(channel, onPayload);
     },
@@ -143,6 +149,63 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
       await current?.close();
     },
   };
+}
+
+/** Idle time before the first TCP keepalive probe on the provider's own connections, in ms. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/** How long after `statementTimeout` the client gives up on an answer itself, in ms. */
+const CLIENT_GRACE_MS = 10_000;
+
+/**
+ * Connection settings of the pool the provider creates (its LISTEN connection copies them):
+ * TCP keepalives, so a connection to a vanished server or across a cut network is noticed;
+ * `statement_timeout` for every statement, sent as the `options` startup parameter after any
+ * `options` the URL gives; and a client-side `query_timeout` of `statementTimeout` +
+ * {@link CLIENT_GRACE_MS}, which ends the connection when the server does not answer at all (a
+ * stopped server, a cut network), since the server's own limit cannot fire there.
+ */
+function ownConnectionConfig(
+  source: { connectionString: string; hosts: MultiHostUrl | null },
+  timeouts: SessionTimeouts,
+): pg.PoolConfig {
+  const connectionString = source.hosts?.base ?? source.connectionString;
+  const config: pg.PoolConfig = {
+    connectionString,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  };
+  const located = locatedClientOf(source);
+  if (located !== null) config.Client = located;
+  if (timeouts.statementMs > 0) {
+    const given = urlOption(connectionString, 'options');
+    config.options = [given, `-c statement_timeout=${timeouts.statementMs}`]
+      .filter((part) => part !== undefined && part !== '')
+      .join(' ');
+    config.query_timeout = timeouts.statementMs + CLIENT_GRACE_MS;
+  }
+  return config;
+}
+
+/**
+ * The connection class for a multi-host URL's hosts (each use makes its own locator), else
+ * `null` for a URL of one host.
+ */
+function locatedClientOf(source: {
+  connectionString: string;
+  hosts: MultiHostUrl | null;
+}): typeof pg.Client | null {
+  if (source.hosts === null) return null;
+  return locatedClient(new HostLocator(source.hosts.hosts, source.hosts.base));
+}
+
+/** A query parameter of a `postgres://` URL; `undefined` when absent or not a URL. */
+function urlOption(connectionString: string, name: string): string | undefined {
+  try {
+    return new URL(connectionString).searchParams.get(name) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isQueryable(value: unknown): value is QueryableClient {
@@ -163,9 +226,16 @@ function isQueryable(value: unknown): value is QueryableClient {
  */
 export async function migrate(options: PostgresMigrateOptions): Promise<MigrationStep[]> {
   const settings = checkPostgresMigrateOptions(options);
-  const pool = new pg.Pool({ connectionString: settings.connectionString, max: 1 });
+  const located = locatedClientOf(settings);
+  const pool = new pg.Pool({
+    connectionString: settings.hosts?.base ?? settings.connectionString,
+    ...(located === null ? {} : { Client: located }),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    max: 1,
+  });
   pool.on('error', () => undefined);
-  const executor = pgExecutor(pool, () => pool.end());
+  const executor = pgExecutor(pool, () => pool.end(), { timeouts: DEFAULT_TIMEOUTS });
   try {
     return await migrateSchema(executor, settings.schema, { dryRun: settings.dryRun });
   } finally {

@@ -2,11 +2,10 @@
  * A dedicated `pg.Client` that LISTENs on the channels it is given (one connection for all of a
  * store's channels: wake-ups and cross-process events), reconnecting with back-off. After a
  * reconnect it calls every callback with `'*'`, because notifications sent while it was away are
- * lost. When LISTEN cannot work (for example behind PgBouncer in transaction mode) it warns once
- * and keeps retrying quietly: workers still poll.
+ * lost. When LISTEN cannot work (for example behind PgBouncer in transaction mode) it warns once:
+ * workers still poll.
  */
 import { logEvent } from '../../observability/log-events.js';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../observability/logger.js';
 
@@ -17,20 +16,30 @@ export const WAKE_ALL = '*';
 export interface PgListenerOptions {
   /** Connection settings of the dedicated client (taken from the pool's options). */
   client: pg.ClientConfig;
-  logger: Logger;
   /**
-   * Sends a notification on `channel` through another connection. With it, the first LISTEN is
-   * checked: a probe that does not come back within `probeTimeoutMs` means LISTEN cannot work
-   * here (a transaction-mode pooler), and the listener stops for good with one warning.
-   * Default: no check.
+   * The class of the dedicated client: the provider's host-finding one for a multi-host URL.
+   * @default pg.Client
    */
-  probe?: (channel: string, payload: string) => Promise<void>;
-  /** How long the probe may take, in ms. @default 2000 */
-  probeTimeoutMs?: number;
+  Client?: typeof pg.Client;
+  logger: Logger;
   /** First reconnect delay in ms. @default 250 */
   minBackoffMs?: number;
   /** Longest reconnect delay in ms. @default 30000 */
   maxBackoffMs?: number;
+}
+
+/**
+ * Whether `client`'s statements run on the server session it connected to: the server process
+ * that answers is the one named in the key data the client got at connect (`processID`). A
+ * pooler sends a key of its own and hands each transaction whichever server session is free, so
+ * a LISTEN through it would stay registered on a session other clients use next. The server sees
+ * the same session however the client reached it (TCP, a Unix socket, a plain proxy or NAT).
+ */
+async function ownSession(client: pg.Client): Promise<boolean> {
+  const connected = (client as unknown as { processID?: number | null }).processID;
+  if (typeof connected !== 'number') return false;
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return Number(rows[0]?.pid) === connected;
 }
 
 /** A self-healing LISTEN connection. */
@@ -42,15 +51,6 @@ export class PgListener {
   private warned = false;
   private connectedOnce = false;
   private started = false;
-  /** Whether the probe showed that notifications arrive (or no probe was asked for). */
-  private verified = false;
-  /**
-   * The probe in progress; nothing else runs on the client meanwhile. Behind a transaction-mode
-   * pooler a notification reaches this client only while one of its statements holds a server
-   * connection, so a LISTEN of another channel run during the probe could let the probe's own
-   * notification through and pass the pooler as a working LISTEN.
-   */
-  private probing: Promise<void> = Promise.resolve();
   /** Callbacks by channel name (a validated identifier, quoted when sent). */
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
 
@@ -59,9 +59,8 @@ export class PgListener {
 
   /**
    * Listens on `channel` too; the first call connects. Resolves after the LISTEN was tried (the
-   * first connection attempt, or the LISTEN on the live client), whether or not it succeeded —
-   * while the connection's probe runs, the LISTEN is queued behind it and not waited for; to the
-   * function that stops this callback (the last one of a channel UNLISTENs).
+   * first connection attempt, or the LISTEN on the live client), whether or not it succeeded, to
+   * the function that stops this callback (the last one of a channel UNLISTENs).
    */
   async add(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
     let callbacks = this.channels.get(channel);
@@ -73,17 +72,12 @@ export class PgListener {
       this.started = true;
       await this.connect();
     } else if (fresh && this.client !== null) {
-      const listen = this.probing.then(() =>
-        this.client?.query(`LISTEN "${channel}"`).catch(() => undefined),
-      );
-      // A start does not wait for the probe (about 2 s behind a pooler, where LISTEN cannot work).
-      if (this.verified) await listen;
+      await this.client.query(`LISTEN "${channel}"`).catch(() => undefined);
     }
     return async () => {
       const set = this.channels.get(channel);
       if (!set?.delete(onPayload) || set.size > 0) return;
       this.channels.delete(channel);
-      await this.probing;
       await this.client?.query(`UNLISTEN "${channel}"`).catch(() => undefined);
     };
   }
@@ -100,7 +94,7 @@ export class PgListener {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client(this.options.client);
+    const client = new (this.options.Client ?? pg.Client)(this.options.client);
     this.client = client;
     let lost = false;
     const onLost = (error?: Error): void => {
@@ -121,9 +115,14 @@ export class PgListener {
         callback(message.payload ?? '');
       }
     });
+    let own: boolean;
     try {
       await client.connect();
-      for (const channel of this.channels.keys()) await client.query(`LISTEN "${channel}"`);
+      // Nothing is listened on unless the session is this client's own: behind a
+      // transaction-mode pooler each LISTEN stays registered on whichever server connection ran
+      // it, for every later client of that connection, and notifications reach nobody.
+      own = await ownSession(client);
+      if (own) await this.listenAll(client);
     } catch (error) {
       if (this.client === client) this.client = null;
       lost = true;
@@ -146,12 +145,19 @@ export class PgListener {
       this.scheduleReconnect();
       return;
     }
+    if (!own) {
+      if (this.stopped || this.client !== client) return;
+      this.options.logger.warn(
+        'LISTEN is not used: the server session answering the LISTEN connection is not the one it connected to (a pooler such as PgBouncer); workers fall back to polling',
+        { ...logEvent('ListenUnavailable'), channels: [...this.channels.keys()] },
+      );
+      await this.stop();
+      return;
+    }
     if (this.stopped) {
       await client.end().catch(() => undefined);
       return;
     }
-    // Checked in the background, so a start behind a pooler does not wait for the probe.
-    if (!this.verified) this.probing = this.verify(client).catch(() => undefined);
     this.failures = 0;
     if (this.connectedOnce || this.warned) {
       for (const callbacks of this.channels.values())
@@ -160,48 +166,9 @@ export class PgListener {
     this.connectedOnce = true;
   }
 
-  /** Stops listening for good, with one warning, when the probe shows LISTEN cannot work. */
-  private async verify(client: pg.Client): Promise<void> {
-    if (await this.probed(client)) {
-      this.verified = true;
-      return;
-    }
-    if (this.stopped || this.client !== client) return; // stopped, or lost and reconnecting
-    this.options.logger.warn(
-      'LISTEN does not deliver notifications here (a transaction-mode pooler such as PgBouncer?); workers fall back to polling',
-      { ...logEvent('ListenUnavailable'), channels: [...this.channels.keys()] },
-    );
-    await this.stop();
-  }
-
-  /** Whether a probe sent through another connection reaches `client` in time. */
-  private async probed(client: pg.Client): Promise<boolean> {
-    const probe = this.options.probe;
-    if (probe === undefined) return true;
-    const channel = `chokaq_probe_${randomBytes(6).toString('hex')}`;
-    const payload = randomBytes(8).toString('hex');
-    let arrived!: () => void;
-    const came = new Promise<void>((resolve) => (arrived = resolve));
-    const onNotification = (message: pg.Notification): void => {
-      if (message.channel === channel && message.payload === payload) arrived();
-    };
-    client.on('notification', onNotification);
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await client.query(`LISTEN "${channel}"`);
-      await probe(channel, payload);
-      const timeout = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), this.options.probeTimeoutMs ?? 2000);
-        timer.unref();
-      });
-      return await Promise.race([came.then(() => true as const), timeout]);
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-      client.off('notification', onNotification);
-      await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
-    }
+  /** LISTENs on every channel on `client`. */
+  private async listenAll(client: pg.Client): Promise<void> {
+    for (const channel of this.channels.keys()) await client.query(`LISTEN "${channel}"`);
   }
 
   private scheduleReconnect(): void {

@@ -1,7 +1,8 @@
 /** {@link Executor} over a `pg` pool: one pooled client per transaction, BEGIN/COMMIT/ROLLBACK. */
 import { createHash } from 'node:crypto';
 import { mapDriverError } from '../sql/errors.js';
-import type { Executor, QueryOptions } from '../sql/executor.js';
+import type { Executor, QueryOptions, TransactionKind } from '../sql/executor.js';
+import type { SessionTimeouts } from './options.js';
 import type {
   PostgresPool,
   PostgresPoolClient,
@@ -53,6 +54,22 @@ function statementsOn(
   };
 }
 
+/**
+ * The text that opens a transaction of `kind`: `BEGIN` and the `SET LOCAL` limits in one
+ * simple-protocol message, so the limits cost no round trip. `SET LOCAL` ends with the
+ * transaction, so it holds behind a transaction-mode pooler and on a caller's pool alike.
+ */
+export function beginText(timeouts: SessionTimeouts | undefined, kind: TransactionKind): string {
+  if (timeouts === undefined) return 'BEGIN';
+  const limits: [string, number][] = [
+    ['idle_in_transaction_session_timeout', timeouts.idleInTransactionMs],
+    // 0 overrides a session-wide statement_timeout the provider's pool sets at connect.
+    ['statement_timeout', kind === 'migration' ? 0 : timeouts.statementMs],
+  ];
+  if (kind === 'operator') limits.push(['lock_timeout', timeouts.lockMs]);
+  return ['BEGIN', ...limits.map(([name, ms]) => `SET LOCAL ${name} = ${ms}`)].join('; ');
+}
+
 /** An executor over one checked-out client, inside a transaction this module opened. */
 function transactionExecutor(client: PostgresPoolClient, prepare: boolean): Executor {
   const executor: Executor = {
@@ -64,6 +81,14 @@ function transactionExecutor(client: PostgresPoolClient, prepare: boolean): Exec
   return executor;
 }
 
+/** Options of {@link pgExecutor}. */
+export interface PgExecutorOptions {
+  /** Send statements as named prepared statements. Default: `true`. */
+  prepare?: boolean;
+  /** The limits every transaction sets (see {@link beginText}). Default: none. */
+  timeouts?: SessionTimeouts;
+}
+
 /**
  * Wraps `pool`. `close()` calls `endPool` (the owner's way to end a pool it created), else leaves
  * the pool alone.
@@ -72,14 +97,23 @@ function transactionExecutor(client: PostgresPoolClient, prepare: boolean): Exec
 export function pgExecutor(
   pool: PostgresPool,
   endPool?: () => Promise<void>,
-  options: { prepare?: boolean } = {},
+  options: PgExecutorOptions = {},
 ): Executor {
   const prepare = options.prepare ?? true;
+  const begin = new Map<TransactionKind, string>();
   let closed = false;
   return {
     kind: 'postgres',
     ...statementsOn(pool, prepare),
-    async transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+    async transaction<T>(
+      fn: (tx: Executor) => Promise<T>,
+      kind: TransactionKind = 'engine',
+    ): Promise<T> {
+      let opening = begin.get(kind);
+      if (opening === undefined) {
+        opening = beginText(options.timeouts, kind);
+        begin.set(kind, opening);
+      }
       let client: PostgresPoolClient;
       try {
         client = await pool.connect();
@@ -95,7 +129,7 @@ export function pgExecutor(
       };
       client.on('error', onError);
       try {
-        await client.query('BEGIN');
+        await client.query(opening);
         const result = await fn(transactionExecutor(client, prepare));
         await client.query('COMMIT');
         return result;

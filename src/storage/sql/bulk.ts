@@ -148,7 +148,7 @@ export class SqlBulk {
         [...applied.map(() => null), ...skipped.map((s) => s.note)],
       ]);
       return { applied, skipped };
-    });
+    }, 'operator');
   }
 
   /** Moves the jobs of `items` as the batch's kind says; returns the ids moved. */

@@ -74,7 +74,6 @@ export async function claimJobs(
   if ((queues !== null && queues.length === 0) || types?.length === 0 || request.limit < 1) {
     return [];
   }
-  const startCount = Math.max(0, Math.floor(request.startCount ?? 0));
   const { capped, keyed, limited } = await locked.get();
   const wanted = (name: string): boolean => queues === null || queues.includes(name);
   const keyedWanted = keyed.filter(wanted);
@@ -88,21 +87,19 @@ export async function claimJobs(
         ? sql.claim_capped
         : sql.claim;
   const lockAll = [...new Set([...cappedWanted, ...lockLimited])];
-  const params = (limit: number, starts: number, inLock: boolean): unknown[] => {
-    const base = [request.workerId, limit, queues, uuidv7(), inLock, starts, types];
+  const params = (limit: number, inLock: boolean): unknown[] => {
+    const base = [request.workerId, limit, queues, uuidv7(), inLock, types];
     if (statement === sql.claim) return base;
     if (statement === sql.claim_capped) return [...base, cappedWanted];
     // In the transaction every queue it locked is named, so claims of capped ones count too.
     return [...base, keyedWanted, orNull(inLock ? lockAll : lockLimited)];
   };
   const claimed: ClaimedJob[] = [];
-  const startsLeft = (): number =>
-    Math.max(0, startCount - claimed.filter((job) => job.state === 'processing').length);
   const inTransaction = async (): Promise<ClaimedJob[]> => {
     const rows = await db.transaction(async (tx) => {
       // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
       await tx.query(sql.claim_lock_capped_queues, [lockAll]);
-      return tx.query<Row>(statement, params(request.limit - claimed.length, startsLeft(), true));
+      return tx.query<Row>(statement, params(request.limit - claimed.length, true));
     });
     return [...claimed, ...claimedOf(rows).jobs];
   };
@@ -114,7 +111,7 @@ export async function claimJobs(
   }
   for (let tries = keyedWanted.length === 0 ? CAPPED_TRIES_ALONE : 1; tries > 0; tries--) {
     const limit = request.limit - claimed.length;
-    const result = claimedOf(await db.query<Row>(statement, params(limit, startsLeft(), false)));
+    const result = claimedOf(await db.query<Row>(statement, params(limit, false)));
     claimed.push(...result.jobs);
     if (!result.stale || claimed.length >= request.limit) return claimed;
   }

@@ -14,6 +14,16 @@ const UNAVAILABLE_ERRNOS = new Set([
   'ENETUNREACH',
 ]);
 
+/**
+ * SQLSTATEs of a server-side limit: 57014 a statement cancelled by `statement_timeout` (ChokaQ
+ * never cancels statements otherwise), 55P03 a lock wait past `lock_timeout`, 25P03 a session
+ * ended by `idle_in_transaction_session_timeout`.
+ */
+const TIMEOUT_SQLSTATES = new Set(['57014', '55P03', '25P03']);
+
+/** What `pg` says when its client-side `query_timeout` gave up on an answer. */
+const CLIENT_TIMEOUT_MESSAGE = /^Query read timeout$/;
+
 /** Fields of a driver error that the mapping looks at. */
 interface DriverErrorShape {
   code?: unknown;
@@ -76,6 +86,16 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /**
+ * Whether `error` is a limit the provider set running out: a server-side timeout (see
+ * {@link TIMEOUT_SQLSTATES}) or `pg`'s client-side query timeout.
+ */
+export function isTimeout(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code !== undefined && TIMEOUT_SQLSTATES.has(code)) return true;
+  return error instanceof Error && CLIENT_TIMEOUT_MESSAGE.test(error.message);
+}
+
+/**
  * Whether the transaction failed on a deadlock or serialization conflict and may be retried;
  * also true of a `CHOKAQ_STORAGE_ERROR` made from one.
  */
@@ -86,6 +106,7 @@ export function isTransientConflict(error: unknown): boolean {
 
 /**
  * Converts driver errors into `ChokaQError`s, so no raw `pg` or PGlite error reaches a caller:
+ * a limit that ran out (see {@link isTimeout}) becomes retryable `CHOKAQ_STORAGE_TIMEOUT`;
  * unreachable storage becomes retryable `CHOKAQ_STORAGE_UNAVAILABLE`; any other error the server
  * reported with a SQLSTATE becomes `CHOKAQ_STORAGE_ERROR`, its message naming the SQLSTATE and
  * the driver's message, the driver error as `cause` (retryable for deadlocks and serialization
@@ -96,6 +117,12 @@ export function isTransientConflict(error: unknown): boolean {
 export function mapDriverError(error: unknown): unknown {
   if (error instanceof ChokaQError) return error;
   const detail = error instanceof Error ? error.message : String(error);
+  if (isTimeout(error)) {
+    return new ChokaQError('CHOKAQ_STORAGE_TIMEOUT', `Storage timeout: ${detail}`, {
+      cause: error,
+      retryable: true,
+    });
+  }
   if (isUnavailable(error)) {
     return new ChokaQError('CHOKAQ_STORAGE_UNAVAILABLE', `Storage unavailable: ${detail}`, {
       cause: error,

@@ -16,6 +16,16 @@ export interface QueryOptions {
   prepare?: boolean;
 }
 
+/**
+ * What a transaction is for, which decides the server-side limits a driver sets on it (the
+ * PostgreSQL provider; PGlite has one session and sets none):
+ * - `'engine'`: the statement and idle-in-transaction limits;
+ * - `'operator'`: those and the lock-wait limit (an operator action must not queue behind a
+ *   stuck transaction);
+ * - `'migration'`: only the idle-in-transaction limit (DDL on a large table may run long).
+ */
+export type TransactionKind = 'engine' | 'operator' | 'migration';
+
 /** Runs SQL on one database session or pool. */
 export interface Executor {
   /** Driver name for logs: `postgres`, `embedded` or `client` (a caller's transaction). */
@@ -30,8 +40,9 @@ export interface Executor {
   /**
    * Runs `fn` inside one transaction: commits when it resolves, rolls back when it throws.
    * Inside a transaction, a nested call runs `fn` in the same transaction.
+   * @param kind What the transaction is for (see {@link TransactionKind}). Default: `'engine'`.
    */
-  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Executor) => Promise<T>, kind?: TransactionKind): Promise<T>;
   /** Releases what the executor owns. Idempotent. */
   close(): Promise<void>;
 }

@@ -33,7 +33,7 @@ export function handoffQueues(locked: LockedQueues, handoff: HandoffRequest): st
   );
 }
 
-/** The parameters of settle_archive_claim.sql: the archive's, then the hand-off's ($7–$11). */
+/** The parameters of settle_archive_claim.sql: the archive's, then the hand-off's ($8–$12). */
 export function handoffParams(
   archive: readonly unknown[],
   handoff: HandoffRequest,

@@ -3,7 +3,12 @@
  * fragments chosen by which filters are present; every value is a bind parameter and every
  * identifier comes from the table descriptions below, never from the caller.
  */
-import { FAILURE_REASON_CODE, HOT_STATE_BY_CODE, HOT_STATE_CODE } from '../../job/state.js';
+import {
+  FAILURE_REASON_CODE,
+  HOT_STATE_BY_CODE,
+  HOT_STATE_CODE,
+  isActiveState,
+} from '../../job/state.js';
 import {
   EXACT_COUNT_LIMIT,
   errorHeadline as headline,
@@ -210,12 +215,12 @@ export function prefixEnd(prefix: string): string | null {
 
 /**
  * SQL for the first `limit` rows of `table` that match `where`, in `order` (none: any order),
- * as `select`. The hot table is read as its pending rows (`status = 0`, served by the partial
- * indexes over pending rows) and its active rows (fetched or processing: few, served by
- * `jobs_hot_active_idx`), each part ordered and limited on its own and the two merged, because
- * PostgreSQL does not merge a UNION ALL of ordered index reads by itself. The states are literal
- * codes, never parameters, so the planner matches the indexes' predicates. Keeping the hot
- * creation-time index to pending rows spares every claim an index write.
+ * as `select`. The hot table is read as its waiting rows (pending and scheduled, `status IN
+ * (0, 3)`, served by the partial index over them) and its active rows (fetched or processing:
+ * few, served by `jobs_hot_active_idx`), each part ordered and limited on its own and the two
+ * merged, because PostgreSQL does not merge a UNION ALL of ordered index reads by itself. The
+ * states are literal codes, never parameters, so the planner matches the indexes' predicates.
+ * Keeping the hot creation-time index to waiting rows spares every claim an index write.
  */
 function firstRows(
   schema: string,
@@ -229,10 +234,10 @@ function firstRows(
     `SELECT ${part.select} FROM ${name} WHERE ${where}${orderBy} LIMIT ${part.limit}::int`;
   if (table !== 'hot') return read(part.where);
   const states = query.states ?? HOT_STATE_BY_CODE;
-  const active = states.filter((state) => state !== 'pending').map((s) => HOT_STATE_CODE[s]);
+  const waiting = states.filter((state) => !isActiveState(state)).map((s) => HOT_STATE_CODE[s]);
+  const active = states.filter(isActiveState).map((s) => HOT_STATE_CODE[s]);
   const reads: string[] = [];
-  if (states.includes('pending'))
-    reads.push(read(`status = ${HOT_STATE_CODE.pending} AND (${part.where})`));
+  if (waiting.length > 0) reads.push(read(`status IN (${waiting.join(', ')}) AND (${part.where})`));
   if (active.length > 0) reads.push(read(`status IN (${active.join(', ')}) AND (${part.where})`));
   if (reads.length === 1) return reads[0]!;
   const merged = reads.map((sql) => `(${sql})`).join(' UNION ALL ');

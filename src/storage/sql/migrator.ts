@@ -62,7 +62,7 @@ export async function migrate(
     const applied = await executor.transaction(async (tx) => {
       await tx.query(QUERIES.migrate_lock, [schema]);
       return appliedVersions(tx, schema, false);
-    });
+    }, 'migration');
     return ordered.filter((m) => !applied.has(m.version)).map(bind);
   }
 
@@ -91,7 +91,7 @@ export async function migrate(
         );
       }
       return bound;
-    });
+    }, 'migration');
     if (step === null) return done;
     done.push(step);
   }
@@ -112,4 +112,43 @@ async function appliedVersions(
   }
   const rows = await tx.query<{ version: unknown }>(withSchema(QUERIES.migrate_applied, schema));
   return new Set(rows.map((r) => toNumber(r.version)));
+}
+
+/**
+ * Checks, reading only, that `schema` has every migration of this release (a newer ledger is
+ * fine). Takes no lock and creates nothing, so a read-only tool never changes what it reads.
+ *
+ * @throws `CHOKAQ_SCHEMA_NOT_MIGRATED` when the schema has no ledger or misses a migration; its
+ *   message names the schema, what is missing and the schemas that do hold ChokaQ's tables.
+ */
+export async function checkMigrated(
+  executor: Executor,
+  schema: string,
+  source: MigrationSource = { migrations: MIGRATIONS },
+): Promise<void> {
+  const [row] = await executor.query<{ present: boolean }>(QUERIES.migrate_ledger_exists, [schema]);
+  let detail: string;
+  if (row?.present === true) {
+    const rows = await executor.query<{ version: unknown }>(
+      withSchema(QUERIES.migrate_applied, schema),
+    );
+    const applied = new Set(rows.map((r) => toNumber(r.version)));
+    const pending = source.migrations
+      .map((m) => m.version)
+      .filter((version) => !applied.has(version))
+      .sort((a, b) => a - b);
+    if (pending.length === 0) return;
+    detail = `schema "${schema}" misses migration${pending.length === 1 ? '' : 's'} ${pending.join(', ')}`;
+  } else {
+    const found = await executor.query<{ schema: string }>(QUERIES.migrate_ledger_schemas);
+    const others = found.map((r) => r.schema).filter((name) => name !== schema);
+    detail =
+      `schema "${schema}" has no ChokaQ tables` +
+      (others.length === 0
+        ? ' (no schema here has them)'
+        : ` (schemas with ChokaQ tables: ${others.join(', ')})`);
+  }
+  throw new ChokaQError('CHOKAQ_SCHEMA_NOT_MIGRATED', `The ${detail}; nothing was created.`, {
+    field: 'schema',
+  });
 }

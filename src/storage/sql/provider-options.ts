@@ -1,7 +1,14 @@
 /** Checks of the options that `postgres()` and `embedded()` share. */
 import { checkLogger, type Logger } from '../../observability/logger.js';
-import { checkBoolean } from '../../util/check.js';
+import { invalid } from '../../util/check.js';
 import { DEFAULT_SCHEMA, validateSchema } from './schema.js';
+
+/**
+ * What `open()` does about migrations: `true` applies the pending ones, `false` leaves the schema
+ * alone, `'check'` reads the ledger and fails with `CHOKAQ_SCHEMA_NOT_MIGRATED` when the schema
+ * is missing or behind, creating nothing (for tools that only read, such as the CLI's `status`).
+ */
+export type MigrateOnOpen = boolean | 'check';
 
 /** The shared options as given. */
 export interface SqlProviderOptions {
@@ -13,7 +20,7 @@ export interface SqlProviderOptions {
 /** The shared options, checked, with defaults applied. */
 export interface SqlProviderSettings {
   schema: string;
-  migrate: boolean;
+  migrate: MigrateOnOpen;
   /** The provider's own logger; `undefined` when not given (it then adopts ChokaQ's). */
   logger: Logger | undefined;
 }
@@ -29,7 +36,12 @@ export function checkSqlProviderOptions(
 ): SqlProviderSettings {
   return {
     schema: validateSchema(given.schema ?? DEFAULT_SCHEMA, `${prefix}.schema`),
-    migrate: checkBoolean(given.migrate ?? true, `${prefix}.migrate`),
+    migrate: checkMigrateOnOpen(given.migrate ?? true, `${prefix}.migrate`),
     logger: given.logger === undefined ? undefined : checkLogger(given.logger, `${prefix}.logger`),
   };
+}
+
+function checkMigrateOnOpen(value: unknown, field: string): MigrateOnOpen {
+  if (typeof value === 'boolean' || value === 'check') return value;
+  throw invalid('CHOKAQ_INVALID_CONFIG', field, "true, false or 'check'", value);
 }

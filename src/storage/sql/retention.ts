@@ -70,13 +70,13 @@ function batchStatement(schema: string, table: RetentionTable, queueSql: string)
         ) SELECT count(*) AS n FROM deleted`;
     case 'metricBuckets':
       return `WITH picked AS (
-          SELECT bucket_start, queue, outcome, failure_reason FROM ${schema}.metric_buckets
+          SELECT bucket_start, queue, outcome, failure_reason, shard FROM ${schema}.metric_buckets
           WHERE ${expired}
           ORDER BY bucket_start LIMIT $2::int FOR UPDATE SKIP LOCKED
         ), deleted AS (
           DELETE FROM ${schema}.metric_buckets b USING picked p
-          WHERE (b.bucket_start, b.queue, b.outcome, b.failure_reason)
-              = (p.bucket_start, p.queue, p.outcome, p.failure_reason)
+          WHERE (b.bucket_start, b.queue, b.outcome, b.failure_reason, b.shard)
+              = (p.bucket_start, p.queue, p.outcome, p.failure_reason, p.shard)
           RETURNING 1
         ) SELECT count(*) AS n FROM deleted`;
     case 'audit':

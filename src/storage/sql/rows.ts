@@ -218,6 +218,7 @@ export function queueInfoOf(row: Row): QueueInfo {
     active: row.is_active === true,
     maxWorkers: toNumberOrNull(row.max_workers),
     zombieTimeoutSeconds: toNumberOrNull(row.zombie_timeout_seconds),
+    keepSucceeded: row.keep_succeeded !== false,
     updatedAt: toDate(row.updated_at),
   };
 }
@@ -227,6 +228,7 @@ export function queueStatsOf(row: Row): QueueStats {
   return {
     queue: toStr(row.queue),
     pending: toNumber(row.pending),
+    scheduled: toNumber(row.scheduled),
     fetched: toNumber(row.fetched),
     processing: toNumber(row.processing),
     archived: toNumber(row.archived),
@@ -250,6 +252,8 @@ export function queueGaugesOf(row: Row): QueueGauges {
     processing: toNumber(row.processing),
     dead: toNumber(row.dead),
     oldestDueAt: toDateOrNull(row.oldest_due_at),
+    succeededTotal: toNumber(row.succeeded_total),
+    failedTotal: toNumber(row.failed_total),
     readAt: toDate(row.read_at),
   };
 }
@@ -259,7 +263,10 @@ export function workerPresenceOf(row: Row): WorkerPresence {
   const info = (typeof row.info === 'string' ? JSON.parse(row.info) : row.info) as Pick<
     WorkerPresence,
     'concurrency' | 'running' | 'queues' | 'circuits' | 'version'
-  >;
+  > &
+    Partial<Pick<WorkerPresence, 'types' | 'health' | 'lag'>> & {
+      breakers?: { type: string; state: 'closed' | 'open' | 'half-open'; resetAt: string | null }[];
+    };
   return {
     id: toStr(row.id),
     host: toStr(row.host),
@@ -271,6 +278,11 @@ export function workerPresenceOf(row: Row): WorkerPresence {
     queues: info.queues,
     circuits: info.circuits,
     version: info.version,
+    // Rows written by an older ChokaQ lack these.
+    types: info.types ?? null,
+    breakers: (info.breakers ?? []).map((b) => ({ ...b, resetAt: toDateOrNull(b.resetAt) })),
+    health: info.health ?? null,
+    lag: info.lag ?? null,
   };
 }
 

@@ -48,6 +48,7 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
             archive.map((s) => s.durationMs),
             archive.map((s) => s.note ?? null),
             archive.map((s) => s.result ?? null),
+            archive.map((s) => s.keep !== false),
           ],
     // In the parameter order of move_to_dlq.sql, lease-guarded.
     dead:

@@ -20,6 +20,7 @@ import type {
   ClaimedJob,
   HotJob,
   KeyUsage,
+  DueTypeCount,
   QueueGauges,
   QueueInfo,
   WorkerPresence,
@@ -39,6 +40,7 @@ import type {
   MetricBucket,
   QueuePatch,
   RescueOptions,
+  PromoteResult,
   RescueResult,
   ResurrectRequest,
   Settlement,
@@ -70,7 +72,8 @@ import { QUERIES, type QueryName } from './generated.js';
 import { SqlIdempotencyClaims } from './idempotency-claims.js';
 import { SqlRateLimits } from './rate-limits.js';
 import { SqlSchedules } from './schedules.js';
-import { migrate } from './migrator.js';
+import { checkMigrated, migrate } from './migrator.js';
+import type { MigrateOnOpen } from './provider-options.js';
 import { WakeNotifier } from './notifier.js';
 import { cancelIn, rescueIn } from './recovery.js';
 import {
@@ -122,8 +125,8 @@ export interface SqlStoreOptions {
   backend: SqlBackend;
   /** Validated schema name. */
   schema: string;
-  /** Apply pending migrations in `open()`. */
-  migrate: boolean;
+  /** What `open()` does about migrations (see {@link MigrateOnOpen}). */
+  migrate: MigrateOnOpen;
   /** The provider's logger, also handed to its backend; see {@link SqlStore.useLogger}. */
   logger: ProviderLogger;
 }
@@ -149,7 +152,7 @@ export class SqlStore implements Store {
   protected readonly channel: string;
   protected readonly logger: ProviderLogger;
   private readonly backend: SqlBackend;
-  private readonly migrateOnOpen: boolean;
+  private readonly migrateOnOpen: MigrateOnOpen;
   private executor: Executor | null = null;
   /**
    * Capped and keyed queues. Exactness does not depend on this cache: the fast path reads caps
@@ -204,7 +207,7 @@ export class SqlStore implements Store {
     this.logger.adopt(logger);
   }
 
-  /** Opens the backend and, unless disabled, migrates the schema. Idempotent. */
+  /** Opens the backend and migrates (or checks) the schema as `migrate` says. Idempotent. */
   open(): Promise<void> {
     if (this.executor !== null) return Promise.resolve();
     this.closed = false;
@@ -217,7 +220,8 @@ export class SqlStore implements Store {
   private async doOpen(): Promise<void> {
     const executor = await this.backend.open();
     try {
-      if (this.migrateOnOpen) {
+      if (this.migrateOnOpen === 'check') await checkMigrated(executor, this.schema);
+      else if (this.migrateOnOpen) {
         const applied = await migrate(executor, this.schema);
         if (applied.length > 0) {
           this.logger.info('schema migrated', {
@@ -510,13 +514,32 @@ export class SqlStore implements Store {
     this.notifier?.wake(freed);
   }
 
+  /** {@inheritDoc Store.promote} */
+  async promote(limit: number): Promise<PromoteResult> {
+    const db = await this.db();
+    const rows = await db.query<Row>(this.sql.promote, [limit]);
+    const promoted: PromoteResult['promoted'] = [];
+    let nextDueInMs: number | null = null;
+    for (const row of rows) {
+      if (row.queue !== null)
+        promoted.push({ queue: toStr(row.queue), count: toNumber(row.promoted) });
+      const next = toNumberOrNull(row.next_run_at);
+      if (next !== null) nextDueInMs = Math.max(0, next - toNumber(row.read_at));
+    }
+    const queues = promoted.map((p) => p.queue);
+    // This process's workers at once, the other processes' by NOTIFY (as after an enqueue).
+    for (const queue of queues) for (const wake of this.ownListeners) wake(queue);
+    this.notifier?.wake(queues);
+    return { promoted, nextDueInMs };
+  }
+
   /** {@inheritDoc Store.cancel} */
   async cancel(ids: readonly string[], actor: string): Promise<CancelResult> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return { cancelled: [], requested: [] };
     const db = await this.db();
     return this.retryOnConflict('cancel', () =>
-      db.transaction((tx) => cancelIn(tx, this.sql, unique, actor)),
+      db.transaction((tx) => cancelIn(tx, this.sql, unique, actor), 'operator'),
     );
   }
 
@@ -567,15 +590,17 @@ export class SqlStore implements Store {
     if (ids.length === 0) return [];
     const db = await this.db();
     const unique = [...new Set(ids)];
-    const rows = await db.query<{ id: unknown }>(this.sql.resurrect, [
-      unique,
-      options.actor,
-      unique.map(() => options.payload ?? null),
-      options.tags !== undefined,
-      options.tags ?? null,
-      options.priority ?? 10,
-      unique.map(() => null),
-    ]);
+    const rows = await operator(db, (tx) =>
+      tx.query<{ id: unknown }>(this.sql.resurrect, [
+        unique,
+        options.actor,
+        unique.map(() => options.payload ?? null),
+        options.tags !== undefined,
+        options.tags ?? null,
+        options.priority ?? 10,
+        unique.map(() => null),
+      ]),
+    );
     const moved = new Set(rows.map((row) => String(row.id)));
     return [...new Set(ids)].filter((id) => moved.has(id));
   }
@@ -584,21 +609,25 @@ export class SqlStore implements Store {
     if (ids.length === 0) return 0;
     const db = await this.db();
     const unique = [...new Set(ids)];
-    const rows = await db.query(this.sql.purge_dead, [unique, unique.map(() => null)]);
+    const rows = await operator(db, (tx) =>
+      tx.query(this.sql.purge_dead, [unique, unique.map(() => null)]),
+    );
     return rows.length;
   }
 
   async editPending(id: string, edit: PendingEdit): Promise<boolean> {
     const db = await this.db();
-    const rows = await db.query(this.sql.edit_pending, [
-      id,
-      edit.payload ?? null,
-      edit.tags !== undefined,
-      edit.tags ?? null,
-      edit.priority ?? null,
-      edit.actor,
-      edit.delayMs ?? null,
-    ]);
+    const rows = await operator(db, (tx) =>
+      tx.query(this.sql.edit_pending, [
+        id,
+        edit.payload ?? null,
+        edit.tags !== undefined,
+        edit.tags ?? null,
+        edit.priority ?? null,
+        edit.actor,
+        edit.delayMs ?? null,
+      ]),
+    );
     return rows.length > 0;
   }
 
@@ -637,13 +666,15 @@ export class SqlStore implements Store {
   /** {@inheritDoc Store.editDead} */
   async editDead(id: string, edit: DeadEdit): Promise<boolean> {
     const db = await this.db();
-    const rows = await db.query(this.sql.edit_dead, [
-      id,
-      edit.payload ?? null,
-      edit.tags !== undefined,
-      edit.tags ?? null,
-      edit.actor,
-    ]);
+    const rows = await operator(db, (tx) =>
+      tx.query(this.sql.edit_dead, [
+        id,
+        edit.payload ?? null,
+        edit.tags !== undefined,
+        edit.tags ?? null,
+        edit.actor,
+      ]),
+    );
     return rows.length > 0;
   }
 
@@ -715,17 +746,21 @@ export class SqlStore implements Store {
 
   async updateQueue(name: string, patch: QueuePatch): Promise<QueueInfo> {
     const db = await this.db();
-    const [row] = await db.query<Row>(this.sql.update_queue, [
-      name,
-      patch.paused !== undefined,
-      patch.paused ?? null,
-      patch.active !== undefined,
-      patch.active ?? null,
-      patch.maxWorkers !== undefined,
-      patch.maxWorkers ?? null,
-      patch.zombieTimeoutSeconds !== undefined,
-      patch.zombieTimeoutSeconds ?? null,
-    ]);
+    const [row] = await operator(db, (tx) =>
+      tx.query<Row>(this.sql.update_queue, [
+        name,
+        patch.paused !== undefined,
+        patch.paused ?? null,
+        patch.active !== undefined,
+        patch.active ?? null,
+        patch.maxWorkers !== undefined,
+        patch.maxWorkers ?? null,
+        patch.zombieTimeoutSeconds !== undefined,
+        patch.zombieTimeoutSeconds ?? null,
+        patch.keepSucceeded !== undefined,
+        patch.keepSucceeded ?? null,
+      ]),
+    );
     if (row === undefined) throw new Error(`updateQueue returned no row for ${name}`);
     // After the write, so a re-read that started before it never lands: the next claim re-reads.
     if (patch.maxWorkers !== undefined) this.capped.invalidate();
@@ -770,6 +805,18 @@ export class SqlStore implements Store {
   async listWorkers(withinMs: number): Promise<WorkerPresence[]> {
     const db = await this.db();
     return (await db.query<Row>(this.sql.workers_list, [withinMs])).map(workerPresenceOf);
+  }
+
+  /** {@inheritDoc Store.dueByType} */
+  async dueByType(queues: readonly string[], limit: number): Promise<DueTypeCount[]> {
+    const db = await this.db();
+    const rows = await db.query<Row>(this.sql.due_by_type, [queues, limit]);
+    return rows.map((row) => ({
+      queue: toStr(row.queue),
+      type: toStr(row.type),
+      due: toNumber(row.due),
+      oldestDueAt: toDate(row.oldest_due_at),
+    }));
   }
 
   /** {@inheritDoc Store.queueGauges} */
@@ -843,4 +890,12 @@ function queuesCreated(jobs: readonly NewJob[], results: readonly EnqueueResult[
     if (results[index]?.created === true) queues.add(job.queue);
   });
   return [...queues];
+}
+
+/**
+ * Runs one operator statement in a transaction of its own of kind `'operator'`, so the
+ * provider's lock-wait limit bounds it: an operator action never queues behind a stuck holder.
+ */
+function operator<T>(db: Executor, statement: (tx: Executor) => Promise<T>): Promise<T> {
+  return db.transaction(statement, 'operator');
 }

@@ -24,12 +24,9 @@ export function toast(text: string, kind: Toast['kind'] = 'ok'): void {
   setTimeout(() => publish(toasts.filter((t) => t !== item)), kind === 'error' ? 8000 : 4000);
 }
 
-/** Shows an error: the server's code and message when it has them. */
+/** Shows an error: the server's message and code when it has them (not its API field path). */
 export function toastError(error: unknown): void {
-  const text =
-    error instanceof ApiError
-      ? `${error.message}${error.field ? ` (${error.field})` : ''} [${error.code}]`
-      : String(error);
+  const text = error instanceof ApiError ? `${error.message} [${error.code}]` : String(error);
   toast(text, 'error');
 }
 

@@ -52,7 +52,7 @@ export type BulkTargetInput = { ids: string[] } | { query: JobQuery } | { errorG
 export function bulkAsCode(
   action: 'resurrect' | 'purge' | 'edit-resurrect' | 'cancel',
   target: BulkTargetInput,
-  edit?: { patch?: unknown; priority?: number },
+  edit?: { patch?: unknown; unchecked?: true; priority?: number },
 ): { cli: string; api: string } {
   const selection =
     'ids' in target
@@ -65,6 +65,7 @@ export function bulkAsCode(
     action === 'edit-resurrect' && edit
       ? [
           ...(edit.patch !== undefined ? ['--patch', shell(JSON.stringify(edit.patch))] : []),
+          ...(edit.unchecked === true ? ['--unchecked'] : []),
           ...(edit.priority !== undefined ? ['--priority', String(edit.priority)] : []),
         ]
       : [];

@@ -32,3 +32,15 @@ export function exact(value: string | Date | null | undefined): string {
 export function percent(ratio: number | null): string {
   return ratio === null ? '—' : `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)} %`;
 }
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** A local time to the second, sortable and unambiguous: 2026-12-03 10:55:01. */
+export function stamp(value: string | number | Date | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  const d = new Date(value);
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  );
+}

@@ -1,11 +1,14 @@
-/** The audit console: every operator action with its actor, reason, target and outcome. */
+/**
+ * The audit console: every operator action with when (local time to the second), its actor,
+ * reason, target and outcome, one compact row each so a laptop screen shows many.
+ */
 import { useState } from 'preact/hooks';
 import type { AuditEntry } from '../../../storage/bulk.js';
-import { JsonView } from '../components/json-view.js';
+import { FieldsView } from '../components/fields-view.js';
 import { get } from '../lib/api.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
-import { ago, exact } from '../lib/format.js';
+import { ago, stamp } from '../lib/format.js';
 
 const PAGE = 100;
 
@@ -24,29 +27,31 @@ export function AuditPanel() {
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit trail</h1>
-      <table class="grid" aria-label="Audit trail">
+      <table class="grid audit" aria-label="Audit trail">
         <thead>
           <tr>
-            <th>When</th>
-            <th>Actor</th>
-            <th>Action</th>
-            <th>Reason</th>
-            <th>Target</th>
+            <th class="when">When</th>
+            <th class="actor">Actor</th>
+            <th class="action">Action</th>
+            <th class="reason">Reason</th>
+            <th class="target">Target</th>
             <th>Outcome</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((e) => (
             <tr key={e.id} data-audit={e.action}>
-              <td title={exact(e.at)}>{ago(e.at)}</td>
-              <td>{e.actor}</td>
-              <td>{e.action}</td>
-              <td>{e.reason ?? '—'}</td>
-              <td>
-                <JsonView value={e.target} />
+              <td class="nowrap">
+                <time title={ago(e.at)}>{stamp(e.at)}</time>
               </td>
-              <td>
-                <JsonView value={e.outcome} />
+              <td class="wrap">{e.actor}</td>
+              <td class="wrap">{e.action}</td>
+              <td>{e.reason ?? '—'}</td>
+              <td data-target>
+                <FieldsView value={e.target} />
+              </td>
+              <td data-outcome>
+                <FieldsView value={e.outcome} />
               </td>
             </tr>
           ))}

@@ -5,6 +5,7 @@
  * stopped between two batches. The run is a durable job of the engine: closing the dialog (or the
  * page) does not stop it; the Bulk actions panel follows it.
  */
+import { ErrorLine } from '../components/error-view.js';
 import { useEffect, useState } from 'preact/hooks';
 import type { JobDetail } from '../../../operator/jobs.js';
 import type { BulkPreview } from '../../../operator/bulk.js';
@@ -13,7 +14,9 @@ import { mergePatch } from '../../../util/merge-patch.js';
 import { Dialog } from '../components/dialog.js';
 import { JsonField, parseJsonText, prettyJson } from '../components/json-view.js';
 import { toast, toastError } from '../components/toasts.js';
+import { JsonOnlyChoice } from '../components/json-only.js';
 import { ApiError, get, post } from '../lib/api.js';
+import { unknownTypes, useKnownTypes } from '../lib/known-types.js';
 import { bulkAsCode, type BulkTargetInput } from '../lib/copy-as-code.js';
 import { count } from '../lib/format.js';
 import { BulkProgress } from './bulk-progress.js';
@@ -24,6 +27,8 @@ import { DiffView } from './diff-view.js';
 export interface BulkRequestDraft {
   action: 'resurrect' | 'edit-resurrect' | 'purge' | 'cancel';
   target: BulkTargetInput;
+  /** The job types of the selection when known (an error group's); else the sample's is used. */
+  types?: readonly string[];
 }
 
 const VERBS: Record<BulkRequestDraft['action'], string> = {
@@ -35,6 +40,8 @@ const VERBS: Record<BulkRequestDraft['action'], string> = {
 
 interface Edit {
   patch?: unknown;
+  /** Apply the patch to types whose schema this process does not know, checked as JSON only. */
+  unchecked?: true;
   priority?: number;
   tags?: string | null;
 }
@@ -64,7 +71,13 @@ export function BulkDialog(props: { draft: BulkRequestDraft; onClose: () => void
 
   return (
     <Dialog title={`${verb}: ${describeTarget(target)}`} onClose={props.onClose} wide>
-      {edit === null && <EditStep target={target} onNext={(e) => void ask(e)} />}
+      {edit === null && (
+        <EditStep
+          target={target}
+          {...(props.draft.types === undefined ? {} : { types: props.draft.types })}
+          onNext={(e) => void ask(e)}
+        />
+      )}
       {failed !== null && <p class="error">The preview failed: {failed}</p>}
       {edit !== null && preview === null && failed === null && <p>Reading the selection…</p>}
       {preview !== null && running === null && (
@@ -88,24 +101,38 @@ function describeTarget(target: BulkTargetInput): string {
   return 'every job the filter matches';
 }
 
-/** The patch, priority and tags of an edit, with the diff it makes to one job of the selection. */
-function EditStep(props: { target: BulkTargetInput; onNext: (edit: Edit) => void }) {
+/**
+ * The patch, priority and tags of an edit, with the diff it makes to one job of the selection;
+ * for types whose schema this process does not know, the notice and the JSON-only choice first.
+ */
+function EditStep(props: {
+  target: BulkTargetInput;
+  types?: readonly string[];
+  onNext: (edit: Edit) => void;
+}) {
   const [patchText, setPatchText] = useState('{\n  \n}');
   const [priority, setPriority] = useState('');
   const [tags, setTags] = useState('');
-  const [sample, setSample] = useState<unknown>(undefined);
+  const [sample, setSample] = useState<{ type: string; payload: unknown } | undefined>(undefined);
+  const [jsonOnly, setJsonOnly] = useState(false);
+  const knownTypes = useKnownTypes();
   useEffect(() => {
     void sampleOf(props.target).then(setSample, () => setSample(undefined));
   }, []);
+  const types = props.types ?? (sample === undefined ? [] : [sample.type]);
+  const unknown = knownTypes === null ? [] : unknownTypes(types, knownTypes);
   const parsed = parseJsonText(patchText);
   const patch = 'value' in parsed ? parsed.value : undefined;
+  const patching =
+    patch !== undefined &&
+    !(typeof patch === 'object' && patch !== null && Object.keys(patch).length === 0);
+  // A word is not a priority (it would travel as null).
+  const priorityOk = priority.trim() === '' || /^-?\d+$/.test(priority.trim());
   const next = () => {
     const edit: Edit = {};
-    if (
-      patch !== undefined &&
-      !(typeof patch === 'object' && patch !== null && Object.keys(patch).length === 0)
-    ) {
+    if (patching) {
       edit.patch = patch;
+      if (unknown.length > 0 && jsonOnly) edit.unchecked = true;
     }
     if (priority.trim() !== '') edit.priority = Number(priority);
     if (tags.trim() !== '') edit.tags = tags.trim();
@@ -113,6 +140,14 @@ function EditStep(props: { target: BulkTargetInput; onNext: (edit: Edit) => void
   };
   return (
     <div class="edit-step">
+      {unknown.length > 0 && (
+        <JsonOnlyChoice
+          types={unknown}
+          label="Apply the patch checked as JSON only (recorded in the audit trail)"
+          checked={jsonOnly}
+          onChange={setJsonOnly}
+        />
+      )}
       <JsonField
         label="JSON merge patch for each payload (RFC 7386: a key set to null is removed)"
         name="Patch"
@@ -137,15 +172,25 @@ function EditStep(props: { target: BulkTargetInput; onNext: (edit: Edit) => void
       {sample !== undefined && patch !== undefined && (
         <>
           <h3>What the patch does to one job of the selection</h3>
-          <DiffView before={prettyJson(sample)} after={prettyJson(mergePatch(sample, patch))} />
+          <DiffView
+            before={prettyJson(sample.payload)}
+            after={prettyJson(mergePatch(sample.payload, patch))}
+          />
         </>
       )}
+      {!priorityOk && <p class="error">Priority must be a whole number.</p>}
       <p class="muted">
         Each patched payload is checked by its job type's schema; a job that fails it is skipped and
         reported.
       </p>
       <div class="buttons">
-        <button type="button" disabled={'error' in parsed} onClick={next}>
+        <button
+          type="button"
+          disabled={
+            'error' in parsed || (patching && unknown.length > 0 && !jsonOnly) || !priorityOk
+          }
+          onClick={next}
+        >
           Preview
         </button>
       </div>
@@ -153,8 +198,10 @@ function EditStep(props: { target: BulkTargetInput; onNext: (edit: Edit) => void
   );
 }
 
-/** The payload of the first job of a selection, for the diff. */
-async function sampleOf(target: BulkTargetInput): Promise<unknown> {
+/** The type and payload of the first job of a selection, for the diff. */
+async function sampleOf(
+  target: BulkTargetInput,
+): Promise<{ type: string; payload: unknown } | undefined> {
   let id: string | undefined;
   if ('ids' in target) id = target.ids[0];
   else {
@@ -163,8 +210,8 @@ async function sampleOf(target: BulkTargetInput): Promise<unknown> {
     id = (await get<{ jobs: { id: string }[] }>('jobs', { ...query, limit: 1 })).jobs[0]?.id;
   }
   if (id === undefined) return undefined;
-  const detail = await get<JobDetail>(`jobs/${encodeURIComponent(id)}`);
-  return JSON.parse(detail.found.job.payload) as unknown;
+  const { job } = (await get<JobDetail>(`jobs/${encodeURIComponent(id)}`)).found;
+  return { type: job.type, payload: JSON.parse(job.payload) as unknown };
 }
 
 function ConfirmStep(props: {
@@ -228,7 +275,7 @@ function ConfirmStep(props: {
                 <td class="mono">{j.id}</td>
                 <td>{j.type}</td>
                 <td>{j.queue}</td>
-                <td class="clip">{j.error}</td>
+                <td class="clip">{j.error && <ErrorLine text={j.error} />}</td>
               </tr>
             ))}
           </tbody>

@@ -6,6 +6,7 @@ import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
 import { ago, count, exact } from '../lib/format.js';
 import { href } from '../lib/route.js';
+import { shownStatus } from '../lib/bulk-summary.js';
 import { BulkProgress } from './bulk-progress.js';
 
 /** The bulk panel: the list, or action `id`. */
@@ -64,7 +65,7 @@ function BulkDetail({ id, operate, live }: { id: string; operate: boolean; live:
       <BulkProgress action={action} operate={operate} />
       <dl class="meta">
         <dt>Status</dt>
-        <dd data-bulk-status={action.status}>{action.status}</dd>
+        <dd data-bulk-status={shownStatus(action)}>{shownStatus(action)}</dd>
         <dt>By</dt>
         <dd>{action.actor ?? '—'}</dd>
         <dt>Reason</dt>

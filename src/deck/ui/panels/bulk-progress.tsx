@@ -1,7 +1,11 @@
-/** One bulk action's progress bar, with its counts and a stop button while it runs. */
+/**
+ * One bulk action's progress bar, with what it acts on, its counts and a stop button while it
+ * runs.
+ */
 import type { BulkAction } from '../../../storage/bulk.js';
 import { toast, toastError } from '../components/toasts.js';
 import { post } from '../lib/api.js';
+import { bulkSummary, shownStatus } from '../lib/bulk-summary.js';
 import { count } from '../lib/format.js';
 import { href } from '../lib/route.js';
 
@@ -18,8 +22,8 @@ export function BulkProgress({ action, operate }: { action: BulkAction; operate?
   };
   return (
     <div class="bulk-progress" data-bulk={action.id}>
-      <a href={href('bulk', action.id)}>
-        {action.action} · {action.status}
+      <a href={href('bulk', action.id)} data-bulk-summary>
+        {action.action} · {bulkSummary(action)} · {shownStatus(action)}
       </a>
       <progress max={1} value={share} aria-label={`${action.action} progress`} />
       <span class="muted">

@@ -1,14 +1,19 @@
 /**
- * The editor of a pending job (payload, priority, tags, run-at) or of a DLQ job in place
- * (payload, tags): the payload is checked as JSON as it is typed and shown as a diff against
- * what is stored before it is saved; the server checks it with the job type's schema.
+ * The editor of a waiting (pending or scheduled) job (payload, priority, tags, run-at) or of a DLQ job in place
+ * (payload, tags), which a DLQ job can also save and resurrect in one step: the payload is
+ * checked as JSON as it is typed and shown as a diff against what is stored before it is saved;
+ * the server checks it with the job type's schema. When this Deck's process does not know that
+ * schema, the editor says so first, and a changed payload is stored only by the explicit choice
+ * to have it checked as JSON only (recorded in the audit trail).
  */
 import { useState } from 'preact/hooks';
 import type { JobDetail } from '../../../operator/jobs.js';
 import { Dialog } from '../components/dialog.js';
 import { JsonField, parseJsonText, prettyJson } from '../components/json-view.js';
 import { toast } from '../components/toasts.js';
+import { JsonOnlyChoice } from '../components/json-only.js';
 import { ApiError, post } from '../lib/api.js';
+import { useKnownTypes } from '../lib/known-types.js';
 import { DiffView } from './diff-view.js';
 
 /** The editor dialog. */
@@ -25,28 +30,39 @@ export function EditorDialog(props: {
   const [priority, setPriority] = useState(found.where === 'hot' ? String(found.job.priority) : '');
   const [reason, setReason] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
+  const [jsonOnly, setJsonOnly] = useState(false);
+  const knownTypes = useKnownTypes();
+  const schemaUnknown = knownTypes !== null && !knownTypes.has(job.type);
   const parsed = parseJsonText(text);
   const hot = found.where === 'hot';
+  const payloadChanged = 'value' in parsed && prettyJson(parsed.value) !== original;
+  // A changed payload of a type without a known schema waits for the explicit choice.
+  const blocked = 'error' in parsed || (schemaUnknown && payloadChanged && !jsonOnly);
 
-  const save = async () => {
+  /** Saves the edit; `resurrect` (DLQ jobs) also moves the job back to pending, in one request. */
+  const save = async (resurrect: boolean) => {
     if ('error' in parsed) return;
     const body: Record<string, unknown> = {};
-    if (prettyJson(parsed.value) !== original) body.payload = parsed.value;
+    if (payloadChanged) body.payload = parsed.value;
+    if (payloadChanged && schemaUnknown && jsonOnly) body.unchecked = true;
     if (tags !== (job.tags ?? '')) body.tags = tags === '' ? null : tags;
-    if (hot && priority !== String(found.job.priority)) body.priority = Number(priority);
+    if (hot && priority !== String(found.job.priority)) {
+      // A word is not a priority (it would travel as null).
+      if (!/^-?\d+$/.test(priority.trim())) return setProblem('Priority must be a whole number.');
+      body.priority = Number(priority);
+    }
     if (reason.trim()) body.reason = reason.trim();
-    if (Object.keys(body).filter((k) => k !== 'reason').length === 0)
+    if (!resurrect && Object.keys(body).filter((k) => k !== 'reason').length === 0)
       return setProblem('Nothing changed.');
     try {
-      const path = hot
-        ? `jobs/${encodeURIComponent(job.id)}/edit`
-        : `dlq/${encodeURIComponent(job.id)}/edit`;
+      const id = encodeURIComponent(job.id);
+      const path = hot ? `jobs/${id}/edit` : resurrect ? `dlq/${id}/fix` : `dlq/${id}/edit`;
       const { edited } = await post<{ edited: boolean }>(path, body);
       if (!edited)
         return setProblem(
-          'The job moved on before the edit (it is no longer pending / in the DLQ).',
+          'The job moved on before the edit (it is no longer waiting / in the DLQ).',
         );
-      toast('Saved');
+      toast(resurrect ? 'Saved and resurrected' : 'Saved');
       props.onSaved();
     } catch (e) {
       setProblem(e instanceof ApiError ? `${e.message} [${e.code}]` : String(e));
@@ -55,6 +71,14 @@ export function EditorDialog(props: {
 
   return (
     <Dialog title={`Edit ${job.id}`} onClose={props.onClose} wide>
+      {schemaUnknown && (
+        <JsonOnlyChoice
+          types={[job.type]}
+          label="Store a changed payload checked as JSON only (recorded in the audit trail)"
+          checked={jsonOnly}
+          onChange={setJsonOnly}
+        />
+      )}
       <JsonField label="Payload (JSON)" name="Payload" rows={12} value={text} onInput={setText} />
       {'value' in parsed && <DiffView before={original} after={prettyJson(parsed.value)} />}
       <div class="row">
@@ -88,9 +112,14 @@ export function EditorDialog(props: {
       </div>
       {problem && <p class="error">{problem}</p>}
       <div class="buttons">
-        <button type="button" disabled={'error' in parsed} onClick={() => void save()}>
+        <button type="button" disabled={blocked} onClick={() => void save(false)}>
           Save
         </button>
+        {!hot && (
+          <button type="button" disabled={blocked} onClick={() => void save(true)}>
+            Save and resurrect
+          </button>
+        )}
       </div>
     </Dialog>
   );

@@ -97,7 +97,10 @@ function toQuery(d: Draft, base: JobQuery): JobQuery | string {
   if (d.queue.trim()) q.queue = split(d.queue);
   if (d.tags.trim()) q.tags = split(d.tags);
   if (d.reason) q.reason = [d.reason] as NonNullable<JobQuery['reason']>;
-  if (d.attemptsMin.trim()) q.attempts = { ...q.attempts, min: Number(d.attemptsMin) };
+  if (d.attemptsMin.trim()) {
+    if (!/^\d+$/.test(d.attemptsMin.trim())) return 'attempts≥ must be a whole number, such as 3';
+    q.attempts = { ...q.attempts, min: Number(d.attemptsMin) };
+  }
   if (d.createdFrom || d.createdTo) {
     q.created = {
       ...(d.createdFrom ? { from: d.createdFrom } : {}),
@@ -164,13 +167,25 @@ export function FilterBar(props: { tab: Tab; query: JobQuery; onChange: (q: JobQ
       )}
       <input
         aria-label="Attempts at least"
-        placeholder="attempts ≥"
+        placeholder="attempts≥"
         inputMode="numeric"
         class="narrow"
         {...field('attemptsMin')}
       />
-      <input aria-label="Created from" placeholder="created from (ISO)" {...field('createdFrom')} />
-      <input aria-label="Created to" placeholder="created to (ISO)" {...field('createdTo')} />
+      <input
+        aria-label="Created from"
+        placeholder="created ≥"
+        title="created at or after: an ISO 8601 time"
+        class="date"
+        {...field('createdFrom')}
+      />
+      <input
+        aria-label="Created to"
+        placeholder="created <"
+        title="created before: an ISO 8601 time"
+        class="date"
+        {...field('createdTo')}
+      />
       {draft.errorGroup && <input aria-label="Error group" class="mono" {...field('errorGroup')} />}
       <button type="submit">Apply</button>
       <button type="button" class="ghost" onClick={() => props.onChange({})}>

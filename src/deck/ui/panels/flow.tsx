@@ -59,7 +59,7 @@ export function FlowPanel() {
       <div class="card">
         <h2>Rate buckets (most throttled 50)</h2>
         {flow.data && buckets.length === 0 && <p class="muted">No rate-limited job drew yet.</p>}
-        <table class="grid" aria-label="Rate buckets">
+        <table class="grid" aria-label="Rate buckets" hidden={buckets.length === 0}>
           <thead>
             <tr>
               <th>Bucket</th>

@@ -13,11 +13,9 @@ import { get } from '../lib/api.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
 import { ago, count, exact } from '../lib/format.js';
+import { RECENT_HOURS, trendLabel } from '../lib/group-trend.js';
 import { href } from '../lib/route.js';
 import { BulkDialog, type BulkRequestDraft } from './bulk-dialog.js';
-
-/** Hours at the end of the trend that say whether a group is rising. */
-const RECENT_HOURS = 3;
 
 /** The inbox panel. */
 export function InboxPanel({ operate }: { operate: boolean }) {
@@ -53,7 +51,9 @@ export function InboxPanel({ operate }: { operate: boolean }) {
             group={g}
             trend={trend.data ?? null}
             operate={operate}
-            onAction={(action) => setBulk({ action, target: { errorGroup: g.fingerprint } })}
+            onAction={(action) =>
+              setBulk({ action, target: { errorGroup: g.fingerprint }, types: g.types })
+            }
           />
         ))}
       </div>
@@ -81,8 +81,7 @@ function GroupCard(props: {
   const hours = props.trend?.hours ?? [];
   const day = counts?.reduce((a, b) => a + b, 0) ?? 0;
   const recent = counts?.slice(-RECENT_HOURS).reduce((a, b) => a + b, 0) ?? 0;
-  const trend =
-    recent === 0 ? 'quiet' : recent / RECENT_HOURS > (day / 24) * 1.5 ? 'rising' : 'steady';
+  const trend = counts === null ? 'quiet' : trendLabel(counts);
   return (
     <article
       class="card group"
@@ -108,7 +107,8 @@ function GroupCard(props: {
             titles={counts.map((c, k) => `${count(c)} from ${exact(hours[k])}`)}
           />
           <span class={`trend trend-${trend}`}>
-            {count(day)} in the last 24 h, {count(recent)} in the last {RECENT_HOURS} h ({trend})
+            {count(day)} joined in the last 24 h, {count(recent)} in the last {RECENT_HOURS} h (
+            {trend})
           </span>
         </div>
       )}

@@ -1,19 +1,22 @@
 /**
- * One job wherever it is (a permalink: `#/job/<id>` follows it from hot to archive or DLQ):
- * its metadata, the timeline of every kept run with its error, operator actions and cancel
- * requests, its payload, result and progress, and what an operator can do to it there. `Esc`
- * goes back to the job matrix.
+ * One job wherever it is (a permalink: `#/job/<id>` follows it from hot to archive or DLQ): what
+ * an operator needs first — its payload, then its error with the stack collapsed (engine frames
+ * folded) — then its metadata, result and progress, and the timeline of every kept run (each
+ * with its duration and error), operator actions and cancel requests; times absolute beside
+ * relative. Also what an operator can do to it there. `Esc` goes back to the job matrix.
  */
 import { useState } from 'preact/hooks';
 import type { JobDetail } from '../../../operator/jobs.js';
 import type { TimelineEntry } from '../../../operator/timeline.js';
+import { ErrorStack } from '../components/error-view.js';
+import { JobActionButton } from '../components/job-action-button.js';
 import { JsonView } from '../components/json-view.js';
+import { When } from '../components/when.js';
 import { get } from '../lib/api.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
-import { runJobAction, type JobAction } from '../lib/job-actions.js';
 import { backToMatrix, useViewKeys } from '../lib/matrix-keys.js';
-import { ago, duration, exact } from '../lib/format.js';
+import { duration } from '../lib/format.js';
 import { href } from '../lib/route.js';
 import { CodeDialog } from './code-dialog.js';
 import { EditorDialog } from './editor.js';
@@ -50,10 +53,7 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
   if (!detail.data) return <p>Loading…</p>;
   const { found, timeline, runsNotKept, state } = detail.data;
   const job = found.job;
-  const act = async (action: JobAction) => {
-    if (await runJobAction(action, job.id)) detail.reload();
-  };
-  const editable = operate && (state === 'pending' || state === 'dead');
+  const editable = operate && (state === 'scheduled' || state === 'pending' || state === 'dead');
   return (
     <section aria-labelledby="job-title">
       <div class="title-row">
@@ -74,20 +74,35 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
         )}
         {operate && found.where === 'dlq' && (
           <>
-            <button type="button" class="small" onClick={() => void act('resurrect')}>
-              Resurrect
-            </button>
-            <button type="button" class="small danger" onClick={() => void act('purge')}>
-              Purge
-            </button>
+            <JobActionButton action="resurrect" id={job.id} class="small" onDone={detail.reload} />
+            <JobActionButton
+              action="purge"
+              id={job.id}
+              class="small danger"
+              onDone={detail.reload}
+            />
           </>
         )}
         {operate && found.where === 'hot' && (
-          <button type="button" class="small danger" onClick={() => void act('cancel')}>
-            Cancel
-          </button>
+          <JobActionButton
+            action="cancel"
+            id={job.id}
+            class="small danger"
+            onDone={detail.reload}
+          />
+        )}
+        {operate && found.where === 'archive' && (
+          <JobActionButton action="rerun" id={job.id} class="small" onDone={detail.reload} />
         )}
       </div>
+      <h2>Payload</h2>
+      <JsonView value={JSON.parse(job.payload) as unknown} label="Payload" />
+      {found.where === 'dlq' && found.job.errorDetails && (
+        <>
+          <h2>Error</h2>
+          <ErrorStack text={found.job.errorDetails} />
+        </>
+      )}
       <dl class="meta">
         <dt>Type</dt>
         <dd>{job.type}</dd>
@@ -105,22 +120,25 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
           {job.lostAttempts > 0 && <span class="muted"> (+{job.lostAttempts} lost, refunded)</span>}
         </dd>
         <dt>Created</dt>
-        <dd title={exact(job.createdAt)}>
-          {ago(job.createdAt)} {job.createdBy && <span class="muted">by {job.createdBy}</span>}
+        <dd>
+          <When value={job.createdAt} />{' '}
+          {job.createdBy && <span class="muted">by {job.createdBy}</span>}
         </dd>
         {found.where === 'hot' && (
           <>
             <dt>Priority</dt>
             <dd>{found.job.priority}</dd>
             <dt>Runs at</dt>
-            <dd title={exact(found.job.runAt)}>{ago(found.job.runAt)}</dd>
+            <dd>
+              <When value={found.job.runAt} />
+            </dd>
           </>
         )}
         {found.where === 'archive' && (
           <>
             <dt>Succeeded</dt>
-            <dd title={exact(found.job.finishedAt)}>
-              {ago(found.job.finishedAt)}
+            <dd>
+              <When value={found.job.finishedAt} />
               {found.job.durationMs !== null && (
                 <span class="muted"> in {duration(found.job.durationMs)}</span>
               )}
@@ -130,8 +148,8 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
         {found.where === 'dlq' && (
           <>
             <dt>Failed</dt>
-            <dd title={exact(found.job.failedAt)}>
-              {ago(found.job.failedAt)} · {found.job.reason}
+            <dd>
+              <When value={found.job.failedAt} /> · {found.job.reason}
             </dd>
             <dt>Error group</dt>
             <dd>
@@ -168,6 +186,12 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
           %
         </p>
       )}
+      {found.where === 'archive' && found.job.result !== null && (
+        <>
+          <h2>Result</h2>
+          <JsonView value={JSON.parse(found.job.result) as unknown} label="Result" />
+        </>
+      )}
       <h2>Timeline</h2>
       {runsNotKept > 0 && <p class="muted">{runsNotKept} older runs are not kept.</p>}
       <ol class="timeline" aria-label="Timeline">
@@ -175,20 +199,6 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
           <TimelineItem key={k} entry={entry} />
         ))}
       </ol>
-      <h2>Payload</h2>
-      <JsonView value={JSON.parse(job.payload) as unknown} label="Payload" />
-      {found.where === 'archive' && found.job.result !== null && (
-        <>
-          <h2>Result</h2>
-          <JsonView value={JSON.parse(found.job.result) as unknown} label="Result" />
-        </>
-      )}
-      {found.where === 'dlq' && found.job.errorDetails && (
-        <>
-          <h2>Error</h2>
-          <pre class="error-details">{found.job.errorDetails}</pre>
-        </>
-      )}
       {editing && (
         <EditorDialog
           detail={detail.data}
@@ -217,42 +227,50 @@ function TimelineItem({ entry }: { entry: TimelineEntry }) {
   switch (entry.kind) {
     case 'enqueued':
       return (
-        <li class="tl-enqueued" title={exact(entry.at)}>
-          Enqueued {ago(entry.at)} {entry.actor && `by ${entry.actor}`}
+        <li class="tl-enqueued">
+          Enqueued <When value={entry.at} /> {entry.actor && `by ${entry.actor}`}
         </li>
       );
     case 'run': {
       const took =
         entry.startedAt && entry.endedAt
-          ? duration(Date.parse(String(entry.endedAt)) - Date.parse(String(entry.startedAt)))
-          : null;
+          ? `ran ${duration(Date.parse(String(entry.endedAt)) - Date.parse(String(entry.startedAt)))}`
+          : entry.startedAt && entry.outcome === 'running'
+            ? `running for ${duration(Date.now() - Date.parse(String(entry.startedAt)))}`
+            : null;
       return (
-        <li class={`tl-run tl-${entry.outcome}`} title={exact(entry.at)}>
+        <li class={`tl-run tl-${entry.outcome}`} data-attempt={entry.attempt}>
           <b>Attempt {entry.attempt}</b> · {entry.outcome}
-          {entry.reason && ` (${entry.reason})`} · {ago(entry.at)}
-          {took && ` · ran ${took}`}
+          {entry.reason && ` (${entry.reason})`}
+          {took && (
+            <>
+              {' · '}
+              <span data-took>{took}</span>
+            </>
+          )}{' '}
+          · <When value={entry.at} />
           {entry.workerId && <span class="muted mono"> on {entry.workerId}</span>}
-          {entry.error && <pre class="error-details">{entry.error}</pre>}
+          {entry.error && <ErrorStack text={entry.error} />}
         </li>
       );
     }
     case 'action':
       return (
-        <li class="tl-action" title={exact(entry.at)}>
-          {entry.action} by {entry.actor} {ago(entry.at)}
+        <li class="tl-action">
+          {entry.action} by {entry.actor} <When value={entry.at} />
         </li>
       );
     case 'dead':
       return (
-        <li class="tl-dead" title={exact(entry.at)}>
-          <b>Moved to the DLQ without running</b> · {entry.reason} · {ago(entry.at)}
-          {entry.error && <pre class="error-details">{entry.error}</pre>}
+        <li class="tl-dead">
+          <b>Moved to the DLQ without running</b> · {entry.reason} · <When value={entry.at} />
+          {entry.error && <ErrorStack text={entry.error} />}
         </li>
       );
     case 'cancel-requested':
       return (
-        <li class="tl-cancel" title={exact(entry.at)}>
-          Cancel requested {entry.actor && `by ${entry.actor}`} {ago(entry.at)}
+        <li class="tl-cancel">
+          Cancel requested {entry.actor && `by ${entry.actor}`} <When value={entry.at} />
         </li>
       );
   }

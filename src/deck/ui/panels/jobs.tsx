@@ -1,26 +1,32 @@
 /**
  * The job matrix: Active, Archive and DLQ tabs over the operator query, with its filters (kept
- * in the URL: a saved view is a link), server-side keyset paging, a count that says when it is
- * an estimate, multi-select (shift-click for a range, or every job the filter matches), bulk
- * actions with a preview, the actions of each row, and the keyboard (`j` / `k`, `Enter`, `x`,
- * `Esc`).
+ * in the URL: a saved view is a link), counts by state that filter, server-side keyset paging, a
+ * count that says when it is an estimate, multi-select (shift-click for a range, or every job the
+ * filter matches), bulk actions with a preview (the destructive ones only there), the safe
+ * actions of each row, and the keyboard (`j` / `k`, `Enter`, `x`, `Esc`). Rows are one line each
+ * (short ids, the error message first), so a laptop screen shows 15 or more.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { JobCount, JobPage } from '../../../operator/jobs.js';
 import type { JobQuery } from '../../../operator/query-input.js';
+import type { StrandedWork } from '../../../monitoring/health/system.js';
 import type { JobSummary } from '../../../storage/model.js';
 import { get } from '../lib/api.js';
 import { queryAsCode } from '../lib/copy-as-code.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
+import { ErrorLine } from '../components/error-view.js';
+import { JobId } from '../components/job-id.js';
+import { StrandedBadge, StrandedNote, strandedOf, WithStranded } from '../components/stranded.js';
 import { ago, count, exact } from '../lib/format.js';
 import { cursorFor, rememberCursor, useViewKeys } from '../lib/matrix-keys.js';
 import { href, navigate } from '../lib/route.js';
-import { TABS, type Tab } from '../lib/tabs.js';
+import { chosenState, TABS, tabQuery, withoutState, type Tab } from '../lib/tabs.js';
 import { BulkDialog, type BulkRequestDraft } from './bulk-dialog.js';
 import { CodeDialog } from './code-dialog.js';
 import { FilterBar } from './filters.js';
 import { RowActions } from './row-actions.js';
+import { StateChips } from './state-chips.js';
 
 const PAGE_SIZE = 50;
 
@@ -42,12 +48,7 @@ export function JobsPanel(props: {
 }) {
   const tab: Tab = props.tab && props.tab in TABS ? (props.tab as Tab) : 'active';
   const view = viewQuery(props.params);
-  // The tab decides the states; DLQ-only filters do not follow a view into the other tabs.
-  const query: JobQuery = { ...view, state: [...TABS[tab].states] };
-  if (tab !== 'dlq') {
-    delete query.reason;
-    delete query.errorGroup;
-  }
+  const query = tabQuery(tab, view);
   const key = JSON.stringify({ tab, query });
   const [cursors, setCursors] = useState<{ key: string; stack: (string | undefined)[] }>({
     key,
@@ -119,25 +120,50 @@ export function JobsPanel(props: {
     page.reload();
     total.reload();
   };
+  // The rows, and on the Active tab the due work of the view's queues no live worker runs.
+  const queues = view.queue === undefined ? undefined : [view.queue].flat();
+  const matrix = (stranded: readonly StrandedWork[]) => (
+    <>
+      <StrandedNote stranded={stranded} queues={queues} />
+      <JobTable
+        jobs={jobs}
+        tab={tab}
+        operate={props.operate}
+        selected={selection.all ? null : selection.ids}
+        cursor={row}
+        stranded={stranded}
+        onToggle={toggle}
+        onOpen={(at) => rememberCursor(location.hash, viewHash, at)}
+        onChanged={reloadPage}
+      />
+    </>
+  );
   const target = selection.all ? { query } : { ids: selection.ids };
   const chosen = selection.all ? (total.data?.count ?? 0) : selection.ids.length;
 
   return (
     <section aria-labelledby="jobs-title">
-      <h1 id="jobs-title">Jobs</h1>
-      <div class="tabs" role="tablist">
-        {(Object.keys(TABS) as Tab[]).map((t) => (
-          <a
-            key={t}
-            role="tab"
-            aria-selected={t === tab}
-            class={t === tab ? 'active' : ''}
-            href={href('jobs', t, Object.keys(view).length ? { q: view } : {})}
-          >
-            {TABS[t].label}
-          </a>
-        ))}
+      <div class="jobs-head">
+        <h1 id="jobs-title">Jobs</h1>
+        <div class="tabs" role="tablist">
+          {(Object.keys(TABS) as Tab[]).map((t) => (
+            <a
+              key={t}
+              role="tab"
+              aria-selected={t === tab}
+              class={t === tab ? 'active' : ''}
+              href={href(
+                'jobs',
+                t,
+                Object.keys(withoutState(view)).length ? { q: withoutState(view) } : {},
+              )}
+            >
+              {TABS[t].label}
+            </a>
+          ))}
+        </div>
         <span class="spacer" />
+        <StateChips tab={tab} view={view} chosen={chosenState(tab, view)} live={live} />
         <button type="button" class="ghost small" onClick={() => setCode(true)}>
           Copy as code
         </button>
@@ -156,7 +182,7 @@ export function JobsPanel(props: {
           </span>
         )}
         <span class="spacer" />
-        {props.operate && jobs.length > 0 && (
+        {props.operate && tab !== 'archive' && jobs.length > 0 && (
           <BulkBar
             tab={tab}
             chosen={chosen}
@@ -169,16 +195,7 @@ export function JobsPanel(props: {
         )}
       </div>
       {page.error && <p class="error">{page.error.message}</p>}
-      <JobTable
-        jobs={jobs}
-        tab={tab}
-        operate={props.operate}
-        selected={selection.all ? null : selection.ids}
-        cursor={row}
-        onToggle={toggle}
-        onOpen={(at) => rememberCursor(location.hash, viewHash, at)}
-        onChanged={reloadPage}
-      />
+      {tab === 'active' ? <WithStranded>{matrix}</WithStranded> : matrix([])}
       <div class="pager">
         <button
           type="button"
@@ -294,6 +311,8 @@ function JobTable(props: {
   selected: string[] | null;
   /** The keyboard's row. */
   cursor: number;
+  /** Due work no live worker runs: its rows get a badge. */
+  stranded: readonly StrandedWork[];
   onToggle: (index: number, shift: boolean) => void;
   /** A row's job is being opened by its link. */
   onOpen: (index: number) => void;
@@ -301,7 +320,7 @@ function JobTable(props: {
   onChanged: () => void;
 }) {
   const selectable = props.operate && props.tab !== 'archive';
-  const actions = props.operate || props.tab === 'archive';
+  const active = props.tab === 'active';
   return (
     <div class="table-scroll">
       <table class="grid jobs" aria-label="Jobs">
@@ -312,10 +331,13 @@ function JobTable(props: {
             <th>Type</th>
             <th>Queue</th>
             <th>State</th>
-            <th class="num">Attempts</th>
-            <th>{props.tab === 'active' ? 'Created' : 'Finished'}</th>
+            <th class="num" title="Attempts">
+              Att.
+            </th>
+            {active && <th>Run at</th>}
+            <th>{active ? 'Created' : 'Finished'}</th>
             <th>{props.tab === 'dlq' ? 'Error' : 'Tags'}</th>
-            {actions && <th>Actions</th>}
+            {props.operate && <th>Actions</th>}
           </tr>
         </thead>
         <tbody>
@@ -328,7 +350,8 @@ function JobTable(props: {
           )}
           {props.jobs.map((job, index) => {
             const checked = props.selected === null || props.selected.includes(job.id);
-            const when = props.tab === 'active' ? job.createdAt : job.finishedAt;
+            const when = active ? job.createdAt : job.finishedAt;
+            const strandedEntry = strandedOf(job, props.stranded);
             return (
               <tr
                 key={job.id}
@@ -349,27 +372,33 @@ function JobTable(props: {
                   </td>
                 )}
                 <td class="mono">
-                  <a href={href('job', job.id)} onClick={() => props.onOpen(index)}>
-                    {job.id}
-                  </a>
+                  <JobId
+                    id={job.id}
+                    href={href('job', job.id)}
+                    onOpen={() => props.onOpen(index)}
+                  />
                 </td>
-                <td>{job.type}</td>
+                <td class="clip-type" title={job.type}>
+                  {job.type}
+                </td>
                 <td>{job.queue}</td>
                 <td>
                   <span class={`pill state-${job.state}`}>{job.state}</span>
-                  {job.reason && <span class="muted"> {job.reason}</span>}
+                  {strandedEntry && <StrandedBadge entry={strandedEntry} />}
                 </td>
                 <td class="num">{job.attempts}</td>
-                <td title={exact(when)}>{ago(when)}</td>
-                <td class="clip">{props.tab === 'dlq' ? job.error : job.tags}</td>
-                {actions && (
-                  <RowActions
-                    job={job}
-                    tab={props.tab}
-                    operate={props.operate}
-                    onDone={props.onChanged}
-                  />
+                {active && (
+                  <td title={exact(job.runAt)} data-run-at>
+                    {ago(job.runAt)}
+                  </td>
                 )}
+                <td title={exact(when)}>{ago(when)}</td>
+                <td class="clip">
+                  {props.tab === 'dlq'
+                    ? job.error && <ErrorLine text={job.error} extra={job.reason} />
+                    : job.tags}
+                </td>
+                {props.operate && <RowActions job={job} tab={props.tab} onDone={props.onChanged} />}
               </tr>
             );
           })}

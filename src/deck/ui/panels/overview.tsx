@@ -1,28 +1,17 @@
 /** The overview: stats cards, throughput, failures and lag over time, top error groups. */
-import type { QueueStatus, ThroughputSeries } from '../../../operator/status.js';
-import type { LagSample } from '../../feed.js';
-import { Chart } from '../components/chart.js';
-import { get } from '../lib/api.js';
-import { useData } from '../lib/data.js';
+import type { QueueStatus } from '../../../operator/status.js';
 import { useFeed } from '../lib/feed.js';
 import { count, duration, percent } from '../lib/format.js';
 import { href } from '../lib/route.js';
+import { toneOf, useSystem } from '../lib/system.js';
 import { BulkProgress } from './bulk-progress.js';
-
-interface Series {
-  throughput: ThroughputSeries;
-  lag: Record<string, LagSample[]>;
-}
+import { OverviewCharts } from './overview-charts.js';
 
 /** The overview panel. */
 export function OverviewPanel() {
   const feed = useFeed();
   const status = feed.status;
-  const series = useData(
-    (live) => get<Series>('series', { minutes: 15 }, live),
-    'series',
-    feed.status ? Date.parse(String(feed.status.at)) : 0,
-  );
+  const system = useSystem().data;
   if (status === null) return <p>Waiting for the live feed…</p>;
   const sum = (pick: (q: QueueStatus) => number) => status.queues.reduce((n, q) => n + pick(q), 0);
   const minute = status.queues.reduce(
@@ -34,9 +23,18 @@ export function OverviewPanel() {
   );
   const finished = minute.succeeded + minute.failed;
   const worstLag = Math.max(0, ...status.queues.map((q) => q.lagMs));
+  // Coloured by the configured lag thresholds (the health option), as the health checks are.
+  const lagStatuses = system?.queues.map((q) => q.status) ?? [];
+  const lagTone = toneOf(
+    lagStatuses.includes('unhealthy')
+      ? 'unhealthy'
+      : lagStatuses.includes('degraded')
+        ? 'degraded'
+        : 'ok',
+  );
+  const stranded = system?.stranded ?? [];
+  const strandedDue = stranded.reduce((n, w) => n + w.due, 0);
   const openCircuits = status.circuits.length;
-  const points = series.data?.throughput.points ?? [];
-  const lagTimes = lagTimeline(series.data?.lag ?? {});
   return (
     <section aria-labelledby="overview-title">
       <h1 id="overview-title">Overview</h1>
@@ -56,10 +54,25 @@ export function OverviewPanel() {
           value={percent(finished === 0 ? null : minute.failed / finished)}
           tone={minute.failed > 0 ? 'warn' : undefined}
         />
+        <Card label="Worst lag" value={duration(worstLag)} tone={lagTone} />
+        {stranded.length > 0 && (
+          <Card
+            label="Due, no worker runs them"
+            value={count(strandedDue)}
+            href={href('system')}
+            tone="bad"
+            title={stranded.map((w) => `${count(w.due)} ${w.type} in ${w.queue}`).join('; ')}
+          />
+        )}
         <Card
-          label="Worst lag"
-          value={duration(worstLag)}
-          tone={worstLag > 10_000 ? 'bad' : worstLag > 5000 ? 'warn' : undefined}
+          label="Succeeded (all time)"
+          value={count(sum((q) => q.succeededTotal))}
+          href={href('jobs', 'archive')}
+        />
+        <Card
+          label="Failed (all time)"
+          value={count(sum((q) => q.failedTotal))}
+          href={href('inbox')}
         />
         <Card label="Workers alive" value={count(status.workers.length)} href={href('system')} />
         <Card
@@ -77,21 +90,7 @@ export function OverviewPanel() {
           ))}
         </div>
       )}
-      <div class="charts">
-        <Chart
-          title={`Finished jobs per ${series.data?.throughput.stepSeconds ?? 1} s (15 min)`}
-          times={points.map((p) => Date.parse(String(p.at)))}
-          series={[
-            { label: 'succeeded', values: points.map((p) => p.succeeded), color: '--ok' },
-            { label: 'failed', values: points.map((p) => p.failed), color: '--bad' },
-          ]}
-        />
-        <Chart
-          title="Lag of the oldest due job (ms)"
-          times={lagTimes.times}
-          series={lagTimes.series}
-        />
-      </div>
+      <OverviewCharts queues={status.queues.map((q) => q.queue)} />
       <div class="card">
         <h2>Top error groups</h2>
         {status.errorGroups.length === 0 ? (
@@ -130,6 +129,8 @@ function Card(props: {
   value: string;
   href?: string;
   tone?: 'warn' | 'bad' | undefined;
+  /** More than the value says, on hover. */
+  title?: string;
 }) {
   const body = (
     <>
@@ -138,23 +139,10 @@ function Card(props: {
     </>
   );
   return props.href ? (
-    <a class={`stat ${props.tone ?? ''}`} href={props.href}>
+    <a class={`stat ${props.tone ?? ''}`} href={props.href} title={props.title}>
       {body}
     </a>
   ) : (
     <div class={`stat ${props.tone ?? ''}`}>{body}</div>
   );
-}
-
-const LAG_COLORS = ['--accent', '--warn', '--ok', '--bad', '--muted'];
-
-/** Lag samples of up to five queues on one time axis. */
-function lagTimeline(lag: Record<string, LagSample[]>) {
-  const queues = Object.keys(lag).slice(0, 5);
-  const times = [...new Set(queues.flatMap((q) => lag[q]!.map((s) => s.at)))].sort((a, b) => a - b);
-  const series = queues.map((q, k) => {
-    const byTime = new Map(lag[q]!.map((s) => [s.at, s.lagMs]));
-    return { label: q, values: times.map((t) => byTime.get(t) ?? null), color: LAG_COLORS[k]! };
-  });
-  return { times, series };
 }

@@ -1,14 +1,24 @@
-/** Queues: what each holds and does, with pause, resume, hide, caps and zombie timeout. */
+/**
+ * Queues: what each holds and does, with pause, resume, deactivate, caps and zombie timeout —
+ * each confirmed with an optional reason first. ChokaQ's own queues (`chokaq.*`) offer no pause
+ * or deactivate.
+ */
 import { useState } from 'preact/hooks';
 import type { QueueStatus } from '../../../operator/status.js';
 import type { QueueInfo } from '../../../storage/model.js';
 import { Dialog } from '../components/dialog.js';
-import { toast, toastError } from '../components/toasts.js';
-import { get, post } from '../lib/api.js';
+import { get } from '../lib/api.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
 import { count, duration, percent } from '../lib/format.js';
 import { href } from '../lib/route.js';
+import { strandedWhy, toneOf, useSystem } from '../lib/system.js';
+import {
+  isInternalQueue,
+  QUEUE_CHANGES,
+  QueueChangeDialog,
+  type QueueChange,
+} from './queue-change.js';
 
 type Queue = QueueInfo & { status: QueueStatus | null };
 
@@ -20,21 +30,14 @@ export function QueuesPanel({ operate }: { operate: boolean }) {
     'queues',
     feed.status ? Date.parse(String(feed.status.at)) : 0,
   );
+  const system = useSystem().data;
   const [editing, setEditing] = useState<Queue | null>(null);
-  const act = async (queue: string, verb: string, body: object = {}) => {
-    try {
-      await post(`queues/${encodeURIComponent(queue)}/${verb}`, body);
-      toast(`${queue}: ${verb} done`);
-      queues.reload();
-    } catch (e) {
-      toastError(e);
-    }
-  };
+  const [confirming, setConfirming] = useState<QueueChange | null>(null);
   return (
     <section aria-labelledby="queues-title">
       <h1 id="queues-title">Queues</h1>
       {queues.error && <p class="error">{queues.error.message}</p>}
-      <table class="grid" aria-label="Queues">
+      <table class="grid queues" aria-label="Queues">
         <thead>
           <tr>
             <th>Queue</th>
@@ -47,27 +50,58 @@ export function QueuesPanel({ operate }: { operate: boolean }) {
             <th class="num">Failures 1m</th>
             <th class="num">DLQ</th>
             <th class="num">Max workers</th>
-            <th class="num">Zombie timeout</th>
+            <th class="num" title="Zombie timeout">
+              Zombie after
+            </th>
             {operate && <th>Controls</th>}
           </tr>
         </thead>
         <tbody>
           {(queues.data ?? []).map((q) => {
             const s = q.status;
+            const lag = system?.queues.find((l) => l.queue === q.name);
+            const stranded = system?.stranded.filter((w) => w.queue === q.name) ?? [];
             return (
               <tr key={q.name} data-queue={q.name}>
                 <td>
                   <a href={href('jobs', 'active', { q: { queue: q.name } })}>{q.name}</a>
+                  {stranded.map((w) => (
+                    <div key={w.type} class="stranded" data-stranded={w.type}>
+                      {count(w.due)} due of <span class="mono">{w.type}</span>:{' '}
+                      {strandedWhy(w.reason)}
+                    </div>
+                  ))}
                 </td>
                 <td>
                   <span class={`pill ${q.paused ? 'warn' : !q.active ? 'muted' : 'ok'}`}>
-                    {q.paused ? 'paused' : q.active ? 'active' : 'hidden'}
+                    {q.paused ? 'paused' : q.active ? 'active' : 'inactive'}
                   </span>
+                  {!q.keepSucceeded && (
+                    <span class="pill muted" title="Succeeded jobs are counted, not archived">
+                      no history
+                    </span>
+                  )}
+                  {isInternalQueue(q.name) && (
+                    <span class="muted internal" title="runs bulk actions and other engine work">
+                      {' '}
+                      ChokaQ's own
+                    </span>
+                  )}
                 </td>
                 <td class="num">{count(s?.due ?? 0)}</td>
                 <td class="num">{count(s?.scheduled ?? 0)}</td>
                 <td class="num">{count(s?.running ?? 0)}</td>
-                <td class="num">{duration(s?.lagMs ?? 0)}</td>
+                <td
+                  class={`num ${toneOf(lag?.status) ?? ''}`}
+                  data-lag-status={lag?.status}
+                  title={
+                    lag
+                      ? `degraded past ${duration(lag.degradedMs)}, unhealthy past ${duration(lag.unhealthyMs)}`
+                      : undefined
+                  }
+                >
+                  {duration(s?.lagMs ?? 0)}
+                </td>
                 <td class="num">
                   {(s?.lastMinute.jobsPerSecond ?? 0).toFixed(1)} ·{' '}
                   {(s?.lastFiveMinutes.jobsPerSecond ?? 0).toFixed(1)}
@@ -86,22 +120,42 @@ export function QueuesPanel({ operate }: { operate: boolean }) {
                       <button
                         type="button"
                         class="small"
-                        onClick={() => void act(q.name, 'resume')}
+                        onClick={() => setConfirming(QUEUE_CHANGES.resume(q.name))}
                       >
-                        Resume
+                        Resume…
                       </button>
                     ) : (
-                      <button type="button" class="small" onClick={() => void act(q.name, 'pause')}>
-                        Pause
-                      </button>
+                      !isInternalQueue(q.name) && (
+                        <button
+                          type="button"
+                          class="small"
+                          onClick={() => setConfirming(QUEUE_CHANGES.pause(q.name))}
+                        >
+                          Pause…
+                        </button>
+                      )
                     )}
-                    <button
-                      type="button"
-                      class="small ghost"
-                      onClick={() => void act(q.name, 'update', { active: !q.active })}
-                    >
-                      {q.active ? 'Hide' : 'Show'}
-                    </button>
+                    {!q.active ? (
+                      <button
+                        type="button"
+                        class="small ghost"
+                        onClick={() => setConfirming(QUEUE_CHANGES.activate(q.name))}
+                      >
+                        Activate…
+                      </button>
+                    ) : (
+                      !isInternalQueue(q.name) && (
+                        <button
+                          type="button"
+                          class="small ghost"
+                          aria-label="Deactivate (stop claims)…"
+                          title="Stop claims of this queue until it is activated again"
+                          onClick={() => setConfirming(QUEUE_CHANGES.deactivate(q.name))}
+                        >
+                          Deactivate…
+                        </button>
+                      )
+                    )}
                     <button type="button" class="small ghost" onClick={() => setEditing(q)}>
                       Limits…
                     </button>
@@ -116,8 +170,20 @@ export function QueuesPanel({ operate }: { operate: boolean }) {
         <LimitsDialog
           queue={editing}
           onClose={() => setEditing(null)}
-          onSave={async (body) => {
-            await act(editing.name, 'update', body);
+          onDone={() => {
+            setEditing(null);
+            queues.reload();
+          }}
+        />
+      )}
+      {confirming && (
+        <QueueChangeDialog
+          title={`${confirming.verb} ${confirming.queue}`}
+          changes={[confirming]}
+          onClose={() => setConfirming(null)}
+          onDone={() => {
+            setConfirming(null);
+            queues.reload();
           }}
         />
       )}
@@ -125,28 +191,57 @@ export function QueuesPanel({ operate }: { operate: boolean }) {
   );
 }
 
-function LimitsDialog(props: {
-  queue: Queue;
-  onClose: () => void;
-  onSave: (body: object) => Promise<void>;
-}) {
-  const [cap, setCap] = useState(
-    props.queue.maxWorkers === null ? '' : String(props.queue.maxWorkers),
-  );
-  const [zombie, setZombie] = useState(
-    props.queue.zombieTimeoutSeconds === null ? '' : `${props.queue.zombieTimeoutSeconds}s`,
-  );
-  const save = async () => {
+/** The caps of a queue: typed first, then confirmed (before → after) with a reason. */
+function LimitsDialog(props: { queue: Queue; onClose: () => void; onDone: () => void }) {
+  const { queue } = props;
+  const [cap, setCap] = useState(queue.maxWorkers === null ? '' : String(queue.maxWorkers));
+  const zombieBefore =
+    queue.zombieTimeoutSeconds === null ? null : `${queue.zombieTimeoutSeconds}s`;
+  const [zombie, setZombie] = useState(zombieBefore ?? '');
+  const [changes, setChanges] = useState<QueueChange[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const next = () => {
+    const chosen: QueueChange[] = [];
+    // A word is not a cap (it would travel as null: no cap at all).
+    if (cap.trim() !== '' && !/^\d+$/.test(cap.trim())) {
+      setProblem('Max workers must be a whole number from 1 to 1,000,000, or empty for no cap.');
+      return;
+    }
     const capValue = cap.trim() === '' ? null : Number(cap);
-    if (capValue !== props.queue.maxWorkers) await props.onSave({ maxWorkers: capValue });
+    if (capValue !== queue.maxWorkers) {
+      chosen.push({
+        queue: queue.name,
+        verb: 'Set max workers',
+        effect: `Max workers across all processes: ${queue.maxWorkers ?? 'no cap'} → ${capValue ?? 'no cap'}.`,
+        path: 'update',
+        body: { maxWorkers: capValue },
+      });
+    }
     const zombieValue = zombie.trim() === '' ? null : zombie.trim();
-    const before =
-      props.queue.zombieTimeoutSeconds === null ? null : `${props.queue.zombieTimeoutSeconds}s`;
-    if (zombieValue !== before) await props.onSave({ zombieTimeout: zombieValue });
-    props.onClose();
+    if (zombieValue !== zombieBefore) {
+      chosen.push({
+        queue: queue.name,
+        verb: 'Set zombie timeout',
+        effect: `Zombie timeout: ${zombieBefore ?? 'the default'} → ${zombieValue ?? 'the default'}.`,
+        path: 'update',
+        body: { zombieTimeout: zombieValue },
+      });
+    }
+    if (chosen.length === 0) setProblem('Nothing changed.');
+    else setChanges(chosen);
   };
+  if (changes !== null) {
+    return (
+      <QueueChangeDialog
+        title={`Change the limits of ${queue.name}`}
+        changes={changes}
+        onClose={props.onClose}
+        onDone={props.onDone}
+      />
+    );
+  }
   return (
-    <Dialog title={`Limits of ${props.queue.name}`} onClose={props.onClose}>
+    <Dialog title={`Limits of ${queue.name}`} onClose={props.onClose}>
       <label>
         Max workers across all processes (empty: no cap)
         <input
@@ -159,9 +254,10 @@ function LimitsDialog(props: {
         Zombie timeout (such as 90s or 20m; empty: the default)
         <input value={zombie} onInput={(e) => setZombie((e.target as HTMLInputElement).value)} />
       </label>
+      {problem && <p class="error">{problem}</p>}
       <div class="buttons">
-        <button type="button" onClick={() => void save()}>
-          Save
+        <button type="button" onClick={next}>
+          Review…
         </button>
       </div>
     </Dialog>

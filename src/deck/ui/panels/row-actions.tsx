@@ -1,33 +1,23 @@
 /**
- * The actions of one row of the job matrix, those that fit its table: cancel (and edit, when
- * pending) in Active; resurrect, edit and purge in the DLQ; copy the id in the Archive. They go
- * through the same endpoints, confirmations and editor as the inspector's; read-only users get
- * none that change anything.
+ * The actions of one row of the job matrix that are safe to have on every row: resurrect and edit
+ * in the DLQ, edit (when pending or scheduled) in Active, re-run in the Archive. The destructive ones (purge,
+ * cancel) are in the selection bar, behind a preview. They go through the same endpoints,
+ * confirmations and editor as the inspector's; only operate access sees them.
  */
 import { useState } from 'preact/hooks';
 import type { JobDetail } from '../../../operator/jobs.js';
 import type { JobSummary } from '../../../storage/model.js';
-import { toast, toastError } from '../components/toasts.js';
+import { JobActionButton } from '../components/job-action-button.js';
+import { toastError } from '../components/toasts.js';
 import { get } from '../lib/api.js';
-import { runJobAction, type JobAction } from '../lib/job-actions.js';
 import { EditorDialog } from './editor.js';
 import type { Tab } from '../lib/tabs.js';
 
 /** The actions cell of `job`'s row; `onDone` after a change went through. */
-export function RowActions(props: {
-  job: JobSummary;
-  tab: Tab;
-  operate: boolean;
-  onDone: () => void;
-}) {
+export function RowActions(props: { job: JobSummary; tab: Tab; onDone: () => void }) {
   const { job, tab } = props;
   const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState<JobDetail | null>(null);
-  const act = async (action: JobAction) => {
-    setBusy(true);
-    if (await runJobAction(action, job.id)) props.onDone();
-    setBusy(false);
-  };
   const edit = async () => {
     setBusy(true);
     try {
@@ -37,18 +27,10 @@ export function RowActions(props: {
     }
     setBusy(false);
   };
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(job.id);
-      toast(`Copied ${job.id}`);
-    } catch (e) {
-      toastError(e);
-    }
-  };
-  const button = (label: string, run: () => Promise<void>, danger = false) => (
+  const button = (label: string, run: () => Promise<void>) => (
     <button
       type="button"
-      class={danger ? 'small ghost danger' : 'small ghost'}
+      class="small ghost"
       disabled={busy}
       title={`${label.replace('…', '')} ${job.id}`}
       onClick={() => void run()}
@@ -58,20 +40,23 @@ export function RowActions(props: {
   );
   return (
     <td class="row-actions">
-      {tab === 'archive' && button('Copy id', copy)}
-      {props.operate && tab === 'dlq' && (
+      {tab === 'archive' && (
+        <JobActionButton action="rerun" id={job.id} class="small ghost" onDone={props.onDone} />
+      )}
+      {tab === 'dlq' && (
         <>
-          {button('Resurrect', () => act('resurrect'))}
+          <JobActionButton
+            action="resurrect"
+            id={job.id}
+            class="small ghost"
+            onDone={props.onDone}
+          />
           {button('Edit…', edit)}
-          {button('Purge', () => act('purge'), true)}
         </>
       )}
-      {props.operate && tab === 'active' && (
-        <>
-          {job.state === 'pending' && button('Edit…', edit)}
-          {button('Cancel', () => act('cancel'), true)}
-        </>
-      )}
+      {tab === 'active' &&
+        (job.state === 'pending' || job.state === 'scheduled') &&
+        button('Edit…', edit)}
       {editing && (
         <EditorDialog
           detail={editing}

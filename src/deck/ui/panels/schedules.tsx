@@ -1,16 +1,41 @@
 /**
  * Recurring jobs: every schedule with its cron expression (or interval) and time zone, its next
  * fire time, its last run with where that run's job is now, and whether it is paused; operators
- * pause and resume one (audited, in every process).
+ * pause and resume one (audited, in every process), or trigger it now: its job runs once, at
+ * once, whether it is paused or not, and its own ticks stay where they were (audited). Each is
+ * said before it is sent and takes an optional reason, as queue controls do.
  */
 import { useState } from 'preact/hooks';
 import type { ScheduleInfo } from '../../../schedule/info.js';
-import { toast, toastError } from '../components/toasts.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { get, post } from '../lib/api.js';
 import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
 import { ago, duration, exact } from '../lib/format.js';
 import { href } from '../lib/route.js';
+
+/** A schedule control. */
+type Verb = 'pause' | 'resume' | 'trigger';
+
+/** What each control's toast says. */
+const DONE: Record<Verb, string> = {
+  pause: 'paused',
+  resume: 'resumed',
+  trigger: 'triggered, job',
+};
+
+/** Each control's confirmation: its title and what it does. */
+const CONFIRM: Record<Verb, (name: string) => { title: string; effect: string }> = {
+  pause: (name) => ({
+    title: `Pause ${name}`,
+    effect: `No process fires ${name} until it is resumed.`,
+  }),
+  resume: (name) => ({ title: `Resume ${name}`, effect: `${name} fires again at its next time.` }),
+  trigger: (name) => ({
+    title: `Trigger ${name} now`,
+    effect: `The job of ${name} is enqueued once, now, paused or not; the schedule's own runs stay as they are.`,
+  }),
+};
 
 /** The schedules panel. */
 export function SchedulesPanel({ operate }: { operate: boolean }) {
@@ -22,18 +47,13 @@ export function SchedulesPanel({ operate }: { operate: boolean }) {
     'schedules',
     at,
   );
-  const [busy, setBusy] = useState<string | null>(null);
-  const act = async (name: string, verb: 'pause' | 'resume') => {
-    setBusy(name);
-    try {
-      await post(`schedules/${encodeURIComponent(name)}/${verb}`);
-      toast(`${name}: ${verb === 'pause' ? 'paused' : 'resumed'}`);
-      schedules.reload();
-    } catch (e) {
-      toastError(e);
-    } finally {
-      setBusy(null);
-    }
+  const [confirming, setConfirming] = useState<{ name: string; verb: Verb } | null>(null);
+  const send = async (name: string, verb: Verb, reason: string | undefined) => {
+    const answer = await post<{ jobId?: string }>(
+      `schedules/${encodeURIComponent(name)}/${verb}`,
+      reason === undefined ? {} : { reason },
+    );
+    return `${name}: ${DONE[verb]}${answer.jobId ? ` ${answer.jobId}` : ''}`;
   };
   return (
     <section aria-labelledby="schedules-title">
@@ -76,7 +96,7 @@ export function SchedulesPanel({ operate }: { operate: boolean }) {
                   </>
                 )}
               </td>
-              <td data-next-run title={exact(s.nextRuns[0])}>
+              <td class="nowrap" data-next-run title={exact(s.nextRuns[0])}>
                 {s.nextRuns[0] === undefined ? '—' : ago(s.nextRuns[0])}
               </td>
               <td>
@@ -92,10 +112,19 @@ export function SchedulesPanel({ operate }: { operate: boolean }) {
                   <button
                     type="button"
                     class="small"
-                    disabled={busy === s.name}
-                    onClick={() => void act(s.name, s.paused ? 'resume' : 'pause')}
+                    onClick={() =>
+                      setConfirming({ name: s.name, verb: s.paused ? 'resume' : 'pause' })
+                    }
                   >
-                    {s.paused ? 'Resume' : 'Pause'}
+                    {s.paused ? 'Resume…' : 'Pause…'}
+                  </button>{' '}
+                  <button
+                    type="button"
+                    class="small ghost"
+                    title="Run the job once now; the schedule's own runs stay as they are"
+                    onClick={() => setConfirming({ name: s.name, verb: 'trigger' })}
+                  >
+                    Trigger now…
                   </button>
                 </td>
               )}
@@ -103,6 +132,19 @@ export function SchedulesPanel({ operate }: { operate: boolean }) {
           ))}
         </tbody>
       </table>
+      {confirming && (
+        <ConfirmDialog
+          title={CONFIRM[confirming.verb](confirming.name).title}
+          send={(reason) => send(confirming.name, confirming.verb, reason)}
+          onClose={() => setConfirming(null)}
+          onDone={() => {
+            setConfirming(null);
+            schedules.reload();
+          }}
+        >
+          <p>{CONFIRM[confirming.verb](confirming.name).effect}</p>
+        </ConfirmDialog>
+      )}
     </section>
   );
 }

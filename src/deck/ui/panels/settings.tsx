@@ -43,7 +43,7 @@ export function SettingsPanel() {
             ['Runs workers', e.worker ? 'yes' : 'no (enqueue only)'],
             ['Worker queues', e.workerQueues?.join(', ') ?? 'all'],
             ['Concurrency', count(e.concurrency)],
-            ['Prefetch', count(e.prefetch)],
+            ['Prefetch', e.prefetch === 'auto' ? 'auto (up to 500)' : count(e.prefetch)],
             ['Poll interval', duration(e.pollIntervalMs)],
             ['Largest payload', `${count(e.maxPayloadBytes)} bytes`],
             ['Job types', e.jobTypes.map((t) => `${t.type} (${t.queue})`).join(', ') || 'none'],
@@ -149,7 +149,7 @@ export function SettingsPanel() {
           {queues.map((q) => (
             <tr key={q.name} data-queue-settings={q.name}>
               <td>{q.name}</td>
-              <td>{q.paused ? 'paused' : q.active ? 'active' : 'hidden'}</td>
+              <td>{q.paused ? 'paused' : q.active ? 'active' : 'inactive'}</td>
               <td class="num">{q.maxWorkers ?? '∞'}</td>
               <td class="num">
                 {duration(

@@ -1,11 +1,11 @@
 -- Fragment: the archive of succeeded jobs, shared by settle_archive.sql and
 --   settle_archive_claim.sql (included where they write `:INCLUDE archive_moved`): the CTEs
 --   input, moved (id, queue, … of each row moved processing → archive), ins, stats and buckets.
---   Expects $1–$6 as settle_archive.sql describes them; see its header for the locking.
+--   Expects $1–$7 as settle_archive.sql describes them; see its header for the locking.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[],
-                       $6::text[])
-    AS t(id, worker_id, lease_token, duration_ms, note, result)
+                       $6::text[], $7::boolean[])
+    AS t(id, worker_id, lease_token, duration_ms, note, result, keep)
 ),
 moved AS (
   DELETE FROM :SCHEMA.jobs_hot h
@@ -16,20 +16,30 @@ moved AS (
     -- `+ 0` keeps the planner off the partial index of active rows: every job passes through it,
     -- and its dead entries (until vacuum) made a bitmap scan of it cost ~1 ms per settle at 30k
     -- jobs; looked up by primary key, the rows cost a probe each.
-    AND h.status + 0 = :PROCESSING
-  RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
-            h.created_by, h.last_modified_by, h.created_at, h.started_at, h.history,
-            h.concurrency_key, i.duration_ms, i.note, i.result
+    -- A fetched row ran under a start not yet recorded (the worker records starts with its next
+    -- settle round): its run is counted here, started its duration ago.
+    AND h.status + 0 IN (:FETCHED, :PROCESSING)
+  RETURNING h.id, h.queue, h.type, h.payload, h.tags,
+            h.attempts + CASE WHEN h.status = :FETCHED THEN 1 ELSE 0 END AS attempts,
+            h.lost_attempts, h.worker_id, h.created_by, h.last_modified_by, h.created_at,
+            CASE WHEN h.status = :FETCHED
+                 THEN now() - i.duration_ms * interval '1 millisecond'
+                 ELSE h.started_at END AS started_at,
+            h.history, h.concurrency_key, i.duration_ms, i.note, i.result, i.keep
 ),
 ins AS (
   INSERT INTO :SCHEMA.jobs_archive (id, queue, type, payload, tags, attempts, lost_attempts,
                                     worker_id, created_by, last_modified_by, created_at,
                                     started_at, finished_at, duration_ms, note, history, result,
                                     concurrency_key)
-  SELECT id, queue, type, payload, tags, attempts, lost_attempts, worker_id, created_by,
-         last_modified_by, created_at, started_at, now(), duration_ms, note, history, result,
-         concurrency_key
-  FROM moved
+  SELECT m.id, m.queue, m.type, m.payload, m.tags, m.attempts, m.lost_attempts, m.worker_id,
+         m.created_by, m.last_modified_by, m.created_at, m.started_at, now(), m.duration_ms,
+         m.note, m.history, m.result, m.concurrency_key
+  FROM moved m
+  -- A job type or queue that keeps no succeeded rows: counted below, not archived. One join
+  -- with the few queues, not a lookup per moved row.
+  LEFT JOIN :SCHEMA.queues q ON q.name = m.queue
+  WHERE m.keep AND coalesce(q.keep_succeeded, true)
   ON CONFLICT (id) DO UPDATE SET
     queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
     tags = EXCLUDED.tags, attempts = EXCLUDED.attempts,
@@ -41,20 +51,20 @@ ins AS (
     concurrency_key = EXCLUDED.concurrency_key
 ),
 stats AS (
-  INSERT INTO :SCHEMA.stats_summary AS s (queue, succeeded_total, last_activity_at)
-  SELECT queue, count(*), now() FROM moved GROUP BY queue ORDER BY queue
-  ON CONFLICT (queue) DO UPDATE SET
+  INSERT INTO :SCHEMA.stats_summary AS s (queue, shard, succeeded_total, last_activity_at)
+  SELECT queue, :SCHEMA.counter_shard(), count(*), now() FROM moved GROUP BY queue ORDER BY queue
+  ON CONFLICT (queue, shard) DO UPDATE SET
     succeeded_total = s.succeeded_total + EXCLUDED.succeeded_total,
     last_activity_at = EXCLUDED.last_activity_at
 ),
 buckets AS (
-  INSERT INTO :SCHEMA.metric_buckets AS b (bucket_start, queue, outcome, failure_reason,
+  INSERT INTO :SCHEMA.metric_buckets AS b (bucket_start, queue, outcome, failure_reason, shard,
                                            completed_count, duration_count, total_duration_ms,
                                            max_duration_ms, updated_at)
-  SELECT date_trunc('second', now()), queue, 0, -1, count(*), count(duration_ms),
-         coalesce(sum(duration_ms), 0), max(duration_ms), now()
+  SELECT date_trunc('second', now()), queue, 0, -1, :SCHEMA.counter_shard(), count(*),
+         count(duration_ms), coalesce(sum(duration_ms), 0), max(duration_ms), now()
   FROM moved GROUP BY queue ORDER BY queue
-  ON CONFLICT (bucket_start, queue, outcome, failure_reason) DO UPDATE SET
+  ON CONFLICT (bucket_start, queue, outcome, failure_reason, shard) DO UPDATE SET
     completed_count = b.completed_count + EXCLUDED.completed_count,
     duration_count = b.duration_count + EXCLUDED.duration_count,
     total_duration_ms = b.total_duration_ms + EXCLUDED.total_duration_ms,

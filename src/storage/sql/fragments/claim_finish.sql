@@ -1,22 +1,14 @@
--- Fragment: the end of a claim, shared by claim.sql and claim_keyed.sql (included where they
---   write `:INCLUDE claim_finish`). Expects a CTE `picked` (id, priority, run_at, rank in claim
---   order), a one-row CTE `claim_flags` (stale: whether the claim should be made again, see
---   claim_keyed.sql) and the claim's parameters $1 worker id, $4 lease token, $6 start count:
---   moves the picked rows pending → processing (the first $6) or fetched, and returns what a
---   worker needs.
-started AS (
-  SELECT array_agg(id) AS ids FROM picked WHERE rank <= $6::int
-),
+-- Fragment: the end of a claim, shared by claim.sql, claim_capped.sql and claim_keyed.sql
+--   (included where they write `:INCLUDE claim_finish`). Expects a CTE `picked` (id, priority,
+--   run_at, rank in claim order), a one-row CTE `claim_flags` (stale: whether the claim should be
+--   made again, see claim_keyed.sql) and the claim's parameters $1 worker id, $4 lease token:
+--   moves the picked rows pending → fetched, and returns what a worker needs.
 claimed AS (
   -- Rows by primary key from an array, not a join with picked: the cached generic plan then
   -- stays an index lookup however many rows the planner guesses picked holds.
   UPDATE :SCHEMA.jobs_hot h
-  SET status = CASE WHEN h.id = ANY(s.ids) THEN :PROCESSING ELSE :FETCHED END,
-      attempts = h.attempts + CASE WHEN h.id = ANY(s.ids) THEN 1 ELSE 0 END,
-      started_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.started_at END,
-      heartbeat_at = CASE WHEN h.id = ANY(s.ids) THEN now() ELSE h.heartbeat_at END,
-      worker_id = $1::text, lease_token = $4::text, updated_at = now(), changed_at = now()
-  FROM started s
+  SET status = :FETCHED, worker_id = $1::text, lease_token = $4::text, updated_at = now(),
+      changed_at = now()
   WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING h.*
 )

@@ -1,8 +1,11 @@
--- Purpose: the operator audit trail, newest first by id (UUIDv7), paged by id.
--- Parameters: $1 most rows (int), $2 only ids below this one (text) or NULL.
+-- Purpose: the operator audit trail, newest first in the order the database recorded it (seq),
+--   paged by the id of the last entry of the previous page.
+-- Parameters: $1 most rows (int), $2 only entries recorded before the one with this id (text)
+--   or NULL; an id no longer there (retention removed it) reads as the end of the trail.
 -- Locking: none.
 -- Returns: the rows.
 SELECT * FROM :SCHEMA.operator_actions
-WHERE $2::text IS NULL OR id < $2::text
-ORDER BY id DESC
+WHERE $2::text IS NULL
+   OR seq < (SELECT seq FROM :SCHEMA.operator_actions WHERE id = $2::text)
+ORDER BY seq DESC
 LIMIT $1::int

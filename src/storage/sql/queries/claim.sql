@@ -1,14 +1,12 @@
 -- Purpose: claim due pending jobs: pending → fetched with the worker id and one lease token for
---   the whole batch, changed_at stamped (the row's version for bulk snapshots). Rows carrying a cancel request are never claimed (rescue moves them to
+--   the whole batch (the worker records each run's start as it runs them), changed_at stamped (the row's version for bulk snapshots). Rows carrying a cancel request are never claimed (rescue moves them to
 --   the DLQ), nor rows of job types the worker cannot run. Per eligible queue (not paused,
 --   active, in the list if given) take up to least(limit, room) rows, room = max_workers −
 --   (fetched + processing) or limit when uncapped; then keep the best `limit` rows overall by
 --   priority desc, run_at, id — across queues, capped or not.
 -- Parameters: $1 worker id (text), $2 limit (int), $3 queue names (text[]) or NULL for all,
 --   $4 lease token (text), $5 with capped queues (boolean): false claims only from queues without
---   a maxWorkers cap, true from every eligible queue; $6 start count (int): the first $6 rows in
---   claim order are started at once (processing, attempts + 1, started_at and heartbeat_at
---   stamped) because the worker has a free slot for each; the rest are fetched; $7 job types the
+--   a maxWorkers cap, true from every eligible queue; $6 job types the
 --   worker can run, lower-case (text[]), or NULL for every type (pipe mode). The type test is a
 --   filter on the fetch index scan: rows of other types are stepped over, never locked. So are
 --   rows with a concurrency key: only claim_keyed.sql claims them (the claim store sends that
@@ -32,7 +30,7 @@ WITH eligible AS (
              WHERE f.queue = q.name AND f.status IN (:FETCHED, :PROCESSING)
            ), 0))
          END AS room,
-         $7::text[] AS types
+         $6::text[] AS types
   FROM :SCHEMA.queues q
   WHERE NOT q.is_paused
     AND q.is_active

@@ -1,31 +1,31 @@
 -- Purpose: claim.sql for claims that want capped queues (maxWorkers) and no queue holding
---   pending keyed jobs: the same claim (see claim.sql for the states, leases, start count, caps
+--   pending keyed jobs: the same claim (see claim.sql for the states, leases, caps
 --   and types), with the capped queues locked inside the statement so it needs no transaction.
 --   A separate statement so that claims without capped queues keep claim.sql's plan (measured:
 --   these CTEs in claim.sql cost the uncapped drain W2-1p 1–6 %). Ends with
 --   fragments/claim_finish.sql.
--- Parameters: $1–$7 as claim.sql, except $5 in the locked transaction (boolean): false claims
---   from queues without a maxWorkers cap and from the $8 queues this statement finds fresh
---   (below), true from every eligible queue; $8 the capped queues the claim wants (text[]).
+-- Parameters: $1–$6 as claim.sql, except $5 in the locked transaction (boolean): false claims
+--   from queues without a maxWorkers cap and from the $7 queues this statement finds fresh
+--   (below), true from every eligible queue; $7 the capped queues the claim wants (text[]).
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see fragments/claim_finish.sql).
---   Caps are exact across processes: the rows of the $8 queues are locked (FOR NO KEY UPDATE, in
+--   Caps are exact across processes: the rows of the $7 queues are locked (FOR NO KEY UPDATE, in
 --   name order) inside this statement, so claimers of a capped queue take turns, each holding
 --   the lock for the rest of its statement only (no round trip to the client while held). The
 --   lock returns the row's latest version; when its claim_seq equals the one this statement's
 --   snapshot shows, no claim of the queue committed since the snapshot, the fetched + processing
 --   rows counted are exact (only claims add to them) and the queue is claimed ("fresh").
 --   Otherwise it is left alone and `stale` tells the store to claim again from a fresh snapshot.
---   A claim that takes jobs of a $8 queue adds 1 to its claim_seq. Runs alone as one autocommit
+--   A claim that takes jobs of a $7 queue adds 1 to its claim_seq. Runs alone as one autocommit
 --   statement (the fast path: one round trip), or with $5 true in a transaction right after
 --   claim_lock_capped_queues (the store's fall-back; its snapshot is always fresh there).
 -- Returns: id, queue, type, payload, status, attempts, worker_id, lease_token, trace_parent,
---   run_at and created_at (epoch ms) of the claimed rows, in claim order, and stale (a $8 queue
+--   run_at and created_at (epoch ms) of the claimed rows, in claim order, and stale (a $7 queue
 --   was not fresh); one row with a NULL id when nothing was claimed.
 WITH queue_locks AS MATERIALIZED (
   SELECT q.name, q.claim_seq
   FROM :SCHEMA.queues q
-  WHERE q.name = ANY($8::text[])
+  WHERE q.name = ANY($7::text[])
   ORDER BY q.name
   FOR NO KEY UPDATE
 ),
@@ -40,7 +40,7 @@ eligible AS (
              WHERE f.queue = q.name AND f.status IN (:FETCHED, :PROCESSING)
            ), 0))
          END AS room,
-         $7::text[] AS types
+         $6::text[] AS types
   FROM :SCHEMA.queues q
   LEFT JOIN queue_locks l ON l.name = q.name
   WHERE NOT q.is_paused
@@ -57,7 +57,7 @@ picked AS (
 bumped AS (
   UPDATE :SCHEMA.queues q
   SET claim_seq = q.claim_seq + 1
-  WHERE q.name = ANY($8::text[])
+  WHERE q.name = ANY($7::text[])
     AND q.name IN (SELECT p.queue FROM picked p)
 ),
 claim_flags AS (

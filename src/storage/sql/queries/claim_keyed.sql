@@ -1,7 +1,7 @@
 -- Purpose: claim.sql for claims that want a queue holding pending jobs with a concurrency key
---   ($8): the same claim (see claim.sql for the states, leases, start count, caps and types),
+--   ($7): the same claim (see claim.sql for the states, leases, caps and types),
 --   plus concurrency keys. Order: priority desc, turn, run_at, id, across queues. A job's turn
---   is 1 in a queue not in $8. In a keyed queue each key is a line: a job's turn is its key's
+--   is 1 in a queue not in $7. In a keyed queue each key is a line: a job's turn is its key's
 --   fetched + processing jobs plus its place in the line, so keys take turns (round-robin)
 --   within a priority, and a key never has more than its limit (concurrency_limit of its next
 --   pending job) fetched + processing. Jobs without a key form one line of their own there.
@@ -13,27 +13,27 @@
 --   (keys busy or at their limit, one key's long line). A separate statement so that claims
 --   without keyed queues keep claim.sql's smaller plan (measured: about 0.1 ms less per claim).
 --   Both end with fragments/claim_finish.sql.
--- Parameters: $1–$7 as claim.sql, except that with $5 false no capped queue is claimed (the
---   store claims capped and keyed queues together only in the locked transaction); $8 keyed
---   queues (text[]): only from these are jobs with a concurrency key claimed; $9 the keyed
+-- Parameters: $1–$6 as claim.sql, except that with $5 false no capped queue is claimed (the
+--   store claims capped and keyed queues together only in the locked transaction); $7 keyed
+--   queues (text[]): only from these are jobs with a concurrency key claimed; $8 the keyed
 --   queues among them whose keys with a limit may be claimed (text[]) or NULL: keys with a limit
 --   are claimed only from these.
--- Locking: FOR UPDATE SKIP LOCKED on the chosen rows. The rows of the $9 queues are locked
+-- Locking: FOR UPDATE SKIP LOCKED on the chosen rows. The rows of the $8 queues are locked
 --   (FOR NO KEY UPDATE, in name order) inside this statement: claimers of one such queue take
 --   turns. The lock returns the row's latest version; when its claim_seq equals the one this
 --   statement's snapshot shows, no claim of keyed jobs of the queue committed since the
 --   snapshot, so the jobs counted per key are exact and the queue's limited keys are claimed
 --   ("fresh"). Otherwise they are left alone, and `stale` tells the store to claim again from a
 --   fresh snapshot (in a transaction after claim_lock_capped_queues, where it always is fresh).
---   A claim that takes jobs of a $9 queue adds 1 to its claim_seq. Runs alone as one
---   autocommit statement, or in that transaction (also with capped queues, $5 true; $9 then
+--   A claim that takes jobs of a $8 queue adds 1 to its claim_seq. Runs alone as one
+--   autocommit statement, or in that transaction (also with capped queues, $5 true; $8 then
 --   names every queue the transaction locked, capped ones too, so the claim_seq of a capped
 --   queue it claims from moves on, as claim_capped.sql needs).
--- Returns: as claim.sql; stale is true when a $9 queue was not fresh.
+-- Returns: as claim.sql; stale is true when a $8 queue was not fresh.
 WITH RECURSIVE queue_locks AS MATERIALIZED (
   SELECT q.name, q.claim_seq
   FROM :SCHEMA.queues q
-  WHERE q.name = ANY(coalesce($9::text[], '{}'))
+  WHERE q.name = ANY(coalesce($8::text[], '{}'))
   ORDER BY q.name
   FOR NO KEY UPDATE
 ),
@@ -47,8 +47,8 @@ eligible AS (
              WHERE f.queue = q.name AND f.status IN (:FETCHED, :PROCESSING)
            ), 0))
          END AS room,
-         $7::text[] AS types,
-         q.name = ANY(coalesce($8::text[], '{}')) AS keyed,
+         $6::text[] AS types,
+         q.name = ANY(coalesce($7::text[], '{}')) AS keyed,
          coalesce(l.claim_seq = q.claim_seq, false) AS locked,
          l.name IS NOT NULL AND l.claim_seq <> q.claim_seq AS stale
   FROM :SCHEMA.queues q
@@ -69,7 +69,7 @@ unkeyed AS (
 :INCLUDE unkeyed_lateral
 ),
 walk AS (
-  -- Keyed queues ($8): the first 2 × room pending jobs with a key in claim order whatever their
+  -- Keyed queues ($7): the first 2 × room pending jobs with a key in claim order whatever their
   -- key (jobs_hot_keyed_order_idx), due or not; `place` their place in it. A key's first job
   -- here is the head of its line, and its jobs here are the first of its line.
   SELECT e.name AS queue, e.locked, e.room, w.*
@@ -77,7 +77,7 @@ walk AS (
   CROSS JOIN LATERAL (
     SELECT n.id, n.concurrency_key AS key, n.priority, n.run_at, n.concurrency_limit AS lim,
            n.run_at <= now() AND n.cancel_requested_at IS NULL
-             AND ($7::text[] IS NULL OR lower(n.type) = ANY($7::text[])) AS ready,
+             AND ($6::text[] IS NULL OR lower(n.type) = ANY($6::text[])) AS ready,
            row_number() OVER (ORDER BY n.priority DESC, n.run_at, n.id) AS place
     FROM :SCHEMA.jobs_hot n
     WHERE n.queue = e.name AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
@@ -134,7 +134,7 @@ unwalked AS (
                          AND (p.run_at, p.id) <= (w.run_at, w.id)), false)
 ),
 key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
-  -- Keyed queues ($8) the walk does not decide: every key with pending jobs and the head of its
+  -- Keyed queues ($7) the walk does not decide: every key with pending jobs and the head of its
   -- line (its first pending job in claim order, due or not), one index probe per key: the keyed
   -- fetch index is ordered by key and then claim order, so its first entry past a key is the next
   -- key's head. `ready`: the head itself may be claimed now.
@@ -145,7 +145,7 @@ key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
   CROSS JOIN LATERAL (
     SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
            n.run_at <= now() AND n.cancel_requested_at IS NULL
-             AND ($7::text[] IS NULL OR lower(n.type) = ANY($7::text[])) AS ready
+             AND ($6::text[] IS NULL OR lower(n.type) = ANY($6::text[])) AS ready
     FROM :SCHEMA.jobs_hot n
     WHERE n.queue = e.name AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
     ORDER BY n.concurrency_key, n.priority DESC, n.run_at, n.id
@@ -158,7 +158,7 @@ key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
   CROSS JOIN LATERAL (
     SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
            n.run_at <= now() AND n.cancel_requested_at IS NULL
-             AND ($7::text[] IS NULL OR lower(n.type) = ANY($7::text[])) AS ready
+             AND ($6::text[] IS NULL OR lower(n.type) = ANY($6::text[])) AS ready
     FROM :SCHEMA.jobs_hot n
     WHERE n.queue = l.queue AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
       AND n.concurrency_key > l.key
@@ -168,7 +168,7 @@ key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
 ),
 key_room AS (
   -- Each key's jobs fetched or processing (`busy`) and the jobs it may still take (`room`): its
-  -- limit (the head's concurrency_limit) less busy, only in a queue this claim locked ($9).
+  -- limit (the head's concurrency_limit) less busy, only in a queue this claim locked ($8).
   SELECT l.queue, l.key, l.id, l.priority, l.run_at, l.ready, k.busy,
          CASE
            WHEN l.lim IS NULL THEN $2::int
@@ -222,6 +222,9 @@ keyed_lines AS (
     -- every claim, while the key's head was not due). The recursion yields the priorities
     -- highest first and the nested loop keeps that order, so the LIMIT takes the line's first
     -- due jobs and stops the walk.
+    -- (Since schema 21 jobs due later are scheduled, outside jobs_hot_keyed_fetch_idx, so a
+    -- line holds due jobs only; the walk priority by priority stays for rows an older version
+    -- wrote pending with a later run_at.)
     WITH RECURSIVE key_levels(priority) AS (
       SELECT l.priority
       UNION ALL
@@ -239,7 +242,7 @@ keyed_lines AS (
       FROM :SCHEMA.jobs_hot h
       WHERE h.queue = l.queue AND h.concurrency_key = l.key AND h.status = :PENDING
         AND h.priority = v.priority AND h.run_at <= now() AND h.cancel_requested_at IS NULL
-        AND ($7::text[] IS NULL OR lower(h.type) = ANY($7::text[]))
+        AND ($6::text[] IS NULL OR lower(h.type) = ANY($6::text[]))
       ORDER BY h.run_at, h.id
       LIMIT l.room
     ) d
@@ -298,7 +301,7 @@ bumped AS (
                          UNION ALL
                          SELECT u.id, u.queue FROM unkeyed u WHERE $5::boolean AND NOT u.keyed) c
                    JOIN picked p ON p.id = c.id)
-    AND q.name = ANY(coalesce($9::text[], '{}'))
+    AND q.name = ANY(coalesce($8::text[], '{}'))
 ),
 claim_flags AS (
   SELECT EXISTS (SELECT 1 FROM eligible e WHERE e.stale) AS stale

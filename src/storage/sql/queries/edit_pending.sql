@@ -1,4 +1,5 @@
--- Purpose: edit a pending job in place (payload, tags, priority, run-at); other states are
+-- Purpose: edit a waiting (pending or scheduled) job in place (payload, tags, priority, run-at;
+--   a run-at later makes it scheduled, one of now pending); other states are
 --   untouched; changed_at (the row's version for bulk snapshots) is stamped. The edit is appended to the bounded history (last 20 entries) with its actor.
 -- Parameters: $1 id (text), $2 payload (text) or NULL to keep, $3 replace tags (boolean),
 --   $4 tags (text), $5 priority (int) or NULL to keep, $6 actor (text), $7 delay in ms from now
@@ -9,6 +10,9 @@ UPDATE :SCHEMA.jobs_hot
 SET payload = coalesce($2::text, payload),
     tags = CASE WHEN $3::boolean THEN $4::text ELSE tags END,
     priority = coalesce($5::int, priority),
+    -- A new run-at decides the state: later → scheduled, now → pending (claimable at once).
+    status = CASE WHEN $7::float8 IS NULL THEN status
+                  WHEN $7::float8 > 0 THEN :SCHEDULED ELSE :PENDING END,
     run_at = CASE WHEN $7::float8 IS NULL THEN run_at
                   ELSE now() + $7::float8 * interval '1 millisecond' END,
     last_modified_by = $6::text,
@@ -18,5 +22,5 @@ SET payload = coalesce($2::text, payload),
       '$[last - 19 to last]'),
     updated_at = now(),
     changed_at = now()
-WHERE id = $1::text AND status = :PENDING
+WHERE id = $1::text AND status IN (:PENDING, :SCHEDULED)
 RETURNING id

@@ -1,4 +1,6 @@
 -- Purpose: bulk insert of new jobs in one statement; ensures a queues row per distinct queue.
+--   A job with a delay is scheduled (outside the fetch indexes until the promoter makes it
+--   pending), one without is pending.
 --   A job whose idempotency key is held by a hot row is skipped (not returned); the caller
 --   reads the holder with enqueue_holders. A duplicate id raises 23505 on jobs_hot_pkey.
 -- Parameters (parallel arrays, one element per job): $1 id text[], $2 queue text[],
@@ -25,7 +27,8 @@ inserted AS (
   INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, idempotency_key, priority, status,
                                 attempts, run_at, created_at, updated_at, created_by,
                                 trace_parent, concurrency_key, concurrency_limit)
-  SELECT id, queue, type, payload, tags, idempotency_key, priority, 0,
+  SELECT id, queue, type, payload, tags, idempotency_key, priority,
+         CASE WHEN delay_ms > 0 THEN :SCHEDULED ELSE :PENDING END,
          0, now() + delay_ms * interval '1 millisecond', now(), now(), created_by, trace_parent,
          concurrency_key, concurrency_limit
   FROM input

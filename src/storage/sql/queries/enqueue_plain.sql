@@ -1,6 +1,7 @@
 -- Purpose: bulk insert of new jobs none of which has an idempotency key (the common case): the
 --   same insert as enqueue.sql without the conflict arbiter, ordering and RETURNING, so a batch
---   costs less on both sides. Ensures a queues row per distinct queue.
+--   costs less on both sides. Ensures a queues row per distinct queue. Delayed jobs are
+--   scheduled, the others pending (as enqueue.sql).
 -- Parameters (parallel arrays, one element per job): $1 id text[], $2 queue text[],
 --   $3 type text[], $4 payload text[], $5 priority int[], $6 delay_ms float8[], $7 tags text[],
 --   $8 created_by text[], $9 trace_parent text[].
@@ -20,6 +21,7 @@ ensure_queues AS (
 )
 INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, priority, status, attempts, run_at,
                               created_at, updated_at, created_by, trace_parent)
-SELECT id, queue, type, payload, tags, priority, 0, 0,
+SELECT id, queue, type, payload, tags, priority,
+       CASE WHEN delay_ms > 0 THEN :SCHEDULED ELSE :PENDING END, 0,
        now() + delay_ms * interval '1 millisecond', now(), now(), created_by, trace_parent
 FROM input

@@ -1,4 +1,5 @@
--- Purpose: refresh the heartbeat of processing jobs whose leases are still held, and report
+-- Purpose: refresh the heartbeat of claimed jobs (processing, or fetched and running under a
+--   start not recorded yet) whose leases are still held, and report
 --   whether an operator asked to cancel each one; stores the handler's latest progress.
 -- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
 --   $4 progress real[] (NULL elements keep the stored value).
@@ -15,6 +16,8 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::real[])
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
-  AND h.status + 0 = :PROCESSING -- by primary key, not the active-rows index (settle_archive.sql)
+  -- Fetched too: a run whose start the worker has not recorded yet (it is recorded with the next
+  -- settle round) keeps its lease. By primary key, not the active-rows index (settle_archive.sql).
+  AND h.status + 0 IN (:FETCHED, :PROCESSING)
 RETURNING h.id, h.worker_id, h.lease_token, h.cancel_requested_at IS NOT NULL AS cancel_requested,
           h.cancel_requested_by

@@ -1,12 +1,12 @@
 -- Purpose: concurrency keys in use, for operators: per queue and key, the jobs fetched or
---   processing (running) and pending, and the largest limit its jobs carry; busiest first.
+--   processing (running) and waiting (pending or scheduled), and the largest limit its jobs carry; busiest first.
 -- Parameters: $1 queue (text) or NULL for every queue, $2 most rows (int).
 -- Locking: none. Reads every hot row with a key (the partial indexes of migration 0014 hold
 --   them): an operator read, not for every claim.
 -- Returns: queue, concurrency_key, concurrency_limit, running, pending.
 SELECT queue, concurrency_key, max(concurrency_limit) AS concurrency_limit,
        count(*) FILTER (WHERE status IN (:FETCHED, :PROCESSING))::int AS running,
-       count(*) FILTER (WHERE status = :PENDING)::int AS pending
+       count(*) FILTER (WHERE status IN (:PENDING, :SCHEDULED))::int AS pending
 FROM :SCHEMA.jobs_hot
 WHERE concurrency_key IS NOT NULL
   AND ($1::text IS NULL OR queue = $1::text)

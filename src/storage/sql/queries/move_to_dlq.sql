@@ -18,7 +18,7 @@
 --   signature of src/job/fingerprint.ts).
 -- Locking: row locks on the moved hot rows; stats_summary, metric_buckets, dlq_error_groups and
 --   dlq_error_group_hours rows are upserted once per key, in key order, so concurrent movers
---   cannot deadlock on them.
+--   cannot deadlock on them; the first two in this session's shard (counter_shard()).
 -- Returns: id, queue, type of each moved job.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[],
@@ -96,19 +96,20 @@ old_hours AS (
   WHERE h.fingerprint = old.fingerprint AND h.hour_start = old.hour_start
 ),
 stats AS (
-  INSERT INTO :SCHEMA.stats_summary AS s (queue, failed_total, last_activity_at)
-  SELECT queue, count(*), now() FROM moved GROUP BY queue ORDER BY queue
-  ON CONFLICT (queue) DO UPDATE SET
+  INSERT INTO :SCHEMA.stats_summary AS s (queue, shard, failed_total, last_activity_at)
+  SELECT queue, :SCHEMA.counter_shard(), count(*), now() FROM moved GROUP BY queue ORDER BY queue
+  ON CONFLICT (queue, shard) DO UPDATE SET
     failed_total = s.failed_total + EXCLUDED.failed_total,
     last_activity_at = EXCLUDED.last_activity_at
 ),
 buckets AS (
-  INSERT INTO :SCHEMA.metric_buckets AS b (bucket_start, queue, outcome, failure_reason,
+  INSERT INTO :SCHEMA.metric_buckets AS b (bucket_start, queue, outcome, failure_reason, shard,
                                            completed_count, duration_count, total_duration_ms,
                                            max_duration_ms, updated_at)
-  SELECT date_trunc('second', now()), queue, 1, reason, count(*), 0, 0, NULL, now()
+  SELECT date_trunc('second', now()), queue, 1, reason, :SCHEMA.counter_shard(), count(*), 0, 0,
+         NULL, now()
   FROM moved GROUP BY queue, reason ORDER BY queue, reason
-  ON CONFLICT (bucket_start, queue, outcome, failure_reason) DO UPDATE SET
+  ON CONFLICT (bucket_start, queue, outcome, failure_reason, shard) DO UPDATE SET
     completed_count = b.completed_count + EXCLUDED.completed_count,
     updated_at = EXCLUDED.updated_at
 )

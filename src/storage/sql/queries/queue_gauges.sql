@@ -1,22 +1,26 @@
--- Purpose: per queue (every queues row, ordered by name): its controls, pending jobs due now and
---   scheduled for later, fetched and processing jobs, DLQ size, and when the longest-waiting due
---   job became due. For metrics scrapes and health checks, so it never reads the archive: pending rows are
+-- Purpose: per queue (every queues row, ordered by name): its controls, waiting jobs due now
+--   (pending, and scheduled ones the promoter has not moved yet) and due later (scheduled), fetched and processing jobs, DLQ size, when the longest-waiting due
+--   job became due, and its lifetime totals (its stats_summary shards, summed). For metrics scrapes and health checks, so it never reads the archive: pending rows are
 --   counted on jobs_hot_fetch_idx (jobs without a concurrency key) and jobs_hot_keyed_fetch_idx,
 --   active ones on jobs_hot_active_idx, the DLQ from the error-group summary. The oldest due job
 --   without a key is found without reading every pending row: per queue, a walk over the distinct
 --   priorities of the fetch index (one probe per priority), then the first run_at of each
 --   priority; of keyed jobs, the least run_at of the keyed fetch index (every pending keyed entry
---   of the queue, index only).
+--   of the queue, index only). Scheduled rows are counted on jobs_hot_scheduled_idx (index only).
 -- Parameters: none.
 -- Locking: none (reads).
 WITH pending AS (
-  SELECT queue, count(*) FILTER (WHERE run_at <= now()) AS due,
-         count(*) FILTER (WHERE run_at > now()) AS scheduled
-  FROM (SELECT queue, run_at FROM :SCHEMA.jobs_hot
+  SELECT queue, count(*) FILTER (WHERE scheduled = 0 OR run_at <= now()) AS due,
+         count(*) FILTER (WHERE scheduled = 1 AND run_at > now()) AS scheduled,
+         min(run_at) FILTER (WHERE scheduled = 1) AS first_scheduled_at
+  FROM (SELECT queue, run_at, 0 AS scheduled FROM :SCHEMA.jobs_hot
         WHERE status = :PENDING AND concurrency_key IS NULL
         UNION ALL
-        SELECT queue, run_at FROM :SCHEMA.jobs_hot
-        WHERE status = :PENDING AND concurrency_key IS NOT NULL) p
+        SELECT queue, run_at, 0 FROM :SCHEMA.jobs_hot
+        WHERE status = :PENDING AND concurrency_key IS NOT NULL
+        UNION ALL
+        SELECT queue, run_at, 1 FROM :SCHEMA.jobs_hot
+        WHERE status = :SCHEDULED) p
   GROUP BY queue
 ),
 active AS (
@@ -32,9 +36,16 @@ dead AS (
 SELECT q.name AS queue, q.is_paused AS paused, q.is_active AS active, coalesce(p.due, 0) AS due, coalesce(p.scheduled, 0) AS scheduled,
        coalesce(a.fetched, 0) AS fetched, coalesce(a.processing, 0) AS processing,
        coalesce(d.dead, 0) AS dead,
-       CASE WHEN o.first_run_at <= now() THEN o.first_run_at END AS oldest_due_at,
+       CASE WHEN least(o.first_run_at, p.first_scheduled_at) <= now()
+            THEN least(o.first_run_at, p.first_scheduled_at) END AS oldest_due_at,
+       coalesce(s.succeeded_total, 0) AS succeeded_total,
+       coalesce(s.failed_total, 0) AS failed_total,
        now() AS read_at
 FROM :SCHEMA.queues q
+LEFT JOIN (
+  SELECT queue, sum(succeeded_total) AS succeeded_total, sum(failed_total) AS failed_total
+  FROM :SCHEMA.stats_summary GROUP BY queue
+) s ON s.queue = q.name
 LEFT JOIN pending p ON p.queue = q.name
 LEFT JOIN active a ON a.queue = q.name
 LEFT JOIN dead d ON d.queue = q.name

@@ -4,6 +4,7 @@
 -- Locking: none (one snapshot for all three tables).
 SELECT q.name AS queue,
        coalesce(h.pending, 0) AS pending,
+       coalesce(h.scheduled, 0) AS scheduled,
        coalesce(h.fetched, 0) AS fetched,
        coalesce(h.processing, 0) AS processing,
        coalesce(a.archived, 0) AS archived,
@@ -16,6 +17,7 @@ FROM :SCHEMA.queues q
 LEFT JOIN (
   SELECT queue,
          count(*) FILTER (WHERE status = :PENDING) AS pending,
+         count(*) FILTER (WHERE status = :SCHEDULED) AS scheduled,
          count(*) FILTER (WHERE status = :FETCHED) AS fetched,
          count(*) FILTER (WHERE status = :PROCESSING) AS processing
   FROM :SCHEMA.jobs_hot
@@ -27,5 +29,9 @@ LEFT JOIN (
 LEFT JOIN (
   SELECT queue, count(*) AS dead FROM :SCHEMA.jobs_dlq GROUP BY queue
 ) d ON d.queue = q.name
-LEFT JOIN :SCHEMA.stats_summary s ON s.queue = q.name
+LEFT JOIN (
+  SELECT queue, sum(succeeded_total) AS succeeded_total, sum(failed_total) AS failed_total,
+         sum(retried_total) AS retried_total, max(last_activity_at) AS last_activity_at
+  FROM :SCHEMA.stats_summary GROUP BY queue
+) s ON s.queue = q.name
 ORDER BY q.name

@@ -1,4 +1,4 @@
--- Purpose: rescue step (c), selection: pending or fetched rows that carry a cancel request (a
+-- Purpose: rescue step (c), selection: pending, scheduled or fetched rows that carry a cancel request (a
 --   cancelled run that was retried or released before it ended). move_to_dlq moves them in the
 --   same transaction.
 -- Parameters: $1 most rows (int).
@@ -8,7 +8,7 @@
 SELECT h.id, h.queue, h.type, h.status, h.cancel_requested_by
 FROM :SCHEMA.jobs_hot h
 WHERE h.cancel_requested_at IS NOT NULL
-  AND h.status IN (:PENDING, :FETCHED)
+  AND h.status IN (:PENDING, :SCHEDULED, :FETCHED)
 ORDER BY h.cancel_requested_at, h.id
 LIMIT $1::int
 FOR UPDATE SKIP LOCKED

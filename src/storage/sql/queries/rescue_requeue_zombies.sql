@@ -4,7 +4,7 @@
 --   history (last 20 entries) as a `zombie` run.
 -- Parameters: $1 ids (text[]) picked by rescue_pick_zombies, $2 last_error (text).
 -- Locking: the rows are already locked by rescue_pick_zombies in this transaction;
---   stats_summary rows are upserted once per queue, in queue order.
+--   stats_summary rows are upserted once per queue, in queue order, in this session's shard.
 -- Returns: id, queue, type of each requeued job.
 WITH updated AS (
   UPDATE :SCHEMA.jobs_hot h
@@ -28,9 +28,9 @@ WITH updated AS (
   RETURNING h.id, h.queue, h.type
 ),
 stats AS (
-  INSERT INTO :SCHEMA.stats_summary AS s (queue, retried_total, last_activity_at)
-  SELECT queue, count(*), now() FROM updated GROUP BY queue ORDER BY queue
-  ON CONFLICT (queue) DO UPDATE SET
+  INSERT INTO :SCHEMA.stats_summary AS s (queue, shard, retried_total, last_activity_at)
+  SELECT queue, :SCHEMA.counter_shard(), count(*), now() FROM updated GROUP BY queue ORDER BY queue
+  ON CONFLICT (queue, shard) DO UPDATE SET
     retried_total = s.retried_total + EXCLUDED.retried_total,
     last_activity_at = EXCLUDED.last_activity_at
 )

@@ -1,15 +1,15 @@
 -- Purpose: settle_archive.sql that also hands the capped-queue slots it frees to the settling
---   worker: for each queue of $11 the archive freed n slots of, the queue's n next due pending
+--   worker: for each queue of $12 the archive freed n slots of, the queue's n next due pending
 --   jobs without a concurrency key (not cancel-requested), in claim order (priority desc,
---   run_at, id), are looked at, and those of the worker's types are started for it at once
---   (processing, attempts + 1, started_at and heartbeat_at stamped, one new lease token), at
---   most $10 in all. A next job of another type is left to the other processes (the store wakes
---   them), so workers of other types are not passed over. The worker then runs the started
---   jobs without a claim: the settle and the next start are one round trip. The next jobs are
+--   run_at, id), are looked at, and those of the worker's types are claimed for it at once
+--   (fetched, one new lease token: the worker records their starts as it does a claim's), at
+--   most $11 in all. A next job of another type is left to the other processes (the store wakes
+--   them), so workers of other types are not passed over. The worker then runs the handed jobs
+--   without a claim: the settle and the next claim are one round trip. The next jobs are
 --   read as a claim reads them (fragments/unkeyed_lateral.sql), for every type.
--- Parameters: $1–$6 as settle_archive.sql; $7 job types the worker can run, lower-case (text[]),
---   or NULL for every type; $8 worker id (text); $9 lease token (text); $10 most jobs to start
---   (int: the slots the worker keeps free for them); $11 the capped queues the worker serves
+-- Parameters: $1–$7 as settle_archive.sql; $8 job types the worker can run, lower-case (text[]),
+--   or NULL for every type; $9 worker id (text); $10 lease token (text); $11 most jobs to start
+--   (int: the slots the worker keeps free for them); $12 the capped queues the worker serves
 --   and may take from (text[]; the store leaves out queues holding keyed jobs).
 -- Locking: as settle_archive.sql, plus FOR UPDATE SKIP LOCKED on the rows looked at (never
 --   waits, never hands a row to two claimers). No queue row is locked and claim_seq is not raised:
@@ -34,7 +34,7 @@
          ) AS room
   FROM (SELECT m.queue, count(*)::int AS n
         FROM moved m
-        WHERE m.queue = ANY($11::text[])
+        WHERE m.queue = ANY($12::text[])
         GROUP BY m.queue) f
   JOIN :SCHEMA.queues q ON q.name = f.queue
   WHERE q.max_workers IS NOT NULL AND NOT q.is_paused AND q.is_active
@@ -49,14 +49,14 @@ picked AS (
   SELECT c.id, c.priority, c.run_at, e.name AS queue,
          row_number() OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS rank
 :INCLUDE unkeyed_lateral
-    AND ($7::text[] IS NULL OR lower(c.type) = ANY($7::text[]))
+    AND ($8::text[] IS NULL OR lower(c.type) = ANY($8::text[]))
   ORDER BY c.priority DESC, c.run_at, c.id
-  LIMIT $10::int
+  LIMIT $11::int
 ),
 claimed AS (
   UPDATE :SCHEMA.jobs_hot h
-  SET status = :PROCESSING, attempts = h.attempts + 1, started_at = now(), heartbeat_at = now(),
-      worker_id = $8::text, lease_token = $9::text, updated_at = now(), changed_at = now()
+  SET status = :FETCHED, worker_id = $9::text, lease_token = $10::text, updated_at = now(),
+      changed_at = now()
   WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING h.*
 )

@@ -1,5 +1,5 @@
--- Purpose: reschedule jobs (processing, or fetched for a circuit reschedule) → pending after a
---   delay, keeping attempts and storing the error; retried counter + 1 per row moved. A lost run
+-- Purpose: reschedule jobs (processing, or fetched for a circuit reschedule) → scheduled after a
+--   delay (pending without one: the promoter makes scheduled rows pending when due), keeping attempts and storing the error; retried counter + 1 per row moved. A lost run
 --   (shutdown abort) is refunded: attempts − 1 (never below 0), lost_attempts + 1. A cancel
 --   request on the row is kept, so the job is never claimed again (rescue cancels it). A run that
 --   ended (from processing) is appended to the bounded history (last 20 entries), error cut to
@@ -8,7 +8,7 @@
 --   $4 expected status smallint[] (1 fetched, 2 processing), $5 delay_ms float8[], $6 error text[],
 --   $7 lost boolean[].
 -- Locking: row locks on the updated hot rows; stats_summary rows upserted once per queue, in
---   queue order.
+--   queue order, in this session's shard (counter_shard()).
 -- Returns: id and queue of each rescheduled job.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::float8[],
@@ -17,7 +17,7 @@ WITH input AS (
 ),
 updated AS (
   UPDATE :SCHEMA.jobs_hot h
-  SET status = :PENDING,
+  SET status = CASE WHEN i.delay_ms > 0 THEN :SCHEDULED ELSE :PENDING END,
       worker_id = NULL,
       lease_token = NULL,
       heartbeat_at = NULL,
@@ -41,9 +41,9 @@ updated AS (
   RETURNING h.id, h.queue
 ),
 stats AS (
-  INSERT INTO :SCHEMA.stats_summary AS s (queue, retried_total, last_activity_at)
-  SELECT queue, count(*), now() FROM updated GROUP BY queue ORDER BY queue
-  ON CONFLICT (queue) DO UPDATE SET
+  INSERT INTO :SCHEMA.stats_summary AS s (queue, shard, retried_total, last_activity_at)
+  SELECT queue, :SCHEMA.counter_shard(), count(*), now() FROM updated GROUP BY queue ORDER BY queue
+  ON CONFLICT (queue, shard) DO UPDATE SET
     retried_total = s.retried_total + EXCLUDED.retried_total,
     last_activity_at = EXCLUDED.last_activity_at
 )

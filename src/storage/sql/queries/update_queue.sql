@@ -2,21 +2,24 @@
 --   (or takes the column default when the row is new).
 -- Parameters: $1 name (text), $2 set paused (boolean), $3 paused (boolean),
 --   $4 set active (boolean), $5 active (boolean), $6 set max workers (boolean),
---   $7 max workers (int), $8 set zombie timeout (boolean), $9 zombie timeout seconds (int).
+--   $7 max workers (int), $8 set zombie timeout (boolean), $9 zombie timeout seconds (int),
+--   $10 set keep succeeded (boolean), $11 keep succeeded (boolean).
 -- Locking: row lock on the queue row (waits for a claim holding it).
 -- Returns: the row as stored.
 INSERT INTO :SCHEMA.queues AS q (name, is_paused, is_active, max_workers, zombie_timeout_seconds,
-                                 updated_at)
+                                 keep_succeeded, updated_at)
 VALUES ($1::text,
         CASE WHEN $2::boolean THEN $3::boolean ELSE false END,
         CASE WHEN $4::boolean THEN $5::boolean ELSE true END,
         CASE WHEN $6::boolean THEN $7::int END,
         CASE WHEN $8::boolean THEN $9::int END,
+        CASE WHEN $10::boolean THEN $11::boolean ELSE true END,
         now())
 ON CONFLICT (name) DO UPDATE SET
   is_paused = CASE WHEN $2::boolean THEN $3::boolean ELSE q.is_paused END,
   is_active = CASE WHEN $4::boolean THEN $5::boolean ELSE q.is_active END,
   max_workers = CASE WHEN $6::boolean THEN $7::int ELSE q.max_workers END,
   zombie_timeout_seconds = CASE WHEN $8::boolean THEN $9::int ELSE q.zombie_timeout_seconds END,
+  keep_succeeded = CASE WHEN $10::boolean THEN $11::boolean ELSE q.keep_succeeded END,
   updated_at = now()
 RETURNING *
