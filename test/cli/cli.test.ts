@@ -9,24 +9,13 @@ import { run } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
 import type { WorkerModule } from '../../src/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
-import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, dropSchemas, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
-/** Runs the CLI in-process with captured output. */
-async function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env,
-  };
-  const code = await run(args, io);
-  return { code, out, err };
-}
+/** Runs the CLI in-process with captured output and `env`. */
+const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
+  runCli(args, { env });
 
 const pgUp = await postgresAvailable();
 const schemas: string[] = [];
@@ -74,7 +63,7 @@ const PACKAGE_VERSION = (
 const nodeStripsTypes = Boolean((process.features as { typescript?: unknown }).typescript);
 
 afterAll(async () => {
-  await Promise.all(schemas.map((schema) => dropSchema(schema)));
+  await dropSchemas(schemas);
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
@@ -126,7 +115,7 @@ describe('chokaq CLI', () => {
     expect(unknown).toEqual({
       code: 2,
       out: '',
-      err: "chokaq: Unknown option '--frobnicate'; run 'chokaq migrate --help'\n",
+      err: "chokaq: unknown option '--frobnicate'; run 'chokaq migrate --help'\n",
     });
     const missingValue = await cli(['worker', 'jobs.js', '--schema', '--concurrency', '2']);
     expect(missingValue.code).toBe(2);

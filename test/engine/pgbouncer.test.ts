@@ -6,7 +6,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
-import { dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { dropSchemas, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { pgbouncerInstalled, startPgbouncer, type Bouncer } from '../helpers/pgbouncer.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all(created.map((schema) => dropSchema(schema)));
+  await dropSchemas(created);
   await bouncer?.stop();
 });
 

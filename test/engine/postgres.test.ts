@@ -1,7 +1,8 @@
 import { afterAll } from 'vitest';
 import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
-import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, dropSchemas, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { describeBatch } from './batch.js';
 import { describeBulk } from './bulk.js';
 import { describeClusterEvents } from './cluster-events.js';
 import { describeHealth } from './health.js';
@@ -17,7 +18,7 @@ const schemas = new WeakMap<Store, string>();
 const created: string[] = [];
 
 afterAll(async () => {
-  if (created.length > 0) await Promise.all(created.map((schema) => dropSchema(schema)));
+  await dropSchemas(created);
 });
 
 const factory: EngineStoreFactory = {
@@ -37,6 +38,7 @@ const factory: EngineStoreFactory = {
 };
 
 describeEngine('postgres', factory);
+describeBatch('postgres', factory);
 describeBulk('postgres', factory);
 describeMetrics('postgres', factory);
 describeHealth('postgres', factory);

@@ -56,13 +56,41 @@ export function uniqueDatabase(prefix: string): string {
   return uniqueName(prefix);
 }
 
-/** Drops a schema created by a test. */
-export async function dropSchema(schema: string): Promise<void> {
+/** Tries of one schema's drop when the server's lock table is full. */
+const DROP_TRIES = 8;
+
+/**
+ * Drops schemas created by a test, one after another over one connection. A cascading drop
+ * takes a lock per object (~150 for a migrated schema), so a file's hundred schemas dropped at
+ * once would fill the server's shared lock table (`max_locks_per_transaction` × connections) and
+ * fail with "out of shared memory" (53200). Other test files may still drop theirs at the same
+ * moment: a drop refused so is tried again after a pause.
+ */
+export async function dropSchemas(schemas: readonly string[]): Promise<void> {
+  if (schemas.length === 0) return;
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
+    for (const schema of schemas) await dropOne(client, schema);
   } finally {
     await client.end();
+  }
+}
+
+/** Drops one schema created by a test (see {@link dropSchemas}). */
+export async function dropSchema(schema: string): Promise<void> {
+  await dropSchemas([schema]);
+}
+
+async function dropOne(client: pg.Client, schema: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await client.query(`drop schema if exists "${schema}" cascade`);
+      return;
+    } catch (error) {
+      const full = (error as { code?: unknown }).code === '53200';
+      if (!full || attempt === DROP_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
   }
 }
