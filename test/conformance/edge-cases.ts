@@ -8,11 +8,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/storage/store.js';
 import type { ConformanceContext } from './reliability.js';
-import { ids, leaseOf, newJob } from './helpers.js';
+import { claimAndStart, ids, leaseOf, newJob } from './helpers.js';
 
 /** Registers the edge-case conformance tests; call inside the provider's `describe`. */
 export function describeEdgeCases(ctx: ConformanceContext): void {
-  const { hot, processing } = ctx;
+  const { hot, archived, processing, statsOf } = ctx;
 
   describe('claim order across capped and uncapped queues', () => {
     it('takes a priority-100 job of a capped queue before a priority-1 job of an uncapped one', async () => {
@@ -87,6 +87,28 @@ export function describeEdgeCases(ctx: ConformanceContext): void {
         ]),
       ).toEqual([true, false]);
       expect((await store.getJob(job.id))?.where).toBe('archive');
+    });
+
+    it('archives a job whose id an archived job had, replacing that row, beside others, counted once', async () => {
+      const store = ctx.store();
+      const runToArchive = async (jobs: Parameters<Store['enqueue']>[0]): Promise<boolean[]> => {
+        await store.enqueue(jobs);
+        const started = await claimAndStart(store, { workerId: 'w', limit: 10, queues: ['reuse'] });
+        return store.settle(
+          started.map((job) => ({ kind: 'archive' as const, lease: leaseOf(job), durationMs: 1 })),
+        );
+      };
+      const again = newJob({ id: 'reused', queue: 'reuse', payload: '{"run":2}' });
+      expect(
+        await runToArchive([newJob({ id: 'reused', queue: 'reuse', payload: '{"run":1}' })]),
+      ).toEqual([true]);
+      expect(await runToArchive([newJob({ id: 'fresh', queue: 'reuse' }), again])).toEqual([
+        true,
+        true,
+      ]);
+      expect(await archived('reused')).toMatchObject({ payload: '{"run":2}', attempts: 1 });
+      expect(await archived('fresh')).toMatchObject({ queue: 'reuse' });
+      expect(await statsOf('reuse')).toMatchObject({ succeededTotal: 3, archived: 2 });
     });
   });
 

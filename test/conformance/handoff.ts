@@ -69,6 +69,22 @@ export function describeHandoff(ctx: ConformanceContext): void {
       expect(await store.settle([archive(await hot(next.id))])).toEqual([true]);
     });
 
+    it('hands over the freed slot also when an archived job had the id of the one it archives', async () => {
+      const store = ctx.store();
+      // An earlier job of another queue with the id the capped queue's first job will have.
+      await store.enqueue([newJob({ id: 'hr-00', queue: 'hr-earlier' })]);
+      const [earlier] = await store.claim({ workerId: 'w1', limit: 1, queues: ['hr-earlier'] });
+      if (!earlier) throw new Error('nothing claimed');
+      expect(await store.settle([archive(await hot(earlier.id))])).toEqual([true]);
+      const { started, pending } = await cappedQueue('hr', 1, 2, 1);
+      const [done] = started;
+      if (done?.id !== 'hr-00') throw new Error(`started ${String(done?.id)}`);
+      const result = await store.settleAndClaim([archive(done)], offer(5));
+      expect(result.applied).toEqual([true]);
+      expect(ids(result.started)).toEqual(pending);
+      expect(await archived('hr-00')).toMatchObject({ queue: 'hr', attempts: 1 });
+    });
+
     it('takes no more than the slots it freed, never past the cap', async () => {
       const store = ctx.store();
       const { started } = await cappedQueue('hc', 3, 8, 3);

@@ -105,6 +105,14 @@ export function isTransientConflict(error: unknown): boolean {
 }
 
 /**
+ * Whether `error` is the unique violation of the archive's primary key that an archive settle
+ * meets when an archived job has the id of a job it archives (see settle_archive.sql).
+ */
+export function isArchiveIdTaken(error: unknown): boolean {
+  return errorCode(error) === '23505' && errorConstraint(error) === 'jobs_archive_pkey';
+}
+
+/**
  * Converts driver errors into `ChokaQError`s, so no raw `pg` or PGlite error reaches a caller:
  * a limit that ran out (see {@link isTimeout}) becomes retryable `CHOKAQ_STORAGE_TIMEOUT`;
  * unreachable storage becomes retryable `CHOKAQ_STORAGE_UNAVAILABLE`; any other error the server

@@ -79,6 +79,14 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
 }
 
 /**
+ * The parameters of archive_evict.sql from an archive group's (`SettleGroups.archive`): ids,
+ * worker ids, lease tokens and keep flags.
+ */
+export function evictParams(archive: readonly unknown[]): unknown[] {
+  return [archive[0], archive[1], archive[2], archive[6]];
+}
+
+/**
  * The error-signature parameters of `move_to_dlq.sql` ($8–$11: fingerprint, class, message,
  * frame) for the error texts of the rows it moves, in the same order.
  */

@@ -66,7 +66,7 @@ import { ClaimContention, claimJobs, type LockedQueues } from './claim.js';
 import { countTable, queryTable } from './job-query.js';
 import { countPurgeable, purgeBatch } from './retention.js';
 import { enqueueJobs } from './enqueue-batch.js';
-import { isTransientConflict } from './errors.js';
+import { isArchiveIdTaken, isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
 import { QUERIES, type QueryName } from './generated.js';
 import { SqlIdempotencyClaims } from './idempotency-claims.js';
@@ -95,7 +95,7 @@ import {
   type Row,
 } from './rows.js';
 import { bindQueries, eventsChannel, validateSchema, wakeChannel } from './schema.js';
-import { groupSettlements, settleOutcome } from './settle-batch.js';
+import { evictParams, groupSettlements, settleOutcome } from './settle-batch.js';
 import { handoffParams, handoffQueues, readHandoffRows } from './handoff.js';
 
 /** What a settle moved: job ids, the queues whose slots it freed for others, jobs it started. */
@@ -423,9 +423,23 @@ export class SqlStore implements Store {
       return done;
     };
     // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.
-    const done = await this.retryOnConflict('settle', () =>
-      present.length === 1 ? run(db) : db.transaction(run),
-    );
+    const settleOnce = (): Promise<SettledRows> =>
+      this.retryOnConflict('settle', () =>
+        present.length === 1 ? run(db) : db.transaction(run),
+      );
+    // An archived job had the id of one archived now (rare: a caller-given id used again). The
+    // statement failed whole; the archive rows it replaces go first, in the same transaction.
+    const evictFirst = (archive: unknown[]): Promise<SettledRows> =>
+      this.retryOnConflict('settle', () =>
+        db.transaction(async (tx) => {
+          await tx.query(this.sql.archive_evict, evictParams(archive));
+          return run(tx);
+        }),
+      );
+    const done = await settleOnce().catch((error: unknown) => {
+      if (groups.archive === null || !isArchiveIdTaken(error)) throw error;
+      return evictFirst(groups.archive);
+    });
     this.wakeCapped(done.freed);
     return { applied: settleOutcome(settlements, done.moved), started: done.started };
   }

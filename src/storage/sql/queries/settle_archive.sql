@@ -11,6 +11,9 @@
 -- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
 --   once per queue, in queue order, so concurrent settlers cannot deadlock on them, and in this
 --   session's shard (counter_shard(), schema 22), so settlers of other sessions rarely wait.
+-- Fails with a unique violation of jobs_archive_pkey, changing nothing, when an archived job has
+--   the id of a job it archives (a caller-given id used again): the store then runs
+--   archive_evict.sql and this again in one transaction.
 -- Returns: id and queue of each moved job.
 :INCLUDE archive_moved
 SELECT id, queue FROM moved

@@ -11,13 +11,13 @@
 --   or NULL for every type; $9 worker id (text); $10 lease token (text); $11 most jobs to start
 --   (int: the slots the worker keeps free for them); $12 the capped queues the worker serves
 --   and may take from (text[]; the store leaves out queues holding keyed jobs).
--- Locking: as settle_archive.sql, plus FOR UPDATE SKIP LOCKED on the rows looked at (never
---   waits, never hands a row to two claimers). No queue row is locked and claim_seq is not raised:
---   a queue's fetched + processing count never grows here — each job started takes a slot this
---   statement freed (at most n per queue), so a claim that counted from an older snapshot (the
---   archived rows still active, the started ones still pending) counts as many, and its cap
---   stays exact. A queue whose cap was lowered below its active count gets fewer (room below).
---   Commits as the server's synchronous_commit says (it archives).
+-- Locking and a reused archived id: as settle_archive.sql, plus FOR UPDATE SKIP LOCKED on the rows
+--   looked at (never waits, never hands a row to two claimers). No queue row is locked and
+--   claim_seq is not raised: a queue's fetched + processing count never grows here — each job
+--   started takes a slot this statement freed (at most n per queue), so a claim that counted from
+--   an older snapshot (the archived rows still active, the started ones still pending) counts as
+--   many, and its cap stays exact. A queue whose cap was lowered below its active count gets fewer
+--   (room below). Commits as the server's synchronous_commit says (it archives).
 -- Returns, ordered by part: part 0 — id and queue of each archived job; part 1 — the started
 --   jobs as claim.sql returns them (id, queue, type, payload, status, attempts, worker_id,
 --   lease_token, trace_parent, run_at and created_at in epoch ms), in claim order; part 2 — the

@@ -1,0 +1,26 @@
+-- Purpose: before an archive settle whose plain insert met an archived job with the same id (a
+--   caller-given id used again, see fragments/archive_moved.sql), delete the archive rows that
+--   this settle replaces: those of the ids it will move (held under the lease, fetched or
+--   processing) and keep (the job type's and the queue's keep_succeeded). The archive then
+--   holds the newest run of an id, as an upsert would leave it.
+-- Parameters (parallel arrays, as settle_archive.sql's $1–$3 and $7): $1 id text[], $2 worker
+--   id text[], $3 lease token text[], $4 keep boolean[].
+-- Locking: row locks (FOR UPDATE) on the held hot rows, kept until the transaction ends, so the
+--   settle that follows in it moves exactly these rows; row locks on the deleted archive rows.
+-- Returns: nothing.
+WITH held AS (
+  SELECT h.id
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[])
+    AS i(id, worker_id, lease_token, keep)
+  JOIN :SCHEMA.jobs_hot h ON h.id = i.id
+  LEFT JOIN :SCHEMA.queues q ON q.name = h.queue
+  WHERE h.worker_id = i.worker_id
+    AND h.lease_token = i.lease_token
+    AND h.status + 0 IN (:FETCHED, :PROCESSING)
+    AND i.keep
+    AND coalesce(q.keep_succeeded, true)
+  FOR UPDATE OF h
+)
+DELETE FROM :SCHEMA.jobs_archive a
+USING held
+WHERE a.id = held.id
