@@ -16,15 +16,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChokaQ, silentLogger, type BulkAction } from '../../src/index.js';
 import { embedded } from '../../src/storage/embedded/index.js';
-import { waitFor } from '../helpers/wait.js';
-import {
-  ROOT,
-  killAll,
-  requireDist,
-  spawnNode,
-  withTimeout,
-  type Child,
-} from '../fixtures/crash-process.js';
+import { waitFor, withTimeout } from '../helpers/wait.js';
+import { ROOT, killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
 
 const RUNNER = join(ROOT, 'test/fixtures/crash-embedded-bulk-runner.mjs');
 const JOBS = 20_000;

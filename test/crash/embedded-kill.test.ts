@@ -12,14 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
 import { embedded } from '../../src/storage/embedded/index.js';
-import {
-  ROOT,
-  killAll,
-  requireDist,
-  spawnNode,
-  withTimeout,
-  type Child,
-} from '../fixtures/crash-process.js';
+import { ROOT, killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
+import { withTimeout } from '../helpers/wait.js';
 
 const ENQUEUER = join(ROOT, 'test/fixtures/crash-embedded-enqueue.mjs');
 const JOBS = 500;

@@ -17,13 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
-import {
-  killAll,
-  requireDist,
-  spawnNode,
-  withTimeout,
-  type Child,
-} from '../fixtures/crash-process.js';
+import { killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
+import { withTimeout } from '../helpers/wait.js';
 
 const MODULE = 'test/fixtures/crash-shutdown-jobs.mjs';
 const JOBS = 2000;

@@ -17,6 +17,7 @@ import {
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { DeckClient, serveDeck, type DeckServerHandle } from './client.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const OPERATE_TOKEN = 'live-operate-token-01234';
 const READ_TOKEN = 'live-read-token-0123456';
@@ -163,14 +164,8 @@ export function describeLiveControlsApi(
       });
       // Five runs before the change; one now: the first failure sends it to the DLQ.
       const { id } = await chokaq.enqueue(flaky, undefined);
-      const dead = await waitFor(
-        async () => {
-          const found = await chokaq.jobs.get(id);
-          return found?.state === 'dead' ? found : undefined;
-        },
-        { timeoutMs: 15_000, message: 'the job in the DLQ after one run' },
-      );
-      expect(dead.found.job.attempts).toBe(1);
+      const dead = await waitForJob(chokaq, id, 'dead', { timeoutMs: 15_000 });
+      expect(dead.attempts).toBe(1);
     });
 
     it('previews and purges now what retention says is old enough, audited; bad ages change nothing', async () => {

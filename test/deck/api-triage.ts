@@ -13,8 +13,8 @@ import {
   type TriggerResult,
 } from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
-import { waitFor } from '../helpers/wait.js';
 import { DeckClient, serveDeck, type DeckServerHandle } from './client.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const READ_TOKEN = 'triage-read-token-0123';
 const OPERATE_TOKEN = 'triage-operate-token-0123';
@@ -72,9 +72,7 @@ export function describeTriageApi(
 
     it('re-runs a succeeded job from the archive as a copy with a new id, audited', async () => {
       const done = await chokaq.enqueue(report, { month: '2026-11' }, { tags: 'monthly' });
-      await waitFor(async () => (await chokaq.jobs.get(done.id))?.found.where === 'archive', {
-        message: 'the job archived',
-      });
+      await waitForJob(chokaq, done.id, 'succeeded');
       const res = await api.post<RerunResult>(
         `api/jobs/${done.id}/rerun`,
         { reason: 'the report template changed' },
@@ -83,9 +81,7 @@ export function describeTriageApi(
       expect(res.status).toBe(200);
       expect(res.body.from).toBe(done.id);
       expect(res.body.id).not.toBe(done.id);
-      await waitFor(async () => (await chokaq.jobs.get(res.body.id))?.found.where === 'archive', {
-        message: 'the copy archived',
-      });
+      await waitForJob(chokaq, res.body.id, 'succeeded');
       const copy = (await chokaq.jobs.get(res.body.id))!.found.job;
       expect(copy).toMatchObject({
         type: 'triage.report.v1',
@@ -107,9 +103,7 @@ export function describeTriageApi(
 
     it('re-runs only succeeded jobs, and refuses bad input, a reader and a foreign body', async () => {
       const dead = await chokaq.enqueue(doomed, {});
-      await waitFor(async () => (await chokaq.jobs.get(dead.id))?.found.where === 'dlq', {
-        message: 'the job dead',
-      });
+      await waitForJob(chokaq, dead.id, 'dead');
       const before = (await chokaq.jobs.count()).count;
       const notArchived = await api.post(`api/jobs/${dead.id}/rerun`, {}, { csrf: false });
       expect(notArchived.status).toBe(404);
@@ -143,12 +137,7 @@ export function describeTriageApi(
         { csrf: false },
       );
       expect(res.status).toBe(200);
-      await waitFor(
-        async () => (await chokaq.jobs.get(res.body.jobId))?.found.where === 'archive',
-        {
-          message: 'the triggered job archived',
-        },
-      );
+      await waitForJob(chokaq, res.body.jobId, 'succeeded');
       expect((await chokaq.jobs.get(res.body.jobId))?.found.job.payload).toBe(
         JSON.stringify({ month: 'current' }),
       );

@@ -19,6 +19,7 @@ import type * as Postgres from '../../src/storage/postgres/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const pgUp = await postgresAvailable();
@@ -232,9 +233,7 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck for triage (PostgreSQL, 1280Ã
     await expect
       .poll(() => page.locator('.toast').allTextContents())
       .toContain(`Re-run as ${outcome.id}`);
-    await waitFor(async () => (await chokaq.jobs.get(outcome.id))?.found.where === 'archive', {
-      message: 'the copy to succeed',
-    });
+    await waitForJob(chokaq, outcome.id, 'succeeded');
     const copy = (await chokaq.jobs.get(outcome.id))!.found.job;
     const original = (await chokaq.jobs.get(id))!.found.job;
     expect(copy).toMatchObject({ payload: original.payload, createdBy: 'rhea' });
@@ -264,9 +263,7 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck for triage (PostgreSQL, 1280Ã
         target: { schedule: 'monthly-charges' },
       });
     const { outcome } = (await chokaq.audit.list())[0]! as { outcome: { jobId: string } };
-    await waitFor(async () => (await chokaq.jobs.get(outcome.jobId))?.found.where === 'archive', {
-      message: 'the triggered job to succeed',
-    });
+    await waitForJob(chokaq, outcome.jobId, 'succeeded');
     await expect.poll(() => row.textContent()).toContain('(triggered)');
     await page.context().close();
   });

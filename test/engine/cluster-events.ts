@@ -4,6 +4,7 @@ import type {} from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const work = defineJob({ type: 'cluster.work.v1', queue: 'cluster', handle: () => undefined });
 const doomed = defineJob({
@@ -153,14 +154,8 @@ export function describeClusterEvents(name: string, factory: EngineStoreFactory)
       await operator.workers.setRetry('cluster.flaky.v1', { maxAttempts: 1 }, { actor: 'olga' });
       await heard;
       const { id } = await worker.enqueue(flaky, undefined);
-      const dead = await waitFor(
-        async () => {
-          const found = await operator.jobs.get(id);
-          return found?.state === 'dead' ? found : undefined;
-        },
-        { timeoutMs: 15_000, message: 'the job in the DLQ after one run' },
-      );
-      expect(dead.found.job.attempts).toBe(1);
+      const dead = await waitForJob(operator, id, 'dead', { timeoutMs: 15_000 });
+      expect(dead.attempts).toBe(1);
       expect((await operator.audit.list())[0]).toMatchObject({
         action: 'retry-update',
         target: { type: 'cluster.flaky.v1' },

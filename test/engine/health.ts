@@ -6,6 +6,7 @@ import type {} from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const slowJob = defineJob({
   type: 'health.work.v1',
@@ -190,10 +191,7 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       hang = false;
       expect(release).toBeDefined();
       release?.();
-      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive', {
-        timeoutMs: 5000,
-        message: 'the job to run once the claim returned',
-      });
+      await waitForJob(chokaq, id, 'succeeded', { timeoutMs: 5000 });
       const recovered = await waitFor(
         async () => {
           const r = await chokaq.health.ready();

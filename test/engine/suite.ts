@@ -12,6 +12,7 @@ import type { Store } from '../../src/storage/store.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { watchClaims, type ClaimWatch } from '../helpers/watch-claims.js';
 import { useEngines } from './engines.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 /** How a test file provides fresh stores to the engine suite. */
 export interface EngineStoreFactory {
@@ -72,10 +73,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const chokaq = await engine({ jobs: [job] });
       const { id, created } = await chokaq.enqueue(job, { to: 'a@b.c' });
       expect(created).toBe(true);
-      const found = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'archive' ? f.job : undefined;
-      });
+      const found = await waitForJob(chokaq, id, 'succeeded');
       expect(found.attempts).toBe(1);
       expect(found.durationMs).toBeGreaterThanOrEqual(10);
       expect(seen[0]).toMatchObject({ id, type: 'mail.v1', queue: 'mail', attempt: 1 });
@@ -98,10 +96,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const retries: number[] = [];
       chokaq.on('job:retrying', (e) => retries.push(e.delayMs));
       const { id } = await chokaq.enqueue(job, {});
-      const archived = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'archive' ? f.job : undefined;
-      });
+      const archived = await waitForJob(chokaq, id, 'succeeded');
       expect(attempts).toEqual([1, 2, 3]);
       expect(archived.attempts).toBe(3);
       expect(retries).toEqual([20, 40]);
@@ -121,10 +116,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       const chokaq = await engine({ jobs: [job] });
       const { id } = await chokaq.enqueue(job, {});
-      const dead = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(chokaq, id, 'dead');
       expect(runs).toBe(3);
       expect(dead).toMatchObject({ reason: 'Transient', attempts: 3 });
       expect(dead.errorDetails).toContain('always broken');
@@ -139,10 +131,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       const chokaq = await engine({ jobs: [job] });
       const { id } = await chokaq.enqueue(job, {});
-      const dead = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(chokaq, id, 'dead');
       expect(dead).toMatchObject({ reason: 'Fatal', attempts: 1 });
       expect(dead.errorDetails).toMatch(/^FATAL: FatalError: bad address/);
     });
@@ -159,10 +148,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const delays: number[] = [];
       chokaq.on('job:retrying', (e) => delays.push(e.delayMs));
       const { id } = await chokaq.enqueue(job, {});
-      const dead = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(chokaq, id, 'dead');
       expect(delays).toEqual([30]);
       expect(dead).toMatchObject({ reason: 'Throttled', attempts: 2 });
     });
@@ -177,10 +163,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       const chokaq = await engine({ jobs: [job] });
       const { id } = await chokaq.enqueue(job, {});
-      const dead = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(chokaq, id, 'dead');
       expect(dead).toMatchObject({ reason: 'RetryLifetimeExpired', attempts: 1 });
       expect(dead.errorDetails).toContain('not yet');
     });
@@ -199,7 +182,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         code: 'CHOKAQ_PAYLOAD_INVALID',
       });
       const { id } = await chokaq.enqueue(job, { count: 7 });
-      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
+      await waitForJob(chokaq, id, 'succeeded');
       expect(received).toEqual([7]);
       // The rejected enqueue wrote nothing: the only job ever stored is the valid one.
       expect(await chokaq.listJobs()).toEqual([]);
@@ -216,7 +199,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         },
       });
       const { id } = await chokaq.enqueue('Report.Build.v2', { b: 1, a: 'ü' });
-      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
+      await waitForJob(chokaq, id, 'succeeded');
       expect(calls).toEqual([
         ['Report.Build.v2', '{"b":1,"a":"ü"}', 1],
         ['Report.Build.v2', '{"b":1,"a":"ü"}', 2],
@@ -248,11 +231,11 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         ],
       });
       const a = await chokaq.enqueue(job, { skip: false });
-      await waitFor(async () => (await chokaq.getJob(a.id))?.where === 'archive');
+      await waitForJob(chokaq, a.id, 'succeeded');
       expect(log).toEqual(['m1-in', 'm2-in', 'handler', 'm2-out', 'm1-out']);
       log.length = 0;
       const b = await chokaq.enqueue(job, { skip: true });
-      await waitFor(async () => (await chokaq.getJob(b.id))?.where === 'archive');
+      await waitForJob(chokaq, b.id, 'succeeded');
       expect(log).toEqual(['m1-in', 'm2-in', 'm2-out', 'm1-out']);
     });
 
@@ -328,10 +311,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       const chokaq = await engine({ jobs: [job] });
       const { id } = await chokaq.enqueue(job, {});
-      const dead = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(chokaq, id, 'dead');
       expect(dead.reason).toBe('Timeout');
     });
 
@@ -449,9 +429,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect(await firstClaim).toEqual([]);
       const started = Date.now();
       const { id } = await chokaq.enqueue(job, {});
-      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive', {
-        timeoutMs: 5000,
-      });
+      await waitForJob(chokaq, id, 'succeeded', { timeoutMs: 5000 });
       expect(Date.now() - started).toBeLessThan(2000);
     });
 
@@ -469,10 +447,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       const chokaq = await engine({ jobs: [job], abortGracePeriod: 50, concurrency: 1 });
       const { id } = await chokaq.enqueue(job, {});
-      const dead = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(chokaq, id, 'dead');
       expect(dead.reason).toBe('Timeout'); // finalised while the handler still runs
       release();
       await waitFor(() => finishedLate, { timeoutMs: 2000 });
@@ -500,12 +475,9 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const chokaq = await engine({ jobs: [queued, own], queues: { tight: { timeout: 50 } } });
       const a = await chokaq.enqueue(queued, {});
       const b = await chokaq.enqueue(own, {});
-      const dead = await waitFor(async () => {
-        const f = await chokaq.getJob(a.id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(chokaq, a.id, 'dead');
       expect(dead.reason).toBe('Timeout');
-      await waitFor(async () => (await chokaq.getJob(b.id))?.where === 'archive');
+      await waitForJob(chokaq, b.id, 'succeeded');
     });
 
     it('cancels pending jobs at once and running jobs through their signal', async () => {
@@ -529,10 +501,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         reason: 'Cancelled',
       });
       expect(waitingDead?.where === 'dlq' && waitingDead.job.errorDetails).toContain('alice');
-      const runningDead = await waitFor(async () => {
-        const f = await chokaq.getJob(running.id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const runningDead = await waitForJob(chokaq, running.id, 'dead');
       expect(runningDead).toMatchObject({ reason: 'Cancelled', attempts: 1 });
     });
 
@@ -553,10 +522,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         cancelled: [],
         requested: [id],
       });
-      const dead = await waitFor(async () => {
-        const f = await operator.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(operator, id, 'dead');
       expect(dead.reason).toBe('Cancelled');
       expect(Date.now() - asked).toBeLessThan(2000);
       // The requester crossed over with the request.
@@ -585,10 +551,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const operator = engines.engineOn(await factory.reopen(worker.storage), { worker: false });
       expect((await operator.cancel([id], { actor: 'alice' })).requested).toEqual([id]);
       expect((await worker.cancel([id], { actor: 'bob' })).requested).toEqual([id]);
-      const dead = await waitFor(async () => {
-        const f = await worker.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(worker, id, 'dead');
       expect(dead).toMatchObject({
         reason: 'Cancelled',
         errorDetails: 'Cancelled by alice while running',
@@ -644,16 +607,10 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       ]);
       const alive = await chokaq.enqueue(long, {}, { queue: 'long' });
       await chokaq.start();
-      const zombie = await waitFor(async () => {
-        const f = await chokaq.getJob(claimed!.id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const zombie = await waitForJob(chokaq, claimed!.id, 'dead');
       expect(zombie).toMatchObject({ reason: 'Zombie', attempts: 1 });
       expect(chokaq.counters.lostRuns).toBe(1);
-      const archived = await waitFor(async () => {
-        const f = await chokaq.getJob(alive.id);
-        return f?.where === 'archive' ? f.job : undefined;
-      });
+      const archived = await waitForJob(chokaq, alive.id, 'succeeded');
       expect(archived.attempts).toBe(1);
     });
 
@@ -679,10 +636,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       await storage.start([{ id, workerId: 'dead-worker', leaseToken: claimed!.leaseToken! }]);
       await chokaq.start();
-      const archived = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'archive' ? f.job : undefined;
-      });
+      const archived = await waitForJob(chokaq, id, 'succeeded');
       expect(runs).toBe(1);
       expect(archived).toMatchObject({ attempts: 1, lostAttempts: 1 });
     });
@@ -732,12 +686,9 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       const chokaq = await engine({ jobs: [fragile], concurrency: 1, circuitBreakerDelay: '5s' });
       const first = await chokaq.enqueue(fragile, {});
-      await waitFor(async () => (await chokaq.getJob(first.id))?.where === 'dlq');
+      await waitForJob(chokaq, first.id, 'dead');
       const { id } = await chokaq.enqueue(fragile, {});
-      const dead = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'dlq' ? f.job : undefined;
-      });
+      const dead = await waitForJob(chokaq, id, 'dead');
       expect(dead).toMatchObject({ reason: 'RetryLifetimeExpired', attempts: 0 });
       expect(dead.errorDetails).toContain('Circuit breaker open');
     });
@@ -757,7 +708,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       );
       await waitFor(async () => (await chokaq.dlq.list()).length === 3);
       const { id } = await chokaq.enqueue(picky, { ok: true });
-      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
+      await waitForJob(chokaq, id, 'succeeded');
       expect(chokaq.circuitStats()[0]?.state).toBe('closed');
     });
 
@@ -771,13 +722,10 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       const chokaq = await engine({ jobs: [job] });
       const { id } = await chokaq.enqueue(job, {});
-      await waitFor(async () => (await chokaq.getJob(id))?.where === 'dlq');
+      await waitForJob(chokaq, id, 'dead');
       fail = false;
       expect(await chokaq.dlq.resurrect([id], { actor: 'test' })).toEqual([id]);
-      const archived = await waitFor(async () => {
-        const f = await chokaq.getJob(id);
-        return f?.where === 'archive' ? f.job : undefined;
-      });
+      const archived = await waitForJob(chokaq, id, 'succeeded');
       expect(archived.attempts).toBe(1);
       const stats = (await chokaq.queues.stats()).find((s) => s.queue === 'default');
       expect(stats).toMatchObject({ failedTotal: 1, succeededTotal: 1, dead: 0 });

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEST_DATABASE_URL } from './pg.js';
+import { withTimeout } from './wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = join(ROOT, 'test/fixtures/flow-worker.mjs');
@@ -23,15 +24,6 @@ export interface FlowWorkerResult {
   stderr: string;
   drained: boolean;
   runs: FlowRun[];
-}
-
-/** Rejects after `ms` unless `promise` settles first. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** One started worker process. */
@@ -93,7 +85,7 @@ export async function runFlowWorkers(
 ): Promise<FlowWorkerResult[]> {
   const workers = Array.from({ length: count }, (_, i) => spawnWorker(i, schema, dir));
   try {
-    await within(Promise.all(workers.map((w) => w.ready)), READY_LIMIT_MS, 'workers ready');
+    await withTimeout(Promise.all(workers.map((w) => w.ready)), READY_LIMIT_MS, 'workers ready');
     for (const worker of workers) worker.child.stdin?.write('GO\n');
     let alive = count;
     const exits = Promise.all(
@@ -105,7 +97,7 @@ export async function runFlowWorkers(
       ),
     );
     await whileRunning(() => alive > 0);
-    const codes = await within(exits, EXIT_LIMIT_MS, 'workers exit');
+    const codes = await withTimeout(exits, EXIT_LIMIT_MS, 'workers exit');
     return workers.map((worker, i) => {
       const report = existsSync(worker.out)
         ? (JSON.parse(readFileSync(worker.out, 'utf8')) as { runs: FlowRun[]; drained: boolean })

@@ -7,7 +7,6 @@
  * Runs on PostgreSQL (rows planted with plain SQL) and on the memory store (rows planted through
  * the store, below the ChokaQ checks).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -17,14 +16,13 @@ import {
   defineJob,
   memory,
   silentLogger,
-  type DeadJob,
   type ErrorCode,
 } from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
 import type { AnyJobDefinition } from '../../src/job/registry.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const pgUp = await postgresAvailable();
 
@@ -134,19 +132,6 @@ async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'resolved'
     expect(error).toBeInstanceOf(ChokaQError);
     return (error as ChokaQError).code;
   }
-}
-
-/** Polls `getJob` until the job is in the DLQ (or fails after `limitMs`). */
-async function waitForDead(chokaq: ChokaQ, id: string, limitMs = 10_000): Promise<DeadJob> {
-  const deadline = Date.now() + limitMs;
-  let last = 'not found';
-  while (Date.now() < deadline) {
-    const found = await chokaq.getJob(id);
-    if (found?.where === 'dlq') return found.job;
-    last = found ? `${found.where} (${JSON.stringify(found.job).slice(0, 300)})` : 'not found';
-    await sleep(25);
-  }
-  throw new Error(`job ${id} did not reach the DLQ within ${limitMs} ms; last seen: ${last}`);
 }
 
 for (const provider of providers) {
@@ -351,7 +336,7 @@ for (const provider of providers) {
       const chokaq = await worker([other]);
       // The ghost row comes first in claim order; the worker claims past it and runs its own job.
       const { id } = await chokaq.enqueue(other, {});
-      await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
+      await waitForJob(chokaq, id, 'succeeded');
       expect(ran).toBe(1);
       expect(await chokaq.getJob('ghost-1')).toMatchObject({
         where: 'hot',
@@ -367,7 +352,7 @@ for (const provider of providers) {
       });
       engines.push(pipeWorker);
       await pipeWorker.start();
-      await waitFor(async () => (await chokaq.getJob('ghost-1'))?.where === 'archive');
+      await waitForJob(chokaq, 'ghost-1', 'succeeded');
       expect(piped).toEqual(['ghost.type.v1 {"a":1}']);
     });
 
@@ -380,7 +365,7 @@ for (const provider of providers) {
       });
       await harness.insertRaw({ id: 'oops-1', queue: 'default', type: job.type, payload: '{oops' });
       const chokaq = await worker([job]);
-      const dead = await waitForDead(chokaq, 'oops-1');
+      const dead = await waitForJob(chokaq, 'oops-1', 'dead');
       expect(dead.reason).toBe('Fatal');
       expect(dead.attempts).toBe(1);
       expect(dead.payload).toBe('{oops'); // kept byte for byte for the operator
@@ -404,7 +389,7 @@ for (const provider of providers) {
         payload: '{"to":7}',
       });
       const chokaq = await worker([job]);
-      const dead = await waitForDead(chokaq, 'schema-1');
+      const dead = await waitForJob(chokaq, 'schema-1', 'dead');
       expect(dead.reason).toBe('Fatal');
       expect(dead.attempts).toBe(1);
       expect(dead.errorDetails).toContain("payload of 'bad.schema.v1' is invalid");
@@ -425,7 +410,7 @@ for (const provider of providers) {
       });
       const chokaq = await worker([job]);
       const { id } = await chokaq.enqueue(job, { n: 1 });
-      const dead = await waitForDead(chokaq, id);
+      const dead = await waitForJob(chokaq, id, 'dead');
       expect(dead.reason).toBe('Transient');
       expect(dead.attempts).toBe(3);
       expect(dead.errorDetails).toContain('plain string failure #42');

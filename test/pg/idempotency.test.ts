@@ -4,10 +4,10 @@ import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
 import { idempotency } from '../../src/idempotency/middleware.js';
 import type { IdempotencyOutcome } from '../../src/idempotency/outcome.js';
 import type { IdempotencyClaims } from '../../src/storage/idempotency.js';
-import type { ArchivedJob } from '../../src/storage/model.js';
 import { postgres, type PostgresStore } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const available = await postgresAvailable();
 // One schema for the whole file: both describes use it, so it is dropped once both are done.
@@ -132,11 +132,6 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
     chokaq = undefined;
   });
 
-  async function archived(store: PostgresStore, id: string): Promise<ArchivedJob | null> {
-    const found = await store.getJob(id);
-    return found?.where === 'archive' ? found.job : null;
-  }
-
   it('runs the side effect of two jobs with one key once; the duplicate is archived with a note', async () => {
     const storage = open();
     const effects: string[] = [];
@@ -172,14 +167,11 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
     const second = await chokaq.enqueue(charge, { key: 'order-42' });
     expect(first.id).not.toBe(second.id);
 
-    const rows = await waitFor(
-      async () => {
-        const a = await archived(storage, first.id);
-        const b = await archived(storage, second.id);
-        return a && b ? [a, b] : null;
-      },
-      { timeoutMs: 15_000, message: 'both jobs archived' },
-    );
+    // An archived row never changes: waiting for one job, then the other, waits for both.
+    const rows = [
+      await waitForJob(storage, first.id, 'succeeded', { timeoutMs: 15_000 }),
+      await waitForJob(storage, second.id, 'succeeded', { timeoutMs: 15_000 }),
+    ];
     expect(effects).toHaveLength(1);
     const winner = effects[0]?.split(':')[1];
     const duplicate = rows.find((row) => row.id !== winner);
@@ -217,10 +209,7 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
     });
     await chokaq.start();
     const { id } = await chokaq.enqueue(flaky, { key: 'flaky-1' });
-    const row = await waitFor(() => archived(storage, id), {
-      timeoutMs: 15_000,
-      message: 'the retried job archived',
-    });
+    const row = await waitForJob(storage, id, 'succeeded', { timeoutMs: 15_000 });
     expect(row.attempts).toBe(2);
     expect(row.note).toBeNull();
     expect(runs).toBe(2);

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { withTimeout } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = join(ROOT, 'test/fixtures/drain-worker.mjs');
@@ -95,14 +96,6 @@ function spawnWorker(index: number, schema: string, dir: string): RunningWorker 
   });
   child.stdin?.on('error', () => undefined); // a worker that died must not fail the writer
   return worker;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 describe.skipIf(!pgUp)('PostgreSQL: three worker processes drain 20,300 jobs', () => {

@@ -9,6 +9,7 @@ import { ChokaQ, defineJob, RateLimitedError, silentLogger } from '../../src/ind
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const available = await postgresAvailable();
 const WAIT_MS = 1500;
@@ -64,11 +65,7 @@ describe.skipIf(!available)('RateLimitedError across workers (PostgreSQL)', () =
       call,
       Array.from({ length: FOLLOWERS }, (_, i) => ({ payload: { n: i + 1 } })),
     );
-    await waitFor(async () => (await first.storage.getJob(id))?.where === 'archive', {
-      timeoutMs: 20_000,
-      intervalMs: 50,
-      message: 'the rate-limited job to finish',
-    });
+    await waitForJob(first.storage, id, 'succeeded', { timeoutMs: 20_000, intervalMs: 50 });
     await waitFor(() => starts.size === FOLLOWERS + 1, {
       timeoutMs: 20_000,
       intervalMs: 50,

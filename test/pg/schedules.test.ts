@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger, type Schedule } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { withTimeout } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = join(ROOT, 'test/fixtures/schedule-worker.mjs');
@@ -73,14 +74,6 @@ function spawnChild(index: number, schema: string): Child {
   });
   child.stdin?.on('error', () => undefined);
   return spawned;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Jobs of a schema (hot, archived, dead) made by schedule `name`: id and `createdBy`. */

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
-import { waitFor } from '../helpers/wait.js';
 import type { NewJob } from '../../src/storage/model.js';
 import { postgres, type PostgresStore } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const available = await postgresAvailable();
 const schema = uniqueSchema('txenq');
@@ -159,7 +159,7 @@ describe.skipIf(!available)('ChokaQ.enqueue with a caller client', () => {
       await client.query('BEGIN');
       const kept = await chokaq.enqueue(welcome, { user: 'committed' }, { client });
       await client.query('COMMIT');
-      await waitFor(async () => (await chokaq.getJob(kept.id))?.where === 'archive');
+      await waitForJob(chokaq, kept.id, 'succeeded');
       expect(await chokaq.getJob(dropped.id)).toBeNull();
       expect(ran).toEqual(['committed']);
     } finally {

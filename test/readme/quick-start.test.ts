@@ -14,16 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  killAll,
-  requireDist,
-  spawnNode,
-  withTimeout,
-  type Child,
-} from '../fixtures/crash-process.js';
+import { killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
 import { TEST_DATABASE_URL, postgresAvailable, uniqueDatabase } from '../helpers/pg.js';
 import { REPO_ROOT, removeProject } from '../helpers/temp-project.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitFor, withTimeout } from '../helpers/wait.js';
 import { codeBlocks } from './readme-blocks.js';
 
 const pgUp = await postgresAvailable();

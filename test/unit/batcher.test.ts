@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Batcher, ItemFailure } from '../../src/util/batcher.js';
+import { withTimeout } from '../helpers/wait.js';
 
 /** A promise whose settlement the test controls. */
 function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
@@ -10,13 +11,9 @@ function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } 
   return { promise, resolve };
 }
 
-/** Rejects if `promise` has not settled within `ms` (keeps every wait bounded). */
+/** Every wait of this file is bounded, by a second unless it says otherwise. */
 function within<T>(promise: Promise<T>, ms = 1000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return withTimeout(promise, ms, 'the batcher');
 }
 
 /**

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
 import type { Settlement } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 /** A memory store whose archive settlements wait for `gate()` to open; `conflict` makes them miss. */
 function gatedStore(): {
@@ -62,7 +63,7 @@ describe('circuit breaker and the settle write', () => {
     await waitFor(() => chokaq.running === 0); // the handler is done; its archive is held back
     expect(chokaq.circuitStats()[0]?.failureCount).toBe(2);
     open();
-    await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive');
+    await waitForJob(chokaq, id, 'succeeded');
     await waitFor(() => chokaq.circuitStats()[0]?.failureCount === 0);
     await chokaq.stop();
   });

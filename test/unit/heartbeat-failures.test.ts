@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, memory, silentLogger, type JobDefinition } from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 /** A real memory store whose heartbeat writes fail, as when the database stops answering them. */
 function withFailingHeartbeats(): Store {
@@ -39,7 +40,7 @@ describe('heartbeat failures', () => {
     });
     await chokaq.start();
     const { id } = await chokaq.enqueue(job, {});
-    await waitFor(async () => (await chokaq.getJob(id))?.where === 'archive', { timeoutMs: 5000 });
+    await waitForJob(chokaq, id, 'succeeded', { timeoutMs: 5000 });
     expect(chokaq.counters.heartbeatFailures).toBeGreaterThanOrEqual(4);
     await chokaq.stop();
   });
@@ -58,13 +59,7 @@ describe('heartbeat failures', () => {
     });
     await chokaq.start();
     const { id } = await chokaq.enqueue(job, {});
-    const dead = await waitFor(
-      async () => {
-        const found = await chokaq.getJob(id);
-        return found?.where === 'dlq' ? found.job : undefined;
-      },
-      { timeoutMs: 5000 },
-    );
+    const dead = await waitForJob(chokaq, id, 'dead', { timeoutMs: 5000 });
     expect(dead.reason).toBe('HeartbeatFailure');
     await chokaq.stop();
   });

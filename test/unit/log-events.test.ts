@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, FatalError, memory, type Logger } from '../../src/index.js';
 import { LOG_EVENTS } from '../../src/observability/log-events.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitForJob } from '../../src/testing/index.js';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 
@@ -86,9 +86,7 @@ describe('log events', () => {
     });
     await chokaq.start();
     const { id } = await chokaq.enqueue(doomed, undefined);
-    await waitFor(async () => (await chokaq.jobs.get(id))?.state === 'dead', {
-      message: 'the death',
-    });
+    await waitForJob(chokaq, id, 'dead');
     await chokaq.stop();
     const engine = records.filter((r) => r.message !== 'about to fail');
     expect(engine.map((r) => r.meta.event)).toEqual(
