@@ -424,9 +424,7 @@ export class SqlStore implements Store {
     };
     // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.
     const settleOnce = (): Promise<SettledRows> =>
-      this.retryOnConflict('settle', () =>
-        present.length === 1 ? run(db) : db.transaction(run),
-      );
+      this.retryOnConflict('settle', () => (present.length === 1 ? run(db) : db.transaction(run)));
     // An archived job had the id of one archived now (rare: a caller-given id used again). The
     // statement failed whole; the archive rows it replaces go first, in the same transaction.
     const evictFirst = (archive: unknown[]): Promise<SettledRows> =>
