@@ -130,4 +130,4 @@ export type { ClaimBegin, IdempotencyClaims } from './storage/idempotency.js';
 export type { Store } from './storage/store.js';
 export type { Duration } from './util/duration.js';
 export { FakeClock, systemClock, type Clock } from './util/clock.js';
-export type { WorkerModule } from './cli/worker-module.js';
+export type { WorkerModule } from './worker-module.js';
