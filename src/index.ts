@@ -95,7 +95,7 @@ export type { Middleware } from './runtime/middleware.js';
 export type { CircuitPolicy } from './job/circuit-policy.js';
 export type { CircuitEvent, CircuitState, CircuitStats } from './runtime/circuit-breaker.js';
 export { idempotency, type IdempotencyOptions } from './idempotency/middleware.js';
-export type { IdempotencyOutcome } from './idempotency/outcome.js';
+export type { IdempotencyOutcome } from './runtime/idempotency-outcome.js';
 export type { PipeHandler } from './runtime/executor.js';
 export type { ChokaQEventMap, ChokaQEventName, ClusterActivity } from './runtime/events.js';
 export type { EngineCounters } from './runtime/counters.js';

@@ -16,7 +16,7 @@ import { RunContext } from '../runtime/run-context.js';
 import type { IdempotencyClaims } from '../storage/idempotency.js';
 import { checkOptions } from '../util/check.js';
 import { toMs, type Duration } from '../util/duration.js';
-import type { IdempotencyOutcome } from './outcome.js';
+import type { IdempotencyOutcome } from '../runtime/idempotency-outcome.js';
 
 /** Options of {@link idempotency}. */
 export interface IdempotencyOptions {

@@ -1,4 +1,4 @@
-import type { IdempotencyOutcome } from '../idempotency/outcome.js';
+import type { IdempotencyOutcome } from './idempotency-outcome.js';
 import type { JobContext } from '../job/define-job.js';
 import type { ChokaQEvents } from './events.js';
 import { withFields, type Logger } from '../observability/logger.js';
