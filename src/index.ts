@@ -24,7 +24,8 @@ export type {
   WorkerCheck,
 } from './monitoring/health/system.js';
 export type { HealthOptions } from './config/health.js';
-export type { QueueRetention, RetentionAges, RetentionOptions } from './config/retention.js';
+export type { QueueRetention, RetentionOptions } from './config/retention.js';
+export type { RetentionAges } from './runtime/retention-ages.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
 export type { LiveControlOptions, LiveControls, LiveRetry } from './operator/live-controls.js';
 export type { FlowApi } from './operator/flow-api.js';
