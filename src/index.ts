@@ -69,13 +69,13 @@ export type { RateBucket, RateDraw, RateGrant, RateLimits } from './storage/rate
 export {
   defineJob,
   type BatchJobSpec,
-  type JobContext,
   type JobDefinition,
   type JobHandler,
   type JobSpec,
   type JobSpecFields,
   type SingleJobSpec,
 } from './job/define-job.js';
+export type { JobContext } from './job/context.js';
 export type {
   BatchContext,
   BatchHandler,

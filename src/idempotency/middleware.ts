@@ -8,7 +8,7 @@
  */
 import { logEvent } from '../observability/log-events.js';
 import { ChokaQError } from '../errors.js';
-import type { JobContext } from '../job/define-job.js';
+import type { JobContext } from '../job/context.js';
 import { normalizeIdempotencyKey } from '../job/envelope.js';
 import { ThrottledError } from '../job/errors.js';
 import type { Middleware } from '../runtime/middleware.js';

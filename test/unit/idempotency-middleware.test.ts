@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { JobContext } from '../../src/job/define-job.js';
+import type { JobContext } from '../../src/job/context.js';
 import { ThrottledError } from '../../src/job/errors.js';
 import { classifyFailure } from '../../src/job/classify.js';
 import { idempotency } from '../../src/idempotency/middleware.js';
