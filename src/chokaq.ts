@@ -4,6 +4,7 @@ import {
   MAX_WORKERS_RANGE,
   queueZombieSeconds,
   resolveConfig,
+  type ChokaQSettings,
 } from './config/resolve.js';
 import type { Duration } from './util/duration.js';
 import { Enqueuer } from './enqueue/enqueuer.js';
@@ -74,7 +75,6 @@ import { ClusterEvents, type LiveControl } from './runtime/cluster-events.js';
 import { logEvent } from './observability/log-events.js';
 import { LiveControls } from './operator/live-controls.js';
 import { Engine } from './runtime/engine.js';
-import type { EngineSettings } from './runtime/settings.js';
 import { ChokaQEvents, type ChokaQEventMap, type ChokaQEventName } from './runtime/events.js';
 import type {
   ArchivedJob,
@@ -137,7 +137,7 @@ export type CancelOptions = ActorOptions;
  * A process that only enqueues passes `worker: false` (or never calls `start()`).
  */
 export class ChokaQ {
-  private readonly config: EngineSettings;
+  private readonly config: ChokaQSettings;
   private readonly events: ChokaQEvents;
   private readonly counts: Readonly<EngineCounters>;
   private readonly open: () => Promise<void>;
@@ -375,7 +375,7 @@ export class ChokaQ {
    * storage is named by its kind only, functions and providers only as whether they are set.
    */
   configuration(): EngineConfiguration {
-    return engineConfiguration(this.config, this.engine.concurrency);
+    return engineConfiguration(this.config, this.engine.concurrency, this.config.schedules.length);
   }
 
   /** Jobs running now in this process. */

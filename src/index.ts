@@ -24,7 +24,8 @@ export type {
   WorkerCheck,
 } from './monitoring/health/system.js';
 export type { HealthOptions } from './config/health.js';
-export type { QueueRetention, RetentionAges, RetentionOptions } from './config/retention.js';
+export type { QueueRetention, RetentionOptions } from './config/retention.js';
+export type { RetentionAges } from './runtime/retention-ages.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
 export type { LiveControlOptions, LiveControls, LiveRetry } from './operator/live-controls.js';
 export type { FlowApi } from './operator/flow-api.js';
@@ -68,13 +69,13 @@ export type { RateBucket, RateDraw, RateGrant, RateLimits } from './storage/rate
 export {
   defineJob,
   type BatchJobSpec,
-  type JobContext,
   type JobDefinition,
   type JobHandler,
   type JobSpec,
   type JobSpecFields,
   type SingleJobSpec,
 } from './job/define-job.js';
+export type { JobContext } from './job/context.js';
 export type {
   BatchContext,
   BatchHandler,
@@ -95,7 +96,7 @@ export type { Middleware } from './runtime/middleware.js';
 export type { CircuitPolicy } from './job/circuit-policy.js';
 export type { CircuitEvent, CircuitState, CircuitStats } from './runtime/circuit-breaker.js';
 export { idempotency, type IdempotencyOptions } from './idempotency/middleware.js';
-export type { IdempotencyOutcome } from './idempotency/outcome.js';
+export type { IdempotencyOutcome } from './runtime/idempotency-outcome.js';
 export type { PipeHandler } from './runtime/executor.js';
 export type { ChokaQEventMap, ChokaQEventName, ClusterActivity } from './runtime/events.js';
 export type { EngineCounters } from './runtime/counters.js';
@@ -130,4 +131,4 @@ export type { ClaimBegin, IdempotencyClaims } from './storage/idempotency.js';
 export type { Store } from './storage/store.js';
 export type { Duration } from './util/duration.js';
 export { FakeClock, systemClock, type Clock } from './util/clock.js';
-export type { WorkerModule } from './cli/worker-module.js';
+export type { WorkerModule } from './worker-module.js';

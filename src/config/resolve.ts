@@ -7,6 +7,7 @@ import { isJobDefinition, type AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy } from '../job/retry.js';
 import { checkLogger, consoleLogger } from '../observability/logger.js';
 import type { EngineSettings, QueueStartSettings } from '../runtime/settings.js';
+import type { CheckedSchedule } from '../schedule/definition.js';
 import type { Store } from '../storage/store.js';
 import {
   checkArray,
@@ -92,11 +93,20 @@ const GRACE = { min: 0, max: MAX_TIMER_MS };
 const POSITIVE = { min: 1 };
 
 /**
+ * Every option of `new ChokaQ` checked: the engine's settings and the declared schedules, which
+ * the facade hands to the schedules API (the engine below it never sees them).
+ */
+export interface ChokaQSettings extends EngineSettings {
+  /** The declared schedules, checked. Default: none. */
+  schedules: readonly CheckedSchedule[];
+}
+
+/**
  * Applies defaults and checks every option once: types, bounds, unknown names.
  * @throws ChokaQError naming the option: `CHOKAQ_INVALID_CONFIG`, `CHOKAQ_UNKNOWN_OPTION`,
  *   `CHOKAQ_INVALID_DURATION`, `CHOKAQ_INVALID_QUEUE`.
  */
-export function resolveConfig(options: ChokaQOptions): EngineSettings {
+export function resolveConfig(options: ChokaQOptions): ChokaQSettings {
   if (!isPlainObject(options))
     throw invalid('CHOKAQ_INVALID_CONFIG', 'options', 'an object', options);
   checkOptions(options, 'options', OPTION_KEYS);

@@ -8,7 +8,7 @@
  */
 import { logEvent } from '../observability/log-events.js';
 import { ChokaQError } from '../errors.js';
-import type { JobContext } from '../job/define-job.js';
+import type { JobContext } from '../job/context.js';
 import { normalizeIdempotencyKey } from '../job/envelope.js';
 import { ThrottledError } from '../job/errors.js';
 import type { Middleware } from '../runtime/middleware.js';
@@ -16,7 +16,7 @@ import { RunContext } from '../runtime/run-context.js';
 import type { IdempotencyClaims } from '../storage/idempotency.js';
 import { checkOptions } from '../util/check.js';
 import { toMs, type Duration } from '../util/duration.js';
-import type { IdempotencyOutcome } from './outcome.js';
+import type { IdempotencyOutcome } from '../runtime/idempotency-outcome.js';
 
 /** Options of {@link idempotency}. */
 export interface IdempotencyOptions {

@@ -1,7 +1,7 @@
 import { ChokaQError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { checkInteger, describeValue } from '../util/check.js';
-import type { JobContext } from './define-job.js';
+import type { JobContext } from './context.js';
 
 /** Largest `batchSize` a job definition may ask for. */
 export const MAX_BATCH_SIZE = 1000;

@@ -8,7 +8,6 @@ import {
   invalid,
   isPlainObject,
 } from '../util/check.js';
-import type { Logger } from '../observability/logger.js';
 import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
 import { validateQueueName, validateTypeKey, validatePriority } from './envelope.js';
 import { resolveRetryPolicy, type RetryOptions } from './retry.js';
@@ -20,33 +19,7 @@ import {
 } from './concurrency.js';
 import { checkRateLimit, type RateLimit, type RateLimitOptions } from './rate-limit.js';
 import { checkBatchSize, handleAsBatchOfOne, type BatchHandler } from './batch.js';
-
-/** What a handler (and middleware) receives besides the payload. */
-export interface JobContext {
-  /** Job id. */
-  readonly id: string;
-  /** Stable type key. */
-  readonly type: string;
-  readonly queue: string;
-  /** 1 for the first run, 2 for the first retry, … */
-  readonly attempt: number;
-  /** When the job was enqueued. */
-  readonly createdAt: Date;
-  /** Fires when the run must stop (shutdown, timeout, cancellation). */
-  readonly signal: AbortSignal;
-  /**
-   * Reports progress 0–100 (clamped) to `job:progress` listeners; the last value is stored with
-   * the job at its next heartbeat, so operators see it in the job's detail.
-   */
-  progress(percent: number): Promise<void>;
-  /** Logger scoped to this job. */
-  readonly log: Logger;
-  /**
-   * Marks the run as skipped on purpose (for example a duplicate): when the run then ends without
-   * error, the job is archived with this note and a `job:skipped` event is emitted.
-   */
-  skip(reason: string): void;
-}
+import type { JobContext } from './context.js';
 
 /**
  * A handler for one job type. Return to succeed; throw to fail (see `classifyFailure`). What it

@@ -2,10 +2,15 @@
  * A job type's rate limit (`defineJob({ rateLimit })`): its checks, and the bucket a job draws
  * from.
  */
-import { MAX_BUCKET_NAME, MAX_RATE_LIMIT } from '../storage/rate-input.js';
 import { checkInteger, checkOptions, invalid, isPlainObject } from '../util/check.js';
 import { MAX_DURATION_MS, toMs, type Duration } from '../util/duration.js';
 import { checkConcurrencyKey, type ConcurrencyKeyOption } from './concurrency.js';
+
+/** Longest bucket name: the size of the stores' column. */
+export const MAX_BUCKET_NAME = 255;
+
+/** Largest limit of a rate bucket. */
+export const MAX_RATE_LIMIT = 1_000_000;
 
 /** The `rateLimit` field of `defineJob`. */
 export interface RateLimitOptions<P> {

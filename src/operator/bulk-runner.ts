@@ -6,7 +6,8 @@
  * continues with the items still waiting.
  */
 import { ChokaQError } from '../errors.js';
-import { defineJob, type JobContext, type JobDefinition } from '../job/define-job.js';
+import type { JobContext } from '../job/context.js';
+import { defineJob, type JobDefinition } from '../job/define-job.js';
 import { serializePayload } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { BulkAction, BulkBatch, BulkEnd, BulkItem, BulkSkip } from '../storage/bulk.js';

@@ -84,10 +84,14 @@ export interface EngineConfiguration {
   declaredSchedules: number;
 }
 
-/** The configuration report of `settings`, with `concurrency` as the engine runs now. */
+/**
+ * The configuration report of `settings`, with `concurrency` as the engine runs now and the
+ * number of schedules the options declare (which the facade holds, not the engine's settings).
+ */
 export function engineConfiguration(
   settings: EngineSettings,
   concurrency: number,
+  declaredSchedules: number,
 ): EngineConfiguration {
   const s = settings;
   const queueDefaults = {
@@ -173,6 +177,6 @@ export function engineConfiguration(
     },
     queues,
     queueDefaults,
-    declaredSchedules: s.schedules.length,
+    declaredSchedules,
   };
 }

@@ -3,7 +3,7 @@
  * configured ages or ones given to the call (`{ archive: '1d' }`), in the same bounded batches as
  * the background loop and under the same lease, so two purges never run at once.
  */
-import { resolveAges, type RetentionAges } from '../config/retention.js';
+import { resolveAges, type RetentionAges } from '../runtime/retention-ages.js';
 import { retentionRules, type Retention } from '../runtime/retention.js';
 import type { RetentionSettings } from '../runtime/settings.js';
 import type { RetentionRule, RetentionTable } from '../storage/retention.js';

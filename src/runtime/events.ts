@@ -1,6 +1,6 @@
 import { logEvent } from '../observability/log-events.js';
 import type { FailureReason } from '../job/state.js';
-import type { IdempotencyOutcome } from '../idempotency/outcome.js';
+import type { IdempotencyOutcome } from './idempotency-outcome.js';
 import type { Logger } from '../observability/logger.js';
 import { checkFunction, checkOneOf } from '../util/check.js';
 import type { AuditEntry } from '../storage/bulk.js';

@@ -1,6 +1,7 @@
 import { logEvent } from '../observability/log-events.js';
 import { ChokaQError } from '../errors.js';
-import { parsePayload, type JobContext } from '../job/define-job.js';
+import type { JobContext } from '../job/context.js';
+import { parsePayload } from '../job/define-job.js';
 import { classifyFailure, describeError } from '../job/classify.js';
 import { RateLimitedError } from '../job/errors.js';
 import { decideFailure } from '../job/failure-decision.js';

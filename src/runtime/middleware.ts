@@ -1,4 +1,4 @@
-import type { JobContext } from '../job/define-job.js';
+import type { JobContext } from '../job/context.js';
 
 /**
  * Wraps every run, outermost first in registration order; the handler is innermost. `payload` is

@@ -1,5 +1,5 @@
-import type { IdempotencyOutcome } from '../idempotency/outcome.js';
-import type { JobContext } from '../job/define-job.js';
+import type { IdempotencyOutcome } from './idempotency-outcome.js';
+import type { JobContext } from '../job/context.js';
 import type { ChokaQEvents } from './events.js';
 import { withFields, type Logger } from '../observability/logger.js';
 import type { ClaimedJob } from '../storage/model.js';

@@ -3,7 +3,6 @@ import type { CircuitPolicy } from '../job/circuit-policy.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { RetryPolicy } from '../job/retry.js';
 import type { Logger } from '../observability/logger.js';
-import type { CheckedSchedule } from '../schedule/definition.js';
 import type { RetentionTable } from '../storage/retention.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
@@ -92,6 +91,4 @@ export interface EngineSettings {
   /** Interval of the cross-process events in ms; `null` when they are off. */
   clusterEventsIntervalMs: number | null;
   retention: RetentionSettings;
-  /** The declared schedules, checked. */
-  schedules: readonly CheckedSchedule[];
 }

@@ -4,15 +4,11 @@
  *
  * @internal
  */
+// The bounds belong to the job definitions, which check a type's `rateLimit` with them first.
+import { MAX_BUCKET_NAME, MAX_RATE_LIMIT } from '../job/rate-limit.js';
 import { checkInteger, checkString } from '../util/check.js';
 import { MAX_DURATION_MS } from '../util/duration.js';
 import type { RateDraw } from './rate-limits.js';
-
-/** Longest bucket name: the column's size. */
-export const MAX_BUCKET_NAME = 255;
-
-/** Largest limit of a rate bucket. */
-export const MAX_RATE_LIMIT = 1_000_000;
 
 /**
  * Checks a bucket's name, limit and interval.

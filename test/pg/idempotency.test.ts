@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
 import { idempotency } from '../../src/idempotency/middleware.js';
-import type { IdempotencyOutcome } from '../../src/idempotency/outcome.js';
+import type { IdempotencyOutcome } from '../../src/runtime/idempotency-outcome.js';
 import type { IdempotencyClaims } from '../../src/storage/idempotency.js';
 import { postgres, type PostgresStore } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { JobContext } from '../../src/job/define-job.js';
+import type { JobContext } from '../../src/job/context.js';
 import { ThrottledError } from '../../src/job/errors.js';
 import { classifyFailure } from '../../src/job/classify.js';
 import { idempotency } from '../../src/idempotency/middleware.js';
-import type { IdempotencyOutcome } from '../../src/idempotency/outcome.js';
+import type { IdempotencyOutcome } from '../../src/runtime/idempotency-outcome.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { IdempotencyClaims } from '../../src/storage/idempotency.js';
 import { MemoryIdempotencyClaims } from '../../src/storage/memory/idempotency-claims.js';

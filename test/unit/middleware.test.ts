@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobContext } from '../../src/job/define-job.js';
+import type { JobContext } from '../../src/job/context.js';
 import { composeMiddleware, type Middleware } from '../../src/runtime/middleware.js';
 
 const ctx = { id: 'job-1', type: 'test.v1', queue: 'default', attempt: 1 } as unknown as JobContext;

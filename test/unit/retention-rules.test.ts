@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_AGES, resolveRetention } from '../../src/config/retention.js';
+import { resolveRetention } from '../../src/config/retention.js';
+import { DEFAULT_AGES } from '../../src/runtime/retention-ages.js';
 import { retentionRules } from '../../src/runtime/retention.js';
 
 describe('retention rules', () => {

@@ -315,6 +315,16 @@ describe('schedule definitions', () => {
     new ChokaQ({ storage, logger: silentLogger, schedules: [schedule as Schedule] });
   const base = { name: 's', job: 'report.v1' };
 
+  it('are counted in the configuration report', () => {
+    const schedules: Schedule[] = [
+      { ...base, every: '1m' },
+      { ...base, name: 't', cron: '0 * * * *' },
+    ];
+    const chokaq = new ChokaQ({ storage, logger: silentLogger, schedules });
+    expect(chokaq.configuration().declaredSchedules).toBe(2);
+    expect(make({ ...base, every: '1m' }).configuration().declaredSchedules).toBe(1);
+  });
+
   it.each([
     [{ ...base, cron: '61 * * * *' }, 'CHOKAQ_INVALID_SCHEDULE', 'schedules[0].cron', '61'],
     [{ ...base, cron: '* * * *' }, 'CHOKAQ_INVALID_SCHEDULE', 'schedules[0].cron', '* * * *'],

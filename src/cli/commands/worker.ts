@@ -3,7 +3,7 @@ import { consoleLogger, type LogLevel } from '../../observability/logger.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
 import { CliError, type CliIo } from '../io.js';
 import { isChokaQ, loadWorkerModule } from '../module-loader.js';
-import type { WorkerModule } from '../worker-module.js';
+import type { WorkerModule } from '../../worker-module.js';
 import { parseFlags } from '../args.js';
 
 /** Usage text of `chokaq worker`. */

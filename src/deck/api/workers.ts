@@ -4,7 +4,7 @@
  */
 import type { ChokaQ } from '../../chokaq.js';
 import type { LiveRetry } from '../../operator/live-controls.js';
-import type { RetentionAges } from '../../config/retention.js';
+import type { RetentionAges } from '../../runtime/retention-ages.js';
 import { bodyOf, queryJson, type Route } from '../routes.js';
 import { actorOptions } from './inputs.js';
 

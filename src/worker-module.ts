@@ -1,5 +1,5 @@
-import type { ChokaQ } from '../chokaq.js';
-import type { ChokaQOptions } from '../config/options.js';
+import type { ChokaQ } from './chokaq.js';
+import type { ChokaQOptions } from './config/options.js';
 
 /**
  * What a module given to `chokaq worker <module>` default-exports: ChokaQ options, where

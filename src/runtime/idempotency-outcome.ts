@@ -1,4 +1,7 @@
-/** The outcomes of the idempotency middleware, apart so the runtime's events can name them. */
+/**
+ * The outcomes of the idempotency middleware, kept in the runtime (below the middleware) so that
+ * the runtime's events and run context can name them.
+ */
 
 /** What the middleware did with one run, reported to its `onOutcome` option and as the `idempotency:outcome` event. */
 export type IdempotencyOutcome =
