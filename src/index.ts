@@ -97,7 +97,7 @@ export type { CircuitPolicy } from './job/circuit-policy.js';
 export type { CircuitEvent, CircuitState, CircuitStats } from './runtime/circuit-breaker.js';
 export { idempotency, type IdempotencyOptions } from './idempotency/middleware.js';
 export type { IdempotencyOutcome } from './runtime/idempotency-outcome.js';
-export type { PipeHandler } from './runtime/executor.js';
+export type { PipeHandler } from './runtime/run-types.js';
 export type { ChokaQEventMap, ChokaQEventName, ClusterActivity } from './runtime/events.js';
 export type { EngineCounters } from './runtime/counters.js';
 export {

@@ -7,7 +7,7 @@ import type { Lease } from '../storage/store.js';
 import { withFields } from '../observability/logger.js';
 import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing.js';
 import type { ActiveRun } from './active-runs.js';
-import type { CallResult, ExecutorOptions, RunResult } from './executor.js';
+import type { CallResult, ExecutorOptions, RunResult } from './run-types.js';
 import { GraceTimer } from './grace-timer.js';
 import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';

@@ -6,77 +6,23 @@ import { classifyFailure, describeError } from '../job/classify.js';
 import { RateLimitedError } from '../job/errors.js';
 import { decideFailure } from '../job/failure-decision.js';
 import type { FailureReason } from '../job/state.js';
-import type { AnyJobDefinition, JobRegistry } from '../job/registry.js';
+import type { AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from '../job/retry.js';
-import type { ChokaQEvents } from './events.js';
-import type { Logger } from '../observability/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { Lease, Settlement } from '../storage/store.js';
-import type { Clock } from '../util/clock.js';
-import type { AbortCause, ActiveRun, ActiveRuns, RunAborted } from './active-runs.js';
-import type { Completer } from './completer.js';
-import { composeMiddleware, type Middleware } from './middleware.js';
+import type { AbortCause, ActiveRun, RunAborted } from './active-runs.js';
+import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';
 import { GraceTimer } from './grace-timer.js';
 import { runBatch, type BatchEntry } from './batch-run.js';
+import type { CallResult, ExecutorOptions, RunResult } from './run-types.js';
 import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing.js';
-import type { Tracer } from '@opentelemetry/api';
-
-/**
- * Pipe mode: one raw handler for every type key, called with the stored type and payload text.
- * What it returns is kept with the archived job, as with {@link JobHandler}.
- */
-export type PipeHandler = (type: string, payload: string, ctx: JobContext) => unknown;
 
 /** Largest handler result kept with an archived job, in UTF-8 bytes of its JSON. */
 export const MAX_RESULT_BYTES = 64 * 1024;
 
-/** Dependencies of an {@link Executor}. */
-export interface ExecutorOptions {
-  registry: JobRegistry;
-  pipe: PipeHandler | undefined;
-  middleware: readonly Middleware[];
-  retry: RetryPolicy;
-  /** Default handler time limit in ms. */
-  timeoutMs: number;
-  /** Per-queue handler time limits in ms; a job type's own timeout wins over them. */
-  queueTimeoutsMs: Readonly<Record<string, number>>;
-  completer: Completer;
-  events: ChokaQEvents;
-  logger: Logger;
-  clock: Clock;
-  /** Registry of runs in progress, shared with the heartbeater, local cancels and shutdown. */
-  runs: ActiveRuns;
-  /** How long an aborted handler may take to return before it is abandoned, in ms. */
-  abortGraceMs: number;
-  /** Where each run's span goes (a no-op without an OpenTelemetry SDK). */
-  tracer: Tracer;
-  /**
-   * Called when a handler threw `RateLimitedError`, with the wait in ms (blocks the job's rate
-   * bucket for every process). Default: none.
-   */
-  onRateLimited?: (job: ClaimedJob, waitMs: number) => Promise<void>;
-}
-
-/** How a run ended, as far as the circuit breaker is concerned. */
-export type RunOutcome = 'succeeded' | 'failed' | 'neutral';
-
-/** How a run ended, handed back as soon as the handler is done. */
-export interface RunResult {
-  outcome: RunOutcome;
-  /**
-   * Resolves `true` once the run's settlement was written, `false` on a conflict, a failed write
-   * or when there was nothing to write. The outcome counts (for the circuit breaker) only then:
-   * a success is not a success before its archive commits.
-   */
-  settled: Promise<boolean>;
-}
-
 /** The result of a run that leaves nothing to count. */
 const NOTHING_WRITTEN: Promise<boolean> = Promise.resolve(false);
-
-/** What a finished or abandoned handler call produced. */
-export type CallResult = { done: true; error?: unknown; value?: unknown } | { done: false };
 
 /** DLQ reason and text for runs aborted on purpose. */
 const ABORT_DEATH: Partial<Record<AbortCause, FailureReason>> = {

@@ -1,5 +1,5 @@
 import type { CancelTimer, Clock } from '../util/clock.js';
-import type { CallResult } from './executor.js';
+import type { CallResult } from './run-types.js';
 
 /**
  * The grace period of an aborted run: `expired` resolves `abortGraceMs` after `start()`, unless

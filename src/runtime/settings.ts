@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import type { RetentionTable } from '../storage/retention.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
-import type { PipeHandler } from './executor.js';
+import type { PipeHandler } from './run-types.js';
 import type { Middleware } from './middleware.js';
 
 /** The `telemetry` option checked, with defaults applied. */
