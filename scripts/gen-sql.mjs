@@ -4,7 +4,8 @@
  * - src/storage/sql/migrations/NNNN_name.sql → MIGRATIONS (ordered by version);
  * - src/storage/sql/queries/name.sql → QUERIES (header comment lines dropped), with the hot-state
  *   names `:PENDING`, `:FETCHED`, `:PROCESSING` and `:SCHEDULED` replaced by their codes from HOT_STATE_CODE in
- *   src/job/state.ts (literal constants, so the planner still matches the partial indexes);
+ *   src/job/state.ts (literal constants, so the planner still matches the partial indexes) and
+ *   `:MAX_HISTORY`, `:MAX_HISTORY_ERROR` by the history bounds of src/storage/model.ts;
  *   a line `:INCLUDE name` stands for src/storage/sql/fragments/name.sql (the end several
  *   statements share, written once).
  *
@@ -33,9 +34,24 @@ function hotStateCodes() {
   return codes;
 }
 
-/** Replaces the state names (`:PENDING`, …) of a statement by their codes. */
-function withStateCodes(sql, codes) {
-  return sql.replace(/(?<!:):(PENDING|FETCHED|PROCESSING|SCHEDULED)\b/g, (_, name) => codes[name]);
+/** The history bounds of src/storage/model.ts, the one place they are defined. */
+function historyBounds() {
+  const source = readFileSync(join(root, 'src', 'storage', 'model.ts'), 'utf8');
+  const bounds = {};
+  for (const name of ['MAX_HISTORY', 'MAX_HISTORY_ERROR']) {
+    const value = new RegExp(`export const ${name} = (\\d+);`).exec(source)?.[1];
+    if (value === undefined) throw new Error(`${name} not found in src/storage/model.ts`);
+    bounds[name] = value;
+  }
+  return bounds;
+}
+
+/** Replaces the state names (`:PENDING`, …) and history bounds (`:MAX_HISTORY`, …) by values. */
+function withConstants(sql, constants) {
+  return sql.replace(
+    /(?<!:):(PENDING|FETCHED|PROCESSING|SCHEDULED|MAX_HISTORY_ERROR|MAX_HISTORY)\b/g,
+    (_, name) => constants[name],
+  );
 }
 
 /** SQL files of a folder, sorted by name. */
@@ -77,13 +93,13 @@ function withFragments(sql, file) {
 }
 
 function queries() {
-  const codes = hotStateCodes();
+  const constants = { ...hotStateCodes(), ...historyBounds() };
   return sqlFiles('queries').map((file) => {
     const match = /^([a-z][a-z0-9_]*)\.sql$/.exec(file);
     if (!match) throw new Error(`query file name must be snake_case.sql: ${file}`);
     const text = withFragments(readFileSync(join(sqlDir, 'queries', file), 'utf8'), file);
     if (!/^--/.test(text)) throw new Error(`query ${file} must start with a header comment`);
-    const sql = withStateCodes(compact(text), codes);
+    const sql = withConstants(compact(text), constants);
     if (sql.length === 0) throw new Error(`query ${file} is empty`);
     return { name: match[1], sql };
   });

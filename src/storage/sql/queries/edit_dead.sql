@@ -13,6 +13,6 @@ SET payload = coalesce($2::text, payload),
     history = jsonb_path_query_array(
       coalesce(history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
         'kind', 'action', 'action', 'edit', 'actor', $5::text, 'at', now())),
-      '$[last - 19 to last]')
+      '$[last - :MAX_HISTORY + 1 to last]')
 WHERE id = $1::text
 RETURNING id

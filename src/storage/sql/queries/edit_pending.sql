@@ -19,7 +19,7 @@ SET payload = coalesce($2::text, payload),
     history = jsonb_path_query_array(
       coalesce(history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
         'kind', 'action', 'action', 'edit', 'actor', $6::text, 'at', now())),
-      '$[last - 19 to last]'),
+      '$[last - :MAX_HISTORY + 1 to last]'),
     updated_at = now(),
     changed_at = now()
 WHERE id = $1::text AND status IN (:PENDING, :SCHEDULED)

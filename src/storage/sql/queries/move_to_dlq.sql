@@ -44,7 +44,7 @@ moved AS (
                 jsonb_build_object('kind', 'action', 'action', 'cancel',
                                    'actor', coalesce(h.cancel_requested_by, i.actor, 'unknown'),
                                    'at', coalesce(h.cancel_requested_at, now()))),
-                '$[last - 19 to last]')
+                '$[last - :MAX_HISTORY + 1 to last]')
               ELSE h.history END AS history,
             i.reason, i.error, i.fingerprint, i.error_class, i.message, i.frame
 ),

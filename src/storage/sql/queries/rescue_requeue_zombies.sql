@@ -20,8 +20,8 @@ WITH updated AS (
       history = jsonb_path_query_array(
         coalesce(h.history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
           'kind', 'run', 'attempt', h.attempts, 'startedAt', h.started_at, 'endedAt', now(),
-          'workerId', h.worker_id, 'outcome', 'zombie', 'error', left($2::text, 1000))),
-        '$[last - 19 to last]'),
+          'workerId', h.worker_id, 'outcome', 'zombie', 'error', left($2::text, :MAX_HISTORY_ERROR))),
+        '$[last - :MAX_HISTORY + 1 to last]'),
       updated_at = now()
   WHERE h.id = ANY($1::text[])
     AND h.status = :PROCESSING

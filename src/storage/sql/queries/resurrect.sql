@@ -51,10 +51,10 @@ ins AS (
          jsonb_path_query_array(coalesce(history, '[]'::jsonb) || jsonb_build_array(
            jsonb_build_object('kind', 'run', 'attempt', attempts, 'startedAt', started_at,
                               'endedAt', failed_at, 'workerId', worker_id, 'outcome', 'dead',
-                              'reason', failure_reason, 'error', left(error_details, 1000)),
+                              'reason', failure_reason, 'error', left(error_details, :MAX_HISTORY_ERROR)),
            jsonb_build_object('kind', 'action', 'action', 'resurrect', 'actor', $2::text,
                               'at', now())),
-           '$[last - 19 to last]'),
+           '$[last - :MAX_HISTORY + 1 to last]'),
          now(), concurrency_key, concurrency_limit
   FROM moved
   RETURNING id

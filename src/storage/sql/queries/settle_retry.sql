@@ -30,8 +30,8 @@ updated AS (
         coalesce(h.history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
           'kind', 'run', 'attempt', h.attempts, 'startedAt', h.started_at, 'endedAt', now(),
           'workerId', h.worker_id, 'outcome', CASE WHEN i.lost THEN 'lost' ELSE 'retried' END,
-          'error', left(i.error, 1000))),
-        '$[last - 19 to last]') ELSE h.history END,
+          'error', left(i.error, :MAX_HISTORY_ERROR))),
+        '$[last - :MAX_HISTORY + 1 to last]') ELSE h.history END,
       updated_at = now()
   FROM input i
   WHERE h.id = i.id
