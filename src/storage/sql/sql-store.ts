@@ -786,12 +786,12 @@ export class SqlStore implements Store {
 
   /** {@inheritDoc Store.purgeBatch} */
   async purgeBatch(rule: RetentionRule, limit: number): Promise<number> {
-    return purgeBatch(await this.db(), `"${this.schema}"`, rule, limit);
+    return purgeBatch(await this.db(), this.sql, rule, limit);
   }
 
   /** {@inheritDoc Store.countPurgeable} */
   async countPurgeable(rule: RetentionRule): Promise<number> {
-    return countPurgeable(await this.db(), `"${this.schema}"`, rule);
+    return countPurgeable(await this.db(), this.sql, rule);
   }
 
   /** {@inheritDoc Store.takeLease} */

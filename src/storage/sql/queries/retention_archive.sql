@@ -1,0 +1,18 @@
+-- Purpose: retention, one bounded batch of expired archive rows: the oldest first, by the age of
+--   finished_at (an index range), only of the rule's queue or not of its excepted queues.
+-- Parameters: $1 age in ms (bigint), $2 most rows (int), $3 the rule's queue (text; NULL: any),
+--   $4 the rule's excepted queues (text[]; NULL: none).
+-- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
+-- Returns: n, the rows deleted.
+WITH picked AS (
+  SELECT id FROM :SCHEMA.jobs_archive
+  WHERE finished_at < now() - $1::bigint * interval '1 millisecond'
+    AND ($3::text IS NULL OR queue = $3::text)
+    AND ($4::text[] IS NULL OR queue <> ALL($4::text[]))
+  ORDER BY finished_at
+  LIMIT $2::int
+  FOR UPDATE SKIP LOCKED
+), deleted AS (
+  DELETE FROM :SCHEMA.jobs_archive a USING picked p WHERE a.id = p.id RETURNING 1
+)
+SELECT count(*) AS n FROM deleted

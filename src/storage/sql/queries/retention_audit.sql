@@ -1,0 +1,15 @@
+-- Purpose: retention, one bounded batch of expired audit entries (operator actions), the oldest
+--   first.
+-- Parameters: $1 age in ms (bigint), $2 most rows (int).
+-- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
+-- Returns: n, the rows deleted.
+WITH picked AS (
+  SELECT id FROM :SCHEMA.operator_actions
+  WHERE at < now() - $1::bigint * interval '1 millisecond'
+  ORDER BY at
+  LIMIT $2::int
+  FOR UPDATE SKIP LOCKED
+), deleted AS (
+  DELETE FROM :SCHEMA.operator_actions o USING picked p WHERE o.id = p.id RETURNING 1
+)
+SELECT count(*) AS n FROM deleted

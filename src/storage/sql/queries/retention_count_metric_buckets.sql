@@ -1,0 +1,6 @@
+-- Purpose: how many metric buckets retention_metric_buckets.sql would purge now (the preview of a rule).
+-- Parameters: $1 age in ms (bigint).
+-- Locking: none (a read).
+-- Returns: n.
+SELECT count(*) AS n FROM :SCHEMA.metric_buckets
+WHERE bucket_start < now() - $1::bigint * interval '1 millisecond'

@@ -1,0 +1,15 @@
+-- Purpose: retention, one bounded batch of expired schedule ticks, the oldest fired first.
+-- Parameters: $1 age in ms (bigint), $2 most rows (int).
+-- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
+-- Returns: n, the rows deleted.
+WITH picked AS (
+  SELECT schedule, tick_at FROM :SCHEMA.schedule_ticks
+  WHERE fired_at < now() - $1::bigint * interval '1 millisecond'
+  ORDER BY fired_at
+  LIMIT $2::int
+  FOR UPDATE SKIP LOCKED
+), deleted AS (
+  DELETE FROM :SCHEMA.schedule_ticks t USING picked p
+  WHERE t.schedule = p.schedule AND t.tick_at = p.tick_at RETURNING 1
+)
+SELECT count(*) AS n FROM deleted
