@@ -1,12 +1,10 @@
 import type { ChokaQOptions } from './config/options.js';
 import {
   MAX_CONCURRENCY,
-  MAX_WORKERS_RANGE,
   queueZombieSeconds,
   resolveConfig,
   type ChokaQSettings,
 } from './config/resolve.js';
-import type { Duration } from './util/duration.js';
 import { Enqueuer } from './enqueue/enqueuer.js';
 import type {
   EnqueueItem,
@@ -15,29 +13,15 @@ import type {
   PayloadOf,
 } from './enqueue/options.js';
 import { ChokaQError } from './errors.js';
-import {
-  checkEnvelopeText,
-  LIMITS,
-  serializePayload,
-  validateJobId,
-  validatePriority,
-  validateQueueName,
-} from './job/envelope.js';
+import { validateJobId, validateQueueName } from './job/envelope.js';
 import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
-import {
-  AuditApi,
-  Auditor,
-  checkActorOptions,
-  checkReason,
-  type ActorOptions,
-} from './operator/audit.js';
+import { AuditApi, Auditor, checkActorOptions, type ActorOptions } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
-import { BulkRunner, INTERNAL_QUEUE_PREFIX, OPERATOR_QUEUE } from './operator/bulk-runner.js';
+import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { engineConfiguration, type EngineConfiguration } from './operator/configuration.js';
-import { checkTrendGroups, errorGroupTrend, type ErrorGroupTrend } from './operator/group-trend.js';
 import { JobsApi } from './operator/jobs-api.js';
-import { checkOperatorPayload, checkUnchecked } from './operator/payload-check.js';
-import { PAYLOAD_SCAN_LIMIT } from './operator/query-input.js';
+import { QueuesApi } from './operator/queues-api.js';
+import { DlqApi } from './operator/dlq-api.js';
 import { RetentionApi } from './operator/retention-api.js';
 import { FlowApi } from './operator/flow-api.js';
 import {
@@ -58,15 +42,10 @@ import { SchedulesApi } from './schedule/schedules-api.js';
 import type { LocalSchedule } from './schedule/tick-job.js';
 import type { Logger } from './observability/logger.js';
 import {
-  checkActor,
   checkArchiveFilter,
-  checkGroupQuery,
-  checkDeadFilter,
   checkHotFilter,
   checkIds,
   type ArchiveFilter,
-  type DeadFilter,
-  type ErrorGroupQuery,
   type HotFilter,
 } from './operator/inputs.js';
 import type { CircuitStats } from './runtime/circuit-breaker.js';
@@ -79,53 +58,16 @@ import { ChokaQEvents, type ChokaQEventMap, type ChokaQEventName } from './runti
 import type {
   ArchivedJob,
   CancelResult,
-  DeadJob,
   EnqueueResult,
-  ErrorGroup,
   FoundJob,
   HotJob,
-  QueueInfo,
-  QueueStats,
 } from './storage/model.js';
 import { openOnce } from './storage/open-once.js';
-import type { DeadEdit, QueuePatch, Store } from './storage/store.js';
-import { checkBoolean, checkInteger, checkOptions } from './util/check.js';
+import type { Store } from './storage/store.js';
+import { checkInteger, checkOptions } from './util/check.js';
 
 export type { ActorOptions } from './operator/audit.js';
-
-/** Options of {@link ChokaQ.dlq}'s `resurrect`. */
-export interface ResurrectOptions extends ActorOptions {
-  /**
-   * A new payload for every resurrected job (JSON-serializable), checked against each job's type
-   * schema before anything moves; a type this process has no definition of is refused
-   * (`CHOKAQ_UNKNOWN_JOB_TYPE`) unless `unchecked` is set. Default: each job's own.
-   */
-  payload?: unknown;
-  /** Store the payload of a type this process has no definition of, unchecked. Default: `false`. */
-  unchecked?: boolean;
-  /** Priority of the resurrected jobs; a 32-bit integer. Default: `10`. */
-  priority?: number;
-}
-
-/** An in-place edit of a DLQ job (`dlq.edit`); absent fields keep their value. */
-export interface DeadJobEdit extends ActorOptions {
-  /**
-   * A new payload, checked against the job type's schema; a type this process has no definition
-   * of is refused (`CHOKAQ_UNKNOWN_JOB_TYPE`) unless `unchecked` is set.
-   */
-  payload?: unknown;
-  /** Store the payload of a type this process has no definition of, unchecked. Default: `false`. */
-  unchecked?: boolean;
-  /** New tags (≤ 1000 characters); `null` clears them. */
-  tags?: string | null;
-}
-
-/** Names of the options of the operator calls. */
-const RESURRECT_KEYS = ['actor', 'reason', 'payload', 'unchecked', 'priority'] as const;
-const DEAD_EDIT_KEYS = ['actor', 'reason', 'payload', 'unchecked', 'tags'] as const;
-
-/** Ids read per page when `dlq.resurrect` looks up the types of a new payload's jobs. */
-const TYPE_READ_PAGE = 1000;
+export type { DeadJobEdit, ResurrectOptions } from './operator/dlq-api.js';
 
 /** Options of {@link ChokaQ.cancel}: `actor` is also recorded in the cancelled jobs' error text. */
 export type CancelOptions = ActorOptions;
@@ -145,6 +87,10 @@ export class ChokaQ {
   private readonly engine: Engine;
   /** Operator calls on jobs wherever they are: query, count, detail with timeline, edit. */
   readonly jobs: JobsApi;
+  /** Operator calls on queues: list, stats, pause, caps, zombie timeouts, history, activation. */
+  readonly queues: QueuesApi;
+  /** Operator calls on the dead-letter queue: list, resurrect, edit, error groups, purge. */
+  readonly dlq: DlqApi;
   /** Safe bulk actions: preview, confirm with a token, run durably in batches, cancel. */
   readonly bulk: BulkApi;
   /** The operator audit trail. */
@@ -203,6 +149,22 @@ export class ChokaQ {
       registry,
       maxPayloadBytes,
       events: this.events,
+      auditor: this.auditor,
+    });
+    this.queues = new QueuesApi({
+      store: storage,
+      open: this.open,
+      events: this.events,
+      auditor: this.auditor,
+      zombieSeconds: (timeout, field) =>
+        queueZombieSeconds(timeout, field, this.config.heartbeatIntervalMs),
+      notePaused: (queue, paused) => this.engine.notePaused(queue, paused),
+    });
+    this.dlq = new DlqApi({
+      store: storage,
+      open: this.open,
+      registry,
+      maxPayloadBytes,
       auditor: this.auditor,
     });
     this.bulk = new BulkApi({
@@ -566,281 +528,6 @@ export class ChokaQ {
     const checked = checkArchiveFilter(filter);
     await this.open();
     return this.config.storage.listArchive(checked);
-  }
-
-  /** Operator calls on queues. */
-  readonly queues = {
-    /** Every known queue with its controls. */
-    list: async (): Promise<QueueInfo[]> => {
-      await this.open();
-      return this.config.storage.listQueues();
-    },
-    /** Counts and lifetime counters per queue. */
-    stats: async (): Promise<QueueStats[]> => {
-      await this.open();
-      return this.config.storage.queueStats();
-    },
-    /**
-     * Stops claiming from a queue; running jobs finish. Prefetched jobs go back to pending.
-     * @throws ChokaQError `CHOKAQ_INTERNAL_QUEUE` for ChokaQ's own queues (`chokaq.*`).
-     */
-    pause: (name: string, options?: ActorOptions): Promise<QueueInfo> =>
-      this.patchQueue(name, { paused: true }, options),
-    /** Resumes a paused queue. */
-    resume: (name: string, options?: ActorOptions): Promise<QueueInfo> =>
-      this.patchQueue(name, { paused: false }, options),
-    /**
-     * Caps running + prefetched jobs of a queue across all processes (1–1,000,000); `null` removes
-     * the cap.
-     */
-    setMaxWorkers: async (
-      name: string,
-      maxWorkers: number | null,
-      options?: ActorOptions,
-    ): Promise<QueueInfo> =>
-      this.patchQueue(
-        name,
-        {
-          maxWorkers:
-            maxWorkers === null
-              ? null
-              : checkInteger(
-                  maxWorkers,
-                  'maxWorkers',
-                  MAX_WORKERS_RANGE,
-                  'CHOKAQ_INVALID_ARGUMENT',
-                ),
-        },
-        options,
-      ),
-    /**
-     * Sets how long a running job of this queue may go without a heartbeat before it becomes a
-     * zombie, across all processes: a whole number of seconds (`'90s'`, `90_000`) longer than
-     * `heartbeatInterval`; `null` returns the queue to the ChokaQ-wide `zombieTimeout`.
-     */
-    setZombieTimeout: async (
-      name: string,
-      timeout: Duration | null,
-      options?: ActorOptions,
-    ): Promise<QueueInfo> =>
-      this.patchQueue(
-        name,
-        {
-          zombieTimeoutSeconds:
-            timeout === null
-              ? null
-              : queueZombieSeconds(timeout, 'timeout', this.config.heartbeatIntervalMs),
-        },
-        options,
-      ),
-    /**
-     * Whether the queue's succeeded jobs get archive rows, across all processes: `false` deletes
-     * each succeeded job once counted (lifetime counters, metric buckets and metrics stay exact);
-     * `true` archives them again from the next settle on.
-     */
-    setKeepSucceeded: async (
-      name: string,
-      keep: boolean,
-      options?: ActorOptions,
-    ): Promise<QueueInfo> =>
-      this.patchQueue(
-        name,
-        { keepSucceeded: checkBoolean(keep, 'keep', 'CHOKAQ_INVALID_ARGUMENT') },
-        options,
-      ),
-    /**
-     * Deactivates a queue (never claimed, by any process, until activated again) or activates it.
-     * @throws ChokaQError `CHOKAQ_INTERNAL_QUEUE` when deactivating ChokaQ's own (`chokaq.*`).
-     */
-    setActive: async (name: string, active: boolean, options?: ActorOptions): Promise<QueueInfo> =>
-      this.patchQueue(
-        name,
-        { active: checkBoolean(active, 'active', 'CHOKAQ_INVALID_ARGUMENT') },
-        options,
-      ),
-  };
-
-  /** Operator calls on the dead-letter queue. */
-  readonly dlq = {
-    /** DLQ jobs, newest failure first (at most `filter.limit`, 1–1000, default 100). */
-    list: async (filter?: DeadFilter): Promise<DeadJob[]> => {
-      const checked = checkDeadFilter(filter);
-      await this.open();
-      return this.config.storage.listDead(checked);
-    },
-    /**
-     * Moves DLQ jobs back to pending with attempts reset; optional edits apply to all of them.
-     * Resolves to the ids moved (ids no longer in the DLQ are skipped).
-     */
-    resurrect: async (ids: readonly string[], options?: ResurrectOptions): Promise<string[]> => {
-      const checked = checkIds(ids);
-      const edits = checkOptions(options, 'options', RESURRECT_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
-      const actor = checkActor(edits.actor);
-      const reason = checkReason(edits.reason, 'options.reason');
-      if (edits.priority !== undefined) validatePriority(edits.priority, 'options.priority');
-      const unchecked = checkUnchecked(edits.unchecked, 'options.unchecked');
-      const payload =
-        edits.payload !== undefined
-          ? serializePayload(edits.payload, this.config.maxPayloadBytes, 'options.payload')
-          : undefined;
-      await this.open();
-      let storedUnchecked = false;
-      if (edits.payload !== undefined) {
-        // Every type among the jobs is checked before any job moves.
-        for (const type of await this.deadTypes(checked)) {
-          if (
-            await checkOperatorPayload(
-              this.registry,
-              type,
-              edits.payload,
-              'options.payload',
-              unchecked,
-            )
-          )
-            storedUnchecked = true;
-        }
-      }
-      const moved = await this.config.storage.resurrect(checked, {
-        actor,
-        ...(payload === undefined ? {} : { payload }),
-        ...(edits.priority === undefined ? {} : { priority: edits.priority }),
-      });
-      await this.auditor.record({
-        actor,
-        action: 'resurrect',
-        reason,
-        target: { ids: checked },
-        outcome: { moved, ...(storedUnchecked ? { unchecked: true } : {}) },
-      });
-      return moved;
-    },
-    /**
-     * Edits a DLQ job in place (payload, tags) so a later resurrect runs it fixed. Resolves
-     * `false`, changing nothing, when the job is not in the DLQ.
-     * @throws ChokaQError naming the field (`edit.payload` fails its schema, `edit.tags`, …).
-     */
-    edit: async (id: string, edit: DeadJobEdit): Promise<boolean> => {
-      validateJobId(id);
-      const e = checkOptions(edit, 'edit', DEAD_EDIT_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
-      const actor = checkActor(e.actor, 'edit.actor');
-      const reason = checkReason(e.reason, 'edit.reason');
-      const unchecked = checkUnchecked(e.unchecked, 'edit.unchecked');
-      const change: DeadEdit = { actor };
-      if (e.tags !== undefined)
-        change.tags = checkEnvelopeText(e.tags, 'edit.tags', LIMITS.tagsLength);
-      await this.open();
-      const found = await this.config.storage.getJob(id);
-      if (found?.where !== 'dlq') return false;
-      let storedUnchecked = false;
-      if (e.payload !== undefined) {
-        storedUnchecked = await checkOperatorPayload(
-          this.registry,
-          found.job.type,
-          e.payload,
-          'edit.payload',
-          unchecked,
-        );
-        change.payload = serializePayload(e.payload, this.config.maxPayloadBytes, 'edit.payload');
-      }
-      const edited = await this.config.storage.editDead(id, change);
-      if (edited) {
-        const fields = Object.keys(change).filter((key) => key !== 'actor');
-        await this.auditor.record({
-          actor,
-          action: 'dlq-edit',
-          reason,
-          target: { id },
-          outcome: { fields, ...(storedUnchecked ? { unchecked: true } : {}) },
-        });
-      }
-      return edited;
-    },
-    /**
-     * Error groups of the DLQ (jobs whose errors share class, normalised message and top user
-     * frame), largest first, from a summary maintained as jobs enter and leave the DLQ.
-     */
-    groups: async (filter?: ErrorGroupQuery): Promise<ErrorGroup[]> => {
-      const checked = checkGroupQuery(filter);
-      await this.open();
-      return this.config.storage.errorGroups(checked);
-    },
-    /**
-     * How many jobs of each error group moved to the DLQ in each of the last 24 hours (the hour
-     * now running last), from an hourly summary kept as jobs enter the DLQ: at most 24 rows per
-     * group, never a scan of the DLQ. Up to 100 fingerprints (from `groups`); an unknown one
-     * reads as zeros.
-     * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` naming `fingerprints[i]`.
-     */
-    trend: async (fingerprints: readonly string[]): Promise<ErrorGroupTrend> => {
-      const checked = checkTrendGroups(fingerprints);
-      await this.open();
-      return errorGroupTrend(this.config.storage, checked);
-    },
-    /** Deletes DLQ jobs for good; resolves to how many were deleted. */
-    purge: async (ids: readonly string[], options?: ActorOptions): Promise<number> => {
-      const checked = checkIds(ids);
-      const { actor, reason } = checkActorOptions(options);
-      await this.open();
-      const purged = await this.config.storage.purgeDead(checked);
-      await this.auditor.record({
-        actor,
-        action: 'purge',
-        reason,
-        target: { ids: checked },
-        outcome: { purged },
-      });
-      return purged;
-    },
-  };
-
-  /** The distinct job types of the DLQ jobs among `ids`, read by id through the query surface. */
-  private async deadTypes(ids: readonly string[]): Promise<Set<string>> {
-    const types = new Set<string>();
-    for (let i = 0; i < ids.length; i += TYPE_READ_PAGE) {
-      const page = await this.config.storage.queryTable('dlq', {
-        ids: ids.slice(i, i + TYPE_READ_PAGE),
-        sort: 'createdAt',
-        order: 'asc',
-        limit: TYPE_READ_PAGE,
-        scanLimit: PAYLOAD_SCAN_LIMIT,
-      });
-      for (const row of page.rows) types.add(row.job.type);
-    }
-    return types;
-  }
-
-  private async patchQueue(
-    name: string,
-    patch: QueuePatch,
-    options: ActorOptions | undefined,
-  ): Promise<QueueInfo> {
-    validateQueueName(name, 'queue');
-    const { actor, reason } = checkActorOptions(options);
-    // Bulk actions and other engine work run on these: stopping their claims stalls them all.
-    if (
-      name.startsWith(INTERNAL_QUEUE_PREFIX) &&
-      (patch.paused === true || patch.active === false)
-    ) {
-      throw new ChokaQError(
-        'CHOKAQ_INTERNAL_QUEUE',
-        `queue '${name}' is ChokaQ's own (it runs bulk actions and other engine work): it cannot be ${patch.paused === true ? 'paused' : 'deactivated'}`,
-        { field: 'queue' },
-      );
-    }
-    await this.open();
-    const info = await this.config.storage.updateQueue(name, patch);
-    if (patch.paused !== undefined || patch.active !== undefined) {
-      this.engine.notePaused(info.name, info.paused || !info.active);
-    }
-    this.events.emit('queue:updated', info);
-    await this.auditor.record({
-      actor,
-      action: 'queue-update',
-      reason,
-      target: { queue: info.name },
-      outcome: patch,
-    });
-    return info;
   }
 
   private assertNotStopped(): void {

@@ -46,6 +46,8 @@ export type { ErrorGroupTrend } from './operator/group-trend.js';
 export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
 export type { JobsApi, PendingJobEdit, RerunOptions } from './operator/jobs-api.js';
+export type { QueuesApi } from './operator/queues-api.js';
+export type { DlqApi } from './operator/dlq-api.js';
 export type { RerunResult } from './operator/rerun.js';
 export type { AuditApi, AuditQuery } from './operator/audit.js';
 export type { BulkApi, BulkPreview, BulkSelection } from './operator/bulk.js';

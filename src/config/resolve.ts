@@ -28,12 +28,10 @@ import { resolveRetention } from './retention.js';
 import { resolveSchedules } from './schedules.js';
 import { resolveTelemetry } from './telemetry.js';
 import type { ChokaQOptions, QueueSettings } from './options.js';
+import { MAX_WORKERS_RANGE } from '../operator/queues-api.js';
 
 /** Largest `concurrency` (and `setConcurrency`). */
 export const MAX_CONCURRENCY = 10_000;
-
-/** Bounds of a queue's `maxWorkers`. */
-export const MAX_WORKERS_RANGE = { min: 1, max: 1_000_000 } as const;
 
 /** Largest `maxPayloadBytes`. */
 const MAX_PAYLOAD_BYTES = 100_000_000;
