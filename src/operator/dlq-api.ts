@@ -24,7 +24,7 @@ import {
   type DeadFilter,
   type ErrorGroupQuery,
 } from './inputs.js';
-import { checkOperatorPayload, checkUnchecked } from './payload-check.js';
+import { checkOperatorPayload, checkUnchecked, editedPayload } from './payload-check.js';
 import { PAYLOAD_SCAN_LIMIT } from './query-input.js';
 
 /** Options of {@link DlqApi.resurrect}. */
@@ -144,14 +144,15 @@ export class DlqApi {
     if (found?.where !== 'dlq') return false;
     let storedUnchecked = false;
     if (e.payload !== undefined) {
-      storedUnchecked = await checkOperatorPayload(
+      const checked = await editedPayload(
         registry,
         found.job.type,
         e.payload,
-        'edit.payload',
+        maxPayloadBytes,
         unchecked,
       );
-      change.payload = serializePayload(e.payload, maxPayloadBytes, 'edit.payload');
+      change.payload = checked.payload;
+      storedUnchecked = checked.unchecked;
     }
     const edited = await store.editDead(id, change);
     if (edited) {

@@ -2,13 +2,7 @@
  * `chokaq.jobs`: the operator's calls on jobs wherever they are — query, count, detail — the
  * edit of a pending job and the re-run of a succeeded one. Checks every input, then delegates to `jobs.ts` and the store.
  */
-import {
-  checkEnvelopeText,
-  LIMITS,
-  serializePayload,
-  validateJobId,
-  validatePriority,
-} from '../job/envelope.js';
+import { checkEnvelopeText, LIMITS, validateJobId, validatePriority } from '../job/envelope.js';
 import { WAITING_STATES } from '../job/state.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { ChokaQEvents } from '../runtime/events.js';
@@ -25,7 +19,7 @@ import {
   type JobDetail,
   type JobPage,
 } from './jobs.js';
-import { checkOperatorPayload, checkUnchecked } from './payload-check.js';
+import { checkUnchecked, editedPayload } from './payload-check.js';
 import { rerunArchived, type RerunResult } from './rerun.js';
 import { checkJobQuery, type JobQuery } from './query-input.js';
 
@@ -131,14 +125,16 @@ export class JobsApi {
     if (found?.where !== 'hot' || !WAITING_STATES.includes(found.job.state)) return false;
     let storedUnchecked = false;
     if (e.payload !== undefined) {
-      storedUnchecked = await checkOperatorPayload(
+      const { maxPayloadBytes } = this.options;
+      const checked = await editedPayload(
         registry,
         found.job.type,
         e.payload,
-        'edit.payload',
+        maxPayloadBytes,
         unchecked,
       );
-      change.payload = serializePayload(e.payload, this.options.maxPayloadBytes, 'edit.payload');
+      change.payload = checked.payload;
+      storedUnchecked = checked.unchecked;
     }
     if (e.runAt !== undefined) {
       const now = (await store.now()).getTime();

@@ -7,6 +7,7 @@
  */
 import { ChokaQError } from '../errors.js';
 import { parsePayload } from '../job/define-job.js';
+import { serializePayload } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
 import { checkBoolean } from '../util/check.js';
 
@@ -47,4 +48,22 @@ export async function checkOperatorPayload(
     `the payload cannot be checked: this process does not know job type '${type}' or its schema. Load the type (chokaq deck --module), or store the payload checked as JSON only (The Deck: tick "Store a changed payload checked as JSON only"; API: unchecked: true; CLI: --unchecked)`,
     { field },
   );
+}
+
+/**
+ * A new payload given as `edit.payload` for a job of `type`, checked as
+ * {@link checkOperatorPayload} does and serialized for storage (at most `maxPayloadBytes`);
+ * `unchecked` in the result says it goes in unchecked.
+ * @throws ChokaQError naming `edit.payload`, as {@link checkOperatorPayload} and
+ *   `serializePayload` do.
+ */
+export async function editedPayload(
+  registry: JobRegistry,
+  type: string,
+  value: unknown,
+  maxPayloadBytes: number,
+  unchecked: boolean,
+): Promise<{ payload: string; unchecked: boolean }> {
+  const stored = await checkOperatorPayload(registry, type, value, 'edit.payload', unchecked);
+  return { payload: serializePayload(value, maxPayloadBytes, 'edit.payload'), unchecked: stored };
 }

@@ -3,7 +3,7 @@
  * (src/config/retention.ts) and the ages given to `chokaq.retention.preview` and `purge`, which
  * sit below the options in the layers (docs/architecture.md).
  */
-import type { RetentionTable } from '../storage/retention.js';
+import { RETENTION_TABLES, type RetentionTable } from '../storage/retention.js';
 import { checkOptions } from '../util/check.js';
 import { toMs, type Duration } from '../util/duration.js';
 
@@ -36,15 +36,8 @@ export const DEFAULT_AGES: Readonly<Record<RetentionTable, number>> = {
   scheduleTicks: 30 * 86_400_000,
 };
 
-/** The names of {@link RetentionAges}, in the order they are checked. */
-export const AGE_KEYS = [
-  'archive',
-  'dlq',
-  'metricBuckets',
-  'audit',
-  'bulkActions',
-  'scheduleTicks',
-] as const;
+/** The names of {@link RetentionAges}, in the order they are checked: the retention tables. */
+export const AGE_KEYS = RETENTION_TABLES;
 
 /**
  * An age in ms (`null`: keep for good; `undefined`: not given), at least a second.
