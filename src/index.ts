@@ -87,13 +87,7 @@ export type {
 } from './job/batch.js';
 export type { RetryOptions } from './job/retry.js';
 export { classifyFailure, type FailureClass } from './job/classify.js';
-export {
-  FAILURE_REASON_CODE,
-  TRANSITIONS,
-  type FailureReason,
-  type HotState,
-  type JobState,
-} from './job/state.js';
+export type { FailureReason, HotState, JobState } from './job/state.js';
 export type { Middleware } from './runtime/middleware.js';
 export type { CircuitPolicy } from './job/circuit-policy.js';
 export type { CircuitEvent, CircuitState, CircuitStats } from './runtime/circuit-breaker.js';
