@@ -8,10 +8,10 @@ import type { Settlement } from '../store.js';
 
 /** The settlements of one call, grouped by kind, with their parameters. */
 export interface SettleGroups {
-  archive: unknown[][] | null;
-  dead: unknown[][] | null;
-  retry: unknown[][] | null;
-  release: unknown[][] | null;
+  archive: unknown[] | null;
+  dead: unknown[] | null;
+  retry: unknown[] | null;
+  release: unknown[] | null;
 }
 
 type Of<K extends Settlement['kind']> = Extract<Settlement, { kind: K }>;
@@ -46,9 +46,20 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
         : [
             ...lease(archive),
             archive.map((s) => s.durationMs),
-            archive.map((s) => s.note ?? null),
-            archive.map((s) => s.result ?? null),
-            archive.map((s) => s.keep !== false),
+            // Arrays whose every element is the default travel as NULL: most rounds have no note,
+            // no result and keep every row, and 95 elements each cost both sides a parse.
+            unlessAll(
+              archive.map((s) => s.note ?? null),
+              null,
+            ),
+            unlessAll(
+              archive.map((s) => s.result ?? null),
+              null,
+            ),
+            unlessAll(
+              archive.map((s) => s.keep !== false),
+              true,
+            ),
           ],
     // In the parameter order of move_to_dlq.sql, lease-guarded.
     dead:
@@ -76,6 +87,11 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
           ],
     release: release.length === 0 ? null : lease(release),
   };
+}
+
+/** `values`, or `null` when every one of them is `value` (the statement reads NULL as that). */
+function unlessAll<T>(values: T[], value: T): T[] | null {
+  return values.every((v) => v === value) ? null : values;
 }
 
 /**

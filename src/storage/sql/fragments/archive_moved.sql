@@ -39,7 +39,7 @@ ins AS (
   -- A job type or queue that keeps no succeeded rows: counted below, not archived. One join
   -- with the few queues, not a lookup per moved row.
   LEFT JOIN :SCHEMA.queues q ON q.name = m.queue
-  WHERE m.keep AND coalesce(q.keep_succeeded, true)
+  WHERE coalesce(m.keep, true) AND coalesce(q.keep_succeeded, true)
   -- No ON CONFLICT: a plain insert costs a WAL record and a unique-index probe less per job than
   -- an upsert. A job id that an archived job had is rare (ids are UUIDv7 unless the caller gives
   -- one): the store then deletes those archive rows first (archive_evict.sql) and runs this again.

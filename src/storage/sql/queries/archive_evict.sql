@@ -4,7 +4,7 @@
 --   processing) and keep (the job type's and the queue's keep_succeeded). The archive then
 --   holds the newest run of an id, as an upsert would leave it.
 -- Parameters (parallel arrays, as settle_archive.sql's $1–$3 and $7): $1 id text[], $2 worker
---   id text[], $3 lease token text[], $4 keep boolean[].
+--   id text[], $3 lease token text[], $4 keep boolean[] (NULL: every job keeps its row).
 -- Locking: row locks (FOR UPDATE) on the held hot rows, kept until the transaction ends, so the
 --   settle that follows in it moves exactly these rows; row locks on the deleted archive rows.
 -- Returns: nothing.
@@ -17,7 +17,7 @@ WITH held AS (
   WHERE h.worker_id = i.worker_id
     AND h.lease_token = i.lease_token
     AND h.status + 0 IN (:FETCHED, :PROCESSING)
-    AND i.keep
+    AND coalesce(i.keep, true)
     AND coalesce(q.keep_succeeded, true)
   FOR UPDATE OF h
 )
