@@ -9,7 +9,7 @@ export const LAYERS = [
   { part: 'command line', paths: ['src/cli/'] },
   { part: 'public entry points', paths: ['src/index.ts', 'src/testing/'] },
   { part: 'The Deck', paths: ['src/deck/'] },
-  { part: 'facade', paths: ['src/chokaq.ts', 'src/worker-module.ts'] },
+  { part: 'facade', paths: ['src/chokaq.ts', 'src/composition.ts', 'src/worker-module.ts'] },
   { part: 'options', paths: ['src/config/'] },
   { part: 'recurring jobs', paths: ['src/schedule/'] },
   { part: 'enqueue pipeline', paths: ['src/enqueue/'] },

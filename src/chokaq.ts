@@ -1,11 +1,7 @@
 import type { ChokaQOptions } from './config/options.js';
-import {
-  MAX_CONCURRENCY,
-  queueZombieSeconds,
-  resolveConfig,
-  type ChokaQSettings,
-} from './config/resolve.js';
-import { Enqueuer } from './enqueue/enqueuer.js';
+import type { ChokaQSettings } from './config/resolve.js';
+import { compose, setConcurrency } from './composition.js';
+import type { Enqueuer } from './enqueue/enqueuer.js';
 import type {
   EnqueueItem,
   EnqueueManyOptions,
@@ -14,33 +10,20 @@ import type {
 } from './enqueue/options.js';
 import { ChokaQError } from './errors.js';
 import { validateJobId, validateQueueName } from './job/envelope.js';
-import { JobRegistry, type AnyJobDefinition } from './job/registry.js';
-import { AuditApi, Auditor, checkActorOptions, type ActorOptions } from './operator/audit.js';
-import { BulkApi } from './operator/bulk.js';
-import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
-import { engineConfiguration, type EngineConfiguration } from './operator/configuration.js';
-import { JobsApi } from './operator/jobs-api.js';
-import { QueuesApi } from './operator/queues-api.js';
-import { DlqApi } from './operator/dlq-api.js';
-import { RetentionApi } from './operator/retention-api.js';
-import { FlowApi } from './operator/flow-api.js';
-import {
-  statusReport,
-  throughputSeries,
-  type StatusReport,
-  type ThroughputSeries,
-} from './operator/status.js';
-import { HealthApi } from './monitoring/health/health-api.js';
-import { checkWorker } from './monitoring/health/checks.js';
-import { PRESENCE_ALIVE_MS } from './runtime/presence.js';
-import { MetricsApi } from './monitoring/metrics/metrics-api.js';
-import { OtelSink } from './monitoring/metrics/otel-sink.js';
-import { MetricsRecorder } from './monitoring/metrics/recorder.js';
-import { packageVersion } from './version.js';
-import { Scheduler } from './schedule/scheduler.js';
-import { SchedulesApi } from './schedule/schedules-api.js';
-import type { LocalSchedule } from './schedule/tick-job.js';
+import type { AnyJobDefinition } from './job/registry.js';
+import type { HealthApi } from './monitoring/health/health-api.js';
+import type { MetricsApi } from './monitoring/metrics/metrics-api.js';
 import type { Logger } from './observability/logger.js';
+import {
+  checkActorOptions,
+  type ActorOptions,
+  type AuditApi,
+  type Auditor,
+} from './operator/audit.js';
+import type { BulkApi } from './operator/bulk.js';
+import { engineConfiguration, type EngineConfiguration } from './operator/configuration.js';
+import type { DlqApi } from './operator/dlq-api.js';
+import type { FlowApi } from './operator/flow-api.js';
 import {
   checkArchiveFilter,
   checkHotFilter,
@@ -48,13 +31,23 @@ import {
   type ArchiveFilter,
   type HotFilter,
 } from './operator/inputs.js';
+import type { JobsApi } from './operator/jobs-api.js';
+import type { LiveControls } from './operator/live-controls.js';
+import type { QueuesApi } from './operator/queues-api.js';
+import type { RetentionApi } from './operator/retention-api.js';
+import {
+  statusReport,
+  throughputSeries,
+  type StatusReport,
+  type ThroughputSeries,
+} from './operator/status.js';
 import type { CircuitStats } from './runtime/circuit-breaker.js';
-import { countEvents, type EngineCounters } from './runtime/counters.js';
-import { ClusterEvents, type LiveControl } from './runtime/cluster-events.js';
-import { logEvent } from './observability/log-events.js';
-import { LiveControls } from './operator/live-controls.js';
-import { Engine } from './runtime/engine.js';
-import { ChokaQEvents, type ChokaQEventMap, type ChokaQEventName } from './runtime/events.js';
+import type { ClusterEvents } from './runtime/cluster-events.js';
+import type { EngineCounters } from './runtime/counters.js';
+import type { Engine } from './runtime/engine.js';
+import type { ChokaQEventMap, ChokaQEventName, ChokaQEvents } from './runtime/events.js';
+import type { Scheduler } from './schedule/scheduler.js';
+import type { SchedulesApi } from './schedule/schedules-api.js';
 import type {
   ArchivedJob,
   CancelResult,
@@ -62,7 +55,6 @@ import type {
   FoundJob,
   HotJob,
 } from './storage/model.js';
-import { openOnce } from './storage/open-once.js';
 import type { Store } from './storage/store.js';
 import { checkInteger, checkOptions } from './util/check.js';
 
@@ -113,197 +105,33 @@ export class ChokaQ {
   /** Fires due ticks while the worker runs. */
   private readonly scheduler: Scheduler;
   private readonly auditor: Auditor;
-  private readonly registry: JobRegistry;
   private readonly cluster: ClusterEvents | undefined;
   private state: 'new' | 'started' | 'stopped' = 'new';
 
   /** @throws ChokaQError when an option is invalid (see `ChokaQOptions`); the message names it. */
   constructor(options: ChokaQOptions) {
-    this.config = resolveConfig(options);
-    this.config.storage.useLogger?.(this.config.logger);
-    this.events = new ChokaQEvents(this.config.logger.child('events'));
-    this.counts = countEvents(this.events);
-    this.open = openOnce(this.config.storage);
-    const { storage, maxPayloadBytes } = this.config;
-    this.auditor = new Auditor(storage, this.events, this.config.logger.child('audit'));
-    const runner = new BulkRunner({
-      store: storage,
-      registry: new JobRegistry(this.config.jobs),
-      maxPayloadBytes,
-      auditor: this.auditor,
-    });
-    const registry = new JobRegistry([...this.config.jobs, runner.definition]);
-    this.registry = registry;
-    this.enqueuer = new Enqueuer({
-      store: this.config.storage,
-      open: this.open,
-      registry,
-      hasPipe: this.config.pipe !== undefined,
-      maxPayloadBytes: this.config.maxPayloadBytes,
+    ({
+      config: this.config,
       events: this.events,
-      clock: this.config.clock,
-    });
-    this.jobs = new JobsApi({
-      store: storage,
+      counts: this.counts,
       open: this.open,
-      registry,
-      maxPayloadBytes,
-      events: this.events,
+      enqueuer: this.enqueuer,
+      engine: this.engine,
+      scheduler: this.scheduler,
       auditor: this.auditor,
-    });
-    this.queues = new QueuesApi({
-      store: storage,
-      open: this.open,
-      events: this.events,
-      auditor: this.auditor,
-      zombieSeconds: (timeout, field) =>
-        queueZombieSeconds(timeout, field, this.config.heartbeatIntervalMs),
-      notePaused: (queue, paused) => this.engine.notePaused(queue, paused),
-    });
-    this.dlq = new DlqApi({
-      store: storage,
-      open: this.open,
-      registry,
-      maxPayloadBytes,
-      auditor: this.auditor,
-    });
-    this.bulk = new BulkApi({
-      store: storage,
-      open: this.open,
-      auditor: this.auditor,
-      registry,
-      enqueueRun: async (actionId) => {
-        await this.enqueuer.one(
-          runner.definition,
-          { actionId },
-          { idempotencyKey: `bulk-${actionId}` },
-        );
-      },
-    });
-    this.audit = new AuditApi(storage, this.open);
-    const recorder = this.config.telemetry.metrics ? this.metricsRecorder() : undefined;
-    this.metrics = new MetricsApi(recorder);
-    this.health = new HealthApi({
-      settings: this.config.health,
-      clock: this.config.clock,
-      roundTrip: async () => {
-        await this.open();
-        return storage.now();
-      },
-      queueGauges: async () => {
-        await this.open();
-        return storage.queueGauges();
-      },
-      worker: () => this.engine.workerHealth(),
-      workers: async () => {
-        await this.open();
-        return storage.listWorkers(PRESENCE_ALIVE_MS);
-      },
-      dueByType: async (queues, limit) => {
-        await this.open();
-        return storage.dueByType(queues, limit);
-      },
-      // A process without a worker works no queue, so no backlog makes it unready.
-      servedQueues: this.config.worker ? this.config.workerQueues : [],
-    });
-    const intervalMs = this.config.clusterEventsIntervalMs;
-    this.cluster =
-      intervalMs === null
-        ? undefined
-        : new ClusterEvents({
-            store: storage,
-            open: this.open,
-            events: this.events,
-            origin: this.config.workerId,
-            clock: this.config.clock,
-            intervalMs,
-            logger: this.config.logger.child('cluster'),
-            onControl: (control) => this.applyControl(control),
-          });
-    this.workers = new LiveControls({
-      store: storage,
-      open: this.open,
-      auditor: this.auditor,
-      workerId: this.config.workerId,
-      apply: (control) => this.applyControl(control),
-      broadcasts: this.cluster !== undefined,
-      now: () => this.config.clock.now(),
-    });
-    const { workerQueues } = this.config;
-    this.engine = new Engine({
-      // Every worker also runs bulk actions, whichever queues it serves.
-      settings: {
-        ...this.config,
-        workerQueues: workerQueues && [...workerQueues, OPERATOR_QUEUE],
-      },
-      registry,
-      events: this.events,
-      open: this.open,
-      ...(recorder ? { observer: recorder } : {}),
-      beforeClose: () => this.cluster?.stop() ?? Promise.resolve(),
-      health: () => {
-        const { status, message } = checkWorker(
-          this.engine.workerHealth(),
-          this.config.clock.now(),
-          this.config.health.stallTimeoutMs,
-        );
-        return { status, message };
-      },
-    });
-    // Declared schedules are known here from the start: a process that never starts can trigger them.
-    const local = new Map<string, LocalSchedule>(
-      this.config.schedules.map(({ spec, payloadFn, definition }) => [
-        spec.name,
-        { payloadFn, definition: definition ?? registry.find(spec.type) },
-      ]),
-    );
-    this.scheduler = new Scheduler({
-      store: storage,
-      local,
-      maxPayloadBytes,
-      events: this.events,
-      logger: this.config.logger.child('scheduler'),
-      clock: this.config.clock,
-    });
-    this.schedules = new SchedulesApi({
-      store: storage,
-      open: this.open,
-      registry,
-      maxPayloadBytes,
-      clock: this.config.clock,
-      local,
-      auditor: this.auditor,
-      events: this.events,
-      changed: () => this.scheduler.wake(),
-    });
-    this.retention = new RetentionApi({
-      store: storage,
-      open: this.open,
-      settings: this.config.retention,
-      retention: this.engine.retention,
-      auditor: this.auditor,
-    });
-    this.flow = new FlowApi({ store: storage, open: this.open });
-  }
-
-  /** The metrics of this instance, sent to OpenTelemetry (and later Prometheus, when asked). */
-  private metricsRecorder(): MetricsRecorder {
-    const recorder = new MetricsRecorder(
-      this.events,
-      {
-        runningQueues: () => this.engine.runningQueues(),
-        circuits: () => this.engine.circuitStats(),
-        queueGauges: async () => {
-          await this.open();
-          return this.config.storage.queueGauges();
-        },
-      },
-      { now: () => this.config.clock.now() },
-    );
-    recorder.addSink(
-      new OtelSink(this.config.telemetry.meterProvider, packageVersion(), () => recorder.observe()),
-    );
-    return recorder;
+      cluster: this.cluster,
+      jobs: this.jobs,
+      queues: this.queues,
+      dlq: this.dlq,
+      bulk: this.bulk,
+      audit: this.audit,
+      metrics: this.metrics,
+      health: this.health,
+      retention: this.retention,
+      workers: this.workers,
+      flow: this.flow,
+      schedules: this.schedules,
+    } = compose(options));
   }
 
   /** State of every job type's circuit breaker seen so far (empty when breakers are off). */
@@ -391,36 +219,12 @@ export class ChokaQ {
     await this.engine.stop();
   }
 
-  /** Applies a live control (`chokaq.workers`) where it concerns this process. */
-  private applyControl(control: LiveControl): void {
-    try {
-      if (control.kind === 'concurrency') {
-        if (control.workerId === this.config.workerId) this.setConcurrency(control.concurrency);
-      } else {
-        this.engine.setRetry(control.type, control.retry);
-      }
-    } catch (error) {
-      // A control this process cannot apply (a bad value from another version) changes nothing.
-      this.config.logger.warn('live control not applied', {
-        ...logEvent('LiveControlNotApplied'),
-        control,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
-
   /**
    * Changes how many jobs this process runs at once (1–10,000); takes effect immediately.
    * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` when out of range.
    */
   setConcurrency(concurrency: number): void {
-    checkInteger(
-      concurrency,
-      'concurrency',
-      { min: 1, max: MAX_CONCURRENCY },
-      'CHOKAQ_INVALID_ARGUMENT',
-    );
-    this.engine.setConcurrency(concurrency);
+    setConcurrency(this.engine, concurrency);
   }
 
   /**
