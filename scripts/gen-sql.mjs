@@ -125,11 +125,16 @@ function render() {
       `  { version: ${m.version}, name: ${JSON.stringify(m.name)}, sql: ${JSON.stringify(m.sql)} },`,
     );
   }
-  lines.push('];', '', '/** Named statements; `:SCHEMA` stands for the quoted schema name. */');
-  lines.push('export const QUERIES = {');
-  for (const q of queries()) lines.push(`  ${q.name}: ${JSON.stringify(q.sql)},`);
-  lines.push('} as const;', '', '/** Name of a statement in {@link QUERIES}. */');
-  lines.push('export type QueryName = keyof typeof QUERIES;', '');
+  const all = queries();
+  // The names as a union and the texts as plain strings: declarations then carry the names
+  // only, not every statement's text as a literal type.
+  lines.push('];', '', '/** Name of a statement in {@link QUERIES}. */', 'export type QueryName =');
+  for (const q of all) lines.push(`  | ${JSON.stringify(q.name)}`);
+  lines[lines.length - 1] += ';';
+  lines.push('', '/** Named statements; `:SCHEMA` stands for the quoted schema name. */');
+  lines.push('export const QUERIES: Readonly<Record<QueryName, string>> = {');
+  for (const q of all) lines.push(`  ${q.name}: ${JSON.stringify(q.sql)},`);
+  lines.push('};', '');
   return lines.join('\n');
 }
 
