@@ -40,7 +40,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAgeMs: 86_400_000,
 };
 
-const RETRY_KEYS = [
+/** The names of {@link RetryOptions}, for the unknown-name check wherever they are taken. */
+export const RETRY_KEYS = [
   'maxAttempts',
   'baseDelay',
   'multiplier',

@@ -6,7 +6,7 @@
  * (their options say what they start with). Each change is audited.
  */
 import { ChokaQError } from '../errors.js';
-import { resolveRetryPolicy, type RetryOptions } from '../job/retry.js';
+import { resolveRetryPolicy, RETRY_KEYS, type RetryOptions } from '../job/retry.js';
 import { BULK_JOB_TYPE } from './bulk-runner.js';
 import { PRESENCE_ALIVE_MS } from '../runtime/presence.js';
 import { controlMessage, type LiveControl } from '../runtime/cluster-events.js';
@@ -28,15 +28,6 @@ export type LiveRetry = Pick<
   RetryOptions,
   'maxAttempts' | 'baseDelay' | 'multiplier' | 'maxDelay' | 'jitter' | 'maxAge'
 >;
-
-const RETRY_KEYS = [
-  'maxAttempts',
-  'baseDelay',
-  'multiplier',
-  'maxDelay',
-  'jitter',
-  'maxAge',
-] as const;
 
 /** What {@link LiveControls} needs from the engine. */
 export interface LiveControlsOptions {

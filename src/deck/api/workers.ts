@@ -3,19 +3,11 @@
  * (`chokaq.workers`, reaching every process), and the retention purge now (`chokaq.retention`).
  */
 import type { ChokaQ } from '../../chokaq.js';
+import { RETRY_KEYS } from '../../job/retry.js';
 import type { LiveRetry } from '../../operator/live-controls.js';
 import type { RetentionAges } from '../../runtime/retention-ages.js';
 import { bodyOf, queryJson, type Route } from '../routes.js';
 import { actorOptions } from './inputs.js';
-
-const RETRY_KEYS = [
-  'maxAttempts',
-  'baseDelay',
-  'multiplier',
-  'maxDelay',
-  'jitter',
-  'maxAge',
-] as const;
 
 /** The routes of `api/workers`, `api/retry` and `api/retention`. */
 export function workerRoutes(chokaq: ChokaQ): Route[] {
