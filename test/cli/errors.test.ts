@@ -12,12 +12,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closest, editDistance } from '../../src/cli/suggest.js';
 import { ChokaQ, defineJob, FatalError, silentLogger, type Store } from '../../src/index.js';
-import { embedded } from '../../src/storage/embedded/index.js';
-import { postgres } from '../../src/storage/postgres/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
-import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { postgresAvailable } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, seededStores, type CliResult } from '../helpers/cli.js';
 
 /** Runs the CLI in-process with captured output and `env`. */
 const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
@@ -190,31 +188,7 @@ async function seed(storage: Store): Promise<void> {
   }
 }
 
-const providers = [
-  {
-    name: 'embedded',
-    skip: false,
-    setup: async (): Promise<{ flags: string[]; cleanup: () => Promise<void> }> => {
-      const dir = await mkdtemp(join(tmpdir(), 'chokaq-cli-err-'));
-      dirs.push(dir);
-      const dataDir = join(dir, 'store');
-      await seed(embedded({ dataDir, logger: silentLogger }));
-      return { flags: ['--data-dir', dataDir], cleanup: () => Promise.resolve() };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: !pgUp,
-    setup: async (): Promise<{ flags: string[]; cleanup: () => Promise<void> }> => {
-      const schema = uniqueSchema('clierr');
-      await seed(postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger }));
-      return {
-        flags: ['--database-url', TEST_DATABASE_URL, '--schema', schema],
-        cleanup: () => dropSchema(schema),
-      };
-    },
-  },
-];
+const providers = seededStores('clierr', seed, dirs, pgUp);
 
 describe.each(providers)('errors on $name', ({ skip, setup }) => {
   let flags: string[] = [];

@@ -16,7 +16,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, seededStores, type CliResult } from '../helpers/cli.js';
 
 /** Runs the CLI in-process; `answer` is the one line the user types (none: input ended). */
 const cli = (args: string[], answer?: string): Promise<CliResult> =>
@@ -108,31 +108,7 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const providers = [
-  {
-    name: 'embedded',
-    skip: false,
-    setup: async (): Promise<{ flags: string[]; cleanup: () => Promise<void> }> => {
-      const dir = await mkdtemp(join(tmpdir(), 'chokaq-cli-op-'));
-      dirs.push(dir);
-      const dataDir = join(dir, 'store');
-      await seed(embedded({ dataDir, logger: silentLogger }));
-      return { flags: ['--data-dir', dataDir], cleanup: () => Promise.resolve() };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: !pgUp,
-    setup: async (): Promise<{ flags: string[]; cleanup: () => Promise<void> }> => {
-      const schema = uniqueSchema('cliop');
-      await seed(postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger }));
-      return {
-        flags: ['--database-url', TEST_DATABASE_URL, '--schema', schema],
-        cleanup: () => dropSchema(schema),
-      };
-    },
-  },
-];
+const providers = seededStores('cliop', seed, dirs, pgUp);
 
 describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
   let flags: string[] = [];

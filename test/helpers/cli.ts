@@ -2,8 +2,16 @@
  * The CLI run in-process (`run` of src/cli/main.ts) with its output captured, as the CLI tests
  * drive it: no environment unless given, and no input to answer a prompt unless told.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CliIo } from '../../src/cli/io.js';
 import { run } from '../../src/cli/main.js';
+import { silentLogger } from '../../src/index.js';
+import { embedded } from '../../src/storage/embedded/index.js';
+import { postgres } from '../../src/storage/postgres/index.js';
+import type { Store } from '../../src/storage/store.js';
+import { TEST_DATABASE_URL, dropSchema, uniqueSchema } from './pg.js';
 
 /** What a run printed, and its exit code. */
 export interface CliResult {
@@ -39,4 +47,48 @@ export async function runCli(
   };
   const code = await run([...args], io);
   return { code, out, err };
+}
+
+/** A store the CLI is pointed at by `flags`, seeded; `cleanup` drops what it made. */
+export interface SeededStore {
+  flags: string[];
+  cleanup: () => Promise<void>;
+}
+
+/**
+ * The stores the CLI tests run on, for `describe.each`: embedded (a data directory under a
+ * new temporary directory, added to `dirs` for the caller to remove) and PostgreSQL (a fresh
+ * schema named with `prefix`; `skip` when the server is not reachable), each seeded by `seed`.
+ */
+export function seededStores(
+  prefix: string,
+  seed: (store: Store) => Promise<void>,
+  dirs: string[],
+  pgUp: boolean,
+): { name: string; skip: boolean; setup: () => Promise<SeededStore> }[] {
+  return [
+    {
+      name: 'embedded',
+      skip: false,
+      setup: async () => {
+        const dir = await mkdtemp(join(tmpdir(), `chokaq-${prefix}-`));
+        dirs.push(dir);
+        const dataDir = join(dir, 'store');
+        await seed(embedded({ dataDir, logger: silentLogger }));
+        return { flags: ['--data-dir', dataDir], cleanup: () => Promise.resolve() };
+      },
+    },
+    {
+      name: 'PostgreSQL',
+      skip: !pgUp,
+      setup: async () => {
+        const schema = uniqueSchema(prefix);
+        await seed(postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger }));
+        return {
+          flags: ['--database-url', TEST_DATABASE_URL, '--schema', schema],
+          cleanup: () => dropSchema(schema),
+        };
+      },
+    },
+  ];
 }
