@@ -6,6 +6,7 @@
  */
 import {
   context,
+  INVALID_TRACEID,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -79,8 +80,13 @@ export function startRunSpan(tracer: Tracer, run: RunSpanStart): Span {
   });
 }
 
-/** Runs `fn` with `span` as the active span, so the handler's own spans are its children. */
+/**
+ * Runs `fn` with `span` as the active span, so the handler's own spans are its children. A span
+ * without a valid context (no tracer provider registered, nothing to link to) has no children to
+ * parent, and `fn` runs in the current context: no context object made per run.
+ */
 export function withSpan<T>(span: Span, fn: () => T): T {
+  if (span.spanContext().traceId === INVALID_TRACEID) return fn();
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 

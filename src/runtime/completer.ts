@@ -70,6 +70,11 @@ export class Completer {
     });
   }
 
+  /** Settlements not written yet: waiting for their round or in the round being written. */
+  get unsettled(): number {
+    return this.batcher.unfinished;
+  }
+
   /**
    * Resolves once at most `most` settlements are unwritten (waiting for their batch or in the one
    * being written).

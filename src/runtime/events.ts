@@ -109,6 +109,15 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
 };
 
 /** Every event name, for checking a name given at run time. */
+/** The fields every job event (and log record about a job) starts with. */
+export function jobEventBase(job: { id: string; type: string; queue: string }): {
+  id: string;
+  type: string;
+  queue: string;
+} {
+  return { id: job.id, type: job.type, queue: job.queue };
+}
+
 export const EVENT_NAMES = Object.keys(EVENT_NAME_SET) as ChokaQEventName[];
 
 /**

@@ -1,5 +1,5 @@
 import { logEvent } from '../observability/log-events.js';
-import type { ChokaQEvents } from './events.js';
+import { jobEventBase, type ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { HandoffRequest, Lease, Settlement, Store } from '../storage/store.js';
@@ -438,9 +438,7 @@ export class Worker implements HandoffTaker {
     gated: readonly boolean[],
   ): Promise<(Begun | null)[]> {
     const begun = await Promise.all(
-      batch.map((item, i) =>
-        gated[i] === true ? this.begin(item.job, true) : Promise.resolve(null),
-      ),
+      batch.map(async (item, i) => (gated[i] === true ? this.begin(item.job, true) : null)),
     );
     await Promise.all(
       batch.map(async (item, i) => {
@@ -452,20 +450,34 @@ export class Worker implements HandoffTaker {
 
   /** Holds a slot until `run` is done, then frees it (see {@link launch}). */
   private occupy(run: Promise<unknown>): void {
-    void run.finally(async () => {
-      this.window.noteFinished();
-      this.holding += 1;
-      await this.options.completer.whenUnsettledAtMost(this.slots.capacity * UNSETTLED_PER_SLOT);
+    void run.then(this.runDone, this.runDone);
+  }
+
+  /** A run ended: its slot is freed at once, or once few enough settlements are unwritten. */
+  private readonly runDone = (): void => {
+    this.window.noteFinished();
+    const most = this.slots.capacity * UNSETTLED_PER_SLOT;
+    if (this.options.completer.unsettled <= most) {
+      this.freeSlot();
+      return;
+    }
+    this.holding += 1;
+    void this.options.completer.whenUnsettledAtMost(most).then(() => {
       this.holding -= 1;
-      this.slots.release();
-      this.dispatch();
-      if (this.waitingForSlots) this.wakeup.notify();
+      this.freeSlot();
     });
+  };
+
+  private freeSlot(): void {
+    this.slots.release();
+    this.dispatch();
+    if (this.waitingForSlots) this.wakeup.notify();
   }
 
   /** Runs `job`; with `gate` (or for a `strictStart` type) through the lease gate first. */
   private async runOne(job: ClaimedJob, gate: boolean): Promise<void> {
-    const begun = await this.begin(job, gate);
+    const beginning = this.begin(job, gate);
+    const begun = beginning instanceof Promise ? await beginning : beginning;
     if (begun === null) return;
     let result: RunResult | undefined;
     try {
@@ -479,62 +491,102 @@ export class Worker implements HandoffTaker {
    * Begins the run of a claimed job: sends it back when its queue was paused or its circuit is
    * open, records its start (on trust, behind the run; with `gate` or for a `strictStart` type
    * through the lease gate, before) and emits `job:started`. `null`: the job does not run now.
+   * The common case (a running queue, a closed circuit, a start on trust) begins at once, without
+   * a promise; the others wait for the store.
    */
-  private async begin(job: ClaimedJob, gate: boolean): Promise<Begun | null> {
-    const { events, logger, completer, clock } = this.options;
+  private begin(job: ClaimedJob, gate: boolean): Begun | null | Promise<Begun | null> {
+    const { completer, circuits, strictStarts } = this.options;
     const lease: Lease = {
       id: job.id,
       workerId: this.options.workerId,
       leaseToken: job.leaseToken ?? '',
     };
-    const base = { id: job.id, type: job.type, queue: job.queue };
     let permit: CircuitPermit | null = null;
     try {
       if (this.paused.peek()?.has(job.queue) === true) {
-        await completer.settle({ kind: 'release', lease });
-        return null;
-      }
-      if (this.options.circuits) {
-        permit = this.options.circuits.acquire(job.type);
-        if (!permit) {
-          await this.rescheduleForOpenCircuit(job, lease);
+        return this.beginLater(job, null, async () => {
+          await completer.settle({ kind: 'release', lease });
           return null;
+        });
+      }
+      if (circuits) {
+        permit = circuits.acquire(job.type);
+        if (!permit) {
+          return this.beginLater(job, null, async () => {
+            await this.rescheduleForOpenCircuit(job, lease);
+            return null;
+          });
         }
       }
-      let started: ClaimedJob | null;
-      let recorded: Promise<boolean> | undefined;
-      if (gate || this.options.strictStarts.has(job.type.toLowerCase())) {
-        started = await this.starter.add(lease);
-      } else {
-        // Started on trust: the start is recorded behind the run, with the next settle round.
-        recorded = completer.recordStart(lease);
-        started = { ...job, state: 'processing', attempts: job.attempts + 1 };
-      }
-      if (!started) {
-        logger.warn('lease lost before start; skipping', {
-          ...logEvent('JobExecutionLeaseRejected'),
-          ...base,
+      if (gate || (strictStarts.size > 0 && strictStarts.has(job.type.toLowerCase()))) {
+        const held = permit;
+        return this.beginLater(job, held, async () => {
+          const started = await this.starter.add(lease);
+          return started
+            ? this.started(started, lease, undefined, held)
+            : this.lostBeforeStart(job, held);
         });
-        events.emit('job:conflict', { ...base, step: 'start' });
-        if (permit) this.report(permit, undefined);
-        return null;
       }
-      events.emit('job:started', {
-        ...base,
-        attempt: started.attempts,
-        queueLagMs: Math.max(0, clock.now() - started.runAt.getTime()),
-      });
-      return { job: started, lease, recorded, permit };
+      // Started on trust: the start is recorded behind the run, with the next settle round.
+      const recorded = completer.recordStart(lease);
+      const started: ClaimedJob = { ...job, state: 'processing', attempts: job.attempts + 1 };
+      return this.started(started, lease, recorded, permit);
     } catch (error) {
-      logger.error('job could not be started', {
-        ...logEvent('JobStartFailed'),
-        ...base,
-        error: String(error),
-      });
-      events.emit('worker:error', { where: 'start', error });
-      if (permit) this.report(permit, undefined);
-      return null;
+      return this.startFailed(job, permit, error);
     }
+  }
+
+  /** The part of {@link begin} that waits for the store; a failure there is {@link startFailed}. */
+  private async beginLater(
+    job: ClaimedJob,
+    permit: CircuitPermit | null,
+    step: () => Promise<Begun | null>,
+  ): Promise<Begun | null> {
+    try {
+      return await step();
+    } catch (error) {
+      return this.startFailed(job, permit, error);
+    }
+  }
+
+  /** A started job: `job:started` emitted, ready to run. */
+  private started(
+    job: ClaimedJob,
+    lease: Lease,
+    recorded: Promise<boolean> | undefined,
+    permit: CircuitPermit | null,
+  ): Begun {
+    this.options.events.emit('job:started', {
+      id: job.id,
+      type: job.type,
+      queue: job.queue,
+      attempt: job.attempts,
+      queueLagMs: Math.max(0, this.options.clock.now() - job.runAt.getTime()),
+    });
+    return { job, lease, recorded, permit };
+  }
+
+  /** The lease gate refused the start: someone else moved the job. */
+  private lostBeforeStart(job: ClaimedJob, permit: CircuitPermit | null): null {
+    const base = jobEventBase(job);
+    this.options.logger.warn('lease lost before start; skipping', {
+      ...logEvent('JobExecutionLeaseRejected'),
+      ...base,
+    });
+    this.options.events.emit('job:conflict', { ...base, step: 'start' });
+    if (permit) this.report(permit, undefined);
+    return null;
+  }
+
+  private startFailed(job: ClaimedJob, permit: CircuitPermit | null, error: unknown): null {
+    this.options.logger.error('job could not be started', {
+      ...logEvent('JobStartFailed'),
+      ...jobEventBase(job),
+      error: String(error),
+    });
+    this.options.events.emit('worker:error', { where: 'start', error });
+    if (permit) this.report(permit, undefined);
+    return null;
   }
 
   /**
