@@ -6,7 +6,7 @@ import type { ClaimedJob } from '../storage/model.js';
 import type { Lease } from '../storage/store.js';
 import { withFields } from '../observability/logger.js';
 import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing.js';
-import type { ActiveRun } from './active-runs.js';
+import { abortIfStartLost, type ActiveRun } from './active-runs.js';
 import type { CallResult, ExecutorOptions, RunResult } from './run-types.js';
 import { GraceTimer } from './grace-timer.js';
 import { composeMiddleware } from './middleware.js';
@@ -135,12 +135,7 @@ class BatchRun {
       },
     };
     this.deps.runs.add(run);
-    entry.recorded?.then(
-      (held) => {
-        if (!held) run.abort('lost', 'Lease lost before the start of the run was recorded');
-      },
-      () => undefined, // not written: the run goes on under its lease (see Completer.writeStarts)
-    );
+    if (entry.recorded) abortIfStartLost(run, entry.recorded);
     return run;
   }
 

@@ -10,7 +10,12 @@ import type { AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from '../job/retry.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { Lease, Settlement } from '../storage/store.js';
-import type { AbortCause, ActiveRun, RunAborted } from './active-runs.js';
+import {
+  abortIfStartLost,
+  type AbortCause,
+  type ActiveRun,
+  type RunAborted,
+} from './active-runs.js';
 import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';
 import { GraceTimer } from './grace-timer.js';
@@ -24,6 +29,28 @@ export const MAX_RESULT_BYTES = 64 * 1024;
 
 /** The result of a run that leaves nothing to count. */
 const NOTHING_WRITTEN: Promise<boolean> = Promise.resolve(false);
+
+/**
+ * One run in progress as the heartbeater, cancellation and shutdown see it. Every abort goes
+ * through here (timeout, cancel, lost lease, heartbeat, shutdown), so the grace period starts
+ * without a listener on the signal.
+ */
+class SingleRun implements ActiveRun {
+  constructor(
+    readonly job: ClaimedJob,
+    readonly lease: Lease,
+    private readonly ctx: RunContext,
+    private readonly grace: GraceTimer,
+  ) {}
+
+  progress(): number | undefined {
+    return this.ctx.reportedProgress;
+  }
+
+  abort(why: AbortCause, message: string): void {
+    if (this.ctx.abort(why, message)) this.grace.start();
+  }
+}
 
 /** DLQ reason and text for runs aborted on purpose. */
 const ABORT_DEATH: Partial<Record<AbortCause, FailureReason>> = {
@@ -66,23 +93,9 @@ export class Executor {
     const definition = this.options.registry.find(job.type);
     const ctx = new RunContext(job, this.options.events, this.options.logger);
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
-    // Every abort goes through here (timeout, cancel, lost lease, heartbeat, shutdown), so the
-    // grace period starts without a listener on the signal.
-    const run: ActiveRun = {
-      job,
-      lease,
-      progress: () => ctx.reportedProgress,
-      abort: (why, message) => {
-        if (ctx.abort(why, message)) grace.start();
-      },
-    };
+    const run = new SingleRun(job, lease, ctx, grace);
     runs.add(run);
-    recorded?.then(
-      (held) => {
-        if (!held) run.abort('lost', 'Lease lost before the start of the run was recorded');
-      },
-      () => undefined, // not written: the run goes on under its lease (see Completer.writeStarts)
-    );
+    if (recorded) abortIfStartLost(run, recorded);
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
     const cancelTimeout = clock.schedule(
