@@ -13,12 +13,12 @@ import {
 } from './config/resolve.js';
 import { Enqueuer } from './enqueue/enqueuer.js';
 import { JobRegistry } from './job/registry.js';
-import { checkWorker } from './monitoring/health/checks.js';
-import { HealthApi } from './monitoring/health/health-api.js';
-import { MetricsApi } from './monitoring/metrics/metrics-api.js';
-import { OtelSink } from './monitoring/metrics/otel-sink.js';
-import { MetricsRecorder } from './monitoring/metrics/recorder.js';
-import { logEvent } from './observability/log-events.js';
+import { checkWorker } from './observability/health/checks.js';
+import { HealthApi } from './observability/health/health-api.js';
+import { MetricsApi } from './observability/metrics/metrics-api.js';
+import { OtelSink } from './observability/metrics/otel-sink.js';
+import { MetricsRecorder } from './observability/metrics/recorder.js';
+import { logEvent } from './observability/logging/log-events.js';
 import { AuditApi, Auditor } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';

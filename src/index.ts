@@ -13,16 +13,16 @@ export type {
 } from './enqueue/options.js';
 export type { ChokaQOptions, QueueSettings } from './config/options.js';
 export type { TelemetryOptions } from './config/telemetry.js';
-export type { MetricsApi } from './monitoring/metrics/metrics-api.js';
-export type { HealthApi, HealthReport } from './monitoring/health/health-api.js';
-export type { CheckResult, HealthStatus } from './monitoring/health/checks.js';
+export type { MetricsApi } from './observability/metrics/metrics-api.js';
+export type { HealthApi, HealthReport } from './observability/health/health-api.js';
+export type { CheckResult, HealthStatus } from './observability/health/checks.js';
 export type {
   QueueLagCheck,
   StrandedReason,
   StrandedWork,
   SystemHealth,
   WorkerCheck,
-} from './monitoring/health/system.js';
+} from './observability/health/system.js';
 export type { HealthOptions } from './config/health.js';
 export type { QueueRetention, RetentionOptions } from './config/retention.js';
 export type { RetentionAges } from './runtime/retention-ages.js';
@@ -102,7 +102,7 @@ export {
   silentLogger,
   type Logger,
   type LogLevel,
-} from './observability/logger.js';
+} from './observability/logging/logger.js';
 export { memory } from './storage/memory/index.js';
 export type {
   ArchivedJob,

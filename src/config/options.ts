@@ -5,7 +5,7 @@
 import type { CircuitPolicy } from '../job/circuit-policy.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { RetryOptions } from '../job/retry.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { PipeHandler } from '../runtime/run-types.js';
 import type { Middleware } from '../runtime/middleware.js';
 import type { Schedule } from '../schedule/definition.js';

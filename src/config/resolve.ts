@@ -5,7 +5,7 @@ import { checkCircuitPolicy, resolveCircuitPolicy } from '../job/circuit-policy.
 import { LIMITS, validateQueueName } from '../job/envelope.js';
 import { isJobDefinition, type AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy } from '../job/retry.js';
-import { checkLogger, consoleLogger } from '../observability/logger.js';
+import { checkLogger, consoleLogger } from '../observability/logging/logger.js';
 import type { EngineSettings, QueueStartSettings } from '../runtime/settings.js';
 import type { CheckedSchedule } from '../schedule/definition.js';
 import type { Store } from '../storage/store.js';

@@ -10,8 +10,8 @@
  * Delivery is best effort: a process that is reconnecting misses what was sent meanwhile, so a
  * consumer treats the events as "something changed here" and re-reads what it shows.
  */
-import { logEvent } from '../observability/log-events.js';
-import type { Logger } from '../observability/logger.js';
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
 import { MAX_BROADCAST_BYTES, type Store } from '../storage/store.js';
