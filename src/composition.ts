@@ -5,12 +5,7 @@
  * this returns and only checks calls and delegates.
  */
 import type { ChokaQOptions } from './config/options.js';
-import {
-  MAX_CONCURRENCY,
-  queueZombieSeconds,
-  resolveConfig,
-  type ChokaQSettings,
-} from './config/resolve.js';
+import { queueZombieSeconds, resolveConfig, type ChokaQSettings } from './config/resolve.js';
 import { Enqueuer } from './enqueue/enqueuer.js';
 import { JobRegistry } from './job/registry.js';
 import { checkWorker } from './observability/health/checks.js';
@@ -33,6 +28,7 @@ import { countEvents, type EngineCounters } from './runtime/counters.js';
 import { Engine } from './runtime/engine.js';
 import { ChokaQEvents } from './runtime/events.js';
 import { PRESENCE_ALIVE_MS } from './runtime/presence.js';
+import { MAX_CONCURRENCY } from './runtime/worker-options.js';
 import { Scheduler } from './schedule/scheduler.js';
 import { SchedulesApi } from './schedule/schedules-api.js';
 import type { LocalSchedule } from './schedule/tick-job.js';

@@ -12,7 +12,7 @@ export type {
   PayloadOf,
 } from './enqueue/options.js';
 export type { ChokaQOptions, QueueSettings } from './config/options.js';
-export type { TelemetryOptions } from './config/telemetry.js';
+export type { TelemetryOptions } from './observability/options.js';
 export type { MetricsApi } from './observability/metrics/metrics-api.js';
 export type { HealthApi, HealthReport } from './observability/health/health-api.js';
 export type { CheckResult, HealthStatus } from './observability/health/checks.js';
@@ -23,8 +23,8 @@ export type {
   SystemHealth,
   WorkerCheck,
 } from './observability/health/system.js';
-export type { HealthOptions } from './config/health.js';
-export type { QueueRetention, RetentionOptions } from './config/retention.js';
+export type { HealthOptions } from './observability/health/options.js';
+export type { QueueRetention, RetentionOptions } from './runtime/retention-options.js';
 export type { RetentionAges } from './runtime/retention-ages.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
 export type { LiveControlOptions, LiveControls, LiveRetry } from './operator/live-controls.js';

@@ -19,6 +19,12 @@ import type { CancelTimer, Clock } from '../util/clock.js';
 import type { RetryOptions } from '../job/retry.js';
 import type { ChokaQEvents } from './events.js';
 
+/** How often this process's activity is sent when `clusterEvents.interval` is not given. */
+export const DEFAULT_CLUSTER_EVENTS_INTERVAL = '250ms';
+
+/** The bounds of `clusterEvents.interval`, in ms: 10 ms to a minute. */
+export const CLUSTER_EVENTS_INTERVAL = { min: 10, max: 60_000 } as const;
+
 /** Dead job ids carried per queue and message. */
 const MAX_DEAD_IDS = 20;
 

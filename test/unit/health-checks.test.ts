@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LAG, resolveHealth } from '../../src/config/health.js';
+import { resolveHealth } from '../../src/config/health.js';
+import { DEFAULT_LAG } from '../../src/observability/health/options.js';
 import { FakeClock } from '../../src/index.js';
 import { checkDb, checkSaturation, checkWorker } from '../../src/observability/health/checks.js';
 import { EventLoopProbe } from '../../src/runtime/loop-probe.js';
