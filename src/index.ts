@@ -67,7 +67,7 @@ export { ChokaQError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { FatalError, RateLimitedError, ThrottledError } from './job/errors.js';
 export type { ConcurrencyKeyOption } from './job/concurrency.js';
 export type { RateLimitOptions } from './job/rate-limit.js';
-export type { RateBucket, RateDraw, RateGrant, RateLimits } from './storage/rate-limits.js';
+export type { RateBucket } from './storage/rate-limits.js';
 export {
   defineJob,
   type BatchJobSpec,
@@ -86,7 +86,6 @@ export type {
   BatchResult,
 } from './job/batch.js';
 export type { RetryOptions } from './job/retry.js';
-export { classifyFailure, type FailureClass } from './job/classify.js';
 export type { FailureReason, HotState, JobState } from './job/state.js';
 export type { Middleware } from './runtime/middleware.js';
 export type { CircuitPolicy } from './job/circuit-policy.js';
@@ -120,7 +119,6 @@ export type {
   KeyUsage,
   QueueStats,
   DueTypeCount,
-  QueueGauges,
   WorkerPresence,
 } from './storage/model.js';
 export type { ClaimBegin, IdempotencyClaims } from './storage/idempotency.js';
