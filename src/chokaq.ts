@@ -11,9 +11,9 @@ import type {
 import { ChokaQError } from './errors.js';
 import { validateJobId, validateQueueName } from './job/envelope.js';
 import type { AnyJobDefinition } from './job/registry.js';
-import type { HealthApi } from './monitoring/health/health-api.js';
-import type { MetricsApi } from './monitoring/metrics/metrics-api.js';
-import type { Logger } from './observability/logger.js';
+import type { HealthApi } from './observability/health/health-api.js';
+import type { MetricsApi } from './observability/metrics/metrics-api.js';
+import type { Logger } from './observability/logging/logger.js';
 import {
   checkActorOptions,
   type ActorOptions,

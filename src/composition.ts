@@ -5,20 +5,15 @@
  * this returns and only checks calls and delegates.
  */
 import type { ChokaQOptions } from './config/options.js';
-import {
-  MAX_CONCURRENCY,
-  queueZombieSeconds,
-  resolveConfig,
-  type ChokaQSettings,
-} from './config/resolve.js';
+import { queueZombieSeconds, resolveConfig, type ChokaQSettings } from './config/resolve.js';
 import { Enqueuer } from './enqueue/enqueuer.js';
 import { JobRegistry } from './job/registry.js';
-import { checkWorker } from './monitoring/health/checks.js';
-import { HealthApi } from './monitoring/health/health-api.js';
-import { MetricsApi } from './monitoring/metrics/metrics-api.js';
-import { OtelSink } from './monitoring/metrics/otel-sink.js';
-import { MetricsRecorder } from './monitoring/metrics/recorder.js';
-import { logEvent } from './observability/log-events.js';
+import { checkWorker } from './observability/health/checks.js';
+import { HealthApi } from './observability/health/health-api.js';
+import { MetricsApi } from './observability/metrics/metrics-api.js';
+import { OtelSink } from './observability/metrics/otel-sink.js';
+import { MetricsRecorder } from './observability/metrics/recorder.js';
+import { logEvent } from './observability/logging/log-events.js';
 import { AuditApi, Auditor } from './operator/audit.js';
 import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
@@ -33,6 +28,7 @@ import { countEvents, type EngineCounters } from './runtime/counters.js';
 import { Engine } from './runtime/engine.js';
 import { ChokaQEvents } from './runtime/events.js';
 import { PRESENCE_ALIVE_MS } from './runtime/presence.js';
+import { MAX_CONCURRENCY } from './runtime/worker-options.js';
 import { Scheduler } from './schedule/scheduler.js';
 import { SchedulesApi } from './schedule/schedules-api.js';
 import type { LocalSchedule } from './schedule/tick-job.js';

@@ -12,19 +12,19 @@ export type {
   PayloadOf,
 } from './enqueue/options.js';
 export type { ChokaQOptions, QueueSettings } from './config/options.js';
-export type { TelemetryOptions } from './config/telemetry.js';
-export type { MetricsApi } from './monitoring/metrics/metrics-api.js';
-export type { HealthApi, HealthReport } from './monitoring/health/health-api.js';
-export type { CheckResult, HealthStatus } from './monitoring/health/checks.js';
+export type { TelemetryOptions } from './observability/options.js';
+export type { MetricsApi } from './observability/metrics/metrics-api.js';
+export type { HealthApi, HealthReport } from './observability/health/health-api.js';
+export type { CheckResult, HealthStatus } from './observability/health/checks.js';
 export type {
   QueueLagCheck,
   StrandedReason,
   StrandedWork,
   SystemHealth,
   WorkerCheck,
-} from './monitoring/health/system.js';
-export type { HealthOptions } from './config/health.js';
-export type { QueueRetention, RetentionOptions } from './config/retention.js';
+} from './observability/health/system.js';
+export type { HealthOptions } from './observability/health/options.js';
+export type { QueueRetention, RetentionOptions } from './runtime/retention-options.js';
 export type { RetentionAges } from './runtime/retention-ages.js';
 export type { RetentionApi, RetentionEntry, RetentionPurge } from './operator/retention-api.js';
 export type { LiveControlOptions, LiveControls, LiveRetry } from './operator/live-controls.js';
@@ -67,7 +67,7 @@ export { ChokaQError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { FatalError, RateLimitedError, ThrottledError } from './job/errors.js';
 export type { ConcurrencyKeyOption } from './job/concurrency.js';
 export type { RateLimitOptions } from './job/rate-limit.js';
-export type { RateBucket, RateDraw, RateGrant, RateLimits } from './storage/rate-limits.js';
+export type { RateBucket } from './storage/rate-limits.js';
 export {
   defineJob,
   type BatchJobSpec,
@@ -86,7 +86,6 @@ export type {
   BatchResult,
 } from './job/batch.js';
 export type { RetryOptions } from './job/retry.js';
-export { classifyFailure, type FailureClass } from './job/classify.js';
 export type { FailureReason, HotState, JobState } from './job/state.js';
 export type { Middleware } from './runtime/middleware.js';
 export type { CircuitPolicy } from './job/circuit-policy.js';
@@ -102,7 +101,7 @@ export {
   silentLogger,
   type Logger,
   type LogLevel,
-} from './observability/logger.js';
+} from './observability/logging/logger.js';
 export { memory } from './storage/memory/index.js';
 export type {
   ArchivedJob,
@@ -120,7 +119,6 @@ export type {
   KeyUsage,
   QueueStats,
   DueTypeCount,
-  QueueGauges,
   WorkerPresence,
 } from './storage/model.js';
 export type { ClaimBegin, IdempotencyClaims } from './storage/idempotency.js';

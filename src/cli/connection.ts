@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ChokaQError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { Store } from '../storage/store.js';
 // The options module only, not the provider: PGlite is loaded when a command needs it.
 import { DEFAULT_DATA_DIR } from '../storage/embedded/options.js';

@@ -1,34 +1,24 @@
 /**
- * The `health` option of `new ChokaQ` and the per-queue lag thresholds of `queues.<name>`: when
- * the health checks (docs/observability.md) turn degraded or unhealthy.
+ * The check of the `health` option of `new ChokaQ` (its shape and defaults are health's own,
+ * src/observability/health/options.ts) and of the per-queue lag thresholds of `queues.<name>`.
  */
 import { ChokaQError } from '../errors.js';
 import { checkOptions } from '../util/check.js';
 import type { HealthSettings, LagThresholds } from '../runtime/settings.js';
-import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
+import {
+  DEFAULT_LAG,
+  HEALTH_DEFAULTS,
+  HEALTH_DURATION,
+  type HealthOptions,
+} from '../observability/health/options.js';
+import { toMs, type Duration } from '../util/duration.js';
 
-/** Thresholds of the health checks. */
-export interface HealthOptions {
-  /** How long `chokaq_db` waits for the database's answer before it is unhealthy. Default: `'2s'`. */
-  dbTimeout?: Duration;
-  /**
-   * `chokaq_worker` is unhealthy when the event loop stalled this long (within the last twice
-   * this time), or a claim has been waiting this long; degraded at half of it. Default: `'30s'`.
-   */
-  stallTimeout?: Duration;
-  /**
-   * `chokaq_queue_saturation` is degraded when a served, unpaused queue's longest-waiting due job
-   * has been due longer than this. Default: `'30s'`.
-   */
-  lagDegraded?: Duration;
-  /** … and unhealthy past this (at least `lagDegraded`). Default: `'5m'`. */
-  lagUnhealthy?: Duration;
-}
-
-const HEALTH_KEYS = ['dbTimeout', 'stallTimeout', 'lagDegraded', 'lagUnhealthy'] as const;
-
-/** A timer's bounds: 1 ms up to what `setTimeout` can wait. */
-const TIMER = { min: 1, max: MAX_TIMER_MS };
+const HEALTH_KEYS = [
+  'dbTimeout',
+  'stallTimeout',
+  'lagDegraded',
+  'lagUnhealthy',
+] as const satisfies readonly (keyof HealthOptions)[];
 
 /**
  * Lag thresholds from `degraded` and `unhealthy` (either may be absent: `fallback` fills it in).
@@ -42,11 +32,13 @@ export function lagThresholds(
   fallback: LagThresholds,
 ): LagThresholds {
   const degradedMs =
-    degraded === undefined ? fallback.degradedMs : toMs(degraded, `${field}.lagDegraded`, TIMER);
+    degraded === undefined
+      ? fallback.degradedMs
+      : toMs(degraded, `${field}.lagDegraded`, HEALTH_DURATION);
   const unhealthyMs =
     unhealthy === undefined
       ? Math.max(fallback.unhealthyMs, degradedMs)
-      : toMs(unhealthy, `${field}.lagUnhealthy`, TIMER);
+      : toMs(unhealthy, `${field}.lagUnhealthy`, HEALTH_DURATION);
   if (unhealthyMs < degradedMs) {
     throw new ChokaQError(
       'CHOKAQ_INVALID_CONFIG',
@@ -74,12 +66,17 @@ export function resolveHealth(
     queueLag[name] = lagThresholds(queue.lagDegraded, queue.lagUnhealthy, `queues.${name}`, lag);
   }
   return {
-    dbTimeoutMs: toMs(options.dbTimeout ?? '2s', 'health.dbTimeout', TIMER),
-    stallTimeoutMs: toMs(options.stallTimeout ?? '30s', 'health.stallTimeout', TIMER),
+    dbTimeoutMs: toMs(
+      options.dbTimeout ?? HEALTH_DEFAULTS.dbTimeout,
+      'health.dbTimeout',
+      HEALTH_DURATION,
+    ),
+    stallTimeoutMs: toMs(
+      options.stallTimeout ?? HEALTH_DEFAULTS.stallTimeout,
+      'health.stallTimeout',
+      HEALTH_DURATION,
+    ),
     lag,
     queueLag,
   };
 }
-
-/** Lag thresholds without options: 30 seconds degraded, 5 minutes unhealthy. */
-export const DEFAULT_LAG: LagThresholds = { degradedMs: 30_000, unhealthyMs: 300_000 };

@@ -1,20 +1,24 @@
 /**
- * The options of `new ChokaQ(options)`, each with its default and its bounds. `resolve.ts`
- * checks them once and turns them into the runtime's settings.
+ * The options of `new ChokaQ(options)`, composed from the engine's own and each feature's: the
+ * shapes, defaults and bounds of a feature's options live beside it (`RetryOptions` in
+ * job/retry.ts, `Schedule` in schedule/, `HealthOptions` in observability/health/,
+ * `TelemetryOptions` in observability/, `RetentionOptions` and the worker's defaults in
+ * runtime/, the `maxWorkers` bounds in operator/queues-api.ts). `resolve.ts` checks them once and
+ * turns them into the runtime's settings.
  */
 import type { CircuitPolicy } from '../job/circuit-policy.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { RetryOptions } from '../job/retry.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { PipeHandler } from '../runtime/run-types.js';
 import type { Middleware } from '../runtime/middleware.js';
 import type { Schedule } from '../schedule/definition.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
-import type { HealthOptions } from './health.js';
-import type { QueueRetention, RetentionOptions } from './retention.js';
-import type { TelemetryOptions } from './telemetry.js';
+import type { HealthOptions } from '../observability/health/options.js';
+import type { QueueRetention, RetentionOptions } from '../runtime/retention-options.js';
+import type { TelemetryOptions } from '../observability/options.js';
 
 /** Per-queue settings applied when ChokaQ starts. */
 export interface QueueSettings {

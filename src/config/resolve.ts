@@ -5,8 +5,14 @@ import { checkCircuitPolicy, resolveCircuitPolicy } from '../job/circuit-policy.
 import { LIMITS, validateQueueName } from '../job/envelope.js';
 import { isJobDefinition, type AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy } from '../job/retry.js';
-import { checkLogger, consoleLogger } from '../observability/logger.js';
+import { checkLogger, consoleLogger } from '../observability/logging/logger.js';
+import { MAX_WORKERS_RANGE } from '../operator/queues-api.js';
+import {
+  CLUSTER_EVENTS_INTERVAL,
+  DEFAULT_CLUSTER_EVENTS_INTERVAL,
+} from '../runtime/cluster-events.js';
 import type { EngineSettings, QueueStartSettings } from '../runtime/settings.js';
+import { MAX_CONCURRENCY, WORKER_DEFAULTS } from '../runtime/worker-options.js';
 import type { CheckedSchedule } from '../schedule/definition.js';
 import type { Store } from '../storage/store.js';
 import {
@@ -28,10 +34,6 @@ import { resolveRetention } from './retention.js';
 import { resolveSchedules } from './schedules.js';
 import { resolveTelemetry } from './telemetry.js';
 import type { ChokaQOptions, QueueSettings } from './options.js';
-import { MAX_WORKERS_RANGE } from '../operator/queues-api.js';
-
-/** Largest `concurrency` (and `setConcurrency`). */
-export const MAX_CONCURRENCY = 10_000;
 
 /** Largest `maxPayloadBytes`. */
 const MAX_PAYLOAD_BYTES = 100_000_000;
@@ -135,12 +137,16 @@ export function resolveConfig(options: ChokaQOptions): ChokaQSettings {
     queueStart,
     workerQueues: options.workerQueues === undefined ? null : checkQueueNames(options.workerQueues),
     worker: checkBoolean(options.worker ?? true, 'worker'),
-    concurrency: checkInteger(options.concurrency ?? 10, 'concurrency', {
+    concurrency: checkInteger(options.concurrency ?? WORKER_DEFAULTS.concurrency, 'concurrency', {
       min: 1,
       max: MAX_CONCURRENCY,
     }),
     prefetch: checkPrefetch(options.prefetch),
-    pollIntervalMs: toMs(options.pollInterval ?? '1s', 'pollInterval', TIMER),
+    pollIntervalMs: toMs(
+      options.pollInterval ?? WORKER_DEFAULTS.pollInterval,
+      'pollInterval',
+      TIMER,
+    ),
     timeoutMs: toMs(options.timeout ?? '15m', 'timeout', TIMER),
     queueTimeoutsMs,
     retry: resolveRetryPolicy(options.retry, undefined, 'retry'),
@@ -181,7 +187,8 @@ export function resolveConfig(options: ChokaQOptions): ChokaQSettings {
 
 /** `prefetch`: `'auto'` (the default) or a whole number of jobs from 0 to the concurrency cap. */
 function checkPrefetch(value: unknown): number | 'auto' {
-  if (value === undefined || value === 'auto') return 'auto';
+  if (value === undefined) return WORKER_DEFAULTS.prefetch;
+  if (value === 'auto') return value;
   const bounds = { min: 0, max: MAX_CONCURRENCY };
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= bounds.max) {
     return value;
@@ -198,7 +205,11 @@ function checkPrefetch(value: unknown): number | 'auto' {
 function resolveClusterEvents(value: ChokaQOptions['clusterEvents']): number | null {
   if (value === false) return null;
   const options = checkOptions(value, 'clusterEvents', ['interval'] as const);
-  return toMs(options.interval ?? '250ms', 'clusterEvents.interval', { min: 10, max: 60_000 });
+  return toMs(
+    options.interval ?? DEFAULT_CLUSTER_EVENTS_INTERVAL,
+    'clusterEvents.interval',
+    CLUSTER_EVENTS_INTERVAL,
+  );
 }
 
 /** Per-queue start settings and handler timeouts from `options.queues`. */

@@ -1,33 +1,28 @@
 /**
- * The `retention` option of `new ChokaQ` and `queues.<name>.retention`: how long finished jobs,
- * dead jobs, metric buckets, audit entries, bulk actions and schedule ticks are kept, and how the background
- * purge runs (docs/observability.md). The ages and their check are the runtime's
- * (src/runtime/retention-ages.ts): the operator API checks the ages given to its calls with them.
+ * The check of the `retention` option of `new ChokaQ` and of `queues.<name>.retention`. Their
+ * shapes, defaults and bounds are the retention code's (src/runtime/retention-options.ts), and so
+ * are the ages and their check (src/runtime/retention-ages.ts), which the operator API uses for the
+ * ages given to its calls.
  */
 import { ChokaQError } from '../errors.js';
+import { AGE_KEYS, resolveAges, retentionAge } from '../runtime/retention-ages.js';
 import {
-  AGE_KEYS,
-  resolveAges,
-  retentionAge,
-  type RetentionAges,
-} from '../runtime/retention-ages.js';
+  RETENTION_BATCH_SIZE,
+  RETENTION_DEFAULTS,
+  RETENTION_INTERVAL,
+  type QueueRetention,
+  type RetentionOptions,
+} from '../runtime/retention-options.js';
 import type { RetentionSettings } from '../runtime/settings.js';
 import { checkInteger, checkOptions, isPlainObject } from '../util/check.js';
-import { MAX_TIMER_MS, toMs, type Duration } from '../util/duration.js';
+import { toMs } from '../util/duration.js';
 
-/** The `retention` option. */
-export interface RetentionOptions extends RetentionAges {
-  /** Mean time between purge passes (±20 %), 1 s – 24.8 days. Default: `'5m'`. */
-  interval?: Duration;
-  /** Rows per batch, each batch one short transaction (1–10,000). Default: `1000`. */
-  batchSize?: number;
-}
-
-/** A queue's own ages (`queues.<name>.retention`). */
-export type QueueRetention = Pick<RetentionAges, 'archive' | 'dlq'>;
-
-const RETENTION_KEYS = [...AGE_KEYS, 'interval', 'batchSize'] as const;
-const QUEUE_KEYS = ['archive', 'dlq'] as const;
+const RETENTION_KEYS = [
+  ...AGE_KEYS,
+  'interval',
+  'batchSize',
+] as const satisfies readonly (keyof RetentionOptions)[];
+const QUEUE_KEYS = ['archive', 'dlq'] as const satisfies readonly (keyof QueueRetention)[];
 
 /**
  * Checks the `retention` option and the queues' own ages (their names already checked).
@@ -56,8 +51,16 @@ export function resolveRetention(
   }
   return {
     enabled: value !== false,
-    intervalMs: toMs(interval ?? '5m', 'retention.interval', { min: 1000, max: MAX_TIMER_MS }),
-    batchSize: checkInteger(batchSize ?? 1000, 'retention.batchSize', { min: 1, max: 10_000 }),
+    intervalMs: toMs(
+      interval ?? RETENTION_DEFAULTS.interval,
+      'retention.interval',
+      RETENTION_INTERVAL,
+    ),
+    batchSize: checkInteger(
+      batchSize ?? RETENTION_DEFAULTS.batchSize,
+      'retention.batchSize',
+      RETENTION_BATCH_SIZE,
+    ),
     ages: resolveAges(ages, 'retention'),
     queueAges,
   };

@@ -1,13 +1,15 @@
 /**
- * The `schedules` option of `new ChokaQ`: each schedule checked (see `schedule/definition.ts`),
- * names unique.
+ * The check of the `schedules` option of `new ChokaQ`: each schedule checked (its shape, checks
+ * and bounds are src/schedule/definition.ts), names unique.
  */
 import { ChokaQError } from '../errors.js';
-import { checkSchedule, type CheckedSchedule, type Schedule } from '../schedule/definition.js';
+import {
+  checkSchedule,
+  MAX_DECLARED_SCHEDULES,
+  type CheckedSchedule,
+  type Schedule,
+} from '../schedule/definition.js';
 import { checkArray } from '../util/check.js';
-
-/** Most schedules one `new ChokaQ` declares. */
-export const MAX_DECLARED_SCHEDULES = 1000;
 
 /**
  * Checks the declared schedules.

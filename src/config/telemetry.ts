@@ -1,26 +1,14 @@
-/** The `telemetry` option of `new ChokaQ`: metrics on or off, and the OpenTelemetry providers. */
-import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+/** The check of the `telemetry` option of `new ChokaQ` (src/observability/options.ts). */
 import { ChokaQError } from '../errors.js';
+import type { TelemetryOptions } from '../observability/options.js';
 import type { TelemetrySettings } from '../runtime/settings.js';
 import { checkBoolean, checkOptions, describeValue, hasMethods } from '../util/check.js';
 
-/** Where ChokaQ's metrics and spans go (docs/observability.md). */
-export interface TelemetryOptions {
-  /**
-   * Record metrics: the OpenTelemetry instruments of the meter `chokaq` and, once asked for, the
-   * Prometheus endpoint (`chokaq.metrics`). Default: `true`.
-   */
-  metrics?: boolean;
-  /**
-   * Where the instruments are made. Default: the global MeterProvider of `@opentelemetry/api`
-   * at construction — a no-op that costs nothing until an OpenTelemetry SDK registers one.
-   */
-  meterProvider?: MeterProvider;
-  /** Where the run spans go. Default: the global TracerProvider of `@opentelemetry/api`. */
-  tracerProvider?: TracerProvider;
-}
-
-const TELEMETRY_KEYS = ['metrics', 'meterProvider', 'tracerProvider'] as const;
+const TELEMETRY_KEYS = [
+  'metrics',
+  'meterProvider',
+  'tracerProvider',
+] as const satisfies readonly (keyof TelemetryOptions)[];
 
 /**
  * Checks the `telemetry` option.

@@ -9,8 +9,8 @@
  * a new stream starts with the latest one.
  */
 import type { ChokaQ } from '../chokaq.js';
-import { logEvent } from '../observability/log-events.js';
-import type { Logger } from '../observability/logger.js';
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { ClusterActivity } from '../runtime/events.js';
 import type { QueueInfo } from '../storage/model.js';

@@ -4,7 +4,7 @@
  * resolved to a caller first, and every change must come from the same site, as JSON, with the
  * session's CSRF token.
  */
-import { logEvent } from '../observability/log-events.js';
+import { logEvent } from '../observability/logging/log-events.js';
 import { packageVersion } from '../version.js';
 import {
   AccessControl,

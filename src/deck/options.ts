@@ -4,7 +4,7 @@
  */
 import type { ChokaQ } from '../chokaq.js';
 import { ChokaQError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import {
   checkArray,
   checkFunction,

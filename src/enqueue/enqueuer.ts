@@ -9,7 +9,7 @@ import type { NewJob } from '../storage/model.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
 import { checkArray, checkOptions, describeValue } from '../util/check.js';
 import type { Clock } from '../util/clock.js';
-import { activeTraceParent } from '../observability/tracing.js';
+import { activeTraceParent } from '../observability/tracing/spans.js';
 import { toNewJob } from './new-job.js';
 import {
   ENQUEUE_OPTION_KEYS,

@@ -6,7 +6,7 @@
  * Unlike the enqueue-level `idempotencyKey` (which only dedupes while a job is active), the claim
  * outlives the job, and the key may be derived from the payload at run time.
  */
-import { logEvent } from '../observability/log-events.js';
+import { logEvent } from '../observability/logging/log-events.js';
 import { ChokaQError } from '../errors.js';
 import type { JobContext } from '../job/context.js';
 import { normalizeIdempotencyKey } from '../job/envelope.js';

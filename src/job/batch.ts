@@ -1,5 +1,5 @@
 import { ChokaQError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import { checkInteger, describeValue } from '../util/check.js';
 import type { JobContext } from './context.js';
 

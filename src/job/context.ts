@@ -2,7 +2,7 @@
  * The context of one run, in a file of its own so that the batch handler types (./batch.ts), which
  * `defineJob` (./define-job.ts) imports, can name it without importing the definitions back.
  */
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {

@@ -3,9 +3,9 @@
  * controls, bulk actions) is recorded with its actor, reason, target and outcome, and announced
  * as an `operator:action` event. `chokaq.audit.list` reads it back, newest first.
  */
-import { logEvent } from '../observability/log-events.js';
+import { logEvent } from '../observability/logging/log-events.js';
 import { validateJobId } from '../job/envelope.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { ChokaQEvents } from '../runtime/events.js';
 import type { AuditEntry, NewAuditEntry } from '../storage/bulk.js';
 import type { Store } from '../storage/store.js';

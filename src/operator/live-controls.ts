@@ -10,6 +10,7 @@ import { resolveRetryPolicy, RETRY_KEYS, type RetryOptions } from '../job/retry.
 import { BULK_JOB_TYPE } from './bulk-runner.js';
 import { PRESENCE_ALIVE_MS } from '../runtime/presence.js';
 import { controlMessage, type LiveControl } from '../runtime/cluster-events.js';
+import { MAX_CONCURRENCY } from '../runtime/worker-options.js';
 import type { Store } from '../storage/store.js';
 import { checkInteger, checkOptions, checkString } from '../util/check.js';
 import { checkReason, type Auditor } from './audit.js';
@@ -62,7 +63,7 @@ export class LiveControls {
     const n = checkInteger(
       concurrency,
       'concurrency',
-      { min: 1, max: 10_000 },
+      { min: 1, max: MAX_CONCURRENCY },
       'CHOKAQ_INVALID_ARGUMENT',
     );
     const { actor, reason } = checkWho(options);

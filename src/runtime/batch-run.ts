@@ -1,11 +1,11 @@
-import { logEvent } from '../observability/log-events.js';
+import { logEvent } from '../observability/logging/log-events.js';
 import { batchEnds, type BatchHandler, type BatchJob, type JobEnd } from '../job/batch.js';
 import { parsePayload } from '../job/define-job.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { Lease } from '../storage/store.js';
-import { withFields } from '../observability/logger.js';
-import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing.js';
+import { withFields } from '../observability/logging/logger.js';
+import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing/spans.js';
 import { abortIfStartLost, type ActiveRun } from './active-runs.js';
 import type { CallResult, ExecutorOptions, RunResult } from './run-types.js';
 import { GraceTimer } from './grace-timer.js';

@@ -10,14 +10,20 @@
  * Delivery is best effort: a process that is reconnecting misses what was sent meanwhile, so a
  * consumer treats the events as "something changed here" and re-reads what it shows.
  */
-import { logEvent } from '../observability/log-events.js';
-import type { Logger } from '../observability/logger.js';
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
 import { MAX_BROADCAST_BYTES, type Store } from '../storage/store.js';
 import type { CancelTimer, Clock } from '../util/clock.js';
 import type { RetryOptions } from '../job/retry.js';
 import type { ChokaQEvents } from './events.js';
+
+/** How often this process's activity is sent when `clusterEvents.interval` is not given. */
+export const DEFAULT_CLUSTER_EVENTS_INTERVAL = '250ms';
+
+/** The bounds of `clusterEvents.interval`, in ms: 10 ms to a minute. */
+export const CLUSTER_EVENTS_INTERVAL = { min: 10, max: 60_000 } as const;
 
 /** Dead job ids carried per queue and message. */
 const MAX_DEAD_IDS = 20;

@@ -1,5 +1,5 @@
-import { logEvent } from '../observability/log-events.js';
-import type { Logger } from '../observability/logger.js';
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { HandoffRequest, Lease, Settlement, Store } from '../storage/store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';

@@ -1,12 +1,12 @@
 import { RateGate } from './rate-gate.js';
-import { logEvent } from '../observability/log-events.js';
+import { logEvent } from '../observability/logging/log-events.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { RetryOptions } from '../job/retry.js';
 import type { ClaimedJob, WorkerPresence } from '../storage/model.js';
 import type { CircuitEventName, CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
 import { EventLoopProbe } from './loop-probe.js';
-import { chokaqTracer } from '../observability/tracing.js';
+import { chokaqTracer } from '../observability/tracing/spans.js';
 import { packageVersion } from '../version.js';
 import { ActiveRuns } from './active-runs.js';
 import { CircuitBreakers } from './circuit-breaker.js';

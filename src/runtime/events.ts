@@ -1,7 +1,7 @@
-import { logEvent } from '../observability/log-events.js';
+import { logEvent } from '../observability/logging/log-events.js';
 import type { FailureReason } from '../job/state.js';
 import type { IdempotencyOutcome } from './idempotency-outcome.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import { checkFunction, checkOneOf } from '../util/check.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';

@@ -1,4 +1,4 @@
-import { logEvent } from '../observability/log-events.js';
+import { logEvent } from '../observability/logging/log-events.js';
 import { ChokaQError } from '../errors.js';
 import type { JobContext } from '../job/context.js';
 import { parsePayload } from '../job/define-job.js';
@@ -22,7 +22,7 @@ import { GraceTimer } from './grace-timer.js';
 import { runBatch, type BatchEntry } from './batch-run.js';
 import { jobEventBase } from './events.js';
 import type { CallResult, ExecutorOptions, RunResult } from './run-types.js';
-import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing.js';
+import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing/spans.js';
 
 /** Largest handler result kept with an archived job, in UTF-8 bytes of its JSON. */
 export const MAX_RESULT_BYTES = 64 * 1024;

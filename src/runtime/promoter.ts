@@ -1,5 +1,5 @@
-import { logEvent } from '../observability/log-events.js';
-import type { Logger } from '../observability/logger.js';
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { PromoteResult, Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';

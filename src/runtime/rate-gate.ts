@@ -5,8 +5,8 @@
  * bucket's wait (at most {@link MAX_LOCAL_PAUSE_MS}), so a throttled type is not claimed over and
  * over. A handler's `RateLimitedError` blocks the job's bucket for every process.
  */
-import { logEvent } from '../observability/log-events.js';
-import type { Logger } from '../observability/logger.js';
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { AnyJobDefinition, JobRegistry } from '../job/registry.js';
 import { bucketOf, type RateLimit } from '../job/rate-limit.js';
 import type { ClaimedJob } from '../storage/model.js';

@@ -1,7 +1,8 @@
 /**
  * The ages the retention purge keeps rows for, and their check: shared by the `retention` option
- * (src/config/retention.ts) and the ages given to `chokaq.retention.preview` and `purge`, which
- * sit below the options in the layers (docs/architecture.md).
+ * (retention-options.ts, checked by src/config/retention.ts) and the ages given to
+ * `chokaq.retention.preview` and `purge`, which sit below the options in the layers
+ * (docs/architecture.md).
  */
 import { RETENTION_TABLES, type RetentionTable } from '../storage/retention.js';
 import { checkOptions } from '../util/check.js';

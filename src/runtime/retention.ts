@@ -4,8 +4,8 @@
  * process at a time (a lease in the store, renewed with every batch). Every worker runs the
  * loop; the lease lets one of them work while the others' passes return at once.
  */
-import { logEvent } from '../observability/log-events.js';
-import type { Logger } from '../observability/logger.js';
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import { RETENTION_TABLES, type RetentionRule } from '../storage/retention.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';

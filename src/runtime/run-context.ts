@@ -1,7 +1,7 @@
 import type { IdempotencyOutcome } from './idempotency-outcome.js';
 import type { JobContext } from '../job/context.js';
 import type { ChokaQEvents } from './events.js';
-import { withFields, type Logger } from '../observability/logger.js';
+import { withFields, type Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
 import { RunAborted, type AbortCause } from './active-runs.js';
 

@@ -7,7 +7,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { JobContext } from '../job/context.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { RetryPolicy } from '../job/retry.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { Clock } from '../util/clock.js';
 import type { ActiveRuns } from './active-runs.js';

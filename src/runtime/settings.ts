@@ -2,7 +2,7 @@ import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { CircuitPolicy } from '../job/circuit-policy.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { RetryPolicy } from '../job/retry.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { RetentionTable } from '../storage/retention.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';

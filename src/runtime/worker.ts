@@ -1,6 +1,6 @@
-import { logEvent } from '../observability/log-events.js';
+import { logEvent } from '../observability/logging/log-events.js';
 import { jobEventBase, type ChokaQEvents } from './events.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { HandoffRequest, Lease, Settlement, Store } from '../storage/store.js';
 import { waitAtMost, type Clock } from '../util/clock.js';

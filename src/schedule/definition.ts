@@ -95,6 +95,9 @@ export interface CheckedSchedule {
   definition: AnyJobDefinition | undefined;
 }
 
+/** Most schedules one `new ChokaQ` declares (its `schedules` option). */
+export const MAX_DECLARED_SCHEDULES = 1000;
+
 /** Names of a {@link Schedule}'s fields. */
 export const SCHEDULE_KEYS = [
   'name',

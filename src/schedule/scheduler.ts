@@ -5,8 +5,8 @@
  * it sleeps until the earliest next tick, or at most `maxWaitMs` to see schedules other processes
  * added.
  */
-import { logEvent } from '../observability/log-events.js';
-import type { Logger } from '../observability/logger.js';
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { ChokaQEvents } from '../runtime/events.js';
 import { LoopService } from '../runtime/service.js';
 import type { FireResult, StoredSchedule } from '../storage/schedules.js';

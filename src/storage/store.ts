@@ -12,7 +12,7 @@
  * `storage/model.ts`.
  */
 import type { FailureReason, HotState } from '../job/state.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { BulkStore } from './bulk.js';
 import type { IdempotencyClaims } from './idempotency.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from './job-query.js';

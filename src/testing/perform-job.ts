@@ -1,7 +1,7 @@
 /** `performJob`: run one job's handler with a payload and a context, without storage. */
 import { parsePayload, type JobDefinition } from '../job/define-job.js';
 import { serializePayload } from '../job/envelope.js';
-import { silentLogger, type Logger } from '../observability/logger.js';
+import { silentLogger, type Logger } from '../observability/logging/logger.js';
 import { ChokaQEvents } from '../runtime/events.js';
 import { RunContext } from '../runtime/run-context.js';
 import type { ClaimedJob } from '../storage/model.js';

@@ -11,8 +11,8 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChokaQ } from '../../src/index.js';
 import { defineJob, FatalError, idempotency } from '../../src/index.js';
-import { ALL_METRICS } from '../../src/monitoring/metrics/catalogue.js';
-import { prometheusName } from '../../src/monitoring/metrics/prometheus-sink.js';
+import { ALL_METRICS } from '../../src/observability/metrics/catalogue.js';
+import { prometheusName } from '../../src/observability/metrics/prometheus-sink.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
 import { migrate, postgres } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/sql/generated.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/observability/logging/logger.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
 

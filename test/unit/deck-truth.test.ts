@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { bulkSummary, shownStatus } from '../../src/deck/ui/lib/bulk-summary.js';
 import { trendLabel } from '../../src/deck/ui/lib/group-trend.js';
-import { strandedWork, systemHealth, thresholdsOf } from '../../src/monitoring/health/system.js';
+import { strandedWork, systemHealth, thresholdsOf } from '../../src/observability/health/system.js';
 import type { DueTypeCount, QueueGauges, WorkerPresence } from '../../src/storage/model.js';
 
 const hours = (recent: number[], before = 0): number[] => [

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/observability/logging/logger.js';
 import { embedded } from '../../src/storage/embedded/index.js';
 import { LOCKFILE_NAME, acquireDirectoryLock } from '../../src/storage/embedded/lockfile.js';
 import { newJob } from '../conformance/helpers.js';

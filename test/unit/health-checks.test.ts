@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LAG, resolveHealth } from '../../src/config/health.js';
+import { resolveHealth } from '../../src/config/health.js';
+import { DEFAULT_LAG } from '../../src/observability/health/options.js';
 import { FakeClock } from '../../src/index.js';
-import { checkDb, checkSaturation, checkWorker } from '../../src/monitoring/health/checks.js';
+import { checkDb, checkSaturation, checkWorker } from '../../src/observability/health/checks.js';
 import { EventLoopProbe } from '../../src/runtime/loop-probe.js';
 import type { WorkerHealth } from '../../src/runtime/engine.js';
 import type { QueueGauges } from '../../src/storage/model.js';

@@ -10,7 +10,7 @@ import type { ClaimedJob } from '../../src/storage/model.js';
 import type { Lease, Store } from '../../src/storage/store.js';
 import { ChokaQEvents } from '../../src/runtime/events.js';
 import { Heartbeater } from '../../src/runtime/heartbeater.js';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/observability/logging/logger.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { claimAndStart, leaseOf, newJob } from '../conformance/helpers.js';
 

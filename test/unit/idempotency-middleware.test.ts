@@ -4,7 +4,7 @@ import { ThrottledError } from '../../src/job/errors.js';
 import { classifyFailure } from '../../src/job/classify.js';
 import { idempotency } from '../../src/idempotency/middleware.js';
 import type { IdempotencyOutcome } from '../../src/runtime/idempotency-outcome.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/observability/logging/logger.js';
 import type { IdempotencyClaims } from '../../src/storage/idempotency.js';
 import { MemoryIdempotencyClaims } from '../../src/storage/memory/idempotency-claims.js';
 import { FakeClock } from '../../src/util/clock.js';

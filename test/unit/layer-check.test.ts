@@ -54,6 +54,22 @@ describe('checkLayers', () => {
     ]);
   });
 
+  it('places a file by the longest path that holds it: observability/ is low, its health/ high', () => {
+    const root = tree({
+      ...CLEAN,
+      'src/observability/logging/logger.ts': 'export type Logger = object;\n',
+      'src/observability/health/options.ts':
+        "import type { Logger } from '../logging/logger.js';\nexport type H = Logger;\n",
+      'src/observability/tracing/spans.ts':
+        "import type { H } from '../health/options.js';\nexport type S = H;\n",
+    });
+    expect(checkLayers(root, [])).toEqual([
+      'src/observability/tracing/spans.ts (layer "logging and tracing") imports ' +
+        'src/observability/health/options.ts (layer "health and metrics", above it): ' +
+        'imports run only downwards (docs/architecture.md, "Rooms")',
+    ]);
+  });
+
   it('fails an import cycle inside one layer, type-only imports included', () => {
     const root = tree({
       ...CLEAN,

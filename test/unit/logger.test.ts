@@ -1,8 +1,8 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ChokaQ } from '../../src/chokaq.js';
-import { consoleLogger, fromPino, type PinoLike } from '../../src/observability/logger.js';
-import { providerLogger } from '../../src/observability/provider-logger.js';
+import { consoleLogger, fromPino, type PinoLike } from '../../src/observability/logging/logger.js';
+import { providerLogger } from '../../src/observability/logging/provider-logger.js';
 import { embedded } from '../../src/storage/embedded/index.js';
 import { uniqueSchema } from '../helpers/pg.js';
 

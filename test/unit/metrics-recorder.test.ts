@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_METRICS, type MetricSpec } from '../../src/monitoring/metrics/catalogue.js';
-import { prometheusName } from '../../src/monitoring/metrics/prometheus-sink.js';
+import { EVENT_METRICS, type MetricSpec } from '../../src/observability/metrics/catalogue.js';
+import { prometheusName } from '../../src/observability/metrics/prometheus-sink.js';
 import {
   MetricsRecorder,
   type MetricSink,
   type Tags,
-} from '../../src/monitoring/metrics/recorder.js';
-import { TagBudget, tagBudgets } from '../../src/monitoring/metrics/tag-budget.js';
+} from '../../src/observability/metrics/recorder.js';
+import { TagBudget, tagBudgets } from '../../src/observability/metrics/tag-budget.js';
 import { silentLogger } from '../../src/index.js';
 import { ChokaQEvents } from '../../src/runtime/events.js';
 
@@ -202,7 +202,7 @@ describe('Prometheus names', () => {
 describe('docs/observability.md', () => {
   it('lists every metric by its OpenTelemetry name', async () => {
     const { readFile } = await import('node:fs/promises');
-    const { ALL_METRICS } = await import('../../src/monitoring/metrics/catalogue.js');
+    const { ALL_METRICS } = await import('../../src/observability/metrics/catalogue.js');
     const doc = await readFile(new URL('../../docs/observability.md', import.meta.url), 'utf8');
     for (const spec of ALL_METRICS) expect(doc).toContain(`\`${spec.name}\``);
   });

@@ -8,10 +8,10 @@ import {
   EVENT_METRICS,
   OBSERVED_METRICS,
   type MetricSpec,
-} from '../../src/monitoring/metrics/catalogue.js';
-import { prometheusName, PrometheusSink } from '../../src/monitoring/metrics/prometheus-sink.js';
-import { PROMETHEUS_CONTENT_TYPE } from '../../src/monitoring/metrics/prometheus-text.js';
-import type { Observation, Tags } from '../../src/monitoring/metrics/recorder.js';
+} from '../../src/observability/metrics/catalogue.js';
+import { prometheusName, PrometheusSink } from '../../src/observability/metrics/prometheus-sink.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../../src/observability/metrics/prometheus-text.js';
+import type { Observation, Tags } from '../../src/observability/metrics/recorder.js';
 
 const inSeconds = (spec: MetricSpec, value: number) => (spec.unit === 'ms' ? value / 1000 : value);
 

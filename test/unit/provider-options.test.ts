@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChokaQError, type ErrorCode } from '../../src/errors.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/observability/logging/logger.js';
 import { embedded, migrate as migrateEmbedded } from '../../src/storage/embedded/index.js';
 import { memory } from '../../src/storage/memory/index.js';
 import { migrate as migratePostgres, postgres } from '../../src/storage/postgres/index.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ChokaQ } from '../../chokaq.js';
 import type { EnqueueItem } from '../../enqueue/options.js';
-import { consoleLogger, type LogLevel } from '../../observability/logger.js';
+import { consoleLogger, type LogLevel } from '../../observability/logging/logger.js';
 import type { QueueStats } from '../../storage/model.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
 import { offerSignInLinks, portFlag, serveDeck, signInHelp } from '../deck-server.js';

@@ -1,5 +1,5 @@
 import { ChokaQ } from '../../chokaq.js';
-import { consoleLogger, type LogLevel } from '../../observability/logger.js';
+import { consoleLogger, type LogLevel } from '../../observability/logging/logger.js';
 import { connectionFrom, describeConnection, openStore } from '../connection.js';
 import { CliError, type CliIo } from '../io.js';
 import { isChokaQ, loadWorkerModule } from '../module-loader.js';

@@ -3,7 +3,7 @@
  * System panel shows): the verdict, each part that is not ok and why, and the due jobs no live
  * worker runs, by queue and type, so stuck work is seen where the queues are.
  */
-import type { StrandedReason, SystemHealth } from '../../monitoring/health/system.js';
+import type { StrandedReason, SystemHealth } from '../../observability/health/system.js';
 import { span, table } from './render.js';
 
 const WHY: Record<StrandedReason, string> = {

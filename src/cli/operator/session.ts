@@ -7,7 +7,7 @@
 import { ChokaQ } from '../../chokaq.js';
 import type { AnyJobDefinition } from '../../job/registry.js';
 import type { Schedule } from '../../schedule/definition.js';
-import { consoleLogger, type LogLevel } from '../../observability/logger.js';
+import { consoleLogger, type LogLevel } from '../../observability/logging/logger.js';
 import {
   connectionFrom,
   describeConnection,

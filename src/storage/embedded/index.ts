@@ -5,12 +5,12 @@
  * normalised by the row mappers, a small `shared_buffers`, and a periodic VACUUM of the hot table
  * (PGlite runs no autovacuum).
  */
-import { logEvent } from '../../observability/log-events.js';
+import { logEvent } from '../../observability/logging/log-events.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { Logger } from '../../observability/logger.js';
-import { providerLogger } from '../../observability/provider-logger.js';
+import type { Logger } from '../../observability/logging/logger.js';
+import { providerLogger } from '../../observability/logging/provider-logger.js';
 import type { Executor } from '../sql/executor.js';
 import { QUERIES } from '../sql/generated.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';

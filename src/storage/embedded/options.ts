@@ -1,5 +1,5 @@
 /** The options of `embedded()` and of the embedded `migrate()`, and their checks. */
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/logging/logger.js';
 import { checkBoolean, checkOptions, checkString, hasMethods, invalid } from '../../util/check.js';
 import { MAX_TIMER_MS } from '../../util/duration.js';
 import { DEFAULT_SCHEMA, validateSchema } from '../sql/schema.js';

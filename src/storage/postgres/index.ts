@@ -2,11 +2,11 @@
  * The PostgreSQL provider (`chokaq/postgres`): a `pg` pool, the shared SQL store, LISTEN/NOTIFY
  * wake-ups and transactional enqueue. Works with PostgreSQL ≥ 13.
  */
-import { logEvent } from '../../observability/log-events.js';
+import { logEvent } from '../../observability/logging/log-events.js';
 import pg from 'pg';
 import { invalid } from '../../util/check.js';
-import type { Logger } from '../../observability/logger.js';
-import { providerLogger } from '../../observability/provider-logger.js';
+import type { Logger } from '../../observability/logging/logger.js';
+import { providerLogger } from '../../observability/logging/provider-logger.js';
 import type { EnqueueResult } from '../model.js';
 import type { NewJob } from '../model.js';
 import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';

@@ -5,9 +5,9 @@
  * lost. When LISTEN cannot work (for example behind PgBouncer in transaction mode) it warns once:
  * workers still poll.
  */
-import { logEvent } from '../../observability/log-events.js';
+import { logEvent } from '../../observability/logging/log-events.js';
 import pg from 'pg';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/logging/logger.js';
 
 /** Payload passed to every callback after a reconnect: notifications may have been missed. */
 export const WAKE_ALL = '*';

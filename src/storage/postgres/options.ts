@@ -1,6 +1,6 @@
 /** The options of `postgres()` and of the PostgreSQL `migrate()`, and their checks. */
 import { ChokaQError } from '../../errors.js';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/logging/logger.js';
 import { checkBoolean, checkInteger, checkOptions, hasMethods, invalid } from '../../util/check.js';
 import { MAX_TIMER_MS, toMs, type Duration } from '../../util/duration.js';
 import { DEFAULT_SCHEMA, validateSchema } from '../sql/schema.js';

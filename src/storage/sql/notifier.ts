@@ -4,8 +4,8 @@
  * queue: the first enqueue of a quiet queue notifies at once, later ones within the window are
  * folded into one trailing notification.
  */
-import { logEvent } from '../../observability/log-events.js';
-import type { Logger } from '../../observability/logger.js';
+import { logEvent } from '../../observability/logging/log-events.js';
+import type { Logger } from '../../observability/logging/logger.js';
 
 /** Debounce window per queue in milliseconds. @default 5 */
 export const NOTIFY_WINDOW_MS = 5;

@@ -1,5 +1,5 @@
 /** Checks of the options that `postgres()` and `embedded()` share. */
-import { checkLogger, type Logger } from '../../observability/logger.js';
+import { checkLogger, type Logger } from '../../observability/logging/logger.js';
 import { invalid } from '../../util/check.js';
 import { DEFAULT_SCHEMA, validateSchema } from './schema.js';
 

@@ -2,12 +2,12 @@
  * The storage contract over SQL, shared by the `postgres` and `embedded` providers: both send
  * the same statements (PostgreSQL ≥ 13 dialect) through an {@link Executor}.
  */
-import { logEvent } from '../../observability/log-events.js';
+import { logEvent } from '../../observability/logging/log-events.js';
 import { ChokaQError } from '../../errors.js';
 import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
 import type { FailureReason, HotState } from '../../job/state.js';
-import type { Logger } from '../../observability/logger.js';
-import type { ProviderLogger } from '../../observability/provider-logger.js';
+import type { Logger } from '../../observability/logging/logger.js';
+import type { ProviderLogger } from '../../observability/logging/provider-logger.js';
 import { BackgroundRefresh } from '../../util/background-refresh.js';
 import { systemClock } from '../../util/clock.js';
 import type {

@@ -5,7 +5,7 @@
  * the Overview card show it.
  */
 import type { ComponentChildren } from 'preact';
-import type { StrandedWork } from '../../../monitoring/health/system.js';
+import type { StrandedWork } from '../../../observability/health/system.js';
 import type { JobSummary } from '../../../storage/model.js';
 import { count } from '../lib/format.js';
 import { href } from '../lib/route.js';

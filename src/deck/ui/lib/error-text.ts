@@ -46,7 +46,7 @@ export interface StackPart {
  * `dist/runtime`, …), any other package, Node's internals and promise plumbing.
  */
 const ENGINE_FRAME =
-  /node_modules[\\/]|[\\/]dist[\\/](?:runtime|job|storage|operator|schedule|enqueue|util|monitoring|observability)[\\/]|\(node:|node:internal|^\s*at (?:new )?Promise\b|<anonymous>/;
+  /node_modules[\\/]|[\\/]dist[\\/](?:runtime|job|storage|operator|schedule|enqueue|util|observability)[\\/]|\(node:|node:internal|^\s*at (?:new )?Promise\b|<anonymous>/;
 
 /** Splits a stored error text after its first line into runs of job frames and engine frames. */
 export function stackParts(text: string): StackPart[] {

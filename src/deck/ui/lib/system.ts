@@ -3,7 +3,7 @@
  * due work no live worker runs), re-read as the live feed moves; shared by the panels that show
  * it, so colours everywhere follow the configured thresholds.
  */
-import type { SystemHealth } from '../../../monitoring/health/system.js';
+import type { SystemHealth } from '../../../observability/health/system.js';
 import { get } from './api.js';
 import { useData, type Loaded } from './data.js';
 import { useFeed } from './feed.js';

@@ -9,7 +9,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JobCount, JobPage } from '../../../operator/jobs.js';
 import type { JobQuery } from '../../../operator/query-input.js';
-import type { StrandedWork } from '../../../monitoring/health/system.js';
+import type { StrandedWork } from '../../../observability/health/system.js';
 import type { JobSummary } from '../../../storage/model.js';
 import { get } from '../lib/api.js';
 import { queryAsCode } from '../lib/copy-as-code.js';

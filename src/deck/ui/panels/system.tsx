@@ -3,7 +3,7 @@
  * every queue's lag against its configured thresholds, due work no live worker runs), circuits
  * and the worker processes alive.
  */
-import type { SystemHealth } from '../../../monitoring/health/system.js';
+import type { SystemHealth } from '../../../observability/health/system.js';
 import type { WorkerPresence } from '../../../storage/model.js';
 import { useState } from 'preact/hooks';
 import { useFeed } from '../lib/feed.js';

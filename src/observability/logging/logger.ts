@@ -1,4 +1,4 @@
-import { hasMethods, invalid } from '../util/check.js';
+import { hasMethods, invalid } from '../../util/check.js';
 
 /**
  * Structured fields attached to a log line. `scope` is reserved for the logger's own scope: a
