@@ -7,8 +7,7 @@ import { logEvent } from '../observability/logging/log-events.js';
 import { validateJobId } from '../job/envelope.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { ChokaQEvents } from '../runtime/events.js';
-import type { AuditEntry, NewAuditEntry } from '../storage/bulk.js';
-import type { Store } from '../storage/store.js';
+import type { AuditEntry, NewAuditEntry, BulkStore } from '../storage/bulk.js';
 import { checkOptions, checkString } from '../util/check.js';
 import { uuidv7 } from '../util/uuid.js';
 import { checkActor, checkLimit } from './inputs.js';
@@ -26,7 +25,7 @@ export type AuditRecord = Omit<NewAuditEntry, 'id'>;
  */
 export class Auditor {
   constructor(
-    private readonly store: Store,
+    private readonly store: BulkStore,
     private readonly events: ChokaQEvents,
     private readonly logger: Logger,
   ) {}
@@ -87,7 +86,7 @@ export interface AuditQuery {
 /** The operator audit trail (`chokaq.audit`). */
 export class AuditApi {
   constructor(
-    private readonly store: Store,
+    private readonly store: BulkStore,
     private readonly open: () => Promise<void>,
   ) {}
 

@@ -5,13 +5,20 @@
  * a crash — without a half-moved job; a re-run (a retry, or the zombie rescue after a crash)
  * continues with the items still waiting.
  */
+import type { OperatorStore } from '../storage/operator-store.js';
 import { ChokaQError } from '../errors.js';
 import type { JobContext } from '../job/context.js';
 import { defineJob, type JobDefinition } from '../job/define-job.js';
 import { serializePayload } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
-import type { BulkAction, BulkBatch, BulkEnd, BulkItem, BulkSkip } from '../storage/bulk.js';
-import type { Store } from '../storage/store.js';
+import type {
+  BulkAction,
+  BulkBatch,
+  BulkEnd,
+  BulkItem,
+  BulkSkip,
+  BulkStore,
+} from '../storage/bulk.js';
 import { mergePatch } from '../util/merge-patch.js';
 import type { Auditor } from './audit.js';
 import type { CheckedEdit } from './bulk-input.js';
@@ -36,7 +43,7 @@ export interface BulkJobPayload {
 
 /** What the runner needs from the engine. */
 export interface BulkRunnerOptions {
-  store: Store;
+  store: BulkStore & OperatorStore;
   /** The user's job definitions, for the schema of edited payloads. */
   registry: JobRegistry;
   maxPayloadBytes: number;

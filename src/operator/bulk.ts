@@ -5,14 +5,14 @@
  * (`bulk-runner.ts`), which applies exactly the snapshot, skipping and reporting jobs that
  * changed in between.
  */
+import type { OperatorStore } from '../storage/operator-store.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { ChokaQError } from '../errors.js';
 import { validateJobId } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
-import type { BulkAction, BulkItem, BulkSkip } from '../storage/bulk.js';
+import type { BulkAction, BulkItem, BulkSkip, BulkStore } from '../storage/bulk.js';
 import type { SortPosition } from '../storage/job-query.js';
 import type { JobSummary } from '../storage/model.js';
-import type { Store } from '../storage/store.js';
 import { checkOptions, checkString } from '../util/check.js';
 import { uuidv7 } from '../util/uuid.js';
 import type { Auditor } from './audit.js';
@@ -67,7 +67,7 @@ export interface BulkPreview {
 
 /** What the bulk API needs from the engine. */
 export interface BulkApiOptions {
-  store: Store;
+  store: BulkStore & OperatorStore;
   open: () => Promise<void>;
   auditor: Auditor;
   /** The user's job definitions: a preview of a patch checks that it knows every type. */

@@ -12,7 +12,8 @@ import {
 } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { DeadJob, ErrorGroup } from '../storage/model.js';
-import type { DeadEdit, Store } from '../storage/store.js';
+import type { ClusterStore } from '../storage/cluster-store.js';
+import type { DeadEdit, OperatorStore } from '../storage/operator-store.js';
 import { checkOptions } from '../util/check.js';
 import { checkActorOptions, checkReason, type ActorOptions, type Auditor } from './audit.js';
 import { checkTrendGroups, errorGroupTrend, type ErrorGroupTrend } from './group-trend.js';
@@ -63,7 +64,7 @@ const TYPE_READ_PAGE = 1000;
 
 /** Dependencies of a {@link DlqApi}. */
 export interface DlqApiOptions {
-  store: Store;
+  store: OperatorStore & ClusterStore;
   /** Opens the store once (migrating per its options). */
   open: () => Promise<void>;
   /** The job types this process defines, for payload checks. */

@@ -3,7 +3,8 @@
  * DLQ in each of the last 24 hours, read from the hourly summary kept as jobs enter the DLQ (at
  * most 24 rows per group, never a scan of the DLQ), on the store's clock.
  */
-import type { Store } from '../storage/store.js';
+import type { ClusterStore } from '../storage/cluster-store.js';
+import type { OperatorStore } from '../storage/operator-store.js';
 import { checkArray, checkString } from '../util/check.js';
 
 /** Hours of a trend, the one now running included. */
@@ -37,7 +38,7 @@ export function checkTrendGroups(fingerprints: unknown): string[] {
 
 /** The trend of `fingerprints` (checked) over the last {@link TREND_HOURS} hours. */
 export async function errorGroupTrend(
-  store: Store,
+  store: OperatorStore & ClusterStore,
   fingerprints: readonly string[],
 ): Promise<ErrorGroupTrend> {
   const now = (await store.now()).getTime();

@@ -3,7 +3,7 @@
  * error, never "no filter": an operator who mistypes a reason must not see (and purge) everything.
  */
 import { LIMITS, validateJobId, validateQueueName, validateTypeKey } from '../job/envelope.js';
-import type { ErrorGroupFilter } from '../storage/store.js';
+import type { ErrorGroupFilter } from '../storage/operator-store.js';
 import { FAILURE_REASON_CODE, type FailureReason, type HotState } from '../job/state.js';
 import { checkArray, checkInteger, checkOneOf, checkOptions, checkString } from '../util/check.js';
 

@@ -2,11 +2,13 @@
  * `chokaq.jobs`: the operator's calls on jobs wherever they are — query, count, detail — the
  * edit of a pending job and the re-run of a succeeded one. Checks every input, then delegates to `jobs.ts` and the store.
  */
+import type { JobStore } from '../storage/job-store.js';
+import type { ClusterStore } from '../storage/cluster-store.js';
 import { checkEnvelopeText, LIMITS, validateJobId, validatePriority } from '../job/envelope.js';
 import { WAITING_STATES } from '../job/state.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { ChokaQEvents } from '../runtime/events.js';
-import type { PendingEdit, Store } from '../storage/store.js';
+import type { PendingEdit, OperatorStore } from '../storage/operator-store.js';
 import { checkOptions, invalid } from '../util/check.js';
 import { MAX_DURATION_MS } from '../util/duration.js';
 import { checkReason, type Auditor } from './audit.js';
@@ -56,7 +58,7 @@ const EDIT_KEYS = ['payload', 'unchecked', 'priority', 'tags', 'runAt', 'actor',
 
 /** What {@link JobsApi} needs from the engine. */
 export interface JobsApiOptions {
-  store: Store;
+  store: JobStore & OperatorStore & ClusterStore;
   open: () => Promise<void>;
   registry: JobRegistry;
   maxPayloadBytes: number;

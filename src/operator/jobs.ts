@@ -3,10 +3,10 @@
  * paging merged across the tables the states name, counts that say whether they are exact, and
  * a job's detail with its timeline.
  */
+import type { OperatorStore } from '../storage/operator-store.js';
 import type { JobState } from '../job/state.js';
 import type { JobTable, SortPosition, TablePage } from '../storage/job-query.js';
 import type { FoundJob, JobSummary } from '../storage/model.js';
-import type { Store } from '../storage/store.js';
 import { encodeCursor } from './cursor.js';
 import type { CheckedQuery } from './query-input.js';
 import { stateOf, timelineOf, type TimelineEntry } from './timeline.js';
@@ -55,7 +55,7 @@ function compareIn(order: 'asc' | 'desc', a: SortPosition, b: SortPosition): num
  * early (page full, or a payload scan at its bound) stops the merged page at its horizon, since
  * rows beyond it were not looked at; the cursor continues from there.
  */
-export async function queryJobs(store: Store, query: CheckedQuery): Promise<JobPage> {
+export async function queryJobs(store: OperatorStore, query: CheckedQuery): Promise<JobPage> {
   const pages = await Promise.all(
     query.tables.map((table): Promise<TablePage> =>
       store.queryTable(table, {
@@ -94,7 +94,7 @@ export async function queryJobs(store: Store, query: CheckedQuery): Promise<JobP
 }
 
 /** Counts the jobs a checked query matches, over every table it asks. */
-export async function countJobs(store: Store, query: CheckedQuery): Promise<JobCount> {
+export async function countJobs(store: OperatorStore, query: CheckedQuery): Promise<JobCount> {
   const counts = await Promise.all(
     query.tables.map((table: JobTable) => store.countTable(table, { ...query.base, limit: 1 })),
   );
@@ -105,7 +105,7 @@ export async function countJobs(store: Store, query: CheckedQuery): Promise<JobC
 }
 
 /** A job's detail, or `null` when no table holds it. */
-export async function jobDetail(store: Store, id: string): Promise<JobDetail | null> {
+export async function jobDetail(store: OperatorStore, id: string): Promise<JobDetail | null> {
   const found = await store.getJob(id);
   if (found === null) return null;
   const timeline = timelineOf(found);

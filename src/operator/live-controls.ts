@@ -5,13 +5,13 @@
  * once; this process applies its own share directly. It lasts until those processes restart
  * (their options say what they start with). Each change is audited.
  */
+import type { ClusterStore } from '../storage/cluster-store.js';
 import { ChokaQError } from '../errors.js';
 import { resolveRetryPolicy, RETRY_KEYS, type RetryOptions } from '../job/retry.js';
 import { BULK_JOB_TYPE } from './bulk-runner.js';
 import { PRESENCE_ALIVE_MS } from '../runtime/presence.js';
 import { controlMessage, type LiveControl } from '../runtime/cluster-events.js';
 import { MAX_CONCURRENCY } from '../runtime/worker-options.js';
-import type { Store } from '../storage/store.js';
 import { checkInteger, checkOptions, checkString } from '../util/check.js';
 import { checkReason, type Auditor } from './audit.js';
 import { checkActor } from './inputs.js';
@@ -32,7 +32,7 @@ export type LiveRetry = Pick<
 
 /** What {@link LiveControls} needs from the engine. */
 export interface LiveControlsOptions {
-  store: Store;
+  store: ClusterStore;
   open: () => Promise<void>;
   auditor: Auditor;
   /** This process's worker id: the origin of the messages it sends. */

@@ -6,7 +6,7 @@ import { ChokaQError } from '../errors.js';
 import { validateQueueName } from '../job/envelope.js';
 import type { ChokaQEvents } from '../runtime/events.js';
 import type { QueueInfo, QueueStats } from '../storage/model.js';
-import type { QueuePatch, Store } from '../storage/store.js';
+import type { QueuePatch, QueueStore } from '../storage/queue-store.js';
 import { checkBoolean, checkInteger } from '../util/check.js';
 import type { Duration } from '../util/duration.js';
 import { checkActorOptions, type ActorOptions, type Auditor } from './audit.js';
@@ -17,7 +17,7 @@ export const MAX_WORKERS_RANGE = { min: 1, max: 1_000_000 } as const;
 
 /** Dependencies of a {@link QueuesApi}. */
 export interface QueuesApiOptions {
-  store: Store;
+  store: QueueStore;
   /** Opens the store once (migrating per its options). */
   open: () => Promise<void>;
   events: ChokaQEvents;

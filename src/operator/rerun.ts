@@ -4,9 +4,10 @@
  * the archived job stays as it was. The copy is not checked against the type's schema again: it
  * is what already ran, and The Deck may serve types this process has no definition of.
  */
+import type { OperatorStore } from '../storage/operator-store.js';
+import type { JobStore } from '../storage/job-store.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { ChokaQEvents } from '../runtime/events.js';
-import type { Store } from '../storage/store.js';
 import { uuidv7 } from '../util/uuid.js';
 import type { Auditor } from './audit.js';
 
@@ -23,7 +24,7 @@ const DEFAULT_PRIORITY = 10;
 
 /** What a re-run needs from the engine. */
 export interface RerunDeps {
-  store: Store;
+  store: JobStore & OperatorStore;
   registry: JobRegistry;
   events: ChokaQEvents;
   auditor: Auditor;

@@ -7,7 +7,8 @@
 import { PRESENCE_ALIVE_MS } from '../runtime/presence.js';
 import type { ErrorGroup, KeyUsage, WorkerPresence } from '../storage/model.js';
 import type { RateBucket } from '../storage/rate-limits.js';
-import type { MetricBucket, Store } from '../storage/store.js';
+import type { MetricBucket } from '../storage/queue-store.js';
+import type { Store } from '../storage/store.js';
 
 /** Finished jobs over a window. */
 export interface Rate {

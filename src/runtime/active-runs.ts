@@ -1,5 +1,5 @@
 import type { ClaimedJob } from '../storage/model.js';
-import type { Lease } from '../storage/store.js';
+import type { Lease } from '../storage/job-store.js';
 
 /** Why a run's signal was aborted. */
 export type AbortCause = 'timeout' | 'shutdown' | 'cancel' | 'lost' | 'heartbeat';

@@ -3,7 +3,7 @@ import { batchEnds, type BatchHandler, type BatchJob, type JobEnd } from '../job
 import { parsePayload } from '../job/define-job.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { Lease } from '../storage/store.js';
+import type { Lease } from '../storage/job-store.js';
 import { withFields } from '../observability/logging/logger.js';
 import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing/spans.js';
 import { abortIfStartLost, type ActiveRun } from './active-runs.js';

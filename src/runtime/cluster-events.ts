@@ -1,7 +1,7 @@
 /**
  * Events across processes. What this process does — jobs enqueued, started, succeeded, retried,
  * dead; queue controls changed; operator actions — is counted per queue and sent through the
- * store (`Store.broadcast`: PostgreSQL NOTIFY, in-process for the embedded and memory stores)
+ * store (`ClusterStore.broadcast`: PostgreSQL NOTIFY, in-process for the embedded and memory stores)
  * once per interval, in a few small messages however many jobs ran: 10,000 jobs a second make
  * four messages a second, not 10,000. Every process that started its ChokaQ receives them as
  * `cluster:activity` (its own too, without the round trip), `queue:updated` (re-read from the
@@ -10,11 +10,12 @@
  * Delivery is best effort: a process that is reconnecting misses what was sent meanwhile, so a
  * consumer treats the events as "something changed here" and re-reads what it shows.
  */
+import type { QueueStore } from '../storage/queue-store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
-import { MAX_BROADCAST_BYTES, type Store } from '../storage/store.js';
+import { MAX_BROADCAST_BYTES, type ClusterStore } from '../storage/cluster-store.js';
 import type { CancelTimer, Clock } from '../util/clock.js';
 import type { RetryOptions } from '../job/retry.js';
 import type { ChokaQEvents } from './events.js';
@@ -63,7 +64,7 @@ export function controlMessage(origin: string, sentAt: number, control: LiveCont
 
 /** Options of {@link ClusterEvents}. */
 export interface ClusterEventsOptions {
-  store: Store;
+  store: ClusterStore & QueueStore;
   /** Opens the store (shared with the rest of ChokaQ). */
   open: () => Promise<void>;
   events: ChokaQEvents;

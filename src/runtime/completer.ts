@@ -1,13 +1,13 @@
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { HandoffRequest, Lease, Settlement, Store } from '../storage/store.js';
+import type { HandoffRequest, Lease, Settlement, JobStore } from '../storage/job-store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
 import { sleep, type Clock } from '../util/clock.js';
 
 /** Options of a {@link Completer}. */
 export interface CompleterOptions {
-  store: Store;
+  store: JobStore;
   logger: Logger;
   clock: Clock;
   /** Most settlements per transaction. Default: `500`. */
@@ -19,7 +19,7 @@ export interface CompleterOptions {
 }
 
 /**
- * The worker side of a hand-off (see `Store.settleAndClaim`): a worker that keeps free slots for
+ * The worker side of a hand-off (see `JobStore.settleAndClaim`): a worker that keeps free slots for
  * the jobs a settle starts in the capped queues it frees.
  */
 export interface HandoffTaker {
@@ -45,11 +45,11 @@ type RoundItem = Settlement | StartMark;
  *
  * Each round also records the starts of runs begun since the round before: a start whose run
  * succeeded in the same round is written with its archive (no statement of its own); the others
- * are written first (`Store.start`), then the settlements.
+ * are written first (`JobStore.start`), then the settlements.
  */
 export class Completer {
   private readonly batcher: Batcher<RoundItem, boolean>;
-  private readonly store: Store;
+  private readonly store: JobStore;
   private readonly logger: Logger;
   private readonly attempts: number;
   private readonly clock: Clock;

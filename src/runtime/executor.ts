@@ -9,7 +9,7 @@ import type { FailureReason } from '../job/state.js';
 import type { AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from '../job/retry.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { Lease, Settlement } from '../storage/store.js';
+import type { Lease, Settlement } from '../storage/job-store.js';
 import {
   abortIfStartLost,
   type AbortCause,

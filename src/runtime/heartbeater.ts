@@ -1,7 +1,7 @@
+import type { JobStore } from '../storage/job-store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import { requesterOf } from '../storage/rescue-rules.js';
-import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import type { ChokaQEvents } from './events.js';
@@ -9,7 +9,7 @@ import { LoopService } from './service.js';
 
 /** Settings of a {@link Heartbeater}. */
 export interface HeartbeaterOptions {
-  store: Store;
+  store: JobStore;
   runs: ActiveRuns;
   /** Mean time between heartbeats, in ms (±20 % jitter). */
   intervalMs: number;

@@ -4,9 +4,9 @@
  * state) and deleted when it stops, so
  * `chokaq status` and The Deck can list the workers alive across every process.
  */
+import type { ClusterStore } from '../storage/cluster-store.js';
 import { hostname } from 'node:os';
 import type { WorkerPresence } from '../storage/model.js';
-import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import { LoopService } from './service.js';
 
@@ -18,7 +18,7 @@ export const PRESENCE_ALIVE_MS = 3 * PRESENCE_INTERVAL_MS;
 
 /** Options of {@link Presence}. */
 export interface PresenceOptions {
-  store: Store;
+  store: ClusterStore;
   workerId: string;
   version: string;
   /** What the row says about the worker now. */

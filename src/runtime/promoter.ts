@@ -1,6 +1,6 @@
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { PromoteResult, Store } from '../storage/store.js';
+import type { PromoteResult, JobStore } from '../storage/job-store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
 import { LoopService } from './service.js';
@@ -17,7 +17,7 @@ const MIN_WAIT_MS = 10;
 
 /** Settings of a {@link Promoter}. */
 export interface PromoterOptions {
-  store: Store;
+  store: JobStore;
   /**
    * Longest wait between passes, in ms (±20 % jitter): the bound on how late a scheduled job
    * becomes claimable when this process has not seen it yet. The engine passes `pollInterval`.

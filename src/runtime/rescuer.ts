@@ -1,13 +1,13 @@
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { RescueOptions, RescueResult, Store } from '../storage/store.js';
+import type { RescueOptions, RescueResult, JobStore } from '../storage/job-store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
 import { LoopService } from './service.js';
 
 /** Settings of a {@link Rescuer}. */
 export interface RescuerOptions {
-  store: Store;
+  store: JobStore;
   /** Mean time between passes, in ms (±20 % jitter). */
   intervalMs: number;
   /** What a pass looks for (timeouts, zombie-retry opt-ins). */

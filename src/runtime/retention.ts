@@ -4,10 +4,10 @@
  * process at a time (a lease in the store, renewed with every batch). Every worker runs the
  * loop; the lease lets one of them work while the others' passes return at once.
  */
+import type { ClusterStore } from '../storage/cluster-store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
-import { RETENTION_TABLES, type RetentionRule } from '../storage/retention.js';
-import type { Store } from '../storage/store.js';
+import { RETENTION_TABLES, type RetentionRule, type RetentionStore } from '../storage/retention.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
 import { LoopService } from './service.js';
@@ -57,7 +57,7 @@ export function retentionRules(
 
 /** Options of {@link Retention}. */
 export interface RetentionOptions {
-  store: Store;
+  store: RetentionStore & ClusterStore;
   settings: RetentionSettings;
   /** The lease holder: this process's worker id. */
   holder: string;

@@ -1,8 +1,10 @@
+import type { ClusterStore } from '../storage/cluster-store.js';
+import type { QueueStore } from '../storage/queue-store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import { jobEventBase, type ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { HandoffRequest, Lease, Settlement, Store } from '../storage/store.js';
+import type { HandoffRequest, Lease, Settlement, JobStore } from '../storage/job-store.js';
 import { waitAtMost, type Clock } from '../util/clock.js';
 import { BackgroundRefresh } from '../util/background-refresh.js';
 import { Batcher } from '../util/batcher.js';
@@ -38,7 +40,7 @@ export interface WorkerOptions {
   queues: readonly string[] | null;
   /** Job types this process can run, or `null` for every type (pipe mode). */
   types: readonly string[] | null;
-  store: Store;
+  store: JobStore & QueueStore & ClusterStore;
   executor: Executor;
   /** Per-type circuit breakers, or `undefined` when disabled. */
   circuits: CircuitBreakers | undefined;

@@ -188,7 +188,7 @@ export interface DeadJob {
   concurrencyLimit: number | null;
 }
 
-/** One concurrency key in use in one queue (see `Store.keyUsage`). */
+/** One concurrency key in use in one queue (see `QueueStore.keyUsage`). */
 export interface KeyUsage {
   queue: string;
   key: string;
@@ -200,13 +200,13 @@ export interface KeyUsage {
   pending: number;
 }
 
-/** Where {@link Store.getJob} found a job. */
+/** Where {@link OperatorStore.getJob} found a job. */
 export type FoundJob =
   | { where: 'hot'; job: HotJob }
   | { where: 'archive'; job: ArchivedJob }
   | { where: 'dlq'; job: DeadJob };
 
-/** What one {@link Store.cancel} did. */
+/** What one {@link JobStore.cancel} did. */
 export interface CancelResult {
   /** Pending or fetched jobs moved to the DLQ as `Cancelled`. */
   cancelled: string[];
@@ -300,7 +300,7 @@ export interface QueueGauges {
   readAt: Date;
 }
 
-/** Due pending jobs of one queue and job type (`Store.dueByType`). */
+/** Due pending jobs of one queue and job type (`QueueStore.dueByType`). */
 export interface DueTypeCount {
   queue: string;
   type: string;

@@ -1,6 +1,6 @@
 /**
  * The storage half of retention: which tables are purged, by which age, and the rule a store
- * applies in bounded batches (`Store.purgeBatch`). Lifetime counters (`stats_summary`) are never
+ * applies in bounded batches (`RetentionStore.purgeBatch`). Lifetime counters (`stats_summary`) are never
  * touched; DLQ rows leave their error groups as they go, and groups left empty go once their last
  * failure is older than the DLQ rule's age.
  */
@@ -32,4 +32,19 @@ export interface RetentionRule {
   queue?: string;
   /** Archive and DLQ: every queue but these (they have rules of their own). */
   exceptQueues?: readonly string[];
+}
+
+/** Deleting what retention allows. All methods may throw `ChokaQError` with a stable code. */
+export interface RetentionStore {
+  /**
+   * Deletes up to `limit` rows of `rule`'s table that are older than it allows, in one short
+   * transaction that locks only those rows (skipping rows another transaction holds); DLQ rows
+   * leave their error groups, lifetime counters stay. A DLQ batch also drops (up to `limit` each)
+   * the groups already empty whose last failure is older than the rule allows, and error-group
+   * trend hours past two days. Resolves to how many rows of the table went.
+   */
+  purgeBatch(rule: RetentionRule, limit: number): Promise<number>;
+
+  /** How many rows `rule` would purge now (bulk actions: the actions, not their items). */
+  countPurgeable(rule: RetentionRule): Promise<number>;
 }

@@ -102,7 +102,7 @@ export interface ScheduleStore {
    * is not manual and at or before the cursor (`taken`) or later than now (`early`); otherwise
    * inserts its row under the unique (schedule, tick time) key (`taken` on a conflict) with its
    * outcome — `skipped` under `overlap: 'skip'` while the schedule's latest job is hot, `failed`
-   * without a job, else `enqueued` with the job inserted (as `Store.enqueue`) in the same
+   * without a job, else `enqueued` with the job inserted (as `JobStore.enqueue`) in the same
    * transaction. Non-manual written ticks move the cursor, as does `advanceTo`.
    */
   fire(request: FireRequest): Promise<FireResult[]>;

@@ -1,5 +1,5 @@
 /**
- * Conformance of `Store.broadcast` / `subscribe`, the channel of cross-process events: a message
+ * Conformance of `ClusterStore.broadcast` / `subscribe`, the channel of cross-process events: a message
  * reaches every subscriber of the store — the sender's own too — in order, and an unsubscribed
  * listener hears nothing more. Registered by `describeStoreConformance` in suite.ts.
  */

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HotJob } from '../../src/storage/model.js';
-import type { HandoffRequest } from '../../src/storage/store.js';
+import type { HandoffRequest } from '../../src/storage/job-store.js';
 import type { ConformanceContext } from './reliability.js';
 import { ids, leaseOf, newJob, waitUntil } from './helpers.js';
 

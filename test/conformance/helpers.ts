@@ -3,7 +3,8 @@
  * extraction, bounded waits, and a claim whose jobs are started at once.
  */
 import type { ClaimedJob, HotJob, NewJob } from '../../src/storage/model.js';
-import type { ClaimRequest, Lease, Store } from '../../src/storage/store.js';
+import type { ClaimRequest, Lease } from '../../src/storage/job-store.js';
+import type { Store } from '../../src/storage/store.js';
 import { uuidv7 } from '../../src/util/uuid.js';
 
 export const sleep = (ms: number): Promise<void> =>

@@ -13,7 +13,9 @@ import { describe, expect, it } from 'vitest';
 import type { FailureReason } from '../../src/job/state.js';
 import { timelineOf } from '../../src/operator/timeline.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
-import type { MetricBucket, RescueOptions, RescuedJob, Store } from '../../src/storage/store.js';
+import type { RescueOptions, RescuedJob } from '../../src/storage/job-store.js';
+import type { MetricBucket } from '../../src/storage/queue-store.js';
+import type { Store } from '../../src/storage/store.js';
 import type { NewJob } from '../../src/storage/model.js';
 import { ids, leaseOf, newJob, sorted } from './helpers.js';
 

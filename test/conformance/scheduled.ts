@@ -1,6 +1,6 @@
 /**
  * Conformance: the scheduled state. Jobs due later wait as `scheduled`, out of every claim, until
- * a promoter pass (`Store.promote`) moves the due ones to pending; every write that sets a due
+ * a promoter pass (`JobStore.promote`) moves the due ones to pending; every write that sets a due
  * time (enqueue, retry, circuit reschedule, edit) picks the state from it; operators see, count,
  * cancel and edit scheduled jobs as the waiting jobs they are.
  */

@@ -11,7 +11,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ChokaQError } from '../../src/errors.js';
 import type { FailureReason } from '../../src/job/state.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
-import type { MetricBucket, Store } from '../../src/storage/store.js';
+import type { MetricBucket } from '../../src/storage/queue-store.js';
+import type { Store } from '../../src/storage/store.js';
 import type { NewJob } from '../../src/storage/model.js';
 import { waitFor } from '../helpers/wait.js';
 import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';

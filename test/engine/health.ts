@@ -2,7 +2,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { defineJob, systemClock, type Clock } from '../../src/index.js';
-import type {} from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { defineJob, FatalError } from '../../src/index.js';
-import type {} from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';

@@ -3,7 +3,8 @@
  * ChokaQ passes every call to the real store and reports each finished `claim` with its rows.
  */
 import type { ClaimedJob } from '../../src/storage/model.js';
-import type { ClaimRequest, Store } from '../../src/storage/store.js';
+import type { ClaimRequest } from '../../src/storage/job-store.js';
+import type { Store } from '../../src/storage/store.js';
 
 /** A store whose claims can be awaited; see {@link watchClaims}. */
 export interface ClaimWatch {

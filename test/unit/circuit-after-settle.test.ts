@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, memory, silentLogger } from '../../src/index.js';
-import type { Settlement } from '../../src/storage/store.js';
+import type { Settlement } from '../../src/storage/job-store.js';
 import { waitFor } from '../helpers/wait.js';
 import { waitForJob } from '../../src/testing/index.js';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/index.js';
 import { Completer } from '../../src/runtime/completer.js';
 import { memory } from '../../src/testing/index.js';
-import type { Lease } from '../../src/storage/store.js';
+import type { Lease } from '../../src/storage/job-store.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { leaseOf, newJob } from '../conformance/helpers.js';
 

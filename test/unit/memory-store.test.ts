@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
 import type { ClaimedJob, HotJob } from '../../src/storage/model.js';
-import type { RescueOptions, Store } from '../../src/storage/store.js';
+import type { RescueOptions } from '../../src/storage/job-store.js';
+import type { Store } from '../../src/storage/store.js';
 import type { NewJob } from '../../src/storage/model.js';
 import { memory } from '../../src/storage/memory/index.js';
 import { FakeClock } from '../../src/util/clock.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
-import type { Settlement } from '../../src/storage/store.js';
+import type { Settlement } from '../../src/storage/job-store.js';
 import { drain, memory } from '../../src/testing/index.js';
 
 const CONCURRENCY = 4;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger } from '../../src/index.js';
-import type { Lease } from '../../src/storage/store.js';
+import type { Lease } from '../../src/storage/job-store.js';
 import { drain, FakeClock, memory } from '../../src/testing/index.js';
 
 describe('a claim that waited long in the local queue', () => {

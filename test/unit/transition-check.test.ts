@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { memory } from '../../src/index.js';
-import type { Settlement } from '../../src/storage/store.js';
+import type { Settlement } from '../../src/storage/job-store.js';
 import { claimAndStart, leaseOf, newJob } from '../conformance/helpers.js';
 import { checkTransitions } from '../conformance/transition-check.js';
 

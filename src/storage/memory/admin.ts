@@ -6,7 +6,8 @@
 import type { QueueInfo } from '../model.js';
 import { waitingStateOf } from './promote.js';
 import { appendHistory } from '../history.js';
-import type { PendingEdit, QueuePatch } from '../store.js';
+import type { PendingEdit } from '../operator-store.js';
+import type { QueuePatch } from '../queue-store.js';
 import type { Tables } from './tables.js';
 
 /**

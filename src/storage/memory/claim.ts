@@ -8,7 +8,7 @@
  */
 import { isActiveState } from '../../job/state.js';
 import type { HotJob } from '../model.js';
-import type { ClaimRequest, Lease } from '../store.js';
+import type { ClaimRequest, Lease } from '../job-store.js';
 import { readKeyState, takeTurns, type Candidate } from './key-lines.js';
 import { Smallest } from './smallest.js';
 import type { Tables } from './tables.js';

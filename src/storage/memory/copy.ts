@@ -6,7 +6,7 @@
  */
 import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
 import { copyHistory } from '../history.js';
-import type { MetricBucket } from '../store.js';
+import type { MetricBucket } from '../queue-store.js';
 
 /** Copies a `Date | null`. */
 function copyDate(value: Date | null): Date | null {

@@ -6,7 +6,7 @@
  * @internal
  */
 import type { FailureReason } from '../../job/state.js';
-import type { MetricBucket } from '../store.js';
+import type { MetricBucket } from '../queue-store.js';
 import { bucketKey, type Tables } from './tables.js';
 
 /** `time` truncated to the whole UTC second, as `date_trunc('second', …)` does. */

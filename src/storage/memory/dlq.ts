@@ -7,7 +7,7 @@
 import { appendHistory } from '../history.js';
 import { MAX_HISTORY_ERROR, type DeadJob, type HotJob } from '../model.js';
 import { deadVersion } from '../job-query.js';
-import type { DeadEdit, ResurrectRequest } from '../store.js';
+import type { DeadEdit, ResurrectRequest } from '../operator-store.js';
 import type { Tables } from './tables.js';
 
 /** Default priority of a resurrected job. */

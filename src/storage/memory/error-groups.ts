@@ -5,7 +5,7 @@
  * @internal
  */
 import type { ErrorGroup } from '../model.js';
-import type { ErrorGroupFilter, GroupHour } from '../store.js';
+import type { ErrorGroupFilter, GroupHour } from '../operator-store.js';
 import type { Tables } from './tables.js';
 
 /** Groups with jobs in the DLQ, largest first (then by fingerprint), at most `filter.limit`. */

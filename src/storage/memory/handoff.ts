@@ -1,5 +1,5 @@
 /**
- * The hand-off of freed capped slots for the memory provider (`Store.settleAndClaim`): mirrors
+ * The hand-off of freed capped slots for the memory provider (`JobStore.settleAndClaim`): mirrors
  * settle_archive_claim.sql — per capped queue the worker serves and whose slots the archive freed,
  * the queue's next due pending jobs without a key, as many as it freed (never more than the
  * queue's room); those of the worker's types, at most the request's limit in all, in claim order,
@@ -8,7 +8,7 @@
  * @internal
  */
 import type { HotJob } from '../model.js';
-import type { HandoffRequest } from '../store.js';
+import type { HandoffRequest } from '../job-store.js';
 import { activeByQueue, compareClaimOrder, isEligible } from './claim.js';
 import { readKeyState } from './key-lines.js';
 import { Smallest } from './smallest.js';

@@ -1,5 +1,5 @@
 /**
- * `Store.keyUsage` for the memory provider: per queue and concurrency key, its running and
+ * `QueueStore.keyUsage` for the memory provider: per queue and concurrency key, its running and
  * pending jobs, busiest first, as key_usage.sql reads them.
  *
  * @internal

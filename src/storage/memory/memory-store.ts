@@ -26,24 +26,25 @@ import type {
 } from '../model.js';
 import type {
   ClaimRequest,
-  DeadEdit,
-  ErrorGroupFilter,
-  GroupHour,
   HeartbeatResult,
   HandoffRequest,
   HandoffResult,
   HeartbeatLease,
   Lease,
-  PendingEdit,
-  MetricBucket,
-  QueuePatch,
   RescueOptions,
   PromoteResult,
   RescueResult,
-  ResurrectRequest,
   Settlement,
-  Store,
-} from '../store.js';
+} from '../job-store.js';
+import type {
+  DeadEdit,
+  ErrorGroupFilter,
+  GroupHour,
+  PendingEdit,
+  ResurrectRequest,
+} from '../operator-store.js';
+import type { MetricBucket, QueuePatch } from '../queue-store.js';
+import type { Store } from '../store.js';
 import type { NewJob } from '../model.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
 import { editPendingJob, upsertQueue } from './admin.js';

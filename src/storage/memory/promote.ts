@@ -6,7 +6,7 @@
  */
 import type { HotState } from '../../job/state.js';
 import type { HotJob } from '../model.js';
-import type { PromoteResult } from '../store.js';
+import type { PromoteResult } from '../job-store.js';
 import type { Tables } from './tables.js';
 
 /** The state of a waiting job due `delayMs` from now: later → scheduled, now → pending. */
@@ -16,7 +16,7 @@ export function waitingStateOf(delayMs: number): HotState {
 
 /**
  * Moves at most `limit` scheduled rows whose `runAt` came to pending, oldest due first; their
- * `runAt`, `updatedAt` and version stay (see `Store.promote`).
+ * `runAt`, `updatedAt` and version stay (see `JobStore.promote`).
  */
 export function promoteDue(tables: Tables, now: Date, limit: number): PromoteResult {
   const at = now.getTime();

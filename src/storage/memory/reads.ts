@@ -14,7 +14,7 @@ import type {
   QueueInfo,
   QueueStats,
 } from '../model.js';
-import type { MetricBucket } from '../store.js';
+import type { MetricBucket } from '../queue-store.js';
 import type { Tables } from './tables.js';
 
 /** Newest first by `time`, then id descending, so equal times still list in a stable order. */
@@ -141,7 +141,7 @@ export function bucketsSince(tables: Tables, since: Date): MetricBucket[] {
   });
 }
 
-/** Due pending jobs of `queues` by type, from at most `limit` rows (see `Store.dueByType`). */
+/** Due pending jobs of `queues` by type, from at most `limit` rows (see `QueueStore.dueByType`). */
 export function dueByTypeOf(
   tables: Tables,
   now: Date,
@@ -171,7 +171,7 @@ export function dueByTypeOf(
   );
 }
 
-/** What each queue holds now (see `Store.queueGauges`), for every queue row, ordered by name. */
+/** What each queue holds now (see `QueueStore.queueGauges`), for every queue row, ordered by name. */
 export function queueGaugesOf(tables: Tables, now: Date): QueueGauges[] {
   const gauges = new Map<string, QueueGauges>();
   for (const queue of sortedQueues(tables)) {

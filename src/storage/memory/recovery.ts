@@ -7,7 +7,7 @@
  */
 import type { HotJob } from '../model.js';
 import { appendHistory, runEntry } from '../history.js';
-import type { HeartbeatLease, HeartbeatResult, RescueOptions, RescuedJob } from '../store.js';
+import type { HeartbeatLease, HeartbeatResult, RescueOptions, RescuedJob } from '../job-store.js';
 import { heldRow } from './claim.js';
 import { recordRetry } from './counters.js';
 import { CLAIMED, moveToDead, refundRun, toPending } from './settle.js';

@@ -1,5 +1,5 @@
 /**
- * Retention on the memory store: the batches of `Store.purgeBatch` over the archive, the DLQ and
+ * Retention on the memory store: the batches of `RetentionStore.purgeBatch` over the archive, the DLQ and
  * the metric buckets (audit entries and bulk actions are kept by `MemoryBulk`), oldest first.
  */
 import type { RetentionRule } from '../retention.js';

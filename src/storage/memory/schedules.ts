@@ -27,7 +27,7 @@ interface ScheduleRow extends Omit<StoredSchedule, 'lastTick'> {
 export interface MemorySchedulesHost {
   /** The store clock's current time. */
   now: () => Date;
-  /** Inserts a job as `Store.enqueue` does, synchronously, waking its queue. */
+  /** Inserts a job as `JobStore.enqueue` does, synchronously, waking its queue. */
   enqueue: (job: NewJob) => void;
   /** Whether a job is in the hot table (pending, fetched or processing). */
   isHot: (id: string) => boolean;

@@ -9,7 +9,7 @@ import type { FailureReason } from '../../job/state.js';
 import { errorSignature } from '../../job/fingerprint.js';
 import { appendHistory, runEntry } from '../history.js';
 import type { ArchivedJob, DeadJob, HotJob } from '../model.js';
-import type { Settlement } from '../store.js';
+import type { Settlement } from '../job-store.js';
 import { heldRow } from './claim.js';
 import { recordFailure, recordRetry, recordSuccess } from './counters.js';
 import { waitingStateOf } from './promote.js';

@@ -8,7 +8,7 @@
  */
 import type { ErrorSignature } from '../../job/fingerprint.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
-import type { MetricBucket } from '../store.js';
+import type { MetricBucket } from '../queue-store.js';
 
 /** Lifetime counters of one queue (the `stats_summary` row). */
 export interface QueueCounters {

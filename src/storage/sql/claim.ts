@@ -11,7 +11,7 @@
  * order (priority, turn, run-at, id) holds across queues alike.
  */
 import type { ClaimedJob } from '../model.js';
-import type { ClaimRequest } from '../store.js';
+import type { ClaimRequest } from '../job-store.js';
 import type { BackgroundRefresh } from '../../util/background-refresh.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { uuidv7 } from '../../util/uuid.js';
@@ -61,7 +61,7 @@ export class ClaimContention {
   }
 }
 
-/** Claims due pending jobs for `request` (see `Store.claim`). */
+/** Claims due pending jobs for `request` (see `JobStore.claim`). */
 export async function claimJobs(
   db: Executor,
   sql: BoundQueries,

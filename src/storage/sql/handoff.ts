@@ -1,10 +1,10 @@
 /**
- * The hand-off of freed capped slots to the settling worker (`Store.settleAndClaim`): which
+ * The hand-off of freed capped slots to the settling worker (`JobStore.settleAndClaim`): which
  * queues a settle may take from, the parameters of settle_archive_claim.sql, and what its rows
  * say. The statement itself explains why caps stay exact.
  */
 import type { ClaimedJob } from '../model.js';
-import type { HandoffRequest } from '../store.js';
+import type { HandoffRequest } from '../job-store.js';
 import { uuidv7 } from '../../util/uuid.js';
 import type { LockedQueues } from './claim.js';
 import { claimedJobOf, toNumber, type Row } from './rows.js';

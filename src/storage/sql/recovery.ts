@@ -11,7 +11,7 @@ import {
   ZOMBIE_RETRY_ERROR,
 } from '../rescue-rules.js';
 import type { CancelResult } from '../model.js';
-import type { RescueOptions, RescueResult, RescuedJob } from '../store.js';
+import type { RescueOptions, RescueResult, RescuedJob } from '../job-store.js';
 import type { Executor } from './executor.js';
 import { toNumber, toStr, toStringOrNull, type Row } from './rows.js';
 import { signatureColumns } from './settle-batch.js';
@@ -37,7 +37,7 @@ interface DlqMove {
 }
 
 /**
- * One rescue pass in transaction `tx` (see `Store.rescue`), after `pg_try_advisory_xact_lock` on
+ * One rescue pass in transaction `tx` (see `JobStore.rescue`), after `pg_try_advisory_xact_lock` on
  * `schema`: (a) stale fetched rows → pending; (b) zombies → DLQ `Cancelled` (cancel requested),
  * pending with the run refunded (opted-in type) or DLQ `Zombie`; (c) pending or fetched rows with
  * a cancel request → DLQ `Cancelled`; (d) expired idempotency claims deleted. Rows are picked
@@ -127,7 +127,7 @@ export async function rescueIn(
 }
 
 /**
- * Cancels `ids` in transaction `tx` (see `Store.cancel`): the hot rows among them are locked
+ * Cancels `ids` in transaction `tx` (see `JobStore.cancel`): the hot rows among them are locked
  * (`FOR UPDATE`, id order), pending and fetched ones move to the DLQ, processing ones get a
  * cancel request unless they have one. Both lists follow the order of `ids`, each id once.
  * With `versions` (a bulk action's snapshot), a row whose version differs is left alone.

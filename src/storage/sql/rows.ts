@@ -14,7 +14,7 @@ import type {
   WorkerPresence,
   QueueStats,
 } from '../model.js';
-import type { MetricBucket } from '../store.js';
+import type { MetricBucket } from '../queue-store.js';
 import { HOT_STATE_BY_CODE, failureReasonOf } from '../../job/state.js';
 
 /** A raw row as a driver returns it. */

@@ -37,7 +37,7 @@ export interface SqlSchedulesHost {
   /** The store's open executor (opening the store on first use). */
   db: () => Promise<Executor>;
   sql: ScheduleStatements;
-  /** Inserts jobs on `db` (inside the firing transaction), as `Store.enqueue` does. */
+  /** Inserts jobs on `db` (inside the firing transaction), as `JobStore.enqueue` does. */
   enqueueOn: (db: Executor, jobs: readonly NewJob[]) => Promise<EnqueueResult[]>;
   /** Sends wake-ups for queues that received jobs, after the transaction committed. */
   wake: (queues: readonly string[]) => void;

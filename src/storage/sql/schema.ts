@@ -59,7 +59,7 @@ export function wakeChannel(schema: string): string {
   return `chokaq_${validateSchema(schema)}`.slice(0, 63);
 }
 
-/** The channel of a schema's cross-process event messages (`Store.broadcast`). */
+/** The channel of a schema's cross-process event messages (`ClusterStore.broadcast`). */
 export function eventsChannel(schema: string): string {
   return `chokaqev_${validateSchema(schema)}`.slice(0, 63);
 }

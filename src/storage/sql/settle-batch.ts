@@ -4,7 +4,7 @@
  */
 import { errorSignature } from '../../job/fingerprint.js';
 import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
-import type { Settlement } from '../store.js';
+import type { Settlement } from '../job-store.js';
 
 /** The settlements of one call, grouped by kind, with their parameters. */
 export interface SettleGroups {
