@@ -268,11 +268,11 @@ export class ChokaQ {
     const checked = checkIds(ids);
     const { actor, reason } = checkActorOptions(options);
     await this.open();
-    const result = await this.config.storage.cancel(checked, actor);
+    const result = await this.config.storage.jobs.cancel(checked, actor);
     // A run in this process stops now rather than at its next heartbeat, in the name of whoever
     // asked first (the request keeps the first requester, here or in another process).
     for (const id of this.engine.runningHere(result.requested)) {
-      const found = await this.config.storage.getJob(id);
+      const found = await this.config.storage.operator.getJob(id);
       const requester = found?.where === 'hot' ? found.job.cancelRequestedBy : null;
       this.engine.abortLocal(id, requester ?? actor);
     }
@@ -317,21 +317,21 @@ export class ChokaQ {
   async getJob(id: string): Promise<FoundJob | null> {
     validateJobId(id);
     await this.open();
-    return this.config.storage.getJob(id);
+    return this.config.storage.operator.getJob(id);
   }
 
   /** Hot jobs, newest first (at most `filter.limit`, 1–1000, default 100). */
   async listJobs(filter?: HotFilter): Promise<HotJob[]> {
     const checked = checkHotFilter(filter);
     await this.open();
-    return this.config.storage.listHot(checked);
+    return this.config.storage.operator.listHot(checked);
   }
 
   /** Archived (succeeded) jobs, newest first (at most `filter.limit`, 1–1000, default 100). */
   async listArchive(filter?: ArchiveFilter): Promise<ArchivedJob[]> {
     const checked = checkArchiveFilter(filter);
     await this.open();
-    return this.config.storage.listArchive(checked);
+    return this.config.storage.operator.listArchive(checked);
   }
 
   private assertNotStopped(): void {

@@ -137,20 +137,20 @@ export function compose(options: ChokaQOptions): Parts {
     clock: config.clock,
     roundTrip: async () => {
       await open();
-      return storage.now();
+      return storage.cluster.now();
     },
     queueGauges: async () => {
       await open();
-      return storage.queueGauges();
+      return storage.queues.queueGauges();
     },
     worker: () => engine.workerHealth(),
     workers: async () => {
       await open();
-      return storage.listWorkers(PRESENCE_ALIVE_MS);
+      return storage.cluster.listWorkers(PRESENCE_ALIVE_MS);
     },
     dueByType: async (queues, limit) => {
       await open();
-      return storage.dueByType(queues, limit);
+      return storage.queues.dueByType(queues, limit);
     },
     // A process without a worker works no queue, so no backlog makes it unready.
     servedQueues: config.worker ? config.workerQueues : [],
@@ -305,7 +305,7 @@ function metricsRecorder(
       circuits: () => engine().circuitStats(),
       queueGauges: async () => {
         await open();
-        return config.storage.queueGauges();
+        return config.storage.queues.queueGauges();
       },
     },
     { now: () => config.clock.now() },

@@ -108,18 +108,18 @@ export class Enqueuer {
     await this.options.open();
     let results: EnqueueResult[];
     if (client !== undefined) {
-      if (!store.enqueueWithin) {
+      if (!store.jobs.enqueueWithin) {
         throw new ChokaQError(
           'CHOKAQ_TRANSACTION_UNSUPPORTED',
           `storage '${store.kind}' cannot enqueue in a caller transaction (options.client)`,
           { field: 'options.client' },
         );
       }
-      results = await store.enqueueWithin(client, rows);
+      results = await store.jobs.enqueueWithin(client, rows);
     } else if (rows.length === 1) {
       results = [await this.inserter.add(rows[0] as NewJob)];
     } else {
-      results = await store.enqueue(rows);
+      results = await store.jobs.enqueue(rows);
     }
     results.forEach((result, i) => {
       const row = rows[i] as NewJob;
@@ -163,13 +163,13 @@ export class Enqueuer {
   private async insertBatch(rows: NewJob[]): Promise<(EnqueueResult | ItemFailure)[]> {
     const { store } = this.options;
     try {
-      return await store.enqueue(rows);
+      return await store.jobs.enqueue(rows);
     } catch (error) {
       const retryable = error instanceof ChokaQError && error.retryable;
       if (rows.length === 1 || retryable) throw error;
       return Promise.all(
         rows.map((row) =>
-          store.enqueue([row]).then(
+          store.jobs.enqueue([row]).then(
             ([result]) => result as EnqueueResult,
             (rowError: unknown) => new ItemFailure(rowError),
           ),

@@ -3,11 +3,12 @@
  * controls, bulk actions) is recorded with its actor, reason, target and outcome, and announced
  * as an `operator:action` event. `chokaq.audit.list` reads it back, newest first.
  */
+import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import { validateJobId } from '../job/envelope.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { ChokaQEvents } from '../runtime/events.js';
-import type { AuditEntry, NewAuditEntry, BulkStore } from '../storage/bulk.js';
+import type { AuditEntry, NewAuditEntry } from '../storage/bulk.js';
 import { checkOptions, checkString } from '../util/check.js';
 import { uuidv7 } from '../util/uuid.js';
 import { checkActor, checkLimit } from './inputs.js';
@@ -25,7 +26,7 @@ export type AuditRecord = Omit<NewAuditEntry, 'id'>;
  */
 export class Auditor {
   constructor(
-    private readonly store: BulkStore,
+    private readonly store: Pick<Store, 'bulk'>,
     private readonly events: ChokaQEvents,
     private readonly logger: Logger,
   ) {}
@@ -33,7 +34,7 @@ export class Auditor {
   /** Appends `record` to the trail and emits `operator:action`. */
   async record(record: AuditRecord): Promise<void> {
     try {
-      const entry = await this.store.recordAction({ id: uuidv7(), ...record });
+      const entry = await this.store.bulk.recordAction({ id: uuidv7(), ...record });
       this.events.emit('operator:action', entry);
     } catch (error) {
       this.logger.warn('audit entry not recorded', {
@@ -86,7 +87,7 @@ export interface AuditQuery {
 /** The operator audit trail (`chokaq.audit`). */
 export class AuditApi {
   constructor(
-    private readonly store: BulkStore,
+    private readonly store: Pick<Store, 'bulk'>,
     private readonly open: () => Promise<void>,
   ) {}
 
@@ -100,6 +101,6 @@ export class AuditApi {
     const limit = checkLimit(q.limit, 'query.limit');
     if (q.before !== undefined) validateJobId(q.before, 'query.before');
     await this.open();
-    return this.store.listActions(limit, q.before);
+    return this.store.bulk.listActions(limit, q.before);
   }
 }

@@ -5,20 +5,13 @@
  * a crash — without a half-moved job; a re-run (a retry, or the zombie rescue after a crash)
  * continues with the items still waiting.
  */
-import type { OperatorStore } from '../storage/operator-store.js';
+import type { Store } from '../storage/store.js';
 import { ChokaQError } from '../errors.js';
 import type { JobContext } from '../job/context.js';
 import { defineJob, type JobDefinition } from '../job/define-job.js';
 import { serializePayload } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
-import type {
-  BulkAction,
-  BulkBatch,
-  BulkEnd,
-  BulkItem,
-  BulkSkip,
-  BulkStore,
-} from '../storage/bulk.js';
+import type { BulkAction, BulkBatch, BulkEnd, BulkItem, BulkSkip } from '../storage/bulk.js';
 import { mergePatch } from '../util/merge-patch.js';
 import type { Auditor } from './audit.js';
 import type { CheckedEdit } from './bulk-input.js';
@@ -43,7 +36,7 @@ export interface BulkJobPayload {
 
 /** What the runner needs from the engine. */
 export interface BulkRunnerOptions {
-  store: BulkStore & OperatorStore;
+  store: Pick<Store, 'bulk' | 'operator'>;
   /** The user's job definitions, for the schema of edited payloads. */
   registry: JobRegistry;
   maxPayloadBytes: number;
@@ -79,7 +72,7 @@ export class BulkRunner {
     const { store } = this.options;
     // Bounded: every pass marks at least one waiting item, and an action has at most 100,000.
     for (let pass = 0; pass <= 100_000; pass += 1) {
-      const { action, items } = await store.nextBulkItems(actionId, BULK_BATCH_SIZE);
+      const { action, items } = await store.bulk.nextBulkItems(actionId, BULK_BATCH_SIZE);
       if (action.status !== 'running') return action;
       if (action.cancelRequestedAt !== null) return this.finish(action, 'cancelled');
       if (items.length === 0) return this.finish(action, 'succeeded');
@@ -87,7 +80,7 @@ export class BulkRunner {
         throw new Error(`bulk action ${actionId} stopped between two batches; a retry continues`);
       }
       const batch = await this.prepare(action, items);
-      await store.applyBulkBatch(actionId, batch);
+      await store.bulk.applyBulkBatch(actionId, batch);
       const done = action.done + items.length;
       await ctx.progress(action.total === 0 ? 100 : (100 * done) / action.total);
     }
@@ -106,7 +99,7 @@ export class BulkRunner {
     const skips: BulkSkip[] = [];
     await Promise.all(
       items.map(async (item) => {
-        const found = await this.options.store.getJob(item.jobId);
+        const found = await this.options.store.operator.getJob(item.jobId);
         if (found?.where !== 'dlq') return; // gone: the batch write skips and reports it
         try {
           const payload = await this.patched(found.job.type, found.job.payload, edit);
@@ -143,7 +136,7 @@ export class BulkRunner {
     action: BulkAction,
     status: BulkEnd,
   ): Promise<Pick<BulkAction, 'status' | 'applied' | 'skipped'>> {
-    await this.options.store.finishBulk(action.id, status);
+    await this.options.store.bulk.finishBulk(action.id, status);
     const outcome = {
       status,
       total: action.total,

@@ -5,12 +5,12 @@
  * (`bulk-runner.ts`), which applies exactly the snapshot, skipping and reporting jobs that
  * changed in between.
  */
-import type { OperatorStore } from '../storage/operator-store.js';
+import type { Store } from '../storage/store.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { ChokaQError } from '../errors.js';
 import { validateJobId } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
-import type { BulkAction, BulkItem, BulkSkip, BulkStore } from '../storage/bulk.js';
+import type { BulkAction, BulkItem, BulkSkip } from '../storage/bulk.js';
 import type { SortPosition } from '../storage/job-query.js';
 import type { JobSummary } from '../storage/model.js';
 import { checkOptions, checkString } from '../util/check.js';
@@ -67,7 +67,7 @@ export interface BulkPreview {
 
 /** What the bulk API needs from the engine. */
 export interface BulkApiOptions {
-  store: BulkStore & OperatorStore;
+  store: Pick<Store, 'bulk' | 'operator'>;
   open: () => Promise<void>;
   auditor: Auditor;
   /** The user's job definitions: a preview of a patch checks that it knows every type. */
@@ -101,7 +101,7 @@ export class BulkApi {
     const { store } = this.options;
     const id = uuidv7();
     const secret = randomBytes(24).toString('base64url');
-    await store.createBulk({
+    await store.bulk.createBulk({
       id,
       action: checked.action,
       target: checked.target,
@@ -110,7 +110,7 @@ export class BulkApi {
       validForMs: BULK_PREVIEW_VALID_MS,
       items,
     });
-    const created = await store.getBulk(id);
+    const created = await store.bulk.getBulk(id);
     return {
       id,
       action: checked.action,
@@ -137,7 +137,7 @@ export class BulkApi {
     let after: SortPosition | undefined;
     // Bounded: each page advances the position; a payload scan reads at most the whole table.
     for (;;) {
-      const page = await store.queryTable(checked.table, {
+      const page = await store.operator.queryTable(checked.table, {
         ...checked.query,
         limit: SNAPSHOT_PAGE,
         ...(after ? { after } : {}),
@@ -178,10 +178,10 @@ export class BulkApi {
     const { actor, reason } = checkRunOptions(options);
     const { store } = this.options;
     await this.options.open();
-    const started = await store.startBulk(id, hashOf(secret), actor, reason);
+    const started = await store.bulk.startBulk(id, hashOf(secret), actor, reason);
     if (started !== 'started' && started !== 'running') throw confirmationError(started, id);
     await this.options.enqueueRun(id);
-    const action = await store.getBulk(id);
+    const action = await store.bulk.getBulk(id);
     if (action === null) throw confirmationError('not-found', id);
     if (started === 'started') {
       await this.options.auditor.record({
@@ -205,7 +205,7 @@ export class BulkApi {
   async get(id: string): Promise<BulkAction | null> {
     validateJobId(id, 'id');
     await this.options.open();
-    return this.options.store.getBulk(id);
+    return this.options.store.bulk.getBulk(id);
   }
 
   /** Bulk actions, newest first (at most `limit`, 1–1000, default 100). */
@@ -213,7 +213,7 @@ export class BulkApi {
     const o = checkOptions(options, 'options', ['limit'], 'CHOKAQ_INVALID_ARGUMENT');
     const limit = checkLimit(o.limit, 'options.limit');
     await this.options.open();
-    return this.options.store.listBulk(limit);
+    return this.options.store.bulk.listBulk(limit);
   }
 
   /**
@@ -225,7 +225,7 @@ export class BulkApi {
     const o = checkOptions(options, 'options', ['limit'], 'CHOKAQ_INVALID_ARGUMENT');
     const limit = checkLimit(o.limit, 'options.limit');
     await this.options.open();
-    return this.options.store.bulkSkips(id, limit);
+    return this.options.store.bulk.bulkSkips(id, limit);
   }
 
   /**
@@ -238,7 +238,7 @@ export class BulkApi {
       checkOptions(options, 'options', ['actor'], 'CHOKAQ_INVALID_ARGUMENT').actor,
     );
     await this.options.open();
-    return this.options.store.requestBulkCancel(id, actor);
+    return this.options.store.bulk.requestBulkCancel(id, actor);
   }
 }
 

@@ -3,6 +3,7 @@
  * fixed payload or priority), edit in place, error groups and their trend, purge — each checked
  * before anything is written, and audited.
  */
+import type { Store } from '../storage/store.js';
 import {
   checkEnvelopeText,
   LIMITS,
@@ -12,8 +13,7 @@ import {
 } from '../job/envelope.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { DeadJob, ErrorGroup } from '../storage/model.js';
-import type { ClusterStore } from '../storage/cluster-store.js';
-import type { DeadEdit, OperatorStore } from '../storage/operator-store.js';
+import type { DeadEdit } from '../storage/operator-store.js';
 import { checkOptions } from '../util/check.js';
 import { checkActorOptions, checkReason, type ActorOptions, type Auditor } from './audit.js';
 import { checkTrendGroups, errorGroupTrend, type ErrorGroupTrend } from './group-trend.js';
@@ -64,7 +64,7 @@ const TYPE_READ_PAGE = 1000;
 
 /** Dependencies of a {@link DlqApi}. */
 export interface DlqApiOptions {
-  store: OperatorStore & ClusterStore;
+  store: Pick<Store, 'operator' | 'cluster'>;
   /** Opens the store once (migrating per its options). */
   open: () => Promise<void>;
   /** The job types this process defines, for payload checks. */
@@ -82,7 +82,7 @@ export class DlqApi {
   async list(filter?: DeadFilter): Promise<DeadJob[]> {
     const checked = checkDeadFilter(filter);
     await this.options.open();
-    return this.options.store.listDead(checked);
+    return this.options.store.operator.listDead(checked);
   }
 
   /**
@@ -110,7 +110,7 @@ export class DlqApi {
           storedUnchecked = true;
       }
     }
-    const moved = await store.resurrect(checked, {
+    const moved = await store.operator.resurrect(checked, {
       actor,
       ...(payload === undefined ? {} : { payload }),
       ...(edits.priority === undefined ? {} : { priority: edits.priority }),
@@ -141,7 +141,7 @@ export class DlqApi {
     if (e.tags !== undefined)
       change.tags = checkEnvelopeText(e.tags, 'edit.tags', LIMITS.tagsLength);
     await this.options.open();
-    const found = await store.getJob(id);
+    const found = await store.operator.getJob(id);
     if (found?.where !== 'dlq') return false;
     let storedUnchecked = false;
     if (e.payload !== undefined) {
@@ -155,7 +155,7 @@ export class DlqApi {
       change.payload = checked.payload;
       storedUnchecked = checked.unchecked;
     }
-    const edited = await store.editDead(id, change);
+    const edited = await store.operator.editDead(id, change);
     if (edited) {
       const fields = Object.keys(change).filter((key) => key !== 'actor');
       await auditor.record({
@@ -176,7 +176,7 @@ export class DlqApi {
   async groups(filter?: ErrorGroupQuery): Promise<ErrorGroup[]> {
     const checked = checkGroupQuery(filter);
     await this.options.open();
-    return this.options.store.errorGroups(checked);
+    return this.options.store.operator.errorGroups(checked);
   }
 
   /**
@@ -197,7 +197,7 @@ export class DlqApi {
     const checked = checkIds(ids);
     const { actor, reason } = checkActorOptions(options);
     await this.options.open();
-    const purged = await this.options.store.purgeDead(checked);
+    const purged = await this.options.store.operator.purgeDead(checked);
     await this.options.auditor.record({
       actor,
       action: 'purge',
@@ -212,7 +212,7 @@ export class DlqApi {
   private async deadTypes(ids: readonly string[]): Promise<Set<string>> {
     const types = new Set<string>();
     for (let i = 0; i < ids.length; i += TYPE_READ_PAGE) {
-      const page = await this.options.store.queryTable('dlq', {
+      const page = await this.options.store.operator.queryTable('dlq', {
         ids: ids.slice(i, i + TYPE_READ_PAGE),
         sort: 'createdAt',
         order: 'asc',

@@ -32,7 +32,7 @@ export class FlowApi {
     if (checked.queue !== undefined) validateQueueName(checked.queue, 'options.queue');
     const limit = checkLimit(checked.limit);
     await this.options.open();
-    return this.options.store.keyUsage({
+    return this.options.store.queues.keyUsage({
       ...(checked.queue === undefined ? {} : { queue: checked.queue }),
       limit,
     });

@@ -3,8 +3,7 @@
  * DLQ in each of the last 24 hours, read from the hourly summary kept as jobs enter the DLQ (at
  * most 24 rows per group, never a scan of the DLQ), on the store's clock.
  */
-import type { ClusterStore } from '../storage/cluster-store.js';
-import type { OperatorStore } from '../storage/operator-store.js';
+import type { Store } from '../storage/store.js';
 import { checkArray, checkString } from '../util/check.js';
 
 /** Hours of a trend, the one now running included. */
@@ -38,15 +37,15 @@ export function checkTrendGroups(fingerprints: unknown): string[] {
 
 /** The trend of `fingerprints` (checked) over the last {@link TREND_HOURS} hours. */
 export async function errorGroupTrend(
-  store: OperatorStore & ClusterStore,
+  store: Pick<Store, 'operator' | 'cluster'>,
   fingerprints: readonly string[],
 ): Promise<ErrorGroupTrend> {
-  const now = (await store.now()).getTime();
+  const now = (await store.cluster.now()).getTime();
   const first = (Math.floor(now / HOUR_MS) - (TREND_HOURS - 1)) * HOUR_MS;
   const hours = Array.from({ length: TREND_HOURS }, (_, k) => new Date(first + k * HOUR_MS));
   const counts = new Map(fingerprints.map((f) => [f, new Array<number>(TREND_HOURS).fill(0)]));
   const rows =
-    fingerprints.length === 0 ? [] : await store.errorGroupHours(fingerprints, hours[0]!);
+    fingerprints.length === 0 ? [] : await store.operator.errorGroupHours(fingerprints, hours[0]!);
   for (const row of rows) {
     const k = Math.round((row.hourStart.getTime() - first) / HOUR_MS);
     const series = counts.get(row.fingerprint);

@@ -2,13 +2,12 @@
  * `chokaq.jobs`: the operator's calls on jobs wherever they are — query, count, detail — the
  * edit of a pending job and the re-run of a succeeded one. Checks every input, then delegates to `jobs.ts` and the store.
  */
-import type { JobStore } from '../storage/job-store.js';
-import type { ClusterStore } from '../storage/cluster-store.js';
+import type { Store } from '../storage/store.js';
 import { checkEnvelopeText, LIMITS, validateJobId, validatePriority } from '../job/envelope.js';
 import { WAITING_STATES } from '../job/state.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { ChokaQEvents } from '../runtime/events.js';
-import type { PendingEdit, OperatorStore } from '../storage/operator-store.js';
+import type { PendingEdit } from '../storage/operator-store.js';
 import { checkOptions, invalid } from '../util/check.js';
 import { MAX_DURATION_MS } from '../util/duration.js';
 import { checkReason, type Auditor } from './audit.js';
@@ -58,7 +57,7 @@ const EDIT_KEYS = ['payload', 'unchecked', 'priority', 'tags', 'runAt', 'actor',
 
 /** What {@link JobsApi} needs from the engine. */
 export interface JobsApiOptions {
-  store: JobStore & OperatorStore & ClusterStore;
+  store: Pick<Store, 'jobs' | 'operator' | 'cluster'>;
   open: () => Promise<void>;
   registry: JobRegistry;
   maxPayloadBytes: number;
@@ -123,7 +122,7 @@ export class JobsApi {
     }
     await this.options.open();
     const { store, registry } = this.options;
-    const found = await store.getJob(id);
+    const found = await store.operator.getJob(id);
     if (found?.where !== 'hot' || !WAITING_STATES.includes(found.job.state)) return false;
     let storedUnchecked = false;
     if (e.payload !== undefined) {
@@ -139,10 +138,10 @@ export class JobsApi {
       storedUnchecked = checked.unchecked;
     }
     if (e.runAt !== undefined) {
-      const now = (await store.now()).getTime();
+      const now = (await store.cluster.now()).getTime();
       change.delayMs = Math.min(MAX_DURATION_MS, Math.max(0, e.runAt.getTime() - now));
     }
-    const edited = await store.editPending(id, change);
+    const edited = await store.operator.editPending(id, change);
     if (edited) {
       const { queue, type } = found.job;
       this.options.events.emit('job:edited', { id, queue, type, actor: change.actor });

@@ -3,7 +3,7 @@
  * paging merged across the tables the states name, counts that say whether they are exact, and
  * a job's detail with its timeline.
  */
-import type { OperatorStore } from '../storage/operator-store.js';
+import type { Store } from '../storage/store.js';
 import type { JobState } from '../job/state.js';
 import type { JobTable, SortPosition, TablePage } from '../storage/job-query.js';
 import type { FoundJob, JobSummary } from '../storage/model.js';
@@ -55,10 +55,13 @@ function compareIn(order: 'asc' | 'desc', a: SortPosition, b: SortPosition): num
  * early (page full, or a payload scan at its bound) stops the merged page at its horizon, since
  * rows beyond it were not looked at; the cursor continues from there.
  */
-export async function queryJobs(store: OperatorStore, query: CheckedQuery): Promise<JobPage> {
+export async function queryJobs(
+  store: Pick<Store, 'operator'>,
+  query: CheckedQuery,
+): Promise<JobPage> {
   const pages = await Promise.all(
     query.tables.map((table): Promise<TablePage> =>
-      store.queryTable(table, {
+      store.operator.queryTable(table, {
         ...query.base,
         limit: query.limit,
         ...(query.after ? { after: query.after } : {}),
@@ -94,9 +97,14 @@ export async function queryJobs(store: OperatorStore, query: CheckedQuery): Prom
 }
 
 /** Counts the jobs a checked query matches, over every table it asks. */
-export async function countJobs(store: OperatorStore, query: CheckedQuery): Promise<JobCount> {
+export async function countJobs(
+  store: Pick<Store, 'operator'>,
+  query: CheckedQuery,
+): Promise<JobCount> {
   const counts = await Promise.all(
-    query.tables.map((table: JobTable) => store.countTable(table, { ...query.base, limit: 1 })),
+    query.tables.map((table: JobTable) =>
+      store.operator.countTable(table, { ...query.base, limit: 1 }),
+    ),
   );
   return {
     count: counts.reduce((sum, c) => sum + c.count, 0),
@@ -105,8 +113,11 @@ export async function countJobs(store: OperatorStore, query: CheckedQuery): Prom
 }
 
 /** A job's detail, or `null` when no table holds it. */
-export async function jobDetail(store: OperatorStore, id: string): Promise<JobDetail | null> {
-  const found = await store.getJob(id);
+export async function jobDetail(
+  store: Pick<Store, 'operator'>,
+  id: string,
+): Promise<JobDetail | null> {
+  const found = await store.operator.getJob(id);
   if (found === null) return null;
   const timeline = timelineOf(found);
   const runsKept = timeline.filter((entry) => entry.kind === 'run').length;

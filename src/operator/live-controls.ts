@@ -5,7 +5,7 @@
  * once; this process applies its own share directly. It lasts until those processes restart
  * (their options say what they start with). Each change is audited.
  */
-import type { ClusterStore } from '../storage/cluster-store.js';
+import type { Store } from '../storage/store.js';
 import { ChokaQError } from '../errors.js';
 import { resolveRetryPolicy, RETRY_KEYS, type RetryOptions } from '../job/retry.js';
 import { BULK_JOB_TYPE } from './bulk-runner.js';
@@ -32,7 +32,7 @@ export type LiveRetry = Pick<
 
 /** What {@link LiveControls} needs from the engine. */
 export interface LiveControlsOptions {
-  store: ClusterStore;
+  store: Pick<Store, 'cluster'>;
   open: () => Promise<void>;
   auditor: Auditor;
   /** This process's worker id: the origin of the messages it sends. */
@@ -68,7 +68,7 @@ export class LiveControls {
     );
     const { actor, reason } = checkWho(options);
     await this.options.open();
-    const worker = (await this.options.store.listWorkers(PRESENCE_ALIVE_MS)).find(
+    const worker = (await this.options.store.cluster.listWorkers(PRESENCE_ALIVE_MS)).find(
       (w) => w.id === id,
     );
     if (worker === undefined) {
@@ -111,7 +111,7 @@ export class LiveControls {
     resolveRetryPolicy(given);
     const { actor, reason } = checkWho(options);
     await this.options.open();
-    const workers = await this.options.store.listWorkers(PRESENCE_ALIVE_MS);
+    const workers = await this.options.store.cluster.listWorkers(PRESENCE_ALIVE_MS);
     const lower = key.toLowerCase();
     const runs = workers.some(
       (w) => w.types === null || w.types.some((t) => t.toLowerCase() === lower),
@@ -149,7 +149,7 @@ export class LiveControls {
       );
     }
     apply(control);
-    if (!onlyHere) await store.broadcast(controlMessage(workerId, now(), control));
+    if (!onlyHere) await store.cluster.broadcast(controlMessage(workerId, now(), control));
   }
 }
 

@@ -2,11 +2,12 @@
  * `chokaq.queues`: the operator's calls on queues — list, stats, pause and resume, caps, zombie
  * timeouts, history and (de)activation, each checked, applied for every process and audited.
  */
+import type { Store } from '../storage/store.js';
 import { ChokaQError } from '../errors.js';
 import { validateQueueName } from '../job/envelope.js';
 import type { ChokaQEvents } from '../runtime/events.js';
 import type { QueueInfo, QueueStats } from '../storage/model.js';
-import type { QueuePatch, QueueStore } from '../storage/queue-store.js';
+import type { QueuePatch } from '../storage/queue-store.js';
 import { checkBoolean, checkInteger } from '../util/check.js';
 import type { Duration } from '../util/duration.js';
 import { checkActorOptions, type ActorOptions, type Auditor } from './audit.js';
@@ -17,7 +18,7 @@ export const MAX_WORKERS_RANGE = { min: 1, max: 1_000_000 } as const;
 
 /** Dependencies of a {@link QueuesApi}. */
 export interface QueuesApiOptions {
-  store: QueueStore;
+  store: Pick<Store, 'queues'>;
   /** Opens the store once (migrating per its options). */
   open: () => Promise<void>;
   events: ChokaQEvents;
@@ -38,13 +39,13 @@ export class QueuesApi {
   /** Every known queue with its controls. */
   async list(): Promise<QueueInfo[]> {
     await this.options.open();
-    return this.options.store.listQueues();
+    return this.options.store.queues.listQueues();
   }
 
   /** Counts and lifetime counters per queue. */
   async stats(): Promise<QueueStats[]> {
     await this.options.open();
-    return this.options.store.queueStats();
+    return this.options.store.queues.queueStats();
   }
 
   /**
@@ -128,7 +129,7 @@ export class QueuesApi {
       );
     }
     await this.options.open();
-    const info = await this.options.store.updateQueue(name, patch);
+    const info = await this.options.store.queues.updateQueue(name, patch);
     if (patch.paused !== undefined || patch.active !== undefined) {
       this.options.notePaused(info.name, info.paused || !info.active);
     }

@@ -4,8 +4,7 @@
  * the archived job stays as it was. The copy is not checked against the type's schema again: it
  * is what already ran, and The Deck may serve types this process has no definition of.
  */
-import type { OperatorStore } from '../storage/operator-store.js';
-import type { JobStore } from '../storage/job-store.js';
+import type { Store } from '../storage/store.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { ChokaQEvents } from '../runtime/events.js';
 import { uuidv7 } from '../util/uuid.js';
@@ -24,7 +23,7 @@ const DEFAULT_PRIORITY = 10;
 
 /** What a re-run needs from the engine. */
 export interface RerunDeps {
-  store: JobStore & OperatorStore;
+  store: Pick<Store, 'jobs' | 'operator'>;
   registry: JobRegistry;
   events: ChokaQEvents;
   auditor: Auditor;
@@ -39,12 +38,12 @@ export async function rerunArchived(
   id: string,
   who: { actor: string; reason: string | null },
 ): Promise<RerunResult | null> {
-  const found = await deps.store.getJob(id);
+  const found = await deps.store.operator.getJob(id);
   if (found?.where !== 'archive') return null;
   const job = found.job;
   const definition = deps.registry.find(job.type);
   const newId = uuidv7();
-  await deps.store.enqueue([
+  await deps.store.jobs.enqueue([
     {
       id: newId,
       queue: job.queue,

@@ -3,11 +3,11 @@
  * configured ages or ones given to the call (`{ archive: '1d' }`), in the same bounded batches as
  * the background loop and under the same lease, so two purges never run at once.
  */
-import type { QueueStore } from '../storage/queue-store.js';
+import type { Store } from '../storage/store.js';
 import { resolveAges, type RetentionAges } from '../runtime/retention-ages.js';
 import { retentionRules, type Retention } from '../runtime/retention.js';
 import type { RetentionSettings } from '../runtime/settings.js';
-import type { RetentionRule, RetentionTable, RetentionStore } from '../storage/retention.js';
+import type { RetentionRule, RetentionTable } from '../storage/retention.js';
 import { checkActorOptions, type ActorOptions, type Auditor } from './audit.js';
 
 /** One rule of a preview or a purge: which rows of which table, older than how long. */
@@ -30,7 +30,7 @@ export interface RetentionPurge {
 
 /** What the retention API needs from the engine. */
 export interface RetentionApiOptions {
-  store: RetentionStore & QueueStore;
+  store: Pick<Store, 'retention' | 'queues'>;
   open: () => Promise<void>;
   settings: RetentionSettings;
   retention: Retention;
@@ -52,7 +52,7 @@ export class RetentionApi {
     await this.options.open();
     const entries: RetentionEntry[] = [];
     for (const rule of rules) {
-      entries.push(entryOf(rule, await this.options.store.countPurgeable(rule)));
+      entries.push(entryOf(rule, await this.options.store.retention.countPurgeable(rule)));
     }
     return entries;
   }
@@ -86,7 +86,7 @@ export class RetentionApi {
    */
   async queuesWithoutHistory(): Promise<string[]> {
     await this.options.open();
-    const queues = await this.options.store.listQueues();
+    const queues = await this.options.store.queues.listQueues();
     return queues.filter((queue) => !queue.keepSucceeded).map((queue) => queue.name);
   }
 

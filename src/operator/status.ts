@@ -75,13 +75,13 @@ const FIVE_MINUTES_S = 300;
 
 /** Reads a {@link StatusReport}. */
 export async function statusReport(store: Store): Promise<StatusReport> {
-  const gauges = await store.queueGauges();
-  const at = gauges[0]?.readAt ?? (await store.now());
+  const gauges = await store.queues.queueGauges();
+  const at = gauges[0]?.readAt ?? (await store.cluster.now());
   const [buckets, errorGroups, workers, keys, rateBuckets] = await Promise.all([
-    store.metricBuckets(new Date(at.getTime() - FIVE_MINUTES_S * 1000)),
-    store.errorGroups({ limit: 5 }),
-    store.listWorkers(PRESENCE_ALIVE_MS),
-    store.keyUsage({ limit: 5 }),
+    store.queues.metricBuckets(new Date(at.getTime() - FIVE_MINUTES_S * 1000)),
+    store.operator.errorGroups({ limit: 5 }),
+    store.cluster.listWorkers(PRESENCE_ALIVE_MS),
+    store.queues.keyUsage({ limit: 5 }),
     store.rateLimits().list(5),
   ]);
   const rate = (queue: string, seconds: number): Rate => rateOf(buckets, queue, at, seconds);
@@ -175,7 +175,7 @@ export async function throughputSeries(
 ): Promise<ThroughputSeries> {
   const span = minutes * 60;
   const stepSeconds = Math.max(1, Math.ceil(span / MAX_POINTS));
-  const now = (await store.now()).getTime();
+  const now = (await store.cluster.now()).getTime();
   // The intervals end at the current second, so the newest point is the second now running.
   const end = Math.floor(now / 1000) * 1000 + 1000;
   const count = Math.ceil(span / stepSeconds);
@@ -185,7 +185,7 @@ export async function throughputSeries(
     succeeded: 0,
     failed: 0,
   }));
-  for (const bucket of await store.metricBuckets(new Date(start))) {
+  for (const bucket of await store.queues.metricBuckets(new Date(start))) {
     if (queue !== undefined && bucket.queue !== queue) continue;
     const point = points[Math.floor((bucket.bucketStart.getTime() - start) / (stepSeconds * 1000))];
     if (point === undefined) continue;

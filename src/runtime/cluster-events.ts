@@ -10,12 +10,12 @@
  * Delivery is best effort: a process that is reconnecting misses what was sent meanwhile, so a
  * consumer treats the events as "something changed here" and re-reads what it shows.
  */
-import type { QueueStore } from '../storage/queue-store.js';
+import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { AuditEntry } from '../storage/bulk.js';
 import type { QueueInfo } from '../storage/model.js';
-import { MAX_BROADCAST_BYTES, type ClusterStore } from '../storage/cluster-store.js';
+import { MAX_BROADCAST_BYTES } from '../storage/cluster-store.js';
 import type { CancelTimer, Clock } from '../util/clock.js';
 import type { RetryOptions } from '../job/retry.js';
 import type { ChokaQEvents } from './events.js';
@@ -64,7 +64,7 @@ export function controlMessage(origin: string, sentAt: number, control: LiveCont
 
 /** Options of {@link ClusterEvents}. */
 export interface ClusterEventsOptions {
-  store: ClusterStore & QueueStore;
+  store: Pick<Store, 'cluster' | 'queues'>;
   /** Opens the store (shared with the rest of ChokaQ). */
   open: () => Promise<void>;
   events: ChokaQEvents;
@@ -127,7 +127,9 @@ export class ClusterEvents {
   async start(): Promise<void> {
     if (this.unsubscribe || this.stopped) return;
     await this.options.open();
-    this.unsubscribe = await this.options.store.subscribe((message) => this.receive(message));
+    this.unsubscribe = await this.options.store.cluster.subscribe((message) =>
+      this.receive(message),
+    );
   }
 
   /** Sends what is gathered, stops receiving and sending. Idempotent. */
@@ -191,7 +193,7 @@ export class ClusterEvents {
     for (const entry of entries) this.emitActivity(entry, origin, sentAt);
     for (const message of packMessages(origin, sentAt, entries, updates, actions)) {
       try {
-        await store.broadcast(message);
+        await store.cluster.broadcast(message);
       } catch (error) {
         logger.warn('cluster events not sent', {
           ...logEvent('ClusterEventsNotSent'),
@@ -241,7 +243,7 @@ export class ClusterEvents {
   private async reemitQueues(names: ReadonlySet<string>): Promise<void> {
     let queues: QueueInfo[];
     try {
-      queues = await this.options.store.listQueues();
+      queues = await this.options.store.queues.listQueues();
     } catch (error) {
       this.options.logger.warn('changed queues not re-read', {
         ...logEvent('ClusterQueuesNotReread'),

@@ -1,13 +1,14 @@
+import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { HandoffRequest, Lease, Settlement, JobStore } from '../storage/job-store.js';
+import type { HandoffRequest, Lease, Settlement } from '../storage/job-store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
 import { sleep, type Clock } from '../util/clock.js';
 
 /** Options of a {@link Completer}. */
 export interface CompleterOptions {
-  store: JobStore;
+  store: Pick<Store, 'jobs'>;
   logger: Logger;
   clock: Clock;
   /** Most settlements per transaction. Default: `500`. */
@@ -49,7 +50,7 @@ type RoundItem = Settlement | StartMark;
  */
 export class Completer {
   private readonly batcher: Batcher<RoundItem, boolean>;
-  private readonly store: JobStore;
+  private readonly store: Pick<Store, 'jobs'>;
   private readonly logger: Logger;
   private readonly attempts: number;
   private readonly clock: Clock;
@@ -142,7 +143,7 @@ export class Completer {
     const out = new Map<string, boolean | ItemFailure>();
     if (starts.length === 0) return out;
     try {
-      const rows = await this.withRetries(() => this.store.start(starts.map((s) => s.lease)));
+      const rows = await this.withRetries(() => this.store.jobs.start(starts.map((s) => s.lease)));
       const ids = new Set(rows.map((row) => row.id));
       for (const start of starts) out.set(start.lease.id, ids.has(start.lease.id));
     } catch (error) {
@@ -167,7 +168,7 @@ export class Completer {
       const results: (boolean | ItemFailure)[] = [];
       for (const item of items) {
         results.push(
-          await this.store.settle([item]).then(
+          await this.store.jobs.settle([item]).then(
             (r) => r[0] ?? false,
             (itemError: unknown) => new ItemFailure(itemError),
           ),
@@ -181,10 +182,10 @@ export class Completer {
   private async write(items: Settlement[]): Promise<boolean[]> {
     const taker = this.taker;
     const request = taker?.offer(items) ?? null;
-    if (taker === undefined || request === null) return this.store.settle(items);
+    if (taker === undefined || request === null) return this.store.jobs.settle(items);
     let started: readonly ClaimedJob[] = [];
     try {
-      const result = await this.store.settleAndClaim(items, request);
+      const result = await this.store.jobs.settleAndClaim(items, request);
       started = result.started;
       return result.applied;
     } finally {

@@ -206,7 +206,7 @@ export class Engine {
       ) {
         continue;
       }
-      await settings.storage.updateQueue(name, {
+      await settings.storage.queues.updateQueue(name, {
         ...(maxWorkers === undefined ? {} : { maxWorkers }),
         ...(zombieTimeoutSeconds === undefined ? {} : { zombieTimeoutSeconds }),
         ...(keepSucceeded === undefined ? {} : { keepSucceeded }),

@@ -1,4 +1,4 @@
-import type { JobStore } from '../storage/job-store.js';
+import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import { requesterOf } from '../storage/rescue-rules.js';
@@ -9,7 +9,7 @@ import { LoopService } from './service.js';
 
 /** Settings of a {@link Heartbeater}. */
 export interface HeartbeaterOptions {
-  store: JobStore;
+  store: Pick<Store, 'jobs'>;
   runs: ActiveRuns;
   /** Mean time between heartbeats, in ms (±20 % jitter). */
   intervalMs: number;
@@ -60,7 +60,7 @@ export class Heartbeater {
     for (const id of this.failures.keys()) if (!runs.get(id)) this.failures.delete(id);
     if (active.length === 0) return;
     try {
-      const results = await store.heartbeat(
+      const results = await store.jobs.heartbeat(
         active.map((run) => {
           const progress = run.progress();
           return progress === undefined ? run.lease : { ...run.lease, progress };

@@ -4,7 +4,7 @@
  * state) and deleted when it stops, so
  * `chokaq status` and The Deck can list the workers alive across every process.
  */
-import type { ClusterStore } from '../storage/cluster-store.js';
+import type { Store } from '../storage/store.js';
 import { hostname } from 'node:os';
 import type { WorkerPresence } from '../storage/model.js';
 import type { Clock } from '../util/clock.js';
@@ -18,7 +18,7 @@ export const PRESENCE_ALIVE_MS = 3 * PRESENCE_INTERVAL_MS;
 
 /** Options of {@link Presence}. */
 export interface PresenceOptions {
-  store: ClusterStore;
+  store: Pick<Store, 'cluster'>;
   workerId: string;
   version: string;
   /** What the row says about the worker now. */
@@ -64,13 +64,13 @@ export class Presence {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.loop.stop();
-    await this.options.store.forgetWorker(this.options.workerId).catch(() => undefined);
+    await this.options.store.cluster.forgetWorker(this.options.workerId).catch(() => undefined);
   }
 
   private async write(): Promise<void> {
     if (this.stopped) return;
     const { store, workerId, version, describe } = this.options;
-    await store.recordWorker({
+    await store.cluster.recordWorker({
       id: workerId,
       host: hostname(),
       pid: process.pid,

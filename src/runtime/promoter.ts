@@ -1,6 +1,7 @@
+import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { PromoteResult, JobStore } from '../storage/job-store.js';
+import type { PromoteResult } from '../storage/job-store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
 import { LoopService } from './service.js';
@@ -17,7 +18,7 @@ const MIN_WAIT_MS = 10;
 
 /** Settings of a {@link Promoter}. */
 export interface PromoterOptions {
-  store: JobStore;
+  store: Pick<Store, 'jobs'>;
   /**
    * Longest wait between passes, in ms (±20 % jitter): the bound on how late a scheduled job
    * becomes claimable when this process has not seen it yet. The engine passes `pollInterval`.
@@ -73,7 +74,7 @@ export class Promoter {
   async runOnce(): Promise<PromoteResult> {
     const { store, events, logger, intervalMs } = this.options;
     try {
-      const result = await store.promote(this.batchSize);
+      const result = await store.jobs.promote(this.batchSize);
       const moved = result.promoted.reduce((sum, p) => sum + p.count, 0);
       if (moved > 0)
         logger.debug('scheduled jobs promoted', { ...logEvent('JobsPromoted'), count: moved });

@@ -1,13 +1,14 @@
+import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { RescueOptions, RescueResult, JobStore } from '../storage/job-store.js';
+import type { RescueOptions, RescueResult } from '../storage/job-store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
 import { LoopService } from './service.js';
 
 /** Settings of a {@link Rescuer}. */
 export interface RescuerOptions {
-  store: JobStore;
+  store: Pick<Store, 'jobs'>;
   /** Mean time between passes, in ms (±20 % jitter). */
   intervalMs: number;
   /** What a pass looks for (timeouts, zombie-retry opt-ins). */
@@ -55,7 +56,7 @@ export class Rescuer {
   async runOnce(): Promise<RescueResult> {
     const { store, events, logger } = this.options;
     try {
-      const result = await store.rescue(this.options.rescue);
+      const result = await store.jobs.rescue(this.options.rescue);
       if (result.released > 0)
         logger.info('released stale claims', {
           ...logEvent('AbandonedJobsRecovered'),

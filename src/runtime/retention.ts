@@ -4,10 +4,10 @@
  * process at a time (a lease in the store, renewed with every batch). Every worker runs the
  * loop; the lease lets one of them work while the others' passes return at once.
  */
-import type { ClusterStore } from '../storage/cluster-store.js';
+import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
-import { RETENTION_TABLES, type RetentionRule, type RetentionStore } from '../storage/retention.js';
+import { RETENTION_TABLES, type RetentionRule } from '../storage/retention.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
 import { LoopService } from './service.js';
@@ -57,7 +57,7 @@ export function retentionRules(
 
 /** Options of {@link Retention}. */
 export interface RetentionOptions {
-  store: RetentionStore & ClusterStore;
+  store: Pick<Store, 'retention' | 'cluster'>;
   settings: RetentionSettings;
   /** The lease holder: this process's worker id. */
   holder: string;
@@ -104,13 +104,13 @@ export class Retention {
    */
   async pass(rules: readonly RetentionRule[]): Promise<PurgeReport> {
     const { store, settings, holder, events, logger } = this.options;
-    const lease = () => store.takeLease(RETENTION_LEASE, holder, 3 * settings.intervalMs);
+    const lease = () => store.cluster.takeLease(RETENTION_LEASE, holder, 3 * settings.intervalMs);
     if (!(await lease())) return { led: false, purged: [] };
     const purged: PurgeReport['purged'] = [];
     for (const rule of rules) {
       let rows = 0;
       for (let batch = 0; batch < MAX_BATCHES_PER_RULE && !this.stopping; batch++) {
-        const deleted = await store.purgeBatch(rule, settings.batchSize);
+        const deleted = await store.retention.purgeBatch(rule, settings.batchSize);
         rows += deleted;
         if (deleted < settings.batchSize) break;
         // Renewed with every full batch, so a long pass keeps its lead; yields to the event loop.

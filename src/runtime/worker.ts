@@ -1,10 +1,9 @@
-import type { ClusterStore } from '../storage/cluster-store.js';
-import type { QueueStore } from '../storage/queue-store.js';
+import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import { jobEventBase, type ChokaQEvents } from './events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
-import type { HandoffRequest, Lease, Settlement, JobStore } from '../storage/job-store.js';
+import type { HandoffRequest, Lease, Settlement } from '../storage/job-store.js';
 import { waitAtMost, type Clock } from '../util/clock.js';
 import { BackgroundRefresh } from '../util/background-refresh.js';
 import { Batcher } from '../util/batcher.js';
@@ -40,7 +39,7 @@ export interface WorkerOptions {
   queues: readonly string[] | null;
   /** Job types this process can run, or `null` for every type (pipe mode). */
   types: readonly string[] | null;
-  store: JobStore & QueueStore & ClusterStore;
+  store: Pick<Store, 'jobs' | 'queues' | 'cluster'>;
   executor: Executor;
   /** Per-type circuit breakers, or `undefined` when disabled. */
   circuits: CircuitBreakers | undefined;
@@ -131,7 +130,7 @@ export class Worker implements HandoffTaker {
     this.wakeup = new Wakeup(options.clock);
     this.paused = new BackgroundRefresh({
       read: async () => {
-        const queues = await options.store.listQueues();
+        const queues = await options.store.queues.listQueues();
         return new Set(queues.filter((q) => q.paused || !q.active).map((q) => q.name));
       },
       maxAgeMs: PAUSE_REFRESH_MS,
@@ -148,7 +147,9 @@ export class Worker implements HandoffTaker {
     });
     this.starter = new Batcher({
       run: async (leases) => {
-        const started = new Map((await options.store.start(leases)).map((job) => [job.id, job]));
+        const started = new Map(
+          (await options.store.jobs.start(leases)).map((job) => [job.id, job]),
+        );
         return leases.map((lease) => started.get(lease.id) ?? null);
       },
     });
@@ -176,9 +177,9 @@ export class Worker implements HandoffTaker {
   async start(): Promise<void> {
     if (this.loop) return;
     const served = this.options.queues ? new Set(this.options.queues) : null;
-    if (this.options.store.listen) {
+    if (this.options.store.cluster.listen) {
       try {
-        this.unlisten = await this.options.store.listen((queue) => {
+        this.unlisten = await this.options.store.cluster.listen((queue) => {
           if (queue === '*' || !served || served.has(queue)) this.wakeup.notify();
         });
       } catch (error) {
@@ -306,7 +307,7 @@ export class Worker implements HandoffTaker {
       try {
         this.paused.peek(); // keeps the list fresh, in the background
         this.claimSentAt = this.options.clock.now();
-        claimed = await store.claim({ workerId, limit: room, queues, types: claimTypes });
+        claimed = await store.jobs.claim({ workerId, limit: room, queues, types: claimTypes });
         errorBackoff = CLAIM_ERROR_BACKOFF_MS;
         this.claimSentAt = null;
         this.options.onClaim?.(claimed.length);

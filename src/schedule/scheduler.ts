@@ -90,7 +90,7 @@ export class Scheduler {
   async pass(): Promise<PassReport> {
     const { store } = this.options;
     const schedules = await store.schedules().list();
-    const now = await store.now();
+    const now = await store.cluster.now();
     let wait = this.maxWaitMs;
     const report: PassReport = [];
     for (const row of schedules) {

@@ -185,7 +185,7 @@ export class SchedulesApi {
     const row = await store.schedules().get(name);
     if (row === null) throw notFound(name);
     const spec = specFromJson(name, row.definition);
-    const tickAt = await store.now();
+    const tickAt = await store.cluster.now();
     const tick = await tickToFire(spec, this.options.local.get(name), tickAt, true, {
       maxPayloadBytes: this.options.maxPayloadBytes,
       nowMs: clock.now(),
@@ -217,7 +217,7 @@ export class SchedulesApi {
     await this.options.open();
     const { store } = this.options;
     const rows = await store.schedules().list();
-    const now = await store.now();
+    const now = await store.cluster.now();
     return Promise.all(
       rows.map(async (row) => scheduleInfo(row, now, await this.lastJob(row.lastTick?.jobId))),
     );
@@ -230,7 +230,7 @@ export class SchedulesApi {
     const { store } = this.options;
     const row = await store.schedules().get(name);
     if (row === null) return null;
-    return scheduleInfo(row, await store.now(), await this.lastJob(row.lastTick?.jobId));
+    return scheduleInfo(row, await store.cluster.now(), await this.lastJob(row.lastTick?.jobId));
   }
 
   private async setPaused(
@@ -293,7 +293,7 @@ export class SchedulesApi {
   }
 
   private async lastJob(jobId: string | null | undefined) {
-    return jobId === null || jobId === undefined ? null : this.options.store.getJob(jobId);
+    return jobId === null || jobId === undefined ? null : this.options.store.operator.getJob(jobId);
   }
 
   private async audit(

@@ -6,7 +6,8 @@
  * (`queue-store.ts`), operator reads and edits (`operator-store.ts`), bulk actions and the audit
  * trail (`bulk.ts`), the cluster (`cluster-store.ts`) and retention (`retention.ts`), beside the
  * idempotency claims, rate limits and schedules a store hands out. Code that needs part of the
- * store names the capabilities it uses.
+ * store names the capabilities it uses (`Pick<Store, 'jobs' | 'cluster'>`) and reaches each through
+ * its property (`store.jobs.claim(…)`).
  *
  * Times: the store owns the clock used for scheduling and eligibility (the database clock for SQL
  * stores, the injected clock for memory), so callers pass delays, never timestamps.
@@ -28,10 +29,22 @@ import type { RetentionStore } from './retention.js';
 import type { ScheduleStore } from './schedules.js';
 
 /** What every storage provider offers. All methods may throw `ChokaQError` with a stable code. */
-export interface Store
-  extends JobStore, QueueStore, OperatorStore, BulkStore, ClusterStore, RetentionStore {
+export interface Store {
   /** Short provider name for logs: `memory`, `embedded` or `postgres`. */
   readonly kind: string;
+
+  /** A job's life cycle: enqueue, claim, start, settle, heartbeat, rescue, promote, cancel. */
+  readonly jobs: JobStore;
+  /** Queue controls, counts, gauges and metric buckets. */
+  readonly queues: QueueStore;
+  /** The operator's reads and edits of jobs, and the DLQ's error groups. */
+  readonly operator: OperatorStore;
+  /** Durable bulk actions and the audit trail. */
+  readonly bulk: BulkStore;
+  /** Wake-ups, broadcasts, duty leases, worker presence and the store clock. */
+  readonly cluster: ClusterStore;
+  /** Deleting what retention allows. */
+  readonly retention: RetentionStore;
 
   /**
    * Adopts ChokaQ's logger (scoped to the provider, e.g. `chokaq:postgres`) unless the provider was

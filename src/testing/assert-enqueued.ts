@@ -20,7 +20,7 @@ export async function assertEnqueued<In, Out>(
   match: (payload: In) => boolean = () => true,
 ): Promise<HotJob> {
   const store = source instanceof ChokaQ ? source.storage : source;
-  const hot = await store.listHot({ limit: SCAN_LIMIT });
+  const hot = await store.operator.listHot({ limit: SCAN_LIMIT });
   const waiting = hot.filter((row) => row.type === job.type && WAITING_STATES.includes(row.state));
   // listHot lists newest first; the first enqueued of several matches is the one returned.
   const found = waiting.reverse().find((row) => match(JSON.parse(row.payload) as In));

@@ -24,8 +24,8 @@ export async function drain(chokaq: ChokaQ, options: DrainOptions = {}): Promise
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [hot, now] = await Promise.all([
-      chokaq.storage.listHot({ limit: DRAIN_SCAN_LIMIT }),
-      chokaq.storage.now(),
+      chokaq.storage.operator.listHot({ limit: DRAIN_SCAN_LIMIT }),
+      chokaq.storage.cluster.now(),
     ]);
     const busy = hot.filter(
       (job) => (job.state !== 'pending' && job.state !== 'scheduled') || job.runAt <= now,

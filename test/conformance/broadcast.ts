@@ -14,17 +14,17 @@ export function describeBroadcast(ctx: ConformanceContext): void {
       const store = ctx.store();
       const first: string[] = [];
       const second: string[] = [];
-      const stopFirst = await store.subscribe((m) => first.push(m));
-      const stopSecond = await store.subscribe((m) => second.push(m));
-      await store.broadcast('one');
-      await store.broadcast('two {"json":true}');
+      const stopFirst = await store.cluster.subscribe((m) => first.push(m));
+      const stopSecond = await store.cluster.subscribe((m) => second.push(m));
+      await store.cluster.broadcast('one');
+      await store.cluster.broadcast('two {"json":true}');
       await waitFor(() => first.length === 2 && second.length === 2, {
         message: 'both messages at both subscribers',
       });
       expect(first).toEqual(['one', 'two {"json":true}']);
       expect(second).toEqual(first);
       await stopFirst();
-      await store.broadcast('three');
+      await store.cluster.broadcast('three');
       await waitFor(() => second.length === 3, { message: 'the third message' });
       expect(first).toHaveLength(2);
       await stopSecond();

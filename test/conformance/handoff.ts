@@ -32,13 +32,13 @@ export function describeHandoff(ctx: ConformanceContext): void {
     running: number,
   ): Promise<{ started: HotJob[]; pending: string[] }> {
     const store = ctx.store();
-    await store.updateQueue(queue, { maxWorkers: cap });
+    await store.queues.updateQueue(queue, { maxWorkers: cap });
     const jobs = Array.from({ length: count }, (_, i) =>
       newJob({ id: `${queue}-${String(i).padStart(2, '0')}`, queue }),
     );
-    await store.enqueue(jobs);
-    const claimed = await store.claim({ workerId: 'w1', limit: running, queues: [queue] });
-    const started = await store.start(claimed.map(leaseOf));
+    await store.jobs.enqueue(jobs);
+    const claimed = await store.jobs.claim({ workerId: 'w1', limit: running, queues: [queue] });
+    const started = await store.jobs.start(claimed.map(leaseOf));
     const pending = ids(jobs).filter((id) => !ids(started).includes(id));
     return { started: await Promise.all(started.map((job) => hot(job.id))), pending };
   }
@@ -55,7 +55,7 @@ export function describeHandoff(ctx: ConformanceContext): void {
       const { started, pending } = await cappedQueue('ho', 1, 3, 1);
       const [done] = started;
       if (!done) throw new Error('nothing started');
-      const result = await store.settleAndClaim([archive(done)], offer(5));
+      const result = await store.jobs.settleAndClaim([archive(done)], offer(5));
       expect(result.applied).toEqual([true]);
       expect(ids(result.started)).toEqual([pending[0]]);
       expect(result.started[0]).toMatchObject({ state: 'fetched', attempts: 0, workerId: 'w2' });
@@ -64,22 +64,26 @@ export function describeHandoff(ctx: ConformanceContext): void {
       // Its lease is the worker's: it can start, heartbeat and settle it.
       const [next] = result.started;
       if (!next) throw new Error('unreachable');
-      expect(ids(await store.start([leaseOf(next)]))).toEqual([next.id]);
-      expect(await store.heartbeat([leaseOf(next)])).toMatchObject([{ alive: true }]);
-      expect(await store.settle([archive(await hot(next.id))])).toEqual([true]);
+      expect(ids(await store.jobs.start([leaseOf(next)]))).toEqual([next.id]);
+      expect(await store.jobs.heartbeat([leaseOf(next)])).toMatchObject([{ alive: true }]);
+      expect(await store.jobs.settle([archive(await hot(next.id))])).toEqual([true]);
     });
 
     it('hands over the freed slot also when an archived job had the id of the one it archives', async () => {
       const store = ctx.store();
       // An earlier job of another queue with the id the capped queue's first job will have.
-      await store.enqueue([newJob({ id: 'hr-00', queue: 'hr-earlier' })]);
-      const [earlier] = await store.claim({ workerId: 'w1', limit: 1, queues: ['hr-earlier'] });
+      await store.jobs.enqueue([newJob({ id: 'hr-00', queue: 'hr-earlier' })]);
+      const [earlier] = await store.jobs.claim({
+        workerId: 'w1',
+        limit: 1,
+        queues: ['hr-earlier'],
+      });
       if (!earlier) throw new Error('nothing claimed');
-      expect(await store.settle([archive(await hot(earlier.id))])).toEqual([true]);
+      expect(await store.jobs.settle([archive(await hot(earlier.id))])).toEqual([true]);
       const { started, pending } = await cappedQueue('hr', 1, 2, 1);
       const [done] = started;
       if (done?.id !== 'hr-00') throw new Error(`started ${String(done?.id)}`);
-      const result = await store.settleAndClaim([archive(done)], offer(5));
+      const result = await store.jobs.settleAndClaim([archive(done)], offer(5));
       expect(result.applied).toEqual([true]);
       expect(ids(result.started)).toEqual(pending);
       expect(await archived('hr-00')).toMatchObject({ queue: 'hr', attempts: 1 });
@@ -90,17 +94,17 @@ export function describeHandoff(ctx: ConformanceContext): void {
       const { started } = await cappedQueue('hc', 3, 8, 3);
       const [a, b, c] = started;
       if (!a || !b || !c) throw new Error('nothing started');
-      const first = await store.settleAndClaim([archive(a)], offer(5));
+      const first = await store.jobs.settleAndClaim([archive(a)], offer(5));
       expect(first.started).toHaveLength(1);
       // The cap lowered below the running count: a freed slot is not handed on.
-      await store.updateQueue('hc', { maxWorkers: 1 });
-      expect((await store.settleAndClaim([archive(b)], offer(5))).started).toEqual([]);
-      expect((await store.settleAndClaim([archive(c)], offer(5))).started).toEqual([]);
+      await store.queues.updateQueue('hc', { maxWorkers: 1 });
+      expect((await store.jobs.settleAndClaim([archive(b)], offer(5))).started).toEqual([]);
+      expect((await store.jobs.settleAndClaim([archive(c)], offer(5))).started).toEqual([]);
       const last = first.started[0];
       if (!last) throw new Error('unreachable');
-      const freedLast = await store.settleAndClaim([archive(await hot(last.id))], offer(5));
+      const freedLast = await store.jobs.settleAndClaim([archive(await hot(last.id))], offer(5));
       expect(freedLast.started).toHaveLength(1);
-      const active = await store.listHot({ queue: 'hc', state: 'fetched', limit: 10 });
+      const active = await store.operator.listHot({ queue: 'hc', state: 'fetched', limit: 10 });
       expect(active).toHaveLength(1);
     });
 
@@ -109,7 +113,7 @@ export function describeHandoff(ctx: ConformanceContext): void {
       const none = async (queue: string, request: HandoffRequest): Promise<void> => {
         const [job] = (await cappedQueue(queue, 1, 2, 1)).started;
         if (!job) throw new Error('nothing started');
-        const result = await store.settleAndClaim([archive(job)], request);
+        const result = await store.jobs.settleAndClaim([archive(job)], request);
         expect(result).toEqual({ applied: [true], started: [] });
       };
       await none('h-unserved', offer(1, { queues: ['elsewhere'] }));
@@ -117,15 +121,15 @@ export function describeHandoff(ctx: ConformanceContext): void {
       // The next job is of another type (a later one is the worker's): it is not passed over.
       const [first] = (await cappedQueue('h-next', 1, 1, 1)).started;
       if (!first) throw new Error('nothing started');
-      await store.enqueue([newJob({ queue: 'h-next', type: 'another.type', priority: 20 })]);
-      await store.enqueue([newJob({ queue: 'h-next' })]);
+      await store.jobs.enqueue([newJob({ queue: 'h-next', type: 'another.type', priority: 20 })]);
+      await store.jobs.enqueue([newJob({ queue: 'h-next' })]);
       const mine = offer(1, { types: ['conformance.job'] });
-      expect((await store.settleAndClaim([archive(first)], mine)).started).toEqual([]);
+      expect((await store.jobs.settleAndClaim([archive(first)], mine)).started).toEqual([]);
       // Not capped.
       const [open] = await ctx.processing('h-open', 1);
-      await store.enqueue([newJob({ queue: 'h-open' })]);
+      await store.jobs.enqueue([newJob({ queue: 'h-open' })]);
       if (!open) throw new Error('nothing started');
-      expect((await store.settleAndClaim([archive(open)], offer())).started).toEqual([]);
+      expect((await store.jobs.settleAndClaim([archive(open)], offer())).started).toEqual([]);
       // A retry frees a slot too, but only an archive hands it over.
       const [retried] = (await cappedQueue('h-retry', 1, 2, 1)).started;
       if (!retried) throw new Error('nothing started');
@@ -136,24 +140,24 @@ export function describeHandoff(ctx: ConformanceContext): void {
         delayMs: 60_000,
         error: 'again',
       };
-      expect((await store.settleAndClaim([retry], offer())).started).toEqual([]);
+      expect((await store.jobs.settleAndClaim([retry], offer())).started).toEqual([]);
     });
 
     it('hands nothing over in a paused queue or one holding keyed jobs', async () => {
       const store = ctx.store();
       const [paused] = (await cappedQueue('h-paused', 1, 2, 1)).started;
       if (!paused) throw new Error('nothing started');
-      await store.updateQueue('h-paused', { paused: true });
-      expect((await store.settleAndClaim([archive(paused)], offer())).started).toEqual([]);
+      await store.queues.updateQueue('h-paused', { paused: true });
+      expect((await store.jobs.settleAndClaim([archive(paused)], offer())).started).toEqual([]);
       const [keyedRun] = (await cappedQueue('h-keyed', 1, 2, 1)).started;
       if (!keyedRun) throw new Error('nothing started');
-      await store.enqueue([newJob({ queue: 'h-keyed', concurrencyKey: 'k' })]);
-      expect((await store.settleAndClaim([archive(keyedRun)], offer())).started).toEqual([]);
+      await store.jobs.enqueue([newJob({ queue: 'h-keyed', concurrencyKey: 'k' })]);
+      expect((await store.jobs.settleAndClaim([archive(keyedRun)], offer())).started).toEqual([]);
     });
 
     it('wakes the queue only when it leaves freed room unclaimed', async (context) => {
       const store = ctx.store();
-      const listen = store.listen?.bind(store);
+      const listen = store.cluster.listen?.bind(store);
       if (!listen) return context.skip('this provider has no listen()');
       const woken: string[] = [];
       const unlisten = await listen((queue) => woken.push(queue));
@@ -168,9 +172,9 @@ export function describeHandoff(ctx: ConformanceContext): void {
         const [a] = full.started;
         const [b] = left.started;
         if (!a || !b) throw new Error('nothing started');
-        expect((await store.settleAndClaim([archive(a)], offer())).started).toHaveLength(1);
+        expect((await store.jobs.settleAndClaim([archive(a)], offer())).started).toHaveLength(1);
         // Not the worker's type: the freed slot must go to someone else, so everyone is woken.
-        const other = await store.settleAndClaim([archive(b)], offer(1, { types: ['x.y'] }));
+        const other = await store.jobs.settleAndClaim([archive(b)], offer(1, { types: ['x.y'] }));
         expect(other.started).toEqual([]);
         expect([...new Set(woken)]).toEqual(['hw-left']); // here and by NOTIFY, maybe
       } finally {
@@ -182,19 +186,19 @@ export function describeHandoff(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [done] = (await cappedQueue('h-crash', 1, 2, 1)).started;
       if (!done) throw new Error('nothing started');
-      const [orphan] = (await store.settleAndClaim([archive(done)], offer())).started;
+      const [orphan] = (await store.jobs.settleAndClaim([archive(done)], offer())).started;
       if (!orphan) throw new Error('nothing handed over');
       // The worker crashed before running it: no start, no heartbeat ever comes.
       const row = await hot(orphan.id);
       await storeTimePasses(row.updatedAt.getTime() + STALE_MS);
-      const rescued = await store.rescue({
+      const rescued = await store.jobs.rescue({
         fetchedTimeoutMs: STALE_MS,
         processingTimeoutMs: 60_000,
         retryZombieTypes: {},
       });
       expect(rescued.dead).toEqual([]);
       expect(await hot(orphan.id)).toMatchObject({ state: 'pending', attempts: 0 });
-      expect(await store.heartbeat([leaseOf(orphan)])).toMatchObject([{ alive: false }]);
+      expect(await store.jobs.heartbeat([leaseOf(orphan)])).toMatchObject([{ alive: false }]);
     });
   });
 }

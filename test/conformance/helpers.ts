@@ -53,6 +53,6 @@ export function sorted(values: readonly string[]): string[] {
 
 /** Claims for `request` and starts every claimed job (fetched → processing); the started rows. */
 export async function claimAndStart(store: Store, request: ClaimRequest): Promise<ClaimedJob[]> {
-  const claimed = await store.claim(request);
-  return store.start(claimed.map(leaseOf));
+  const claimed = await store.jobs.claim(request);
+  return store.jobs.start(claimed.map(leaseOf));
 }

@@ -46,10 +46,10 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
   /** Claims, starts and fails `job`'s run with `error`, moving it to the DLQ. */
   async function failToDead(queue: string, error: string, type?: string): Promise<string> {
     const store = ctx.store();
-    await store.enqueue([newJob({ queue, ...(type ? { type } : {}) })]);
+    await store.jobs.enqueue([newJob({ queue, ...(type ? { type } : {}) })]);
     const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: [queue] });
     if (!job) throw new Error('nothing claimed');
-    await store.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error }]);
+    await store.jobs.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error }]);
     return job.id;
   }
 
@@ -57,7 +57,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
   async function failAndRetry(job: ClaimedJob, error: string): Promise<void> {
     const applied = await ctx
       .store()
-      .settle([{ kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 0, error }]);
+      .jobs.settle([{ kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 0, error }]);
     expect(applied).toEqual([true]);
   }
 
@@ -69,7 +69,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const at = Date.now();
       const recorded = [uuidv7(at), uuidv7(at - hour), uuidv7(at - 2 * hour)];
       for (const [k, id] of recorded.entries()) {
-        await store.recordAction({
+        await store.bulk.recordAction({
           id,
           actor: 'a',
           action: `step-${k}`,
@@ -79,15 +79,15 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
         });
       }
       const newestFirst = [...recorded].reverse();
-      expect((await store.listActions(10)).map((e) => e.id)).toEqual(newestFirst);
+      expect((await store.bulk.listActions(10)).map((e) => e.id)).toEqual(newestFirst);
       // Paged by the last entry of the previous page.
-      expect((await store.listActions(1, newestFirst[0])).map((e) => e.id)).toEqual([
+      expect((await store.bulk.listActions(1, newestFirst[0])).map((e) => e.id)).toEqual([
         newestFirst[1],
       ]);
-      expect((await store.listActions(10, newestFirst[1])).map((e) => e.id)).toEqual([
+      expect((await store.bulk.listActions(10, newestFirst[1])).map((e) => e.id)).toEqual([
         newestFirst[2],
       ]);
-      expect(await store.listActions(10, newestFirst[2])).toEqual([]);
+      expect(await store.bulk.listActions(10, newestFirst[2])).toEqual([]);
     });
   });
 
@@ -103,7 +103,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
         queues: ['hist'],
       });
       if (!second) throw new Error('nothing claimed');
-      const [applied] = await store.settle([
+      const [applied] = await store.jobs.settle([
         { kind: 'archive', lease: leaseOf(second), durationMs: 3, result: '{"sent":2}' },
       ]);
       expect(applied).toBe(true);
@@ -132,7 +132,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
     it('a first-run success archives with an empty history and no result unless given', async () => {
       const [job] = await processing('hist-fast', 1);
       if (!job) throw new Error('nothing claimed');
-      await ctx.store().settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
+      await ctx.store().jobs.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
       expect(await archived(job.id)).toMatchObject({ history: [], result: null });
     });
 
@@ -160,7 +160,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [job] = await processing('hist-lost', 1);
       if (!job) throw new Error('nothing claimed');
-      await store.settle([
+      await store.jobs.settle([
         {
           kind: 'retry',
           lease: leaseOf(job),
@@ -171,9 +171,9 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
         },
       ]);
       expect((await hot(job.id)).history).toMatchObject([{ outcome: 'lost', attempt: 1 }]);
-      const [again] = await store.claim({ workerId: 'w', limit: 1, queues: ['hist-lost'] });
+      const [again] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['hist-lost'] });
       if (!again) throw new Error('nothing claimed');
-      await store.settle([
+      await store.jobs.settle([
         { kind: 'retry', lease: leaseOf(again), from: 'fetched', delayMs: 0, error: 'circuit' },
       ]);
       expect((await hot(job.id)).history).toHaveLength(1);
@@ -183,20 +183,20 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [job] = await processing('hist-dead', 1);
       if (!job) throw new Error('nothing claimed');
-      expect(await store.heartbeat([{ ...leaseOf(job), progress: 40 }])).toMatchObject([
+      expect(await store.jobs.heartbeat([{ ...leaseOf(job), progress: 40 }])).toMatchObject([
         { alive: true },
       ]);
       expect((await hot(job.id)).progress).toBe(40);
-      await store.heartbeat([leaseOf(job)]); // no progress given: the stored one stays
+      await store.jobs.heartbeat([leaseOf(job)]); // no progress given: the stored one stays
       expect((await hot(job.id)).progress).toBe(40);
-      await store.settle([
+      await store.jobs.settle([
         { kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error: stackOf('bad input 7') },
       ]);
       const row = await dead(job.id);
       expect(row.progress).toBe(40);
       expect(row.startedAt?.getTime()).toBe(job.startedAt?.getTime());
       expect(row.fingerprint).toMatch(/^[0-9a-f]{16}$/);
-      expect(await store.resurrect([job.id], { actor: 'alice' })).toEqual([job.id]);
+      expect(await store.operator.resurrect([job.id], { actor: 'alice' })).toEqual([job.id]);
       const back = await hot(job.id);
       expect(back.progress).toBeNull();
       expect(back.history).toMatchObject([
@@ -210,17 +210,17 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const id = await ctx.enqueueOne({ queue: 'hot-version' });
       const versionOf = async (): Promise<number | undefined> => {
         const checked = checkJobQuery({ queue: 'hot-version' });
-        const page = await store.queryTable('hot', { ...checked.base, limit: 10 });
+        const page = await store.operator.queryTable('hot', { ...checked.base, limit: 10 });
         return page.rows.find((row) => row.job.id === id)?.version;
       };
       const enqueued = await versionOf();
       expect(enqueued).toEqual(expect.any(Number));
       expect(await versionOf()).toBe(enqueued);
       await storeTimePasses((await hot(id)).createdAt);
-      expect(await store.editPending(id, { actor: 'bob', priority: 4 })).toBe(true);
+      expect(await store.operator.editPending(id, { actor: 'bob', priority: 4 })).toBe(true);
       const edited = await versionOf();
       expect(edited).not.toBe(enqueued);
-      await storeTimePasses(await store.now());
+      await storeTimePasses(await store.cluster.now());
       const [claimed] = await claimAndStart(store, {
         workerId: 'w',
         limit: 1,
@@ -229,7 +229,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       if (!claimed) throw new Error('nothing claimed');
       const running = await versionOf();
       expect(running).not.toBe(edited);
-      await store.heartbeat([{ ...leaseOf(claimed), progress: 10 }]);
+      await store.jobs.heartbeat([{ ...leaseOf(claimed), progress: 10 }]);
       expect(await versionOf()).toBe(running);
     });
 
@@ -237,14 +237,16 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const store = ctx.store();
       const id = await ctx.enqueueOne({ queue: 'hist-edit' });
       const before = await hot(id);
-      expect(await store.editPending(id, { actor: 'bob', delayMs: 3_600_000, priority: 3 })).toBe(
-        true,
-      );
+      expect(
+        await store.operator.editPending(id, { actor: 'bob', delayMs: 3_600_000, priority: 3 }),
+      ).toBe(true);
       const row = await hot(id);
       expect(row.priority).toBe(3);
       expect(row.runAt.getTime()).toBeGreaterThanOrEqual(before.runAt.getTime() + 3_500_000);
       expect(row.history).toMatchObject([{ kind: 'action', action: 'edit', actor: 'bob' }]);
-      expect(await store.claim({ workerId: 'w', limit: 1, queues: ['hist-edit'] })).toEqual([]);
+      expect(await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['hist-edit'] })).toEqual(
+        [],
+      );
     });
   });
 
@@ -276,7 +278,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
         'g1',
         `RangeError: user 42 not found: 'x'\n    at sendMail (/x/jobs/mail.js:3:3)`,
       );
-      const groups = await store.errorGroups({ limit: 10 });
+      const groups = await store.operator.errorGroups({ limit: 10 });
       expect(groups.map((g) => g.count)).toEqual([3, 1, 1]);
       const [top] = groups;
       expect(top).toMatchObject({
@@ -288,7 +290,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       });
       expect(top?.firstSeen.getTime()).toBeLessThan(top?.lastSeen.getTime() ?? 0);
       expect((await dead(b)).fingerprint).toBe(top?.fingerprint);
-      expect(await store.errorGroups({ queues: ['g2'], limit: 10 })).toMatchObject([
+      expect(await store.operator.errorGroups({ queues: ['g2'], limit: 10 })).toMatchObject([
         { count: 1, sampleId: b, queues: ['g2'] },
       ]);
     });
@@ -297,9 +299,9 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const store = ctx.store();
       const first = await ctx.enqueueOne({ queue: 'g-cancel' });
       const second = await ctx.enqueueOne({ queue: 'g-cancel' });
-      await store.cancel([first], 'alice');
-      await store.cancel([second], 'cli:bob@host-2');
-      const groups = await store.errorGroups({ queues: ['g-cancel'], limit: 10 });
+      await store.jobs.cancel([first], 'alice');
+      await store.jobs.cancel([second], 'cli:bob@host-2');
+      const groups = await store.operator.errorGroups({ queues: ['g-cancel'], limit: 10 });
       expect(groups).toMatchObject([{ count: 2, message: 'Cancelled by <actor>' }]);
       expect((await dead(first)).errorDetails).toBe('Cancelled by alice');
     });
@@ -314,7 +316,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const sum = (counts: number[]) => counts.reduce((x, y) => x + y, 0);
       const trend = await errorGroupTrend(store, [fp, other, 'no-such-group']);
       expect(trend.hours).toHaveLength(24);
-      const now = (await store.now()).getTime();
+      const now = (await store.cluster.now()).getTime();
       const last = trend.hours.at(-1)!.getTime();
       expect(last % 3_600_000).toBe(0);
       expect(now - last).toBeGreaterThanOrEqual(0);
@@ -326,10 +328,10 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       ]);
       // The jobs failed a moment ago: in the hour now running (or, just past an hour, the one before).
       expect(sum(trend.groups[0]!.counts.slice(-2))).toBe(2);
-      expect(await store.resurrect([a], { actor: 'op' })).toEqual([a]);
-      expect(await store.purgeDead([b])).toBe(1);
+      expect(await store.operator.resurrect([a], { actor: 'op' })).toEqual([a]);
+      expect(await store.operator.purgeDead([b])).toBe(1);
       expect(sum((await errorGroupTrend(store, [fp])).groups[0]!.counts)).toBe(2);
-      expect(await store.errorGroupHours([fp], new Date(last + 3_600_000))).toEqual([]);
+      expect(await store.operator.errorGroupHours([fp], new Date(last + 3_600_000))).toEqual([]);
     });
 
     it('resurrect and purge take jobs out of their group; an empty group is not listed', async () => {
@@ -337,11 +339,15 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const a = await failToDead('g3', stackOf('timeout after 30 ms'));
       await storeTimePasses((await dead(a)).failedAt);
       const b = await failToDead('g3', stackOf('timeout after 31 ms'));
-      expect(await store.errorGroups({ limit: 10 })).toMatchObject([{ count: 2, sampleId: b }]);
-      expect(await store.resurrect([b], { actor: 'op' })).toEqual([b]);
-      expect(await store.errorGroups({ limit: 10 })).toMatchObject([{ count: 1, sampleId: a }]);
-      expect(await store.purgeDead([a])).toBe(1);
-      expect(await store.errorGroups({ limit: 10 })).toEqual([]);
+      expect(await store.operator.errorGroups({ limit: 10 })).toMatchObject([
+        { count: 2, sampleId: b },
+      ]);
+      expect(await store.operator.resurrect([b], { actor: 'op' })).toEqual([b]);
+      expect(await store.operator.errorGroups({ limit: 10 })).toMatchObject([
+        { count: 1, sampleId: a },
+      ]);
+      expect(await store.operator.purgeDead([a])).toBe(1);
+      expect(await store.operator.errorGroups({ limit: 10 })).toEqual([]);
     });
   });
 
@@ -350,9 +356,9 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       const store = ctx.store();
       // Oldest first, but at a low priority: the claim order would not show it first.
       const low = newJob({ queue: 'gauge', priority: -5 });
-      await store.enqueue([low]);
+      await store.jobs.enqueue([low]);
       await storeTimePasses((await hot(low.id)).runAt);
-      await store.enqueue([
+      await store.jobs.enqueue([
         newJob({ queue: 'gauge', priority: 50 }),
         newJob({ queue: 'gauge', priority: 10 }),
         newJob({ queue: 'gauge', delayMs: 3_600_000 }),
@@ -360,7 +366,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       await ctx.fetched('gauge-busy', 2);
       await processing('gauge-busy', 1);
       await failToDead('gauge-busy', stackOf('boom'));
-      const gauges = await store.queueGauges();
+      const gauges = await store.queues.queueGauges();
       const byQueue = new Map(gauges.map((g) => [g.queue, g]));
       expect(gauges.map((g) => g.queue)).toEqual([...gauges.map((g) => g.queue)].sort());
       expect(byQueue.get('gauge')).toMatchObject({
@@ -387,9 +393,9 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
 
     it('reads nothing due for a queue whose only pending job is scheduled later, and its pause', async () => {
       const store = ctx.store();
-      await store.enqueue([newJob({ queue: 'gauge-later', delayMs: 3_600_000 })]);
-      await store.updateQueue('gauge-later', { paused: true });
-      const gauge = (await store.queueGauges()).find((g) => g.queue === 'gauge-later');
+      await store.jobs.enqueue([newJob({ queue: 'gauge-later', delayMs: 3_600_000 })]);
+      await store.queues.updateQueue('gauge-later', { paused: true });
+      const gauge = (await store.queues.queueGauges()).find((g) => g.queue === 'gauge-later');
       expect(gauge).toMatchObject({ paused: true, due: 0, scheduled: 1, oldestDueAt: null });
     });
   });
@@ -409,7 +415,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       await storeTimePasses(running?.createdAt ?? 0);
       const [win] = await processing('q-ok', 1);
       if (!win) throw new Error('nothing claimed');
-      await store.settle([{ kind: 'archive', lease: leaseOf(win), durationMs: 1 }]);
+      await store.jobs.settle([{ kind: 'archive', lease: leaseOf(win), durationMs: 1 }]);
       made.succeeded = win.id;
       await storeTimePasses((await archived(win.id)).finishedAt);
       made.dead = await failToDead('q-dead', stackOf('card 4242 declined'));
@@ -509,7 +515,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
     it('pages with a cursor through ties on the sort time, in id order, both directions', async () => {
       const store = ctx.store();
       const batch = Array.from({ length: 7 }, (_, i) => newJob({ id: `tie-${i}`, queue: 'ties' }));
-      await store.enqueue(batch); // one statement: one creation time
+      await store.jobs.enqueue(batch); // one statement: one creation time
       const times = new Set(
         (await Promise.all(batch.map((job) => hot(job.id)))).map((row) => row.createdAt.getTime()),
       );
@@ -529,7 +535,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       }
       const first = await page({ state: 'dead', limit: 2 });
       expect(ids(first.jobs)).toEqual([made[5], made[4]]);
-      await store.purgeDead([made[4] ?? '', made[3] ?? '']); // one seen, one not yet
+      await store.operator.purgeDead([made[4] ?? '', made[3] ?? '']); // one seen, one not yet
       const second = await page({ state: 'dead', limit: 2, cursor: first.nextCursor ?? '' });
       expect(ids(second.jobs)).toEqual([made[2], made[1]]);
       const third = await page({ state: 'dead', limit: 2, cursor: second.nextCursor ?? '' });
@@ -545,18 +551,18 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
         if (i % 3 === 0) id = await ctx.enqueueOne({ queue: 'mix' });
         else if (i % 3 === 1) id = await failToDead('mix-dead', stackOf('mixed'));
         else {
-          await store.enqueue([newJob({ queue: 'mix-ok' })]);
+          await store.jobs.enqueue([newJob({ queue: 'mix-ok' })]);
           const [job] = await claimAndStart(store, {
             workerId: 'w',
             limit: 1,
             queues: ['mix-ok'],
           });
           if (!job) throw new Error('nothing claimed');
-          await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
+          await store.jobs.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
           id = job.id;
         }
         order.push(id);
-        const found = await store.getJob(id);
+        const found = await store.operator.getJob(id);
         await storeTimePasses(found?.job.createdAt ?? 0);
       }
       const queue = ['mix', 'mix-ok', 'mix-dead'];
@@ -578,7 +584,7 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
         }),
       );
       for (const job of jobs) {
-        await store.enqueue([job]);
+        await store.jobs.enqueue([job]);
         await storeTimePasses((await hot(job.id)).createdAt);
       }
       const everything = await page({ queue: 'pay', payload: { tag: 'hit' }, order: 'asc' });

@@ -88,15 +88,15 @@ export function describeReliability(ctx: ConformanceContext): void {
   /** Enqueues one job, claims it from its (idle) queue and starts it. */
   async function startOne(overrides: Partial<NewJob>, workerId = 'worker-1'): Promise<HotJob> {
     const job = newJob(overrides);
-    await ctx.store().enqueue([job]);
+    await ctx.store().jobs.enqueue([job]);
     return claimAndStart(job.queue, workerId);
   }
 
   /** Claims the one due job of `queue` and starts it. */
   async function claimAndStart(queue: string, workerId = 'worker-1'): Promise<HotJob> {
-    const [row] = await ctx.store().claim({ workerId, limit: 1, queues: [queue] });
+    const [row] = await ctx.store().jobs.claim({ workerId, limit: 1, queues: [queue] });
     if (!row) throw new Error(`nothing to claim in ${queue}`);
-    const [started] = await ctx.store().start([leaseOf(row)]);
+    const [started] = await ctx.store().jobs.start([leaseOf(row)]);
     if (!started) throw new Error(`job ${row.id} did not start`);
     return hot(started.id);
   }
@@ -109,19 +109,21 @@ export function describeReliability(ctx: ConformanceContext): void {
       const id = await ctx.enqueueOne({ queue: 'nr' });
       const fresh = { lostAttempts: 0, cancelRequestedAt: null, cancelRequestedBy: null };
       expect(await hot(id)).toMatchObject({ state: 'pending', ...fresh });
-      const [claimedRow] = await store.claim({ workerId: 'w', limit: 1, queues: ['nr'] });
+      const [claimedRow] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['nr'] });
       expect(claimedRow).toMatchObject({ id, state: 'fetched' });
       expect(await hot(id)).toMatchObject({ state: 'fetched', ...fresh });
       if (!claimedRow) throw new Error('unreachable');
-      const [started] = await store.start([leaseOf(claimedRow)]);
+      const [started] = await store.jobs.start([leaseOf(claimedRow)]);
       expect(started).toMatchObject({ id, state: 'processing', attempts: 1 });
       expect(await hot(id)).toMatchObject({ state: 'processing', ...fresh });
-      expect((await store.listHot({ queue: 'nr', limit: 10 }))[0]).toMatchObject(fresh);
+      expect((await store.operator.listHot({ queue: 'nr', limit: 10 }))[0]).toMatchObject(fresh);
 
       const [failed] = await processing('nr-dead', 1);
       if (!failed) throw new Error('unreachable');
       expect(
-        await store.settle([{ kind: 'dead', lease: leaseOf(failed), reason: 'Fatal', error: 'x' }]),
+        await store.jobs.settle([
+          { kind: 'dead', lease: leaseOf(failed), reason: 'Fatal', error: 'x' },
+        ]),
       ).toEqual([true]);
       expect(await dead(failed.id)).toMatchObject({ reason: 'Fatal', lostAttempts: 0 });
     });
@@ -131,7 +133,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [plain, noted] = await processing('note', 2);
       if (!plain || !noted) throw new Error('unreachable');
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'archive', lease: leaseOf(plain), durationMs: 4 },
           {
             kind: 'archive',
@@ -151,7 +153,7 @@ export function describeReliability(ctx: ConformanceContext): void {
         note: 'skipped: duplicate of order-7 — ✓',
         lostAttempts: 0,
       });
-      const listed = await store.listArchive({ queue: 'note', limit: 10 });
+      const listed = await store.operator.listArchive({ queue: 'note', limit: 10 });
       expect(sorted(listed.map((row) => row.note ?? 'null'))).toEqual(
         sorted(['null', 'skipped: duplicate of order-7 — ✓']),
       );
@@ -162,7 +164,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [a, b] = await processing('carry', 2);
       if (!a || !b) throw new Error('unreachable');
       expect(
-        await store.settle(
+        await store.jobs.settle(
           [a, b].map((job) => ({
             kind: 'retry' as const,
             lease: leaseOf(job),
@@ -173,15 +175,17 @@ export function describeReliability(ctx: ConformanceContext): void {
           })),
         ),
       ).toEqual([true, true]);
-      const rows = await store.claim({ workerId: 'worker-2', limit: 2, queues: ['carry'] });
-      const started = new Map((await store.start(rows.map(leaseOf))).map((row) => [row.id, row]));
+      const rows = await store.jobs.claim({ workerId: 'worker-2', limit: 2, queues: ['carry'] });
+      const started = new Map(
+        (await store.jobs.start(rows.map(leaseOf))).map((row) => [row.id, row]),
+      );
       const again = started.get(a.id);
       const againB = started.get(b.id);
       if (!again || !againB) throw new Error('jobs did not start again');
       expect(again).toMatchObject({ attempts: 1 });
       expect(await hot(a.id)).toMatchObject({ attempts: 1, lostAttempts: 1 });
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'archive', lease: leaseOf(again), durationMs: 2, note: 'kept' },
           { kind: 'dead', lease: leaseOf(againB), reason: 'Transient', error: 'gave up' },
         ]),
@@ -192,7 +196,9 @@ export function describeReliability(ctx: ConformanceContext): void {
         attempts: 1,
         lostAttempts: 1,
       });
-      expect((await store.listDead({ queue: 'carry', limit: 10 }))[0]?.lostAttempts).toBe(1);
+      expect((await store.operator.listDead({ queue: 'carry', limit: 10 }))[0]?.lostAttempts).toBe(
+        1,
+      );
     });
   });
 
@@ -201,12 +207,12 @@ export function describeReliability(ctx: ConformanceContext): void {
   describe('heartbeat', () => {
     it('keeps a held processing lease alive and refreshes heartbeatAt', async () => {
       const store = ctx.store();
-      expect(await store.heartbeat([])).toEqual([]);
+      expect(await store.jobs.heartbeat([])).toEqual([]);
       const [job] = await processing('hb', 1);
       if (!job) throw new Error('unreachable');
       const startedBeat = job.heartbeatAt?.getTime() ?? Number.NaN;
       await storeTimePasses(startedBeat); // a new heartbeat gets a later time
-      expect(await store.heartbeat([leaseOf(job)])).toEqual([
+      expect(await store.jobs.heartbeat([leaseOf(job)])).toEqual([
         { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
       const row = await hot(job.id);
@@ -220,7 +226,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(row.startedAt?.getTime()).toBe(job.startedAt?.getTime());
 
       await storeTimePasses(row.heartbeatAt ?? Number.NaN);
-      expect(await store.heartbeat([leaseOf(job)])).toEqual([
+      expect(await store.jobs.heartbeat([leaseOf(job)])).toEqual([
         { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
       expect((await hot(job.id)).heartbeatAt?.getTime()).toBeGreaterThan(
@@ -236,7 +242,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       if (!job || !waiting || !done || !failed) throw new Error('unreachable');
       const other = { ...leaseOf(waiting), leaseToken: 'not-the-token' };
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'archive', lease: leaseOf(done), durationMs: 1 },
           { kind: 'dead', lease: leaseOf(failed), reason: 'Fatal', error: 'x' },
         ]),
@@ -244,9 +250,9 @@ export function describeReliability(ctx: ConformanceContext): void {
       const lease = leaseOf(job);
       const before = await hot(job.id);
       const waitingBefore = await hot(waiting.id);
-      await storeTimePasses(await store.now()); // a wrongful write would now change the times
+      await storeTimePasses(await store.cluster.now()); // a wrongful write would now change the times
 
-      const results = await store.heartbeat([
+      const results = await store.jobs.heartbeat([
         { ...lease, leaseToken: 'not-the-token' },
         { ...lease, workerId: 'intruder' },
         other,
@@ -271,8 +277,8 @@ export function describeReliability(ctx: ConformanceContext): void {
       await dead(failed.id);
 
       // The fetched job is still startable, and then its lease is alive.
-      expect(ids(await store.start([leaseOf(waiting)]))).toEqual([waiting.id]);
-      expect(await store.heartbeat([leaseOf(waiting)])).toEqual([
+      expect(ids(await store.jobs.start([leaseOf(waiting)]))).toEqual([waiting.id]);
+      expect(await store.jobs.heartbeat([leaseOf(waiting)])).toEqual([
         { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
     });
@@ -282,8 +288,8 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [waiting] = await fetched('hbf', 1);
       if (!waiting) throw new Error('unreachable');
       const before = await hot(waiting.id);
-      await storeTimePasses(await store.now());
-      expect(await store.heartbeat([leaseOf(waiting)])).toEqual([
+      await storeTimePasses(await store.cluster.now());
+      expect(await store.jobs.heartbeat([leaseOf(waiting)])).toEqual([
         { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
       const after = await hot(waiting.id);
@@ -296,16 +302,16 @@ export function describeReliability(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [job, other] = await processing('hbc', 2);
       if (!job || !other) throw new Error('unreachable');
-      expect(await store.cancel([job.id], 'ops-erin')).toEqual({
+      expect(await store.jobs.cancel([job.id], 'ops-erin')).toEqual({
         cancelled: [],
         requested: [job.id],
       });
-      expect(await store.heartbeat([leaseOf(job), leaseOf(other)])).toEqual([
+      expect(await store.jobs.heartbeat([leaseOf(job), leaseOf(other)])).toEqual([
         { alive: true, cancelRequested: true, cancelRequestedBy: 'ops-erin' },
         { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
       // The request persists: every later heartbeat sees it.
-      expect(await store.heartbeat([leaseOf(job)])).toEqual([
+      expect(await store.jobs.heartbeat([leaseOf(job)])).toEqual([
         { alive: true, cancelRequested: true, cancelRequestedBy: 'ops-erin' },
       ]);
     });
@@ -315,8 +321,8 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [a, b, c] = await processing('hbm', 3);
       const [f] = await fetched('hbm-fetched', 1);
       if (!a || !b || !c || !f) throw new Error('unreachable');
-      await store.cancel([b.id], 'ops');
-      const results = await store.heartbeat([
+      await store.jobs.cancel([b.id], 'ops');
+      const results = await store.jobs.heartbeat([
         leaseOf(c),
         { ...leaseOf(a), leaseToken: 'stale' },
         leaseOf(b),
@@ -339,7 +345,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [job] = await processing('lost', 1);
       if (!job) throw new Error('unreachable');
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 0, error: 'failed' },
         ]),
       ).toEqual([true]);
@@ -347,7 +353,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(second).toMatchObject({ id: job.id, attempts: 2, lostAttempts: 0 });
 
       expect(
-        await store.settle([
+        await store.jobs.settle([
           {
             kind: 'retry',
             lease: leaseOf(second),
@@ -367,7 +373,7 @@ export function describeReliability(ctx: ConformanceContext): void {
         leaseToken: null,
       });
       expect((await statsOf('lost')).retriedTotal).toBe(2);
-      expect(await store.heartbeat([leaseOf(second)])).toMatchObject([{ alive: false }]);
+      expect(await store.jobs.heartbeat([leaseOf(second)])).toMatchObject([{ alive: false }]);
 
       // The next run counts from the refunded value and keeps the lost count.
       const third = await claimAndStart('lost');
@@ -379,12 +385,12 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [row] = await fetched('df', 1);
       if (!row) throw new Error('unreachable');
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'dead', lease: leaseOf(row), reason: 'Fatal', error: 'no handler' },
         ]),
       ).toEqual([false]);
       expect(
-        await store.settle([
+        await store.jobs.settle([
           {
             kind: 'dead',
             lease: { ...leaseOf(row), leaseToken: 'nope' },
@@ -398,7 +404,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect((await statsOf('df')).failedTotal).toBe(0);
 
       expect(
-        await store.settle([
+        await store.jobs.settle([
           {
             kind: 'dead',
             lease: leaseOf(row),
@@ -417,20 +423,20 @@ export function describeReliability(ctx: ConformanceContext): void {
       });
       expect(await statsOf('df')).toMatchObject({ fetched: 0, dead: 1, failedTotal: 1 });
       expect(await failuresOf('df')).toEqual({ Fatal: 1 });
-      expect(await store.start([leaseOf(row)])).toEqual([]);
+      expect(await store.jobs.start([leaseOf(row)])).toEqual([]);
 
       // For a processing job, `from: 'fetched'` is a conflict; `from: 'processing'` applies.
       const [job] = await processing('df-processing', 1);
       if (!job) throw new Error('unreachable');
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'dead', lease: leaseOf(job), from: 'fetched', reason: 'Fatal', error: 'e' },
         ]),
       ).toEqual([false]);
       expect(await hot(job.id)).toMatchObject({ state: 'processing', attempts: 1 });
       expect((await statsOf('df-processing')).failedTotal).toBe(0);
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'dead', lease: leaseOf(job), from: 'processing', reason: 'Fatal', error: 'e' },
         ]),
       ).toEqual([true]);
@@ -448,7 +454,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const pending = await ctx.enqueueOne({ queue: 'cx', createdBy: 'maker' });
       const bystander = await ctx.enqueueOne({ queue: 'cx' });
 
-      const result = await store.cancel([pending, claimedRow.id], 'ops-alice');
+      const result = await store.jobs.cancel([pending, claimedRow.id], 'ops-alice');
       expect(sorted(result.cancelled)).toEqual(sorted([pending, claimedRow.id]));
       expect(result.requested).toEqual([]);
       for (const id of [pending, claimedRow.id]) {
@@ -475,7 +481,7 @@ export function describeReliability(ctx: ConformanceContext): void {
         ]);
       }
       expect((await dead(pending)).createdBy).toBe('maker');
-      expect(ids(await store.listHot({ queue: 'cx', limit: 10 }))).toEqual([bystander]);
+      expect(ids(await store.operator.listHot({ queue: 'cx', limit: 10 }))).toEqual([bystander]);
       expect(await statsOf('cx')).toMatchObject({
         pending: 1,
         fetched: 0,
@@ -485,7 +491,7 @@ export function describeReliability(ctx: ConformanceContext): void {
         retriedTotal: 0,
       });
       expect(await failuresOf('cx')).toEqual({ Cancelled: 2 });
-      expect(ids(await store.listDead({ reason: 'Cancelled', limit: 10 })).sort()).toEqual(
+      expect(ids(await store.operator.listDead({ reason: 'Cancelled', limit: 10 })).sort()).toEqual(
         sorted([pending, claimedRow.id]),
       );
     });
@@ -495,10 +501,13 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [row] = await fetched('cl', 1);
       if (!row) throw new Error('unreachable');
       const lease = leaseOf(row);
-      expect(await store.cancel([row.id], 'ops')).toEqual({ cancelled: [row.id], requested: [] });
-      expect(await store.start([lease])).toEqual([]);
-      expect(await store.heartbeat([lease])).toMatchObject([{ alive: false }]);
-      expect(await store.settle([{ kind: 'release', lease }])).toEqual([false]);
+      expect(await store.jobs.cancel([row.id], 'ops')).toEqual({
+        cancelled: [row.id],
+        requested: [],
+      });
+      expect(await store.jobs.start([lease])).toEqual([]);
+      expect(await store.jobs.heartbeat([lease])).toMatchObject([{ alive: false }]);
+      expect(await store.jobs.settle([{ kind: 'release', lease }])).toEqual([false]);
       expect((await dead(row.id)).reason).toBe('Cancelled');
       expect((await statsOf('cl')).failedTotal).toBe(1);
     });
@@ -507,12 +516,12 @@ export function describeReliability(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [job] = await processing('cp', 1);
       if (!job) throw new Error('unreachable');
-      const before = await store.now();
-      expect(await store.cancel([job.id], 'ops-bob')).toEqual({
+      const before = await store.cluster.now();
+      expect(await store.jobs.cancel([job.id], 'ops-bob')).toEqual({
         cancelled: [],
         requested: [job.id],
       });
-      const after = await store.now();
+      const after = await store.cluster.now();
       const row = await hot(job.id);
       expect(row).toMatchObject({
         state: 'processing',
@@ -526,7 +535,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(row.cancelRequestedAt?.getTime()).toBeLessThanOrEqual(after.getTime());
       expect(await statsOf('cp')).toMatchObject({ processing: 1, dead: 0, failedTotal: 0 });
       expect(await failuresOf('cp')).toEqual({});
-      expect(await store.heartbeat([leaseOf(job)])).toEqual([
+      expect(await store.jobs.heartbeat([leaseOf(job)])).toEqual([
         { alive: true, cancelRequested: true, cancelRequestedBy: 'ops-bob' },
       ]);
     });
@@ -535,14 +544,14 @@ export function describeReliability(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [done, failed] = await processing('cu', 2);
       if (!done || !failed) throw new Error('unreachable');
-      await store.settle([
+      await store.jobs.settle([
         { kind: 'archive', lease: leaseOf(done), durationMs: 1 },
         { kind: 'dead', lease: leaseOf(failed), reason: 'Timeout', error: 'slow' },
       ]);
       const pending = await ctx.enqueueOne({ queue: 'cu' });
 
-      expect(await store.cancel([], 'ops')).toEqual({ cancelled: [], requested: [] });
-      expect(await store.cancel(['missing', done.id, failed.id], 'ops')).toEqual({
+      expect(await store.jobs.cancel([], 'ops')).toEqual({ cancelled: [], requested: [] });
+      expect(await store.jobs.cancel(['missing', done.id, failed.id], 'ops')).toEqual({
         cancelled: [],
         requested: [],
       });
@@ -551,7 +560,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect((await statsOf('cu')).failedTotal).toBe(1);
 
       // Mixed with real ids, only those act.
-      expect(await store.cancel(['missing', pending], 'ops')).toEqual({
+      expect(await store.jobs.cancel(['missing', pending], 'ops')).toEqual({
         cancelled: [pending],
         requested: [],
       });
@@ -562,9 +571,9 @@ export function describeReliability(ctx: ConformanceContext): void {
       const store = ctx.store();
       const [job] = await processing('cr', 1);
       if (!job) throw new Error('unreachable');
-      expect((await store.cancel([job.id], 'ops-carol')).requested).toEqual([job.id]);
+      expect((await store.jobs.cancel([job.id], 'ops-carol')).requested).toEqual([job.id]);
       expect(
-        await store.settle([
+        await store.jobs.settle([
           {
             kind: 'retry',
             lease: leaseOf(job),
@@ -586,11 +595,13 @@ export function describeReliability(ctx: ConformanceContext): void {
 
       // Due at once, yet never claimed; other jobs of the queue still are.
       const other = await ctx.enqueueOne({ queue: 'cr' });
-      expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([other]);
-      expect(await store.claim({ workerId: 'w', limit: 10, queues: ['cr'] })).toEqual([]);
+      expect(ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([
+        other,
+      ]);
+      expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['cr'] })).toEqual([]);
       expect((await hot(job.id)).state).toBe('pending');
 
-      expect(await store.rescue(PATIENT)).toEqual({
+      expect(await store.jobs.rescue(PATIENT)).toEqual({
         skipped: false,
         released: 0,
         idempotencyClaimsPurged: 0,
@@ -623,7 +634,7 @@ export function describeReliability(ctx: ConformanceContext): void {
         'dead',
       ]);
       expect((await hot(other)).state).toBe('fetched');
-      expect((await store.rescue(PATIENT)).cancelled).toEqual([]);
+      expect((await store.jobs.rescue(PATIENT)).cancelled).toEqual([]);
     });
 
     it("records the requester of a running job's cancel in its DLQ row and history", async () => {
@@ -631,14 +642,14 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [job, failing] = await processing('ca', 2);
       if (!job || !failing) throw new Error('unreachable');
       await storeTimePasses(job.startedAt ?? 0); // the request comes after the start
-      await store.cancel([job.id], 'ops-dan');
+      await store.jobs.cancel([job.id], 'ops-dan');
       const requested = await hot(job.id);
       // The owner saw the request at its heartbeat, with the requester, and settles the run.
-      const [beat] = await store.heartbeat([leaseOf(job)]);
+      const [beat] = await store.jobs.heartbeat([leaseOf(job)]);
       expect(beat).toEqual({ alive: true, cancelRequested: true, cancelRequestedBy: 'ops-dan' });
       const error = `Cancelled by ${beat?.cancelRequestedBy ?? ''} while running`;
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'dead', lease: leaseOf(job), reason: 'Cancelled', error },
           { kind: 'dead', lease: leaseOf(failing), reason: 'Fatal', error: 'boom' },
         ]),
@@ -681,7 +692,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       if (!fresh) throw new Error('unreachable');
 
       expect(
-        await store.rescue({
+        await store.jobs.rescue({
           fetchedTimeoutMs: STALE_FETCHED_MS,
           processingTimeoutMs: 60_000,
           retryZombieTypes: {},
@@ -701,17 +712,17 @@ export function describeReliability(ctx: ConformanceContext): void {
         workerId: null,
         leaseToken: null,
       });
-      expect(await store.start([leaseOf(stale)])).toEqual([]);
+      expect(await store.jobs.start([leaseOf(stale)])).toEqual([]);
       expect(await hot(fresh.id)).toMatchObject({
         state: 'fetched',
         workerId: fresh.workerId,
         leaseToken: fresh.leaseToken,
       });
-      expect(ids(await store.start([leaseOf(fresh)]))).toEqual([fresh.id]);
+      expect(ids(await store.jobs.start([leaseOf(fresh)]))).toEqual([fresh.id]);
       expect(await statsOf('rf')).toMatchObject({ pending: 1, failedTotal: 0, dead: 0 });
 
       // Released at once: claimable again under a new lease.
-      const [again] = await store.claim({ workerId: 'worker-2', limit: 1, queues: ['rf'] });
+      const [again] = await store.jobs.claim({ workerId: 'worker-2', limit: 1, queues: ['rf'] });
       expect(again).toMatchObject({ id: stale.id, attempts: 0 });
       expect(again?.leaseToken).not.toBe(stale.leaseToken);
     });
@@ -721,12 +732,12 @@ export function describeReliability(ctx: ConformanceContext): void {
       const [zombie, survivor] = await processing('rz', 2);
       if (!zombie || !survivor) throw new Error('unreachable');
       await zombiesBy([zombie]);
-      expect(await store.heartbeat([leaseOf(survivor)])).toEqual([
+      expect(await store.jobs.heartbeat([leaseOf(survivor)])).toEqual([
         { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
 
       expect(
-        await store.rescue({
+        await store.jobs.rescue({
           fetchedTimeoutMs: 60_000,
           processingTimeoutMs: ZOMBIE_MS,
           retryZombieTypes: {},
@@ -750,9 +761,9 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(await failuresOf('rz')).toEqual({ Zombie: 1 });
 
       // The old owner lost the job for good; the survivor's owner did not.
-      expect(await store.heartbeat([leaseOf(zombie)])).toMatchObject([{ alive: false }]);
+      expect(await store.jobs.heartbeat([leaseOf(zombie)])).toMatchObject([{ alive: false }]);
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'archive', lease: leaseOf(zombie), durationMs: 1 },
           { kind: 'archive', lease: leaseOf(survivor), durationMs: 1 },
         ]),
@@ -763,8 +774,8 @@ export function describeReliability(ctx: ConformanceContext): void {
 
     it("lets a queue's zombieTimeoutSeconds override the global timeout", async () => {
       const store = ctx.store();
-      await store.updateQueue('zq-short', { zombieTimeoutSeconds: 1 });
-      await store.updateQueue('zq-long', { zombieTimeoutSeconds: 3_600 });
+      await store.queues.updateQueue('zq-short', { zombieTimeoutSeconds: 1 });
+      await store.queues.updateQueue('zq-long', { zombieTimeoutSeconds: 3_600 });
       const [short] = await processing('zq-short', 1);
       const [plain] = await processing('zq-plain', 1);
       const [long] = await processing('zq-long', 1);
@@ -773,7 +784,7 @@ export function describeReliability(ctx: ConformanceContext): void {
 
       // Global one hour: only the queue with a one-second timeout has zombies.
       expect(
-        await store.rescue({
+        await store.jobs.rescue({
           fetchedTimeoutMs: 60_000,
           processingTimeoutMs: 3_600_000,
           retryZombieTypes: {},
@@ -791,14 +802,14 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect((await hot(long.id)).state).toBe('processing');
 
       // Global 150 ms: the queue without its own timeout follows it, the one-hour queue does not.
-      const second = await store.rescue({
+      const second = await store.jobs.rescue({
         fetchedTimeoutMs: 60_000,
         processingTimeoutMs: ZOMBIE_MS,
         retryZombieTypes: {},
       });
       expect(second.dead).toEqual([rescued(plain)]);
       expect((await hot(long.id)).state).toBe('processing');
-      expect(await store.heartbeat([leaseOf(long)])).toEqual([
+      expect(await store.jobs.heartbeat([leaseOf(long)])).toEqual([
         { alive: true, cancelRequested: false, cancelRequestedBy: null },
       ]);
     });
@@ -811,14 +822,14 @@ export function describeReliability(ctx: ConformanceContext): void {
         retryZombieTypes: { [FLAKY]: 2 },
       };
       const job = newJob({ queue: 'rzt', type: FLAKY });
-      await store.enqueue([job]);
+      await store.jobs.enqueue([job]);
       const other = await startOne({ queue: 'rzt-other' });
 
       for (let round = 1; round <= 2; round += 1) {
         const run = await claimAndStart('rzt');
         expect(run).toMatchObject({ id: job.id, attempts: 1, lostAttempts: round - 1 });
         await zombiesBy(round === 1 ? [run, other] : [run]);
-        const result = await store.rescue(options);
+        const result = await store.jobs.rescue(options);
         expect(result).toEqual({
           skipped: false,
           released: 0,
@@ -835,9 +846,9 @@ export function describeReliability(ctx: ConformanceContext): void {
           workerId: null,
           leaseToken: null,
         });
-        expect(await store.heartbeat([leaseOf(run)])).toMatchObject([{ alive: false }]);
+        expect(await store.jobs.heartbeat([leaseOf(run)])).toMatchObject([{ alive: false }]);
         expect(
-          await store.settle([{ kind: 'archive', lease: leaseOf(run), durationMs: 1 }]),
+          await store.jobs.settle([{ kind: 'archive', lease: leaseOf(run), durationMs: 1 }]),
         ).toEqual([false]);
         expect(await statsOf('rzt')).toMatchObject({ retriedTotal: round, failedTotal: 0 });
       }
@@ -847,7 +858,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       const last = await claimAndStart('rzt');
       expect(last).toMatchObject({ attempts: 1, lostAttempts: 2 });
       await zombiesBy([last]);
-      expect(await store.rescue(options)).toEqual({
+      expect(await store.jobs.rescue(options)).toEqual({
         skipped: false,
         released: 0,
         idempotencyClaimsPurged: 0,
@@ -868,17 +879,17 @@ export function describeReliability(ctx: ConformanceContext): void {
       const store = ctx.store();
       const zombie = await startOne({ queue: 'rzc', type: FLAKY });
       const running = await startOne({ queue: 'rzc-running', type: FLAKY });
-      expect(await store.cancel([zombie.id, running.id], 'ops-dave')).toEqual({
+      expect(await store.jobs.cancel([zombie.id, running.id], 'ops-dave')).toEqual({
         cancelled: [],
         requested: [zombie.id, running.id],
       });
       await zombiesBy([zombie]);
-      expect(await store.heartbeat([leaseOf(running)])).toEqual([
+      expect(await store.jobs.heartbeat([leaseOf(running)])).toEqual([
         { alive: true, cancelRequested: true, cancelRequestedBy: 'ops-dave' },
       ]);
 
       expect(
-        await store.rescue({
+        await store.jobs.rescue({
           fetchedTimeoutMs: 60_000,
           processingTimeoutMs: ZOMBIE_MS,
           retryZombieTypes: { [FLAKY]: 5 },
@@ -893,7 +904,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       });
       expect((await dead(zombie.id)).reason).toBe('Cancelled');
       expect(
-        await store.settle([{ kind: 'archive', lease: leaseOf(zombie), durationMs: 1 }]),
+        await store.jobs.settle([{ kind: 'archive', lease: leaseOf(zombie), durationMs: 1 }]),
       ).toEqual([false]);
       // A job still running with a fresh heartbeat is left to its owner.
       expect(await hot(running.id)).toMatchObject({
@@ -911,7 +922,9 @@ export function describeReliability(ctx: ConformanceContext): void {
         processingTimeoutMs: ZOMBIE_MS,
         retryZombieTypes: {},
       };
-      const results = await Promise.all(Array.from({ length: 4 }, () => store.rescue(options)));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => store.jobs.rescue(options)),
+      );
       expect(results.some((result) => !result.skipped)).toBe(true);
       for (const result of results) {
         if (result.skipped) {
@@ -922,7 +935,7 @@ export function describeReliability(ctx: ConformanceContext): void {
       expect(sorted(moved)).toEqual(sorted(ids(jobs)));
       expect(await statsOf('rc')).toMatchObject({ processing: 0, dead: 3, failedTotal: 3 });
       expect(await failuresOf('rc')).toEqual({ Zombie: 3 });
-      expect(await store.rescue(options)).toEqual({
+      expect(await store.jobs.rescue(options)).toEqual({
         skipped: false,
         released: 0,
         idempotencyClaimsPurged: 0,

@@ -15,7 +15,7 @@ export function describeRetention(ctx: ConformanceContext): void {
 
   async function archive(jobs: HotJob[]): Promise<void> {
     const store = ctx.store();
-    await store.settle(
+    await store.jobs.settle(
       jobs.map((job) => ({ kind: 'archive', lease: leaseOf(job), durationMs: 1 })),
     );
   }
@@ -30,19 +30,23 @@ export function describeRetention(ctx: ConformanceContext): void {
       const fresh = await processing('r-arch', 2);
       await archive(fresh);
       // The fresh rows are younger than a minute: nothing of theirs goes.
-      expect(await store.countPurgeable({ table: 'archive', olderThanMs: 60_000 })).toBe(0);
-      expect(await store.purgeBatch({ table: 'archive', olderThanMs: 60_000 }, 10)).toBe(0);
+      expect(await store.retention.countPurgeable({ table: 'archive', olderThanMs: 60_000 })).toBe(
+        0,
+      );
+      expect(await store.retention.purgeBatch({ table: 'archive', olderThanMs: 60_000 }, 10)).toBe(
+        0,
+      );
       // Rows older than the fresh ones' age go: the five old ones, two per batch.
       const freshRow = await archived(fresh[0]!.id);
-      const now = await store.now();
+      const now = await store.cluster.now();
       // Half-way between the two ages, so the few milliseconds the batches take change nothing.
       const cut = now.getTime() - freshRow.finishedAt.getTime() + 200;
-      expect(await store.countPurgeable({ table: 'archive', olderThanMs: cut })).toBe(5);
+      expect(await store.retention.countPurgeable({ table: 'archive', olderThanMs: cut })).toBe(5);
       const batches = [];
       for (let i = 0; i < 4; i++)
-        batches.push(await store.purgeBatch({ table: 'archive', olderThanMs: cut }, 2));
+        batches.push(await store.retention.purgeBatch({ table: 'archive', olderThanMs: cut }, 2));
       expect(batches).toEqual([2, 2, 1, 0]);
-      const left = await store.queryTable('archive', {
+      const left = await store.operator.queryTable('archive', {
         queues: ['r-arch'],
         sort: 'createdAt',
         order: 'asc',
@@ -61,18 +65,18 @@ export function describeRetention(ctx: ConformanceContext): void {
       await archive([...a, ...b]);
       await storeTimePasses((await archived(b.at(-1)!.id)).finishedAt.getTime() + 5);
       const rule = { table: 'archive' as const, olderThanMs: 1 };
-      expect(await store.countPurgeable({ ...rule, queue: 'r-qa' })).toBe(2);
+      expect(await store.retention.countPurgeable({ ...rule, queue: 'r-qa' })).toBe(2);
       expect(
-        await store.purgeBatch({ ...rule, exceptQueues: ['r-qa'] }, 100),
+        await store.retention.purgeBatch({ ...rule, exceptQueues: ['r-qa'] }, 100),
       ).toBeGreaterThanOrEqual(3);
-      expect(await store.countPurgeable({ ...rule, queue: 'r-qb' })).toBe(0);
-      expect(await store.purgeBatch({ ...rule, queue: 'r-qa' }, 100)).toBe(2);
+      expect(await store.retention.countPurgeable({ ...rule, queue: 'r-qb' })).toBe(0);
+      expect(await store.retention.purgeBatch({ ...rule, queue: 'r-qa' }, 100)).toBe(2);
     });
 
     it('takes purged DLQ rows out of their error groups', async () => {
       const store = ctx.store();
       const jobs = await processing('r-dlq', 3);
-      await store.settle(
+      await store.jobs.settle(
         jobs.map((job) => ({
           kind: 'dead',
           lease: leaseOf(job),
@@ -80,17 +84,21 @@ export function describeRetention(ctx: ConformanceContext): void {
           error: 'TypeError: card 42 declined\n    at pay (/srv/app/pay.js:1:1)',
         })),
       );
-      expect(await store.errorGroups({ queues: ['r-dlq'], limit: 10 })).toMatchObject([
+      expect(await store.operator.errorGroups({ queues: ['r-dlq'], limit: 10 })).toMatchObject([
         { count: 3 },
       ]);
       const last = await ctx.dead(jobs.at(-1)!.id);
       await storeTimePasses(last.failedAt.getTime() + 5);
-      expect(await store.purgeBatch({ table: 'dlq', olderThanMs: 1, queue: 'r-dlq' }, 2)).toBe(2);
-      expect(await store.errorGroups({ queues: ['r-dlq'], limit: 10 })).toMatchObject([
+      expect(
+        await store.retention.purgeBatch({ table: 'dlq', olderThanMs: 1, queue: 'r-dlq' }, 2),
+      ).toBe(2);
+      expect(await store.operator.errorGroups({ queues: ['r-dlq'], limit: 10 })).toMatchObject([
         { count: 1 },
       ]);
-      expect(await store.purgeBatch({ table: 'dlq', olderThanMs: 1, queue: 'r-dlq' }, 2)).toBe(1);
-      expect(await store.errorGroups({ queues: ['r-dlq'], limit: 10 })).toEqual([]);
+      expect(
+        await store.retention.purgeBatch({ table: 'dlq', olderThanMs: 1, queue: 'r-dlq' }, 2),
+      ).toBe(1);
+      expect(await store.operator.errorGroups({ queues: ['r-dlq'], limit: 10 })).toEqual([]);
       expect((await ctx.statsOf('r-dlq')).failedTotal).toBe(3);
     });
 
@@ -99,13 +107,13 @@ export function describeRetention(ctx: ConformanceContext): void {
       const error = 'RangeError: quota 7 exceeded\n    at send (/srv/app/mail.js:1:1)';
       const kill = async (): Promise<Date> => {
         const [job] = await processing('r-prune', 1);
-        await store.settle([{ kind: 'dead', lease: leaseOf(job!), reason: 'Fatal', error }]);
+        await store.jobs.settle([{ kind: 'dead', lease: leaseOf(job!), reason: 'Fatal', error }]);
         return (await ctx.dead(job!.id)).failedAt;
       };
       const firstSeen = async (): Promise<Date | undefined> =>
-        (await store.errorGroups({ queues: ['r-prune'], limit: 10 }))[0]?.firstSeen;
+        (await store.operator.errorGroups({ queues: ['r-prune'], limit: 10 }))[0]?.firstSeen;
       const purgeAll = async (olderThanMs: number): Promise<number> =>
-        store.purgeBatch({ table: 'dlq', olderThanMs, queue: 'r-prune' }, 10);
+        store.retention.purgeBatch({ table: 'dlq', olderThanMs, queue: 'r-prune' }, 10);
 
       const first = await kill();
       await storeTimePasses(first.getTime() + 5);
@@ -130,7 +138,7 @@ export function describeRetention(ctx: ConformanceContext): void {
       const store = ctx.store();
       const jobs = await processing('r-met', 1);
       await archive(jobs);
-      await store.recordAction({
+      await store.bulk.recordAction({
         id: `audit-${Math.random()}`,
         actor: 'op',
         action: 'edit',
@@ -138,27 +146,27 @@ export function describeRetention(ctx: ConformanceContext): void {
         target: {},
         outcome: {},
       });
-      await storeTimePasses((await store.now()).getTime() + 1100);
+      await storeTimePasses((await store.cluster.now()).getTime() + 1100);
       expect(
-        await store.countPurgeable({ table: 'metricBuckets', olderThanMs: 1000 }),
+        await store.retention.countPurgeable({ table: 'metricBuckets', olderThanMs: 1000 }),
       ).toBeGreaterThan(0);
       expect(
-        await store.purgeBatch({ table: 'metricBuckets', olderThanMs: 1000 }, 1000),
+        await store.retention.purgeBatch({ table: 'metricBuckets', olderThanMs: 1000 }, 1000),
       ).toBeGreaterThan(0);
-      expect(await store.metricBuckets(new Date(0))).toEqual([]);
-      expect(await store.purgeBatch({ table: 'audit', olderThanMs: 1000 }, 1000)).toBe(1);
-      expect(await store.listActions(10)).toEqual([]);
+      expect(await store.queues.metricBuckets(new Date(0))).toEqual([]);
+      expect(await store.retention.purgeBatch({ table: 'audit', olderThanMs: 1000 }, 1000)).toBe(1);
+      expect(await store.bulk.listActions(10)).toEqual([]);
     });
 
     it('gives a lease to one holder until it expires', async () => {
       const store = ctx.store();
-      expect(await store.takeLease('duty', 'a', 60_000)).toBe(true);
-      expect(await store.takeLease('duty', 'b', 60_000)).toBe(false);
-      expect(await store.takeLease('duty', 'a', 60_000)).toBe(true);
-      expect(await store.takeLease('short', 'a', 1)).toBe(true);
-      await storeTimePasses((await store.now()).getTime() + 5);
-      expect(await store.takeLease('short', 'b', 60_000)).toBe(true);
-      expect(await store.takeLease('short', 'a', 60_000)).toBe(false);
+      expect(await store.cluster.takeLease('duty', 'a', 60_000)).toBe(true);
+      expect(await store.cluster.takeLease('duty', 'b', 60_000)).toBe(false);
+      expect(await store.cluster.takeLease('duty', 'a', 60_000)).toBe(true);
+      expect(await store.cluster.takeLease('short', 'a', 1)).toBe(true);
+      await storeTimePasses((await store.cluster.now()).getTime() + 5);
+      expect(await store.cluster.takeLease('short', 'b', 60_000)).toBe(true);
+      expect(await store.cluster.takeLease('short', 'a', 60_000)).toBe(false);
     });
   });
 }

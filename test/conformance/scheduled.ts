@@ -23,24 +23,23 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
       const farther = await enqueueOne({ queue: 's-claim', priority: 5, delayMs: 60_000 });
       expect((await hot(later)).state).toBe('scheduled');
       expect((await hot(low)).state).toBe('pending');
-      expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: ['s-claim'] }))).toEqual([
-        high,
-        low,
-      ]);
-      const early = await store.promote(100);
+      expect(
+        ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['s-claim'] })),
+      ).toEqual([high, low]);
+      const early = await store.jobs.promote(100);
       expect(early.promoted).toEqual([]);
       expect(early.nextDueInMs).toBeGreaterThanOrEqual(0);
       expect(early.nextDueInMs).toBeLessThanOrEqual(400);
       await storeTimePasses((await hot(later)).runAt);
-      expect(await store.claim({ workerId: 'w', limit: 10, queues: ['s-claim'] })).toEqual([]);
-      const due = await store.promote(100);
+      expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['s-claim'] })).toEqual([]);
+      const due = await store.jobs.promote(100);
       expect(due.promoted).toEqual([{ queue: 's-claim', count: 1 }]);
       expect(due.nextDueInMs).toBeGreaterThan(50_000);
       const row = await hot(later);
       expect(row.state).toBe('pending');
-      expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: ['s-claim'] }))).toEqual([
-        later,
-      ]);
+      expect(
+        ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['s-claim'] })),
+      ).toEqual([later]);
       expect((await hot(farther)).state).toBe('scheduled');
     });
 
@@ -52,7 +51,7 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
         await storeTimePasses((await hot(made[n] ?? '')).createdAt);
       }
       await storeTimePasses((await hot(made[2] ?? '')).runAt);
-      const first = await store.promote(2);
+      const first = await store.jobs.promote(2);
       expect(first).toEqual({
         promoted: [
           { queue: 's-a', count: 1 },
@@ -61,18 +60,18 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
         nextDueInMs: 0,
       });
       expect((await hot(made[2] ?? '')).state).toBe('scheduled');
-      expect(await store.promote(2)).toEqual({
+      expect(await store.jobs.promote(2)).toEqual({
         promoted: [{ queue: 's-a', count: 1 }],
         nextDueInMs: null,
       });
-      expect(await store.promote(2)).toEqual({ promoted: [], nextDueInMs: null });
+      expect(await store.jobs.promote(2)).toEqual({ promoted: [], nextDueInMs: null });
     });
 
     it('keep their due time and version when promoted, so claim order and bulk snapshots hold', async () => {
       const store = ctx.store();
       const id = await enqueueOne({ queue: 's-keep', delayMs: 30 });
       const versionOf = async (): Promise<number | undefined> => {
-        const page = await store.queryTable('hot', {
+        const page = await store.operator.queryTable('hot', {
           ...checkJobQuery({ queue: 's-keep' }).base,
           limit: 10,
         });
@@ -81,7 +80,7 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
       const before = await hot(id);
       const version = await versionOf();
       await storeTimePasses(before.runAt);
-      await store.promote(10);
+      await store.jobs.promote(10);
       const after = await hot(id);
       expect(after.state).toBe('pending');
       expect(after.runAt.getTime()).toBe(before.runAt.getTime());
@@ -94,7 +93,7 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
       const [a, b] = await ctx.processing('s-retry', 2);
       if (!a || !b) throw new Error('unreachable');
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'retry', lease: leaseOf(a), from: 'processing', delayMs: 60_000, error: 'x' },
           { kind: 'retry', lease: leaseOf(b), from: 'processing', delayMs: 0, error: 'y' },
         ]),
@@ -104,7 +103,7 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
       const [c] = await ctx.fetched('s-circuit', 1);
       if (!c) throw new Error('unreachable');
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'retry', lease: leaseOf(c), from: 'fetched', delayMs: 5_000, error: 'open' },
         ]),
       ).toEqual([true]);
@@ -114,22 +113,25 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
     it('are cancelled at once, counted as failed', async () => {
       const store = ctx.store();
       const id = await enqueueOne({ queue: 's-cancel', delayMs: 60_000 });
-      expect(await store.cancel([id], 'alice')).toEqual({ cancelled: [id], requested: [] });
+      expect(await store.jobs.cancel([id], 'alice')).toEqual({ cancelled: [id], requested: [] });
       expect(await dead(id)).toMatchObject({ reason: 'Cancelled' });
       expect(await statsOf('s-cancel')).toMatchObject({ scheduled: 0, dead: 1, failedTotal: 1 });
-      expect(await store.promote(10)).toEqual({ promoted: [], nextDueInMs: null });
+      expect(await store.jobs.promote(10)).toEqual({ promoted: [], nextDueInMs: null });
     });
 
     it('that carry a cancel request are cancelled by rescue, not run', async () => {
       const store = ctx.store();
       const [job] = await ctx.processing('s-req', 1);
       if (!job) throw new Error('unreachable');
-      expect(await store.cancel([job.id], 'bob')).toEqual({ cancelled: [], requested: [job.id] });
-      await store.settle([
+      expect(await store.jobs.cancel([job.id], 'bob')).toEqual({
+        cancelled: [],
+        requested: [job.id],
+      });
+      await store.jobs.settle([
         { kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 60_000, error: 'e' },
       ]);
       expect((await hot(job.id)).state).toBe('scheduled');
-      const rescued = await store.rescue({
+      const rescued = await store.jobs.rescue({
         fetchedTimeoutMs: 600_000,
         processingTimeoutMs: 600_000,
         retryZombieTypes: {},
@@ -141,23 +143,27 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
     it('are edited in place; a new due time picks the state', async () => {
       const store = ctx.store();
       const id = await enqueueOne({ queue: 's-edit', delayMs: 60_000 });
-      expect(await store.editPending(id, { actor: 'carol', payload: '{"n":2}' })).toBe(true);
+      expect(await store.operator.editPending(id, { actor: 'carol', payload: '{"n":2}' })).toBe(
+        true,
+      );
       expect(await hot(id)).toMatchObject({ state: 'scheduled', payload: '{"n":2}' });
-      expect(await store.editPending(id, { actor: 'carol', delayMs: 0 })).toBe(true);
+      expect(await store.operator.editPending(id, { actor: 'carol', delayMs: 0 })).toBe(true);
       expect((await hot(id)).state).toBe('pending');
-      expect(await store.editPending(id, { actor: 'carol', delayMs: 60_000 })).toBe(true);
+      expect(await store.operator.editPending(id, { actor: 'carol', delayMs: 60_000 })).toBe(true);
       expect((await hot(id)).state).toBe('scheduled');
-      expect(await store.claim({ workerId: 'w', limit: 5, queues: ['s-edit'] })).toEqual([]);
-      expect(await store.editPending(id, { actor: 'carol', delayMs: 0 })).toBe(true);
-      expect(ids(await store.claim({ workerId: 'w', limit: 5, queues: ['s-edit'] }))).toEqual([id]);
-      expect(await store.editPending(id, { actor: 'carol', priority: 3 })).toBe(false);
+      expect(await store.jobs.claim({ workerId: 'w', limit: 5, queues: ['s-edit'] })).toEqual([]);
+      expect(await store.operator.editPending(id, { actor: 'carol', delayMs: 0 })).toBe(true);
+      expect(ids(await store.jobs.claim({ workerId: 'w', limit: 5, queues: ['s-edit'] }))).toEqual([
+        id,
+      ]);
+      expect(await store.operator.editPending(id, { actor: 'carol', priority: 3 })).toBe(false);
     });
 
     it('go back to pending, due now, when resurrected', async () => {
       const store = ctx.store();
       const id = await enqueueOne({ queue: 's-res', delayMs: 60_000 });
-      await store.cancel([id], 'dave');
-      expect(await store.resurrect([id], { actor: 'dave' })).toEqual([id]);
+      await store.jobs.cancel([id], 'dave');
+      expect(await store.operator.resurrect([id], { actor: 'dave' })).toEqual([id]);
       expect((await hot(id)).state).toBe('pending');
     });
 
@@ -169,12 +175,12 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
       await enqueueOne({ queue: 's-count', delayMs: 60_000 });
       expect(await statsOf('s-count')).toMatchObject({ pending: 1, scheduled: 3 });
       await storeTimePasses((await hot(soon)).runAt);
-      const gauges = (await store.queueGauges()).find((g) => g.queue === 's-count');
+      const gauges = (await store.queues.queueGauges()).find((g) => g.queue === 's-count');
       expect(gauges).toMatchObject({ due: 2, scheduled: 2 });
       expect(gauges?.oldestDueAt).not.toBeNull();
-      await store.promote(10);
+      await store.jobs.promote(10);
       expect(await statsOf('s-count')).toMatchObject({ pending: 2, scheduled: 2 });
-      expect((await store.queueGauges()).find((g) => g.queue === 's-count')).toMatchObject({
+      expect((await store.queues.queueGauges()).find((g) => g.queue === 's-count')).toMatchObject({
         due: 2,
         scheduled: 2,
       });
@@ -184,9 +190,9 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
       const store = ctx.store();
       const now = await enqueueOne({ queue: 's-query' });
       const later = await enqueueOne({ queue: 's-query', delayMs: 60_000 });
-      expect(ids(await store.listHot({ queue: 's-query', state: 'scheduled', limit: 10 }))).toEqual(
-        [later],
-      );
+      expect(
+        ids(await store.operator.listHot({ queue: 's-query', state: 'scheduled', limit: 10 })),
+      ).toEqual([later]);
       const page = async (state: 'scheduled' | 'pending') =>
         ids((await queryJobs(store, checkJobQuery({ queue: 's-query', state }))).jobs);
       expect(await page('scheduled')).toEqual([later]);
@@ -207,13 +213,15 @@ export function describeScheduledJobs(ctx: ConformanceContext): void {
       const key = { queue: 's-key', concurrencyKey: 'k', concurrencyLimit: 1 };
       const later = await enqueueOne({ ...key, delayMs: 60_000 });
       const now = await enqueueOne(key);
-      expect(ids(await store.claim({ workerId: 'w', limit: 5, queues: ['s-key'] }))).toEqual([now]);
-      expect(await store.keyUsage({ queue: 's-key', limit: 10 })).toMatchObject([
+      expect(ids(await store.jobs.claim({ workerId: 'w', limit: 5, queues: ['s-key'] }))).toEqual([
+        now,
+      ]);
+      expect(await store.queues.keyUsage({ queue: 's-key', limit: 10 })).toMatchObject([
         { key: 'k', running: 1, pending: 1 },
       ]);
       expect((await hot(later)).state).toBe('scheduled');
-      await store.enqueue([newJob({ ...key, id: 's-key-3' })]);
-      expect(await store.claim({ workerId: 'w', limit: 5, queues: ['s-key'] })).toEqual([]);
+      await store.jobs.enqueue([newJob({ ...key, id: 's-key-3' })]);
+      expect(await store.jobs.claim({ workerId: 'w', limit: 5, queues: ['s-key'] })).toEqual([]);
     });
   });
 }

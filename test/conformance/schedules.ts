@@ -36,7 +36,7 @@ export function describeSchedules(ctx: ConformanceContext): void {
   describe('schedules', () => {
     it('saves a schedule, then replaces its definition keeping cursor, anchor and pause', async () => {
       const schedules = ctx.store().schedules();
-      const before = await ctx.store().now();
+      const before = await ctx.store().cluster.now();
       const first = await schedules.save('keep', DEFINITION);
       expect(first).toMatchObject({ name: 'keep', paused: false, lastTick: null });
       expect(JSON.parse(first.definition)).toEqual({ cron: '* * * * *' });
@@ -63,8 +63,8 @@ export function describeSchedules(ctx: ConformanceContext): void {
       expect(await store.schedules().fire(request)).toEqual(['enqueued']);
       const again = { ...tick(cursor, 10), tickAt: t.tickAt };
       expect(await store.schedules().fire({ ...request, ticks: [again] })).toEqual(['taken']);
-      expect((await store.getJob(t.job?.id ?? ''))?.job.createdBy).toBe(t.job?.createdBy);
-      expect(await store.getJob(again.job?.id ?? '')).toBeNull();
+      expect((await store.operator.getJob(t.job?.id ?? ''))?.job.createdBy).toBe(t.job?.createdBy);
+      expect(await store.operator.getJob(again.job?.id ?? '')).toBeNull();
       const row = await store.schedules().get('once');
       expect(row?.cursorAt).toEqual(t.tickAt);
       expect(row?.lastTick).toMatchObject({
@@ -92,7 +92,7 @@ export function describeSchedules(ctx: ConformanceContext): void {
       );
       expect(results.flat().filter((r) => r === 'enqueued')).toHaveLength(1);
       expect(results.flat().filter((r) => r === 'taken')).toHaveLength(7);
-      expect(await store.listHot({ queue: 'sched', limit: 100 })).toHaveLength(1);
+      expect(await store.operator.listHot({ queue: 'sched', limit: 100 })).toHaveLength(1);
     });
 
     it('refuses ticks at or before the cursor and after now; moves the cursor, never back or past now', async () => {
@@ -109,7 +109,7 @@ export function describeSchedules(ctx: ConformanceContext): void {
       });
       expect(results).toEqual(['taken', 'enqueued', 'early']);
       const row = await store.schedules().get('bounds');
-      const now = await store.now();
+      const now = await store.cluster.now();
       expect(row?.cursorAt.getTime()).toBeGreaterThanOrEqual(ok.tickAt.getTime());
       expect(row?.cursorAt.getTime()).toBeLessThanOrEqual(now.getTime());
       // An older advance leaves it.
@@ -138,7 +138,7 @@ export function describeSchedules(ctx: ConformanceContext): void {
         queues: ['sched-ov'],
       });
       if (claimed === undefined) throw new Error('nothing claimed');
-      await store.settle([{ kind: 'archive', lease: leaseOf(claimed), durationMs: 1 }]);
+      await store.jobs.settle([{ kind: 'archive', lease: leaseOf(claimed), durationMs: 1 }]);
       expect(await fire(tick(cursor, 30, 'sched-ov'))).toEqual(['enqueued']);
     });
 
@@ -164,7 +164,7 @@ export function describeSchedules(ctx: ConformanceContext): void {
     it('fires a manual tick whatever the cursor, without moving it', async () => {
       const store = ctx.store();
       const cursor = await saved('manual');
-      const now = await store.now();
+      const now = await store.cluster.now();
       const manual = { ...tick(cursor, 0, 'sched', true), tickAt: now };
       const before = await store
         .schedules()
@@ -184,7 +184,7 @@ export function describeSchedules(ctx: ConformanceContext): void {
       const store = ctx.store();
       const cursor = await saved('life');
       expect((await store.schedules().setPaused('life', true))?.paused).toBe(true);
-      const now = await store.now();
+      const now = await store.cluster.now();
       const resumed = await store.schedules().setPaused('life', false);
       expect(resumed?.paused).toBe(false);
       expect(resumed?.cursorAt.getTime()).toBeGreaterThanOrEqual(now.getTime());
@@ -209,15 +209,23 @@ export function describeSchedules(ctx: ConformanceContext): void {
           .schedules()
           .fire({ name: 'old', ticks: [tick(cursor, offset)], advanceTo: null, overlap: 'allow' });
       }
-      const fired = await store.now();
+      const fired = await store.cluster.now();
       await storeTimePasses(fired.getTime() + 300);
-      expect(await store.countPurgeable({ table: 'scheduleTicks', olderThanMs: 60_000 })).toBe(0);
-      expect(await store.countPurgeable({ table: 'scheduleTicks', olderThanMs: 200 })).toBe(3);
-      expect(await store.purgeBatch({ table: 'scheduleTicks', olderThanMs: 200 }, 2)).toBe(2);
-      expect(await store.purgeBatch({ table: 'scheduleTicks', olderThanMs: 200 }, 2)).toBe(1);
+      expect(
+        await store.retention.countPurgeable({ table: 'scheduleTicks', olderThanMs: 60_000 }),
+      ).toBe(0);
+      expect(
+        await store.retention.countPurgeable({ table: 'scheduleTicks', olderThanMs: 200 }),
+      ).toBe(3);
+      expect(
+        await store.retention.purgeBatch({ table: 'scheduleTicks', olderThanMs: 200 }, 2),
+      ).toBe(2);
+      expect(
+        await store.retention.purgeBatch({ table: 'scheduleTicks', olderThanMs: 200 }, 2),
+      ).toBe(1);
       expect((await store.schedules().get('old'))?.lastTick).toBeNull();
       // The jobs stay: ticks and jobs are pruned apart.
-      expect(await store.listHot({ queue: 'sched', limit: 10 })).toHaveLength(3);
+      expect(await store.operator.listHot({ queue: 'sched', limit: 10 })).toHaveLength(3);
     });
   });
 }

@@ -88,26 +88,28 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     // ---------------------------------------------------------------- helpers bound to `store`
 
     async function enqueueOne(overrides: Partial<NewJob> = {}): Promise<string> {
-      const [result] = await store.enqueue([newJob(overrides)]);
+      const [result] = await store.jobs.enqueue([newJob(overrides)]);
       if (!result) throw new Error('enqueue returned no result');
       expect(result.created).toBe(true);
       return result.id;
     }
 
     async function enqueueMany(queue: string, count: number): Promise<string[]> {
-      const results = await store.enqueue(Array.from({ length: count }, () => newJob({ queue })));
+      const results = await store.jobs.enqueue(
+        Array.from({ length: count }, () => newJob({ queue })),
+      );
       return ids(results);
     }
 
     async function hot(id: string): Promise<HotJob> {
-      const found = await store.getJob(id);
+      const found = await store.operator.getJob(id);
       if (found?.where !== 'hot')
         throw new Error(`expected ${id} in hot, got ${found?.where ?? 'nothing'}`);
       return found.job;
     }
 
     async function archived(id: string): Promise<ArchivedJob> {
-      const found = await store.getJob(id);
+      const found = await store.operator.getJob(id);
       if (found?.where !== 'archive') {
         throw new Error(`expected ${id} in archive, got ${found?.where ?? 'nothing'}`);
       }
@@ -115,7 +117,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     }
 
     async function dead(id: string): Promise<DeadJob> {
-      const found = await store.getJob(id);
+      const found = await store.operator.getJob(id);
       if (found?.where !== 'dlq')
         throw new Error(`expected ${id} in dlq, got ${found?.where ?? 'nothing'}`);
       return found.job;
@@ -127,7 +129,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
      */
     async function fetched(queue: string, count: number, workerId = 'worker-1'): Promise<HotJob[]> {
       await enqueueMany(queue, count);
-      const rows = await store.claim({ workerId, limit: count, queues: [queue] });
+      const rows = await store.jobs.claim({ workerId, limit: count, queues: [queue] });
       expect(rows).toHaveLength(count);
       return Promise.all(rows.map((row) => hot(row.id)));
     }
@@ -139,7 +141,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       workerId = 'worker-1',
     ): Promise<HotJob[]> {
       const rows = await fetched(queue, count, workerId);
-      const started = await store.start(rows.map(leaseOf));
+      const started = await store.jobs.start(rows.map(leaseOf));
       expect(started).toHaveLength(count);
       return Promise.all(started.map((row) => hot(row.id)));
     }
@@ -148,13 +150,13 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       const [job] = await processing(queue, 1);
       if (!job) throw new Error('unreachable');
       expect(
-        await store.settle([{ kind: 'dead', lease: leaseOf(job), reason, error: 'x' }]),
+        await store.jobs.settle([{ kind: 'dead', lease: leaseOf(job), reason, error: 'x' }]),
       ).toEqual([true]);
       return job.id;
     }
 
     async function statsOf(queue: string): Promise<QueueStats> {
-      const row = (await store.queueStats()).find((stats) => stats.queue === queue);
+      const row = (await store.queues.queueStats()).find((stats) => stats.queue === queue);
       if (!row) throw new Error(`no stats for queue ${queue}`);
       return row;
     }
@@ -166,7 +168,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
      */
     async function storeTimePasses(after: Date | number): Promise<void> {
       const target = typeof after === 'number' ? after : after.getTime();
-      await waitFor(async () => (await store.now()).getTime() > target, {
+      await waitFor(async () => (await store.cluster.now()).getTime() > target, {
         timeoutMs: 5_000,
         intervalMs: 5,
         message: `the store clock to pass ${new Date(target).toISOString()}`,
@@ -174,22 +176,22 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     }
 
     async function bucketsOf(queue: string): Promise<MetricBucket[]> {
-      const since = new Date((await store.now()).getTime() - 60_000);
-      return (await store.metricBuckets(since)).filter((bucket) => bucket.queue === queue);
+      const since = new Date((await store.cluster.now()).getTime() - 60_000);
+      return (await store.queues.metricBuckets(since)).filter((bucket) => bucket.queue === queue);
     }
 
     // ------------------------------------------------------------------------------- enqueue
 
     describe('enqueue', () => {
       it('returns one result per job, in input order', async () => {
-        expect(await store.enqueue([])).toEqual([]);
+        expect(await store.jobs.enqueue([])).toEqual([]);
         const jobs = [
           newJob({ id: 'zeta-1' }),
           newJob({ id: 'alpha-2', queue: 'other' }),
           newJob({ priority: 3 }),
           newJob({ id: 'mid-3' }),
         ];
-        const results = await store.enqueue(jobs);
+        const results = await store.jobs.enqueue(jobs);
         expect(results.map((r) => ({ id: r.id, created: r.created }))).toEqual(
           jobs.map((job) => ({ id: job.id, created: true })),
         );
@@ -197,7 +199,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       });
 
       it('stores a pending row with the given fields', async () => {
-        const before = await store.now();
+        const before = await store.cluster.now();
         const job = newJob({
           queue: 'reports',
           type: 'report.build',
@@ -207,8 +209,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           idempotencyKey: 'report-2026-01',
           payload: '{"month":"2026-01"}',
         });
-        await store.enqueue([job]);
-        const after = await store.now();
+        await store.jobs.enqueue([job]);
+        const after = await store.cluster.now();
         const row = await hot(job.id);
         expect(row).toMatchObject({
           id: job.id,
@@ -249,8 +251,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           newJob({ ...shared, queue: 'shared-2', payload: '{"n":5}' }),
           newJob({ ...shared, priority: 8, tags: null, createdBy: null, delayMs: 0 }),
         ];
-        expect((await store.enqueue(alike)).every((r) => r.created)).toBe(true);
-        expect((await store.enqueue(mixed)).every((r) => r.created)).toBe(true);
+        expect((await store.jobs.enqueue(alike)).every((r) => r.created)).toBe(true);
+        expect((await store.jobs.enqueue(mixed)).every((r) => r.created)).toBe(true);
         for (const job of [...alike, ...mixed]) {
           const row = await hot(job.id);
           expect(row).toMatchObject({
@@ -265,7 +267,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           });
           expect(row.runAt.getTime() - row.createdAt.getTime()).toBe(job.delayMs);
         }
-        const queues = (await store.listQueues()).map((q) => q.name);
+        const queues = (await store.queues.listQueues()).map((q) => q.name);
         expect(queues).toEqual(expect.arrayContaining(['shared', 'shared-2']));
       });
 
@@ -274,7 +276,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           '{"z":1,  "a":"héllo wörld — 日本語 🚀 ∑","esc":"\\u00e9\\n\\"q\\"\\\\","num":1.50,' +
           '"big":12345678901234567890,"e":1E+2,"list":[1, 2 ,3],"n":null }';
         const other = '[ "π", {"k" : true} ]';
-        const [first, second] = await store.enqueue([
+        const [first, second] = await store.jobs.enqueue([
           newJob({ queue: 'bytes', payload }),
           newJob({ queue: 'bytes', payload: other }),
         ]);
@@ -282,34 +284,36 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect((await hot(first.id)).payload).toBe(payload);
         expect((await hot(second.id)).payload).toBe(other);
         expect(
-          (await store.listHot({ queue: 'bytes', limit: 10 })).map((r) => r.payload).sort(),
+          (await store.operator.listHot({ queue: 'bytes', limit: 10 }))
+            .map((r) => r.payload)
+            .sort(),
         ).toEqual([payload, other].sort());
 
-        const claimedRows = await store.claim({ workerId: 'w', limit: 10, queues: ['bytes'] });
+        const claimedRows = await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['bytes'] });
         expect(claimedRows.map((r) => r.payload).sort()).toEqual([payload, other].sort());
-        const started = await store.start(claimedRows.map(leaseOf));
+        const started = await store.jobs.start(claimedRows.map(leaseOf));
         const byId = new Map(started.map((r) => [r.id, r]));
         const one = byId.get(first.id);
         const two = byId.get(second.id);
         if (!one || !two) throw new Error('jobs did not start');
         expect(one.payload).toBe(payload);
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'archive', lease: leaseOf(one), durationMs: 5 },
             { kind: 'dead', lease: leaseOf(two), reason: 'Fatal', error: 'boom' },
           ]),
         ).toEqual([true, true]);
         expect((await archived(first.id)).payload).toBe(payload);
         expect((await dead(second.id)).payload).toBe(other);
-        expect(await store.resurrect([second.id], { actor: 'ops' })).toEqual([second.id]);
+        expect(await store.operator.resurrect([second.id], { actor: 'ops' })).toEqual([second.id]);
         expect((await hot(second.id)).payload).toBe(other);
       });
 
       it('rejects a duplicate hot id with CHOKAQ_DUPLICATE_JOB_ID and writes nothing', async () => {
         const original = newJob({ id: 'dup-1', payload: '{"v":"original"}' });
-        await store.enqueue([original]);
+        await store.jobs.enqueue([original]);
         const fresh = newJob({ queue: 'never-created' });
-        const error: unknown = await store
+        const error: unknown = await store.jobs
           .enqueue([fresh, newJob({ id: 'dup-1', payload: '{"v":"second"}' })])
           .then(
             () => null,
@@ -317,16 +321,16 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           );
         expect(error).toBeInstanceOf(ChokaQError);
         expect((error as ChokaQError).code).toBe('CHOKAQ_DUPLICATE_JOB_ID');
-        expect(await store.getJob(fresh.id)).toBeNull();
+        expect(await store.operator.getJob(fresh.id)).toBeNull();
         expect((await hot('dup-1')).payload).toBe('{"v":"original"}');
-        expect((await store.listQueues()).map((q) => q.name)).not.toContain('never-created');
-        expect(await store.listHot({ limit: 100 })).toHaveLength(1);
+        expect((await store.queues.listQueues()).map((q) => q.name)).not.toContain('never-created');
+        expect(await store.operator.listHot({ limit: 100 })).toHaveLength(1);
       });
 
       it('rejects an id held by a claimed job', async () => {
         const [row] = await fetched('dupq', 1);
         if (!row) throw new Error('unreachable');
-        const error: unknown = await store.enqueue([newJob({ id: row.id })]).then(
+        const error: unknown = await store.jobs.enqueue([newJob({ id: row.id })]).then(
           () => null,
           (e: unknown) => e,
         );
@@ -336,56 +340,58 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
       it('rejects a batch that repeats one id and writes nothing', async () => {
         const other = newJob();
-        const error: unknown = await store
+        const error: unknown = await store.jobs
           .enqueue([newJob({ id: 'twice' }), other, newJob({ id: 'twice' })])
           .then(
             () => null,
             (e: unknown) => e,
           );
         expect((error as ChokaQError | null)?.code).toBe('CHOKAQ_DUPLICATE_JOB_ID');
-        expect(await store.getJob('twice')).toBeNull();
-        expect(await store.getJob(other.id)).toBeNull();
+        expect(await store.operator.getJob('twice')).toBeNull();
+        expect(await store.operator.getJob(other.id)).toBeNull();
       });
 
       it('dedupes on an idempotency key held by an active job', async () => {
         const first = newJob({ queue: 'idem', idempotencyKey: 'k' });
         const second = newJob({ queue: 'idem', idempotencyKey: 'k' });
-        expect(await store.enqueue([first])).toEqual([{ id: first.id, created: true }]);
-        const [dupe] = await store.enqueue([second]);
+        expect(await store.jobs.enqueue([first])).toEqual([{ id: first.id, created: true }]);
+        const [dupe] = await store.jobs.enqueue([second]);
         expect(dupe).toEqual({ id: first.id, created: false });
-        expect(await store.getJob(second.id)).toBeNull();
+        expect(await store.operator.getJob(second.id)).toBeNull();
 
         // A claimed holder is still active.
-        const claimedRows = await store.claim({ workerId: 'w', limit: 1, queues: ['idem'] });
+        const claimedRows = await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['idem'] });
         expect(ids(claimedRows)).toEqual([first.id]);
         const third = newJob({ queue: 'idem', idempotencyKey: 'k' });
-        expect(await store.enqueue([third])).toEqual([{ id: first.id, created: false }]);
+        expect(await store.jobs.enqueue([third])).toEqual([{ id: first.id, created: false }]);
 
         // Within one batch, the second job with a key sees the first.
         const a = newJob({ idempotencyKey: 'k2' });
         const b = newJob({ idempotencyKey: 'k2' });
         const c = newJob();
-        const results = await store.enqueue([a, b, c]);
+        const results = await store.jobs.enqueue([a, b, c]);
         expect(results.map((r) => ({ id: r.id, created: r.created }))).toEqual([
           { id: a.id, created: true },
           { id: a.id, created: false },
           { id: c.id, created: true },
         ]);
-        expect(await store.getJob(b.id)).toBeNull();
-        expect(await store.listHot({ limit: 100 })).toHaveLength(3);
+        expect(await store.operator.getJob(b.id)).toBeNull();
+        expect(await store.operator.listHot({ limit: 100 })).toHaveLength(3);
       });
 
       it('lets a key create a new job once its holder left the hot table', async () => {
         const holderA = newJob({ queue: 'ka', idempotencyKey: 'key-archived' });
         const holderD = newJob({ queue: 'kd', idempotencyKey: 'key-dead' });
-        await store.enqueue([holderA, holderD]);
-        const rows = await store.claim({ workerId: 'w', limit: 2, queues: null });
-        const started = new Map((await store.start(rows.map(leaseOf))).map((row) => [row.id, row]));
+        await store.jobs.enqueue([holderA, holderD]);
+        const rows = await store.jobs.claim({ workerId: 'w', limit: 2, queues: null });
+        const started = new Map(
+          (await store.jobs.start(rows.map(leaseOf))).map((row) => [row.id, row]),
+        );
         const startedA = started.get(holderA.id);
         const startedD = started.get(holderD.id);
         if (!startedA || !startedD) throw new Error('holders did not start');
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'archive', lease: leaseOf(startedA), durationMs: 1 },
             { kind: 'dead', lease: leaseOf(startedD), reason: 'Fatal', error: 'x' },
           ]),
@@ -393,7 +399,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
         const nextA = newJob({ idempotencyKey: 'key-archived' });
         const nextD = newJob({ idempotencyKey: 'key-dead' });
-        expect(await store.enqueue([nextA, nextD])).toEqual([
+        expect(await store.jobs.enqueue([nextA, nextD])).toEqual([
           { id: nextA.id, created: true },
           { id: nextD.id, created: true },
         ]);
@@ -405,20 +411,20 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const jobs = Array.from({ length: 5 }, () =>
           newJob({ queue: 'race', idempotencyKey: 'same' }),
         );
-        const results = (await Promise.all(jobs.map((job) => store.enqueue([job])))).flat();
+        const results = (await Promise.all(jobs.map((job) => store.jobs.enqueue([job])))).flat();
         expect(results).toHaveLength(5);
         const winner = results.find((r) => r.created);
         expect(results.filter((r) => r.created)).toHaveLength(1);
         expect(new Set(results.map((r) => r.id))).toEqual(new Set([winner?.id]));
-        const rows = await store.listHot({ queue: 'race', limit: 100 });
+        const rows = await store.operator.listHot({ queue: 'race', limit: 100 });
         expect(ids(rows)).toEqual([winner?.id]);
       });
 
       it('registers a new queue once under 100 concurrent enqueues', async () => {
         await Promise.all(
-          Array.from({ length: 100 }, () => store.enqueue([newJob({ queue: 'burst' })])),
+          Array.from({ length: 100 }, () => store.jobs.enqueue([newJob({ queue: 'burst' })])),
         );
-        const queues = (await store.listQueues()).filter((q) => q.name === 'burst');
+        const queues = (await store.queues.listQueues()).filter((q) => q.name === 'burst');
         expect(queues).toHaveLength(1);
         expect(queues[0]).toMatchObject({
           name: 'burst',
@@ -427,7 +433,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           maxWorkers: null,
           zombieTimeoutSeconds: null,
         });
-        const stats = (await store.queueStats()).filter((s) => s.queue === 'burst');
+        const stats = (await store.queues.queueStats()).filter((s) => s.queue === 'burst');
         expect(stats).toHaveLength(1);
         expect(stats[0]?.pending).toBe(100);
       });
@@ -438,7 +444,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describe('claim', () => {
       it('claims due pending jobs as fetched, with one lease token per batch', async () => {
         const enqueued = await enqueueMany('c', 3);
-        const rows = await store.claim({ workerId: 'worker-a', limit: 10, queues: null });
+        const rows = await store.jobs.claim({ workerId: 'worker-a', limit: 10, queues: null });
         expect(sorted(ids(rows))).toEqual(sorted(enqueued));
         const token = rows[0]?.leaseToken;
         expect(typeof token).toBe('string');
@@ -456,10 +462,12 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
             attempts: 0,
           });
         }
-        expect(await store.claim({ workerId: 'worker-a', limit: 10, queues: null })).toEqual([]);
+        expect(await store.jobs.claim({ workerId: 'worker-a', limit: 10, queues: null })).toEqual(
+          [],
+        );
 
         await enqueueOne({ queue: 'c' });
-        const [next] = await store.claim({ workerId: 'worker-a', limit: 10, queues: null });
+        const [next] = await store.jobs.claim({ workerId: 'worker-a', limit: 10, queues: null });
         expect(next?.leaseToken).toEqual(expect.any(String));
         expect(next?.leaseToken).not.toBe(token);
       });
@@ -467,7 +475,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       it('claims every job fetched, in claim order, for the worker to start', async () => {
         await enqueueOne({ id: 'low', queue: 's', priority: 1 });
         await enqueueOne({ id: 'high', queue: 's', priority: 50 });
-        const rows = await store.claim({ workerId: 'w', limit: 10, queues: ['s'] });
+        const rows = await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['s'] });
         expect(rows.map((r) => [r.id, r.state, r.attempts])).toEqual([
           ['high', 'fetched', 0],
           ['low', 'fetched', 0],
@@ -476,15 +484,15 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       });
 
       it('returns nothing from an empty store and respects the limit', async () => {
-        expect(await store.claim({ workerId: 'w', limit: 5, queues: null })).toEqual([]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 5, queues: null })).toEqual([]);
         await enqueueMany('lim', 5);
-        expect(await store.claim({ workerId: 'w', limit: 2, queues: null })).toHaveLength(2);
-        expect(await store.claim({ workerId: 'w', limit: 1, queues: null })).toHaveLength(1);
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toHaveLength(2);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 2, queues: null })).toHaveLength(2);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 1, queues: null })).toHaveLength(1);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null })).toHaveLength(2);
       });
 
       it('does not claim a delayed job before it is due', async () => {
-        const before = await store.now();
+        const before = await store.cluster.now();
         const due = await enqueueOne({ queue: 'd' });
         const later = await enqueueOne({ queue: 'd', delayMs: 300 });
         const row = await hot(later);
@@ -494,33 +502,37 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(row.runAt.getTime()).toBeGreaterThanOrEqual(before.getTime() + 299);
 
         expect(row.state).toBe('scheduled');
-        expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([due]);
-        expect(await store.promote(100)).toMatchObject({ promoted: [] });
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
+        expect(ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([
+          due,
+        ]);
+        expect(await store.jobs.promote(100)).toMatchObject({ promoted: [] });
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
         await storeTimePasses(row.runAt);
         // Due, but still scheduled: only the promoter makes it claimable.
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
-        expect(await store.promote(100)).toEqual({
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
+        expect(await store.jobs.promote(100)).toEqual({
           promoted: [{ queue: 'd', count: 1 }],
           nextDueInMs: null,
         });
         expect((await hot(later)).state).toBe('pending');
-        expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([later]);
+        expect(ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([
+          later,
+        ]);
       });
 
       it('orders by priority, then runAt, then id', async () => {
-        await store.enqueue([
+        await store.jobs.enqueue([
           newJob({ id: 'ord-3', priority: 5 }),
           newJob({ id: 'ord-1', priority: 5 }),
           newJob({ id: 'ord-neg', priority: -3 }),
         ]);
         await storeTimePasses((await hot('ord-3')).runAt); // each batch is due later than the last
-        await store.enqueue([
+        await store.jobs.enqueue([
           newJob({ id: 'ord-2', priority: 5 }),
           newJob({ id: 'ord-hi', priority: 9 }),
         ]);
         await storeTimePasses((await hot('ord-2')).runAt);
-        await store.enqueue([newJob({ id: 'ord-0', priority: 5 })]);
+        await store.jobs.enqueue([newJob({ id: 'ord-0', priority: 5 })]);
 
         const rows = await Promise.all(
           ['ord-3', 'ord-1', 'ord-neg', 'ord-2', 'ord-hi', 'ord-0'].map((id) => hot(id)),
@@ -541,7 +553,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
         const claimedOrder: string[] = [];
         for (let i = 0; i < 6; i += 1) {
-          const batch = await store.claim({ workerId: 'w', limit: 1, queues: null });
+          const batch = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
           expect(batch).toHaveLength(1);
           claimedOrder.push(...ids(batch));
         }
@@ -553,95 +565,103 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         await storeTimePasses((await hot(delayed)).runAt);
         const immediate = await enqueueOne();
         const notDue = await enqueueOne({ delayMs: 5_000, priority: 100 });
-        const promoted = await store.promote(100);
+        const promoted = await store.jobs.promote(100);
         expect(promoted.promoted).toEqual([{ queue: 'default', count: 1 }]);
         expect(promoted.nextDueInMs).toBeGreaterThan(4_000);
         expect(promoted.nextDueInMs).toBeLessThanOrEqual(5_000);
-        expect(ids(await store.claim({ workerId: 'w', limit: 1, queues: null }))).toEqual([
+        expect(ids(await store.jobs.claim({ workerId: 'w', limit: 1, queues: null }))).toEqual([
           delayed,
         ]);
-        expect(ids(await store.claim({ workerId: 'w', limit: 1, queues: null }))).toEqual([
+        expect(ids(await store.jobs.claim({ workerId: 'w', limit: 1, queues: null }))).toEqual([
           immediate,
         ]);
-        expect(await store.claim({ workerId: 'w', limit: 1, queues: null })).toEqual([]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 1, queues: null })).toEqual([]);
         expect((await hot(notDue)).state).toBe('scheduled');
       });
 
       it('skips a paused queue until it is resumed', async () => {
-        await store.updateQueue('p', { paused: true });
+        await store.queues.updateQueue('p', { paused: true });
         const job = await enqueueOne({ queue: 'p' });
         const other = await enqueueOne({ queue: 'open' });
-        expect((await store.listQueues()).find((q) => q.name === 'p')?.paused).toBe(true);
-        expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([other]);
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: ['p'] })).toEqual([]);
+        expect((await store.queues.listQueues()).find((q) => q.name === 'p')?.paused).toBe(true);
+        expect(ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([
+          other,
+        ]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['p'] })).toEqual([]);
 
         // Pausing a queue that already has jobs works the same.
-        await store.updateQueue('p', { paused: false });
-        await store.updateQueue('open', { paused: true });
+        await store.queues.updateQueue('p', { paused: false });
+        await store.queues.updateQueue('open', { paused: true });
         const blocked = await enqueueOne({ queue: 'open' });
-        expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([job]);
+        expect(ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([
+          job,
+        ]);
         expect((await hot(blocked)).state).toBe('pending');
-        await store.updateQueue('open', { paused: false });
-        expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([
+        await store.queues.updateQueue('open', { paused: false });
+        expect(ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null }))).toEqual([
           blocked,
         ]);
       });
 
       it('never claims from an inactive queue', async () => {
-        await store.updateQueue('hidden', { active: false });
+        await store.queues.updateQueue('hidden', { active: false });
         const job = await enqueueOne({ queue: 'hidden' });
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: ['hidden'] })).toEqual([]);
-        await store.updateQueue('hidden', { active: true });
-        expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: ['hidden'] }))).toEqual([
-          job,
-        ]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['hidden'] })).toEqual(
+          [],
+        );
+        await store.queues.updateQueue('hidden', { active: true });
+        expect(
+          ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['hidden'] })),
+        ).toEqual([job]);
       });
 
       it('claims only from the listed queues', async () => {
         const a = await enqueueOne({ queue: 'qa' });
         const b = await enqueueOne({ queue: 'qb' });
         const c = await enqueueOne({ queue: 'qc' });
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: [] })).toEqual([]);
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: ['nope'] })).toEqual([]);
-        expect(ids(await store.claim({ workerId: 'w', limit: 10, queues: ['qb'] }))).toEqual([b]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: [] })).toEqual([]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['nope'] })).toEqual([]);
+        expect(ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['qb'] }))).toEqual([
+          b,
+        ]);
         expect(
-          sorted(ids(await store.claim({ workerId: 'w', limit: 10, queues: ['qa', 'qc'] }))),
+          sorted(ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['qa', 'qc'] }))),
         ).toEqual(sorted([a, c]));
       });
 
       it('caps a queue at maxWorkers within one batch', async () => {
-        await store.updateQueue('L', { maxWorkers: 2 });
+        await store.queues.updateQueue('L', { maxWorkers: 2 });
         await enqueueMany('L', 10);
         const q = await enqueueOne({ queue: 'Q' });
-        const rows = await store.claim({ workerId: 'w', limit: 10, queues: null });
+        const rows = await store.jobs.claim({ workerId: 'w', limit: 10, queues: null });
         expect(rows.filter((r) => r.queue === 'L')).toHaveLength(2);
         expect(ids(rows.filter((r) => r.queue === 'Q'))).toEqual([q]);
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
 
         // Processing rows count against the cap too; finishing one frees one slot.
-        const started = await store.start(rows.filter((r) => r.queue === 'L').map(leaseOf));
+        const started = await store.jobs.start(rows.filter((r) => r.queue === 'L').map(leaseOf));
         expect(started).toHaveLength(2);
-        expect(await store.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null })).toEqual([]);
         const [first] = started;
         if (!first) throw new Error('unreachable');
         expect(
-          await store.settle([{ kind: 'archive', lease: leaseOf(first), durationMs: 1 }]),
+          await store.jobs.settle([{ kind: 'archive', lease: leaseOf(first), durationMs: 1 }]),
         ).toEqual([true]);
-        const next = await store.claim({ workerId: 'w', limit: 10, queues: null });
+        const next = await store.jobs.claim({ workerId: 'w', limit: 10, queues: null });
         expect(next.map((r) => r.queue)).toEqual(['L']);
       });
 
       it('keeps maxWorkers exact across concurrent claimers', async () => {
-        await store.updateQueue('bulk', { maxWorkers: 5 });
+        await store.queues.updateQueue('bulk', { maxWorkers: 5 });
         await enqueueMany('bulk', 50);
         const active = async (): Promise<number> =>
-          (await store.listHot({ queue: 'bulk', state: 'fetched', limit: 100 })).length +
-          (await store.listHot({ queue: 'bulk', state: 'processing', limit: 100 })).length;
+          (await store.operator.listHot({ queue: 'bulk', state: 'fetched', limit: 100 })).length +
+          (await store.operator.listHot({ queue: 'bulk', state: 'processing', limit: 100 })).length;
 
         const round = await Promise.all(
           Array.from({ length: 20 }, (_, i) =>
-            store.claim({ workerId: `w${i}`, limit: 3, queues: null }),
+            store.jobs.claim({ workerId: `w${i}`, limit: 3, queues: null }),
           ),
         );
         const first = round.flat();
@@ -649,32 +669,32 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(first.length).toBeLessThanOrEqual(5);
         expect(new Set(ids(first)).size).toBe(first.length);
         expect(await active()).toBe(first.length);
-        const topUp = await store.claim({ workerId: 'wz', limit: 10, queues: null });
+        const topUp = await store.jobs.claim({ workerId: 'wz', limit: 10, queues: null });
         expect(first.length + topUp.length).toBe(5);
         expect(await active()).toBe(5);
 
         // Start everything, finish two: exactly two slots open, even under concurrency.
         const leases = [...round, topUp].filter((batch) => batch.length > 0);
         const started = (
-          await Promise.all(leases.map((batch) => store.start(batch.map(leaseOf))))
+          await Promise.all(leases.map((batch) => store.jobs.start(batch.map(leaseOf))))
         ).flat();
         expect(started).toHaveLength(5);
         const finished = started.slice(0, 2);
         expect(
-          await store.settle(
+          await store.jobs.settle(
             finished.map((job) => ({ kind: 'archive', lease: leaseOf(job), durationMs: 1 })),
           ),
         ).toEqual([true, true]);
         const second = (
           await Promise.all(
             Array.from({ length: 20 }, (_, i) =>
-              store.claim({ workerId: `v${i}`, limit: 3, queues: null }),
+              store.jobs.claim({ workerId: `v${i}`, limit: 3, queues: null }),
             ),
           )
         ).flat();
         expect(second.length).toBeLessThanOrEqual(2);
         expect(await active()).toBeLessThanOrEqual(5);
-        const topUp2 = await store.claim({ workerId: 'vz', limit: 10, queues: null });
+        const topUp2 = await store.jobs.claim({ workerId: 'vz', limit: 10, queues: null });
         expect(second.length + topUp2.length).toBe(2);
         expect(await active()).toBe(5);
       });
@@ -683,7 +703,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const enqueued = await enqueueMany('many', 50);
         const batches = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            store.claim({ workerId: `w${i}`, limit: 5, queues: null }),
+            store.jobs.claim({ workerId: `w${i}`, limit: 5, queues: null }),
           ),
         );
         const firstRound = batches.flat();
@@ -696,7 +716,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         }
         const all = [...batches];
         for (let i = 0; i < 60; i += 1) {
-          const batch = await store.claim({ workerId: `drain${i}`, limit: 5, queues: null });
+          const batch = await store.jobs.claim({ workerId: `drain${i}`, limit: 5, queues: null });
           if (batch.length === 0) break;
           all.push(batch);
         }
@@ -704,18 +724,18 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(claimedIds).toHaveLength(50);
         expect(sorted(claimedIds)).toEqual(sorted(enqueued));
         const started = (
-          await Promise.all(all.map((batch) => store.start(batch.map(leaseOf))))
+          await Promise.all(all.map((batch) => store.jobs.start(batch.map(leaseOf))))
         ).flat();
         expect(started).toHaveLength(50);
       });
 
       it('does not change attempts when claiming or releasing', async () => {
         const id = await enqueueOne();
-        const [row] = await store.claim({ workerId: 'w', limit: 1, queues: null });
+        const [row] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
         if (!row) throw new Error('not claimed');
         expect(row.attempts).toBe(0);
-        expect(await store.settle([{ kind: 'release', lease: leaseOf(row) }])).toEqual([true]);
-        const [again] = await store.claim({ workerId: 'w', limit: 1, queues: null });
+        expect(await store.jobs.settle([{ kind: 'release', lease: leaseOf(row) }])).toEqual([true]);
+        const [again] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
         expect(again?.id).toBe(id);
         expect(again?.attempts).toBe(0);
         expect((await hot(id)).attempts).toBe(0);
@@ -727,7 +747,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describe('start', () => {
       it('moves fetched jobs to processing and counts the attempt', async () => {
         const rows = await fetched('s', 2);
-        const started = await store.start(rows.map(leaseOf));
+        const started = await store.jobs.start(rows.map(leaseOf));
         expect(sorted(ids(started))).toEqual(sorted(ids(rows)));
         for (const job of started) {
           expect(job).toMatchObject({ state: 'processing', attempts: 1, workerId: 'worker-1' });
@@ -744,24 +764,26 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const [row, other] = await fetched('s', 2);
         if (!row || !other) throw new Error('unreachable');
         const lease = leaseOf(row);
-        expect(await store.start([{ ...lease, leaseToken: 'not-the-token' }])).toEqual([]);
-        expect(await store.start([{ ...lease, workerId: 'someone-else' }])).toEqual([]);
-        expect(await store.start([{ ...lease, id: 'missing' }])).toEqual([]);
+        expect(await store.jobs.start([{ ...lease, leaseToken: 'not-the-token' }])).toEqual([]);
+        expect(await store.jobs.start([{ ...lease, workerId: 'someone-else' }])).toEqual([]);
+        expect(await store.jobs.start([{ ...lease, id: 'missing' }])).toEqual([]);
         expect(await hot(row.id)).toMatchObject({ state: 'fetched', attempts: 0, startedAt: null });
 
         // A mixed call starts only the leases still held.
-        const started = await store.start([{ ...leaseOf(other), leaseToken: 'bad' }, lease]);
+        const started = await store.jobs.start([{ ...leaseOf(other), leaseToken: 'bad' }, lease]);
         expect(ids(started)).toEqual([row.id]);
         expect((await hot(other.id)).state).toBe('fetched');
 
         // Already processing: a second start is refused and does not count again.
-        expect(await store.start([lease])).toEqual([]);
+        expect(await store.jobs.start([lease])).toEqual([]);
         expect((await hot(row.id)).attempts).toBe(1);
 
         // A pending job cannot be started with an invented lease.
         const pending = await enqueueOne({ queue: 'idle' });
         expect(
-          await store.start([{ id: pending, workerId: 'worker-1', leaseToken: lease.leaseToken }]),
+          await store.jobs.start([
+            { id: pending, workerId: 'worker-1', leaseToken: lease.leaseToken },
+          ]),
         ).toEqual([]);
         expect(await hot(pending)).toMatchObject({ state: 'pending', attempts: 0 });
       });
@@ -770,24 +792,30 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const [row] = await fetched('lost', 1);
         if (!row) throw new Error('unreachable');
         const oldLease = leaseOf(row);
-        expect(await store.settle([{ kind: 'release', lease: oldLease }])).toEqual([true]);
-        expect(await store.start([oldLease])).toEqual([]);
+        expect(await store.jobs.settle([{ kind: 'release', lease: oldLease }])).toEqual([true]);
+        expect(await store.jobs.start([oldLease])).toEqual([]);
         expect(await hot(row.id)).toMatchObject({ state: 'pending', attempts: 0, workerId: null });
 
         // Reclaimed by the same worker: the earlier token is still dead.
-        const [again] = await store.claim({ workerId: oldLease.workerId, limit: 1, queues: null });
+        const [again] = await store.jobs.claim({
+          workerId: oldLease.workerId,
+          limit: 1,
+          queues: null,
+        });
         if (!again) throw new Error('not reclaimed');
         expect(again.leaseToken).not.toBe(oldLease.leaseToken);
-        expect(await store.start([oldLease])).toEqual([]);
+        expect(await store.jobs.start([oldLease])).toEqual([]);
         expect((await hot(row.id)).state).toBe('fetched');
 
         // Reclaimed by another worker and started there: the old lease cannot settle it.
-        expect(await store.settle([{ kind: 'release', lease: leaseOf(again) }])).toEqual([true]);
-        const [third] = await store.claim({ workerId: 'worker-2', limit: 1, queues: null });
+        expect(await store.jobs.settle([{ kind: 'release', lease: leaseOf(again) }])).toEqual([
+          true,
+        ]);
+        const [third] = await store.jobs.claim({ workerId: 'worker-2', limit: 1, queues: null });
         if (!third) throw new Error('not reclaimed');
-        expect(ids(await store.start([leaseOf(third)]))).toEqual([row.id]);
+        expect(ids(await store.jobs.start([leaseOf(third)]))).toEqual([row.id]);
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'archive', lease: oldLease, durationMs: 1 },
             { kind: 'archive', lease: leaseOf(again), durationMs: 1 },
           ]),
@@ -808,7 +836,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         if (!job) throw new Error('unreachable');
         const original = await hot(job.id);
         expect(
-          await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 250 }]),
+          await store.jobs.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 250 }]),
         ).toEqual([true]);
         const row = await archived(job.id);
         expect(row).toMatchObject({
@@ -825,24 +853,24 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(row.createdAt.getTime()).toBe(original.createdAt.getTime());
         expect(row.startedAt?.getTime()).toBe(original.startedAt?.getTime());
         expect(row.finishedAt.getTime()).toBeGreaterThanOrEqual(original.startedAt?.getTime() ?? 0);
-        expect(await store.listHot({ limit: 10 })).toEqual([]);
+        expect(await store.operator.listHot({ limit: 10 })).toEqual([]);
       });
 
       it('archives a fetched job under its lease, recording the start with it', async () => {
         const [row] = await fetched('arch-fetched', 1);
         if (!row) throw new Error('unreachable');
         const lease = leaseOf(row);
-        const before = await store.now();
+        const before = await store.cluster.now();
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'archive', lease: { ...lease, leaseToken: 'nope' }, durationMs: 1 },
           ]),
         ).toEqual([false]);
         expect((await hot(row.id)).state).toBe('fetched');
-        expect(await store.settle([{ kind: 'archive', lease, durationMs: 60_000 }])).toEqual([
+        expect(await store.jobs.settle([{ kind: 'archive', lease, durationMs: 60_000 }])).toEqual([
           true,
         ]);
-        const found = await store.getJob(row.id);
+        const found = await store.operator.getJob(row.id);
         if (found?.where !== 'archive') throw new Error(`not archived: ${found?.where}`);
         expect(found.job.attempts).toBe(1);
         // Started its duration before the settle.
@@ -853,15 +881,17 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       });
 
       it('counts but does not archive the succeeded jobs of a queue or type that keeps none', async () => {
-        await store.updateQueue('no-history', { keepSucceeded: false });
-        expect((await store.listQueues()).find((q) => q.name === 'no-history')).toMatchObject({
+        await store.queues.updateQueue('no-history', { keepSucceeded: false });
+        expect(
+          (await store.queues.listQueues()).find((q) => q.name === 'no-history'),
+        ).toMatchObject({
           keepSucceeded: false,
         });
         const [a, b] = await processing('no-history', 2);
         const [c, d] = await processing('typed-no-history', 2);
         if (!a || !b || !c || !d) throw new Error('unreachable');
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'archive', lease: leaseOf(a), durationMs: 4 },
             { kind: 'archive', lease: leaseOf(b), durationMs: 6 },
             // A job type that keeps no rows, in a queue that does.
@@ -869,27 +899,27 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
             { kind: 'archive', lease: leaseOf(d), durationMs: 1 },
           ]),
         ).toEqual([true, true, true, true]);
-        for (const id of [a.id, b.id, c.id]) expect(await store.getJob(id)).toBeNull();
-        expect((await store.getJob(d.id))?.where).toBe('archive');
+        for (const id of [a.id, b.id, c.id]) expect(await store.operator.getJob(id)).toBeNull();
+        expect((await store.operator.getJob(d.id))?.where).toBe('archive');
         expect(await statsOf('no-history')).toMatchObject({ succeededTotal: 2, archived: 0 });
         expect(await statsOf('typed-no-history')).toMatchObject({ succeededTotal: 2, archived: 1 });
         const buckets = await bucketsOf('no-history');
         expect(buckets.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(2);
         // Keeping them again archives from the next settle on.
-        await store.updateQueue('no-history', { keepSucceeded: true });
+        await store.queues.updateQueue('no-history', { keepSucceeded: true });
         const [e] = await processing('no-history', 1);
         if (!e) throw new Error('unreachable');
-        await store.settle([{ kind: 'archive', lease: leaseOf(e), durationMs: 1 }]);
-        expect((await store.getJob(e.id))?.where).toBe('archive');
+        await store.jobs.settle([{ kind: 'archive', lease: leaseOf(e), durationMs: 1 }]);
+        expect((await store.operator.getJob(e.id))?.where).toBe('archive');
       });
 
       it('refuses to archive without the lease', async () => {
         const [row] = await fetched('arch', 1);
         if (!row) throw new Error('unreachable');
         const lease = leaseOf(row);
-        await store.start([lease]);
+        await store.jobs.start([lease]);
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'archive', lease: { ...lease, leaseToken: 'nope' }, durationMs: 1 },
             { kind: 'archive', lease: { ...lease, workerId: 'intruder' }, durationMs: 1 },
           ]),
@@ -901,17 +931,21 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         });
         expect((await statsOf('arch')).succeededTotal).toBe(0);
         expect(await bucketsOf('arch')).toEqual([]);
-        expect(await store.settle([{ kind: 'archive', lease, durationMs: 1 }])).toEqual([true]);
-        expect(await store.settle([{ kind: 'archive', lease, durationMs: 1 }])).toEqual([false]);
+        expect(await store.jobs.settle([{ kind: 'archive', lease, durationMs: 1 }])).toEqual([
+          true,
+        ]);
+        expect(await store.jobs.settle([{ kind: 'archive', lease, durationMs: 1 }])).toEqual([
+          false,
+        ]);
         expect((await statsOf('arch')).succeededTotal).toBe(1);
       });
 
       it('retries a processing job later, keeping attempts and the error', async () => {
         const [job] = await processing('r', 1);
         if (!job) throw new Error('unreachable');
-        const before = await store.now();
+        const before = await store.cluster.now();
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 300, error: 'boom' },
           ]),
         ).toEqual([true]);
@@ -925,22 +959,24 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         });
         expect(row.runAt.getTime()).toBeGreaterThanOrEqual(before.getTime() + 299);
         expect(row.runAt.getTime()).toBeLessThanOrEqual(before.getTime() + 1_300);
-        expect(await store.claim({ workerId: 'w', limit: 1, queues: null })).toEqual([]);
-        expect(await store.settle([{ kind: 'release', lease: leaseOf(job) }])).toEqual([false]);
+        expect(await store.jobs.claim({ workerId: 'w', limit: 1, queues: null })).toEqual([]);
+        expect(await store.jobs.settle([{ kind: 'release', lease: leaseOf(job) }])).toEqual([
+          false,
+        ]);
         expect((await statsOf('r')).retriedTotal).toBe(1);
 
         await storeTimePasses(row.runAt);
-        await store.promote(100);
-        const [again] = await store.claim({ workerId: 'w', limit: 1, queues: null });
+        await store.jobs.promote(100);
+        const [again] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
         expect(again).toMatchObject({ id: job.id, attempts: 1 });
         expect(await hot(job.id)).toMatchObject({ attempts: 1, lastError: 'boom' });
         if (!again) throw new Error('unreachable');
-        const [restarted] = await store.start([leaseOf(again)]);
+        const [restarted] = await store.jobs.start([leaseOf(again)]);
         expect(restarted).toMatchObject({ attempts: 2, state: 'processing' });
         expect(await hot(job.id)).toMatchObject({ attempts: 2, lastError: 'boom' });
         if (!restarted) throw new Error('unreachable');
         expect(
-          await store.settle([
+          await store.jobs.settle([
             {
               kind: 'retry',
               lease: leaseOf(restarted),
@@ -964,12 +1000,12 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         if (!row) throw new Error('unreachable');
         const lease = leaseOf(row);
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'retry', lease, from: 'processing', delayMs: 0, error: 'wrong state' },
           ]),
         ).toEqual([false]);
         expect(
-          await store.settle([
+          await store.jobs.settle([
             {
               kind: 'retry',
               lease: { ...lease, leaseToken: 'x' },
@@ -983,7 +1019,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect((await statsOf('circuit')).retriedTotal).toBe(0);
 
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'retry', lease, from: 'fetched', delayMs: 0, error: 'circuit open' },
           ]),
         ).toEqual([true]);
@@ -996,11 +1032,11 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         });
         expect((await statsOf('circuit')).retriedTotal).toBe(1);
 
-        const [again] = await store.claim({ workerId: 'w', limit: 1, queues: null });
+        const [again] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
         if (!again) throw new Error('not claimable after a zero delay');
-        await store.start([leaseOf(again)]);
+        await store.jobs.start([leaseOf(again)]);
         expect(
-          await store.settle([
+          await store.jobs.settle([
             {
               kind: 'retry',
               lease: leaseOf(again),
@@ -1015,14 +1051,18 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
       it('moves a processing job to the DLQ', async () => {
         const job = newJob({ queue: 'dlq', tags: 't1', createdBy: 'me', payload: '{"x":true}' });
-        await store.enqueue([job]);
-        const [claimedRow] = await store.claim({ workerId: 'worker-9', limit: 1, queues: null });
+        await store.jobs.enqueue([job]);
+        const [claimedRow] = await store.jobs.claim({
+          workerId: 'worker-9',
+          limit: 1,
+          queues: null,
+        });
         if (!claimedRow) throw new Error('unreachable');
-        const [started] = await store.start([leaseOf(claimedRow)]);
+        const [started] = await store.jobs.start([leaseOf(claimedRow)]);
         if (!started) throw new Error('unreachable');
         const startedAt = (await hot(job.id)).startedAt;
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'dead', lease: leaseOf(started), reason: 'Timeout', error: 'took too long' },
           ]),
         ).toEqual([true]);
@@ -1041,19 +1081,19 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         });
         expect(row.createdAt.getTime()).toBe(started.createdAt.getTime());
         expect(row.failedAt.getTime()).toBeGreaterThanOrEqual(startedAt?.getTime() ?? 0);
-        expect(await store.listHot({ limit: 10 })).toEqual([]);
+        expect(await store.operator.listHot({ limit: 10 })).toEqual([]);
       });
 
       it('refuses to dead-letter without the lease or before start', async () => {
         const [row] = await fetched('dlq', 1);
         if (!row) throw new Error('unreachable');
         const lease = leaseOf(row);
-        expect(await store.settle([{ kind: 'dead', lease, reason: 'Fatal', error: 'e' }])).toEqual([
-          false,
-        ]);
-        await store.start([lease]);
         expect(
-          await store.settle([
+          await store.jobs.settle([{ kind: 'dead', lease, reason: 'Fatal', error: 'e' }]),
+        ).toEqual([false]);
+        await store.jobs.start([lease]);
+        expect(
+          await store.jobs.settle([
             {
               kind: 'dead',
               lease: { ...lease, workerId: 'intruder' },
@@ -1065,12 +1105,12 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         ).toEqual([false, false]);
         expect((await hot(row.id)).state).toBe('processing');
         expect((await statsOf('dlq')).failedTotal).toBe(0);
-        expect(await store.settle([{ kind: 'dead', lease, reason: 'Fatal', error: 'e' }])).toEqual([
-          true,
-        ]);
-        expect(await store.settle([{ kind: 'dead', lease, reason: 'Fatal', error: 'e' }])).toEqual([
-          false,
-        ]);
+        expect(
+          await store.jobs.settle([{ kind: 'dead', lease, reason: 'Fatal', error: 'e' }]),
+        ).toEqual([true]);
+        expect(
+          await store.jobs.settle([{ kind: 'dead', lease, reason: 'Fatal', error: 'e' }]),
+        ).toEqual([false]);
         expect((await statsOf('dlq')).failedTotal).toBe(1);
       });
 
@@ -1079,28 +1119,30 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         if (!row) throw new Error('unreachable');
         const lease = leaseOf(row);
         expect(
-          await store.settle([{ kind: 'release', lease: { ...lease, leaseToken: 'nope' } }]),
+          await store.jobs.settle([{ kind: 'release', lease: { ...lease, leaseToken: 'nope' } }]),
         ).toEqual([false]);
         expect(
-          await store.settle([{ kind: 'release', lease: { ...lease, workerId: 'other' } }]),
+          await store.jobs.settle([{ kind: 'release', lease: { ...lease, workerId: 'other' } }]),
         ).toEqual([false]);
         expect((await hot(row.id)).state).toBe('fetched');
-        expect(await store.settle([{ kind: 'release', lease }])).toEqual([true]);
+        expect(await store.jobs.settle([{ kind: 'release', lease }])).toEqual([true]);
         expect(await hot(row.id)).toMatchObject({
           state: 'pending',
           attempts: 0,
           workerId: null,
           leaseToken: null,
         });
-        expect(await store.settle([{ kind: 'release', lease }])).toEqual([false]);
+        expect(await store.jobs.settle([{ kind: 'release', lease }])).toEqual([false]);
         const stats = await statsOf('rel');
         expect([stats.succeededTotal, stats.failedTotal, stats.retriedTotal]).toEqual([0, 0, 0]);
 
-        const [again] = await store.claim({ workerId: 'w', limit: 1, queues: null });
+        const [again] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
         expect(again?.id).toBe(row.id);
         if (!again) throw new Error('unreachable');
-        await store.start([leaseOf(again)]);
-        expect(await store.settle([{ kind: 'release', lease: leaseOf(again) }])).toEqual([false]);
+        await store.jobs.start([leaseOf(again)]);
+        expect(await store.jobs.settle([{ kind: 'release', lease: leaseOf(again) }])).toEqual([
+          false,
+        ]);
         expect((await hot(row.id)).state).toBe('processing');
       });
 
@@ -1108,7 +1150,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const [j1, j2, j3, j4] = await processing('mix', 4);
         const [j5] = await fetched('mix-fetched', 1);
         if (!j1 || !j2 || !j3 || !j4 || !j5) throw new Error('unreachable');
-        const results = await store.settle([
+        const results = await store.jobs.settle([
           { kind: 'archive', lease: leaseOf(j1), durationMs: 10 },
           { kind: 'archive', lease: { ...leaseOf(j2), leaseToken: 'stale' }, durationMs: 10 },
           { kind: 'dead', lease: leaseOf(j3), reason: 'Fatal', error: 'fatal' },
@@ -1145,13 +1187,15 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const retries = jobs.slice(24);
         const results = await Promise.all([
           ...archives.map((job) =>
-            store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 3 }]),
+            store.jobs.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 3 }]),
           ),
           ...deaths.map((job) =>
-            store.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Transient', error: 'e' }]),
+            store.jobs.settle([
+              { kind: 'dead', lease: leaseOf(job), reason: 'Transient', error: 'e' },
+            ]),
           ),
           ...retries.map((job) =>
-            store.settle([
+            store.jobs.settle([
               { kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 0, error: 'r' },
             ]),
           ),
@@ -1171,8 +1215,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect((await statsOf('cnt')).lastActivityAt).toBeInstanceOf(Date);
 
         const deadIds = ids(deaths);
-        expect(await store.purgeDead(deadIds.slice(0, 2))).toBe(2);
-        expect(await store.resurrect([deadIds[2] ?? ''], { actor: 'ops' })).toEqual([deadIds[2]]);
+        expect(await store.operator.purgeDead(deadIds.slice(0, 2))).toBe(2);
+        expect(await store.operator.resurrect([deadIds[2] ?? ''], { actor: 'ops' })).toEqual([
+          deadIds[2],
+        ]);
         expect(await statsOf('cnt')).toMatchObject({
           pending: 4,
           archived: 20,
@@ -1187,7 +1233,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const [a, b, c, d] = await processing('mb', 4);
         if (!a || !b || !c || !d) throw new Error('unreachable');
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'archive', lease: leaseOf(a), durationMs: 120 },
             { kind: 'archive', lease: leaseOf(b), durationMs: 80 },
             { kind: 'dead', lease: leaseOf(c), reason: 'Timeout', error: 'slow' },
@@ -1221,17 +1267,17 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         await check();
 
         // Resurrect and purge leave buckets alone.
-        expect(await store.resurrect([c.id], { actor: 'ops' })).toEqual([c.id]);
+        expect(await store.operator.resurrect([c.id], { actor: 'ops' })).toEqual([c.id]);
         const other = await toDead('mb-other', 'Fatal');
-        expect(await store.purgeDead([other])).toBe(1);
+        expect(await store.operator.purgeDead([other])).toBe(1);
         await check();
         const otherBuckets = await bucketsOf('mb-other');
         expect(otherBuckets.map((bucket) => [bucket.outcome, bucket.reason, bucket.count])).toEqual(
           [['failed', 'Fatal', 1]],
         );
 
-        const future = new Date((await store.now()).getTime() + 60_000);
-        expect(await store.metricBuckets(future)).toEqual([]);
+        const future = new Date((await store.cluster.now()).getTime() + 60_000);
+        expect(await store.queues.metricBuckets(future)).toEqual([]);
       });
     });
 
@@ -1247,18 +1293,18 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           createdBy: 'creator',
           payload: '{"keep":"me"}',
         });
-        await store.enqueue([job]);
-        const [row] = await store.claim({ workerId: 'w', limit: 1, queues: null });
+        await store.jobs.enqueue([job]);
+        const [row] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
         if (!row) throw new Error('unreachable');
-        const [started] = await store.start([leaseOf(row)]);
+        const [started] = await store.jobs.start([leaseOf(row)]);
         if (!started) throw new Error('unreachable');
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'dead', lease: leaseOf(started), reason: 'Fatal', error: 'x' },
         ]);
         const deadRow = await dead(job.id);
 
-        const before = await store.now();
-        expect(await store.resurrect([job.id], { actor: 'ops' })).toEqual([job.id]);
+        const before = await store.cluster.now();
+        expect(await store.operator.resurrect([job.id], { actor: 'ops' })).toEqual([job.id]);
         const back = await hot(job.id);
         expect(back).toMatchObject({
           id: job.id,
@@ -1278,22 +1324,22 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           lastModifiedBy: 'ops',
         });
         expect(back.createdAt.getTime()).toBe(deadRow.createdAt.getTime());
-        expect(back.runAt.getTime()).toBeLessThanOrEqual((await store.now()).getTime());
+        expect(back.runAt.getTime()).toBeLessThanOrEqual((await store.cluster.now()).getTime());
         expect(back.updatedAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
-        expect(await store.listDead({ limit: 10 })).toEqual([]);
+        expect(await store.operator.listDead({ limit: 10 })).toEqual([]);
 
         // The key is cleared: a new job with it is created.
         const next = newJob({ idempotencyKey: 'res-key' });
-        expect(await store.enqueue([next])).toEqual([{ id: next.id, created: true }]);
+        expect(await store.jobs.enqueue([next])).toEqual([{ id: next.id, created: true }]);
 
-        const [reclaimed] = await store.claim({ workerId: 'w', limit: 10, queues: ['res'] });
+        const [reclaimed] = await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['res'] });
         expect(reclaimed?.id).toBe(job.id);
       });
 
       it('applies resurrect overrides', async () => {
         const id = await toDead('ovr');
         expect(
-          await store.resurrect([id], {
+          await store.operator.resurrect([id], {
             actor: 'editor',
             payload: '{"fixed":"✓"}',
             tags: null,
@@ -1314,11 +1360,11 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const d2 = await toDead('skip');
         const [done] = await processing('skip-archive', 1);
         if (!done) throw new Error('unreachable');
-        await store.settle([{ kind: 'archive', lease: leaseOf(done), durationMs: 1 }]);
+        await store.jobs.settle([{ kind: 'archive', lease: leaseOf(done), durationMs: 1 }]);
         const pending = await enqueueOne({ queue: 'skip-hot', priority: 3 });
 
-        expect(await store.resurrect([], { actor: 'ops' })).toEqual([]);
-        const moved = await store.resurrect([d1, 'missing', pending, done.id, d2], {
+        expect(await store.operator.resurrect([], { actor: 'ops' })).toEqual([]);
+        const moved = await store.operator.resurrect([d1, 'missing', pending, done.id, d2], {
           actor: 'ops',
         });
         expect(sorted(moved)).toEqual(sorted([d1, d2]));
@@ -1326,17 +1372,17 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         await archived(done.id);
         expect((await hot(d1)).state).toBe('pending');
         expect((await hot(d2)).state).toBe('pending');
-        expect(await store.resurrect([d1], { actor: 'ops' })).toEqual([]);
+        expect(await store.operator.resurrect([d1], { actor: 'ops' })).toEqual([]);
       });
 
       it('moves a job once under concurrent resurrects', async () => {
         const id = await toDead('conc');
         const results = await Promise.all(
-          Array.from({ length: 5 }, () => store.resurrect([id], { actor: 'ops' })),
+          Array.from({ length: 5 }, () => store.operator.resurrect([id], { actor: 'ops' })),
         );
         expect(results.flat()).toEqual([id]);
-        expect(ids(await store.listHot({ limit: 10 }))).toEqual([id]);
-        expect(await store.listDead({ limit: 10 })).toEqual([]);
+        expect(ids(await store.operator.listHot({ limit: 10 }))).toEqual([id]);
+        expect(await store.operator.listDead({ limit: 10 })).toEqual([]);
       });
 
       it('purges DLQ rows and returns how many were deleted', async () => {
@@ -1344,13 +1390,13 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const d2 = await toDead('purge');
         const d3 = await toDead('purge');
         const pending = await enqueueOne({ queue: 'purge' });
-        expect(await store.purgeDead([])).toBe(0);
-        expect(await store.purgeDead([d1, d3, 'missing', pending])).toBe(2);
-        expect(ids(await store.listDead({ limit: 10 }))).toEqual([d2]);
-        expect(await store.getJob(d1)).toBeNull();
-        expect(await store.getJob(d3)).toBeNull();
+        expect(await store.operator.purgeDead([])).toBe(0);
+        expect(await store.operator.purgeDead([d1, d3, 'missing', pending])).toBe(2);
+        expect(ids(await store.operator.listDead({ limit: 10 }))).toEqual([d2]);
+        expect(await store.operator.getJob(d1)).toBeNull();
+        expect(await store.operator.getJob(d3)).toBeNull();
         expect((await hot(pending)).state).toBe('pending');
-        expect(await store.purgeDead([d1])).toBe(0);
+        expect(await store.operator.purgeDead([d1])).toBe(0);
         expect((await statsOf('purge')).failedTotal).toBe(3);
       });
     });
@@ -1360,7 +1406,9 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describe('editPending', () => {
       it('edits a pending job in place, keeping absent fields', async () => {
         const id = await enqueueOne({ queue: 'ed', tags: 'old', priority: 5, payload: '{"v":1}' });
-        expect(await store.editPending(id, { payload: '{"v":"ü2"}', actor: 'editor' })).toBe(true);
+        expect(
+          await store.operator.editPending(id, { payload: '{"v":"ü2"}', actor: 'editor' }),
+        ).toBe(true);
         expect(await hot(id)).toMatchObject({
           payload: '{"v":"ü2"}',
           tags: 'old',
@@ -1368,23 +1416,29 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           lastModifiedBy: 'editor',
           state: 'pending',
         });
-        expect(await store.editPending(id, { tags: 'new', priority: 99, actor: 'second' })).toBe(
-          true,
-        );
+        expect(
+          await store.operator.editPending(id, { tags: 'new', priority: 99, actor: 'second' }),
+        ).toBe(true);
         expect(await hot(id)).toMatchObject({
           payload: '{"v":"ü2"}',
           tags: 'new',
           priority: 99,
           lastModifiedBy: 'second',
         });
-        expect(await store.editPending('missing', { priority: 1, actor: 'x' })).toBe(false);
+        expect(await store.operator.editPending('missing', { priority: 1, actor: 'x' })).toBe(
+          false,
+        );
       });
 
       it('refuses jobs that are fetched, processing or gone', async () => {
         const [row] = await fetched('ed', 1);
         if (!row) throw new Error('unreachable');
         expect(
-          await store.editPending(row.id, { payload: '{"changed":1}', priority: 1, actor: 'x' }),
+          await store.operator.editPending(row.id, {
+            payload: '{"changed":1}',
+            priority: 1,
+            actor: 'x',
+          }),
         ).toBe(false);
         expect(await hot(row.id)).toMatchObject({
           payload: '{"n":1}',
@@ -1392,11 +1446,11 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           state: 'fetched',
           lastModifiedBy: null,
         });
-        await store.start([leaseOf(row)]);
-        expect(await store.editPending(row.id, { tags: 'x', actor: 'x' })).toBe(false);
+        await store.jobs.start([leaseOf(row)]);
+        expect(await store.operator.editPending(row.id, { tags: 'x', actor: 'x' })).toBe(false);
         expect(await hot(row.id)).toMatchObject({ tags: null, state: 'processing' });
-        await store.settle([{ kind: 'archive', lease: leaseOf(row), durationMs: 1 }]);
-        expect(await store.editPending(row.id, { tags: 'x', actor: 'x' })).toBe(false);
+        await store.jobs.settle([{ kind: 'archive', lease: leaseOf(row), durationMs: 1 }]);
+        expect(await store.operator.editPending(row.id, { tags: 'x', actor: 'x' })).toBe(false);
         expect((await archived(row.id)).tags).toBeNull();
       });
     });
@@ -1405,7 +1459,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
     describe('queues', () => {
       it('upserts queue controls and keeps absent fields', async () => {
-        const created = await store.updateQueue('uq', { maxWorkers: 3 });
+        const created = await store.queues.updateQueue('uq', { maxWorkers: 3 });
         expect(created).toMatchObject({
           name: 'uq',
           paused: false,
@@ -1414,33 +1468,33 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           zombieTimeoutSeconds: null,
         });
         expect(created.updatedAt).toBeInstanceOf(Date);
-        expect(await store.updateQueue('uq', { paused: true })).toMatchObject({
+        expect(await store.queues.updateQueue('uq', { paused: true })).toMatchObject({
           paused: true,
           maxWorkers: 3,
         });
         expect(
-          await store.updateQueue('uq', { zombieTimeoutSeconds: 30, maxWorkers: null }),
+          await store.queues.updateQueue('uq', { zombieTimeoutSeconds: 30, maxWorkers: null }),
         ).toMatchObject({
           paused: true,
           active: true,
           maxWorkers: null,
           zombieTimeoutSeconds: 30,
         });
-        const last = await store.updateQueue('uq', { active: false });
+        const last = await store.queues.updateQueue('uq', { active: false });
         expect(last).toMatchObject({
           paused: true,
           active: false,
           maxWorkers: null,
           zombieTimeoutSeconds: 30,
         });
-        expect(await store.updateQueue('uq', {})).toMatchObject({
+        expect(await store.queues.updateQueue('uq', {})).toMatchObject({
           name: 'uq',
           paused: true,
           active: false,
           maxWorkers: null,
           zombieTimeoutSeconds: 30,
         });
-        const listed = (await store.listQueues()).find((q) => q.name === 'uq');
+        const listed = (await store.queues.listQueues()).find((q) => q.name === 'uq');
         expect(listed).toMatchObject({
           paused: true,
           active: false,
@@ -1450,7 +1504,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
         // Enqueueing into a configured queue keeps its controls.
         await enqueueOne({ queue: 'uq' });
-        expect((await store.listQueues()).find((q) => q.name === 'uq')).toMatchObject({
+        expect((await store.queues.listQueues()).find((q) => q.name === 'uq')).toMatchObject({
           paused: true,
           active: false,
           zombieTimeoutSeconds: 30,
@@ -1458,31 +1512,33 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       });
 
       it('lists every known queue by name, including default', async () => {
-        await store.updateQueue('mango', { paused: true });
-        await store.updateQueue('banana', {});
+        await store.queues.updateQueue('mango', { paused: true });
+        await store.queues.updateQueue('banana', {});
         await enqueueOne({ queue: 'zebra' });
         await enqueueOne({ queue: 'apple' });
-        const names = (await store.listQueues()).map((q) => q.name);
+        const names = (await store.queues.listQueues()).map((q) => q.name);
         expect(names).toEqual(['apple', 'banana', 'default', 'mango', 'zebra']);
       });
 
       it('counts jobs per queue and state', async () => {
-        await store.updateQueue('idle', {});
+        await store.queues.updateQueue('idle', {});
         await enqueueMany('st', 6);
-        const claimedRows = await store.claim({ workerId: 'w', limit: 5, queues: ['st'] });
+        const claimedRows = await store.jobs.claim({ workerId: 'w', limit: 5, queues: ['st'] });
         expect(claimedRows).toHaveLength(5);
-        const started = await store.start(claimedRows.slice(0, 4).map(leaseOf));
+        const started = await store.jobs.start(claimedRows.slice(0, 4).map(leaseOf));
         const [a, b, c] = started;
         if (!a || !b || !c) throw new Error('unreachable');
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'archive', lease: leaseOf(a), durationMs: 1 },
           { kind: 'dead', lease: leaseOf(b), reason: 'Fatal', error: 'x' },
           { kind: 'retry', lease: leaseOf(c), from: 'processing', delayMs: 60_000, error: 'later' },
         ]);
         await enqueueOne({ queue: 'other' });
 
-        const stats = await store.queueStats();
-        expect(stats.map((s) => s.queue)).toEqual((await store.listQueues()).map((q) => q.name));
+        const stats = await store.queues.queueStats();
+        expect(stats.map((s) => s.queue)).toEqual(
+          (await store.queues.listQueues()).map((q) => q.name),
+        );
         expect(stats.map((s) => s.queue)).toEqual(['default', 'idle', 'other', 'st']);
         expect(await statsOf('st')).toMatchObject({
           pending: 1,
@@ -1518,20 +1574,23 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const [done] = await processing('g-done', 1);
         const [failed] = await processing('g-failed', 1);
         if (!done || !failed) throw new Error('unreachable');
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'archive', lease: leaseOf(done), durationMs: 1 },
           { kind: 'dead', lease: leaseOf(failed), reason: 'Zombie', error: 'gone' },
         ]);
-        expect(await store.getJob(pending)).toMatchObject({ where: 'hot', job: { id: pending } });
-        expect(await store.getJob(done.id)).toMatchObject({
+        expect(await store.operator.getJob(pending)).toMatchObject({
+          where: 'hot',
+          job: { id: pending },
+        });
+        expect(await store.operator.getJob(done.id)).toMatchObject({
           where: 'archive',
           job: { id: done.id },
         });
-        expect(await store.getJob(failed.id)).toMatchObject({
+        expect(await store.operator.getJob(failed.id)).toMatchObject({
           where: 'dlq',
           job: { id: failed.id, reason: 'Zombie' },
         });
-        expect(await store.getJob('no-such-id')).toBeNull();
+        expect(await store.operator.getJob('no-such-id')).toBeNull();
       });
 
       it('listHot lists newest first, filtered by queue and state', async () => {
@@ -1540,14 +1599,16 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const a2 = await enqueueOne({ queue: 'lh2' });
         await storeTimePasses((await hot(a2)).createdAt);
         const a3 = await enqueueOne({ queue: 'lh1' });
-        await store.claim({ workerId: 'w', limit: 1, queues: ['lh2'] });
-        expect(ids(await store.listHot({ limit: 10 }))).toEqual([a3, a2, a1]);
-        expect(ids(await store.listHot({ limit: 2 }))).toEqual([a3, a2]);
-        expect(ids(await store.listHot({ queue: 'lh1', limit: 10 }))).toEqual([a3, a1]);
-        expect(ids(await store.listHot({ state: 'fetched', limit: 10 }))).toEqual([a2]);
-        expect(ids(await store.listHot({ state: 'pending', limit: 1 }))).toEqual([a3]);
-        expect(await store.listHot({ queue: 'lh2', state: 'pending', limit: 10 })).toEqual([]);
-        expect(await store.listHot({ state: 'processing', limit: 10 })).toEqual([]);
+        await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['lh2'] });
+        expect(ids(await store.operator.listHot({ limit: 10 }))).toEqual([a3, a2, a1]);
+        expect(ids(await store.operator.listHot({ limit: 2 }))).toEqual([a3, a2]);
+        expect(ids(await store.operator.listHot({ queue: 'lh1', limit: 10 }))).toEqual([a3, a1]);
+        expect(ids(await store.operator.listHot({ state: 'fetched', limit: 10 }))).toEqual([a2]);
+        expect(ids(await store.operator.listHot({ state: 'pending', limit: 1 }))).toEqual([a3]);
+        expect(await store.operator.listHot({ queue: 'lh2', state: 'pending', limit: 10 })).toEqual(
+          [],
+        );
+        expect(await store.operator.listHot({ state: 'processing', limit: 10 })).toEqual([]);
       });
 
       it('listArchive lists newest finished first, filtered by queue', async () => {
@@ -1557,16 +1618,18 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const order = [jobs[1], other, jobs[0], jobs[2]];
         for (const job of order) {
           if (!job) throw new Error('unreachable');
-          await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
+          await store.jobs.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
           await storeTimePasses((await archived(job.id)).finishedAt); // each finishes later
         }
         const newestFirst = ids(order as HotJob[]).reverse();
-        expect(ids(await store.listArchive({ limit: 10 }))).toEqual(newestFirst);
-        expect(ids(await store.listArchive({ limit: 2 }))).toEqual(newestFirst.slice(0, 2));
-        expect(ids(await store.listArchive({ queue: 'la1', limit: 10 }))).toEqual(
+        expect(ids(await store.operator.listArchive({ limit: 10 }))).toEqual(newestFirst);
+        expect(ids(await store.operator.listArchive({ limit: 2 }))).toEqual(
+          newestFirst.slice(0, 2),
+        );
+        expect(ids(await store.operator.listArchive({ queue: 'la1', limit: 10 }))).toEqual(
           newestFirst.filter((id) => id !== other.id),
         );
-        expect(await store.listArchive({ queue: 'nope', limit: 10 })).toEqual([]);
+        expect(await store.operator.listArchive({ queue: 'nope', limit: 10 })).toEqual([]);
       });
 
       it('listDead lists newest failed first, filtered by queue and reason', async () => {
@@ -1575,11 +1638,16 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         const j2 = await toDead('d2', 'Timeout');
         await storeTimePasses((await dead(j2)).failedAt);
         const j3 = await toDead('d1', 'Fatal');
-        expect(ids(await store.listDead({ limit: 10 }))).toEqual([j3, j2, j1]);
-        expect(ids(await store.listDead({ limit: 1 }))).toEqual([j3]);
-        expect(ids(await store.listDead({ reason: 'Fatal', limit: 10 }))).toEqual([j3, j1]);
-        expect(ids(await store.listDead({ queue: 'd2', limit: 10 }))).toEqual([j2]);
-        expect(await store.listDead({ queue: 'd1', reason: 'Timeout', limit: 10 })).toEqual([]);
+        expect(ids(await store.operator.listDead({ limit: 10 }))).toEqual([j3, j2, j1]);
+        expect(ids(await store.operator.listDead({ limit: 1 }))).toEqual([j3]);
+        expect(ids(await store.operator.listDead({ reason: 'Fatal', limit: 10 }))).toEqual([
+          j3,
+          j1,
+        ]);
+        expect(ids(await store.operator.listDead({ queue: 'd2', limit: 10 }))).toEqual([j2]);
+        expect(
+          await store.operator.listDead({ queue: 'd1', reason: 'Timeout', limit: 10 }),
+        ).toEqual([]);
       });
     });
 
@@ -1622,8 +1690,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
     describe('listen and lifecycle', () => {
       it('wakes listeners with the queue after an enqueue', async (context) => {
-        if (!store.listen) context.skip(`${name} has no listen()`);
-        const listen = store.listen?.bind(store);
+        if (!store.cluster.listen) context.skip(`${name} has no listen()`);
+        const listen = store.cluster.listen?.bind(store);
         if (!listen) return;
         const woken: string[] = [];
         const unlisten = await listen((queue) => woken.push(queue));
@@ -1649,7 +1717,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       it('opens and closes idempotently', async () => {
         await store.open();
         await enqueueOne();
-        expect(await store.listHot({ limit: 10 })).toHaveLength(1);
+        expect(await store.operator.listHot({ limit: 10 })).toHaveLength(1);
 
         const spare = await factory.make();
         try {
@@ -1661,7 +1729,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       });
 
       it('reports its clock', async () => {
-        const first = await store.now();
+        const first = await store.cluster.now();
         expect(first).toBeInstanceOf(Date);
         expect(Math.abs(first.getTime() - Date.now())).toBeLessThan(5_000);
         await storeTimePasses(first); // fails after 5 s if the clock stands still

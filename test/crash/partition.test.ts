@@ -399,10 +399,10 @@ describe.skipIf(why !== null)('fleet: namespace hosts and a partition (throwaway
       let claimedMs = -1;
       await waitFor(
         async () => {
-          if (rescuedMs < 0 && (await store.getJob(zombieId))?.where === 'dlq') {
+          if (rescuedMs < 0 && (await store.operator.getJob(zombieId))?.where === 'dlq') {
             rescuedMs = Date.now() - cutAt;
           }
-          if (claimedMs < 0 && (await store.getJob(cappedId))?.where === 'archive') {
+          if (claimedMs < 0 && (await store.operator.getJob(cappedId))?.where === 'archive') {
             claimedMs = Date.now() - cutAt;
           }
           return rescuedMs >= 0 && claimedMs >= 0;

@@ -177,8 +177,8 @@ export function describeLiveControlsApi(
         message: 'three archived receipts',
       });
       // Older than the queue's one second by the store's clock.
-      const until = (await storage.now()).getTime() + 1100;
-      await waitFor(async () => (await storage.now()).getTime() > until, {
+      const until = (await storage.cluster.now()).getTime() + 1100;
+      await waitFor(async () => (await storage.cluster.now()).getTime() > until, {
         message: '1.1 s of store time',
       });
       const receipts = (entries: RetentionEntry[]) =>

@@ -74,7 +74,7 @@ export function describeDeckTruth(
           delayMs: 3_600_000,
         }),
       );
-      await storage.enqueue(jobs);
+      await storage.jobs.enqueue(jobs);
       return jobs.map((job) => job.id);
     }
 
@@ -213,7 +213,7 @@ export function describeDeckTruth(
       const ids = Array.from({ length: 4 }, () =>
         newJob({ type: STRANGER, queue: 'billing', payload: '{}', delayMs: 0 }),
       );
-      await storage.enqueue(ids);
+      await storage.jobs.enqueue(ids);
       const health = await waitFor(
         async () => {
           const h = (await api.get<SystemHealth>('api/system')).body;

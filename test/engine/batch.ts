@@ -204,7 +204,7 @@ export function describeBatch(name: string, factory: EngineStoreFactory): void {
       expect(called).toBe(2);
       const view = await factory.reopen(storage);
       for (const id of ids) {
-        const found = await view.getJob(id);
+        const found = await view.operator.getJob(id);
         expect(found?.job).toMatchObject({ state: 'pending', attempts: 0, lostAttempts: 1 });
       }
       await view.close();

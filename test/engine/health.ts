@@ -167,9 +167,9 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       const storage = await factory.make();
       let hang = false;
       let release: (() => void) | undefined;
-      const claim = storage.claim.bind(storage);
+      const claim = storage.jobs.claim.bind(storage);
       // While `hang`, a claim waits until the test releases it, then goes to the store.
-      storage.claim = (request) =>
+      storage.jobs.claim = (request) =>
         hang
           ? new Promise((resolve, reject) => {
               release = () => void claim(request).then(resolve, reject);

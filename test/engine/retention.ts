@@ -27,8 +27,8 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
 
     /** Waits until the store's clock is `ms` past now. */
     async function storeTimePasses(storage: Store, ms: number): Promise<void> {
-      const until = (await storage.now()).getTime() + ms;
-      await waitFor(async () => (await storage.now()).getTime() > until, {
+      const until = (await storage.cluster.now()).getTime() + ms;
+      await waitFor(async () => (await storage.cluster.now()).getTime() > until, {
         message: `${ms} ms of store time`,
       });
     }
@@ -92,7 +92,9 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
       const chokaq = await started(storage, { jobs: [job], retention: false });
       await archived(chokaq, 2);
       await storeTimePasses(storage, 1100);
-      expect(await storage.takeLease(RETENTION_LEASE, 'another-process', 60_000)).toBe(true);
+      expect(await storage.cluster.takeLease(RETENTION_LEASE, 'another-process', 60_000)).toBe(
+        true,
+      );
       expect(await chokaq.retention.purge({ archive: '1s' })).toEqual({ led: false, entries: [] });
       expect((await chokaq.jobs.count({ state: 'succeeded' })).count).toBe(2);
     });

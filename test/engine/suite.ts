@@ -362,11 +362,12 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         Array.from({ length: 5 }, () => ({ payload: {} })),
       );
       await waitFor(
-        async () => (await storage.listHot({ state: 'processing', limit: 10 })).length === 2,
+        async () =>
+          (await storage.operator.listHot({ state: 'processing', limit: 10 })).length === 2,
       );
       // Nothing signals a claim that does not happen: let ~5 poll intervals pass, then look.
       await sleep(100);
-      const states = (await storage.listHot({ limit: 10 })).map((j) => j.state).sort();
+      const states = (await storage.operator.listHot({ limit: 10 })).map((j) => j.state).sort();
       expect(states).toEqual(['pending', 'pending', 'pending', 'processing', 'processing']);
       release();
       await chokaq.stop();
@@ -392,22 +393,22 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       // One job running and five claimed ahead: stop() must let the first finish and release the rest.
       await waitFor(async () => {
         const [running, fetched] = await Promise.all([
-          storage.listHot({ state: 'processing', limit: 10 }),
-          storage.listHot({ state: 'fetched', limit: 10 }),
+          storage.operator.listHot({ state: 'processing', limit: 10 }),
+          storage.operator.listHot({ state: 'fetched', limit: 10 }),
         ]);
         return running.length === 1 && fetched.length === 5;
       });
       const stopped = chokaq.stop();
       // stop() hands the prefetched jobs back while the running one still runs, then waits for it.
       await waitFor(
-        async () => (await storage.listHot({ state: 'pending', limit: 10 })).length === 5,
+        async () => (await storage.operator.listHot({ state: 'pending', limit: 10 })).length === 5,
       );
       expect(finished).toBe(0);
       release();
       await stopped;
       expect(finished).toBe(1);
       const view = await factory.reopen(storage);
-      const left = await view.listHot({ limit: 10 });
+      const left = await view.operator.listHot({ limit: 10 });
       expect(left.map((j) => j.state)).toEqual([
         'pending',
         'pending',
@@ -573,7 +574,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       await waitFor(async () => (await chokaq.listJobs({ state: 'processing' })).length === 1);
       await chokaq.stop();
       const view = await factory.reopen(storage);
-      const found = await view.getJob(id);
+      const found = await view.operator.getJob(id);
       expect(found?.where).toBe('hot');
       expect(found?.job).toMatchObject({ state: 'pending', attempts: 0, lostAttempts: 1 });
       await view.close();
@@ -597,12 +598,12 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       const storage = chokaq.storage;
       // A job claimed and started by a worker that then "died": nobody heartbeats it.
       await chokaq.enqueue(orphan, {}, { queue: 'gone' });
-      const [claimed] = await storage.claim({
+      const [claimed] = await storage.jobs.claim({
         workerId: 'dead-worker',
         limit: 1,
         queues: ['gone'],
       });
-      await storage.start([
+      await storage.jobs.start([
         { id: claimed!.id, workerId: 'dead-worker', leaseToken: claimed!.leaseToken! },
       ]);
       const alive = await chokaq.enqueue(long, {}, { queue: 'long' });
@@ -629,12 +630,12 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       );
       const storage = chokaq.storage;
       const { id } = await chokaq.enqueue(safe, {}, { queue: 'elsewhere' });
-      const [claimed] = await storage.claim({
+      const [claimed] = await storage.jobs.claim({
         workerId: 'dead-worker',
         limit: 1,
         queues: ['elsewhere'],
       });
-      await storage.start([{ id, workerId: 'dead-worker', leaseToken: claimed!.leaseToken! }]);
+      await storage.jobs.start([{ id, workerId: 'dead-worker', leaseToken: claimed!.leaseToken! }]);
       await chokaq.start();
       const archived = await waitForJob(chokaq, id, 'succeeded');
       expect(runs).toBe(1);

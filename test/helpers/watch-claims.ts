@@ -1,6 +1,6 @@
 /**
  * A test signal for "the worker has claimed", without a hook in the engine: the store handed to
- * ChokaQ passes every call to the real store and reports each finished `claim` with its rows.
+ * ChokaQ passes every call to the real store and reports each finished `jobs.claim` with its rows.
  */
 import type { ClaimedJob } from '../../src/storage/model.js';
 import type { ClaimRequest } from '../../src/storage/job-store.js';
@@ -21,19 +21,14 @@ export interface ClaimWatch {
 export function watchClaims(real: Store): ClaimWatch {
   let waiters: ((rows: ClaimedJob[]) => void)[] = [];
   const claim = async (request: ClaimRequest): Promise<ClaimedJob[]> => {
-    const rows = await real.claim(request);
+    const rows = await real.jobs.claim(request);
     const ready = waiters;
     waiters = [];
     for (const resolve of ready) resolve(rows);
     return rows;
   };
-  const store = new Proxy(real, {
-    get(target, property) {
-      if (property === 'claim') return claim;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-    },
-  });
+  const jobs = passThrough(real.jobs, 'claim', claim);
+  const store = passThrough(real, 'jobs', jobs);
   return {
     store,
     nextClaim: (timeoutMs = 5000) =>
@@ -48,4 +43,15 @@ export function watchClaims(real: Store): ClaimWatch {
         });
       }),
   };
+}
+
+/** `target`, with `property` replaced by `value` and every method bound to `target`. */
+function passThrough<T extends object>(target: T, property: string, value: unknown): T {
+  return new Proxy(target, {
+    get(real, name) {
+      if (name === property) return value;
+      const own: unknown = Reflect.get(real, name, real);
+      return typeof own === 'function' ? (own as () => unknown).bind(real) : own;
+    },
+  });
 }

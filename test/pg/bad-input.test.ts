@@ -60,13 +60,13 @@ const providers: Provider[] = [
         storage,
         async insertRaw(row) {
           await storage.open();
-          await storage.enqueue([
+          await storage.jobs.enqueue([
             { ...row, priority: 10, delayMs: 0, idempotencyKey: null, tags: null, createdBy: null },
           ]);
         },
         async hotCount() {
           await storage.open();
-          return (await storage.listHot({ limit: 100_000 })).length;
+          return (await storage.operator.listHot({ limit: 100_000 })).length;
         },
         cleanup: () => storage.close(),
       };

@@ -49,11 +49,11 @@ describe.skipIf(!pgUp)('counter shards on PostgreSQL', { timeout: 60_000 }, () =
 
   /** Settles one new job of `queue` as succeeded through the store. */
   async function succeed(queue: string): Promise<void> {
-    const [job] = await store
+    const [job] = await store.jobs
       .enqueue([newJob({ queue })])
-      .then(async () => store.claim({ workerId: 'w', limit: 1, queues: [queue] }));
-    const [started] = await store.start([leaseOf(job!)]);
-    await store.settle([{ kind: 'archive', lease: leaseOf(started!), durationMs: 5 }]);
+      .then(async () => store.jobs.claim({ workerId: 'w', limit: 1, queues: [queue] }));
+    const [started] = await store.jobs.start([leaseOf(job!)]);
+    await store.jobs.settle([{ kind: 'archive', lease: leaseOf(started!), durationMs: 5 }]);
   }
 
   it("settles while another session holds the queue's counters in its own shard", async () => {
@@ -94,7 +94,7 @@ describe.skipIf(!pgUp)('counter shards on PostgreSQL', { timeout: 60_000 }, () =
     clearTimeout(timer);
     expect(outcome).toBe('settled');
     await holder!.query('commit');
-    const mail = (await store.queueStats()).find((q) => q.queue === 'mail');
+    const mail = (await store.queues.queueStats()).find((q) => q.queue === 'mail');
     expect(mail?.succeededTotal).toBe(3); // two settles and the held row, over two shards or more
     expect(mail?.archived).toBe(2);
   });
@@ -126,11 +126,11 @@ describe.skipIf(!pgUp)('counter shards on PostgreSQL', { timeout: 60_000 }, () =
         [second, shard, shard === free[0] ? 30 : 70],
       );
     }
-    const mail = (await store.queueStats()).find((q) => q.queue === 'mail');
+    const mail = (await store.queues.queueStats()).find((q) => q.queue === 'mail');
     expect(mail).toMatchObject({ succeededTotal: 21, failedTotal: 4 });
-    const gauges = (await store.queueGauges()).find((q) => q.queue === 'mail');
+    const gauges = (await store.queues.queueGauges()).find((q) => q.queue === 'mail');
     expect(gauges).toMatchObject({ succeededTotal: 21, failedTotal: 4 });
-    const buckets = (await store.metricBuckets(new Date(second.getTime() - 1))).filter(
+    const buckets = (await store.queues.metricBuckets(new Date(second.getTime() - 1))).filter(
       (b) => b.bucketStart.getTime() === second.getTime(),
     );
     expect(buckets).toEqual([

@@ -318,10 +318,14 @@ for (const provider of providers) {
       /** Everything a call could have written. */
       async function contents(): Promise<unknown> {
         return {
-          hot: (await storage.listHot({ limit: 1000 })).map((j) => [j.id, j.state, j.priority]),
-          archive: (await storage.listArchive({ limit: 1000 })).map((j) => j.id),
-          dead: (await storage.listDead({ limit: 1000 })).map((j) => j.id),
-          queues: (await storage.listQueues()).map((q) => [q.name, q.paused, q.maxWorkers]),
+          hot: (await storage.operator.listHot({ limit: 1000 })).map((j) => [
+            j.id,
+            j.state,
+            j.priority,
+          ]),
+          archive: (await storage.operator.listArchive({ limit: 1000 })).map((j) => j.id),
+          dead: (await storage.operator.listDead({ limit: 1000 })).map((j) => j.id),
+          queues: (await storage.queues.listQueues()).map((q) => [q.name, q.paused, q.maxWorkers]),
         };
       }
 

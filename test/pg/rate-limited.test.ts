@@ -74,7 +74,7 @@ describe.skipIf(!available)('RateLimitedError across workers (PostgreSQL)', () =
     const followerStarts = [...starts].filter(([n]) => n > 0).flatMap(([, at]) => at);
     expect(Math.min(...followerStarts)).toBeGreaterThanOrEqual(blockedAt + WAIT_MS - MARGIN_MS);
     expect(starts.get(0)?.[1]).toBeGreaterThanOrEqual(blockedAt + WAIT_MS - MARGIN_MS);
-    const found = await first.storage.getJob(id);
+    const found = await first.storage.operator.getJob(id);
     expect(
       found?.where === 'archive' ? [found.job.attempts, found.job.lostAttempts] : null,
     ).toEqual([1, 1]);

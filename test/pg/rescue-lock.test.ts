@@ -73,11 +73,15 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
 
   /** Enqueues `count` jobs of `type` into `queue`, then claims and starts them on `first`. */
   async function running(queue: string, type: string, count: number): Promise<ClaimedJob[]> {
-    await first.enqueue(
+    await first.jobs.enqueue(
       Array.from({ length: count }, () => newJob({ queue, type, payload: '{}' })),
     );
-    const claimed = await first.claim({ workerId: `w-${queue}`, limit: count, queues: [queue] });
-    const started = await first.start(claimed.map(leaseOf));
+    const claimed = await first.jobs.claim({
+      workerId: `w-${queue}`,
+      limit: count,
+      queues: [queue],
+    });
+    const started = await first.jobs.start(claimed.map(leaseOf));
     expect(started).toHaveLength(count);
     return started;
   }
@@ -91,7 +95,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
   }
 
   async function statsOf(queue: string): Promise<QueueStats> {
-    const stats = (await first.queueStats()).find((row) => row.queue === queue);
+    const stats = (await first.queues.queueStats()).find((row) => row.queue === queue);
     if (stats === undefined) throw new Error(`no stats for ${queue}`);
     return stats;
   }
@@ -99,7 +103,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
   /** Failure-bucket counts of `queue` by reason. */
   async function failuresOf(queue: string): Promise<Partial<Record<FailureReason, number>>> {
     const totals: Partial<Record<FailureReason, number>> = {};
-    for (const bucket of await first.metricBuckets(new Date(0))) {
+    for (const bucket of await first.queues.metricBuckets(new Date(0))) {
       if (bucket.queue !== queue || bucket.outcome !== 'failed' || bucket.reason === null) continue;
       totals[bucket.reason] = (totals[bucket.reason] ?? 0) + bucket.count;
     }
@@ -108,7 +112,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
 
   /** Success-bucket count of `queue`. */
   async function successesOf(queue: string): Promise<number> {
-    const buckets = await first.metricBuckets(new Date(0));
+    const buckets = await first.queues.metricBuckets(new Date(0));
     return buckets
       .filter((bucket) => bucket.queue === queue && bucket.outcome === 'succeeded')
       .reduce((sum, bucket) => sum + bucket.count, 0);
@@ -122,7 +126,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
       await admin.query("SELECT pg_advisory_xact_lock(hashtext('chokaq.rescue.' || $1::text))", [
         schema,
       ]);
-      expect(await first.rescue(OPTIONS)).toEqual({
+      expect(await first.jobs.rescue(OPTIONS)).toEqual({
         skipped: true,
         released: 0,
         idempotencyClaimsPurged: 0,
@@ -130,13 +134,13 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
         retried: [],
         cancelled: [],
       });
-      expect(await first.listHot({ queue: 'held', state: 'processing', limit: 10 })).toHaveLength(
-        3,
-      );
+      expect(
+        await first.operator.listHot({ queue: 'held', state: 'processing', limit: 10 }),
+      ).toHaveLength(3);
     } finally {
       await admin.query('COMMIT');
     }
-    const after = await first.rescue(OPTIONS);
+    const after = await first.jobs.rescue(OPTIONS);
     expect(after.skipped).toBe(false);
     expect(sortedIds(after.dead)).toEqual(sortedIds(zombies));
     expect((await statsOf('held')).failedTotal).toBe(3);
@@ -150,13 +154,13 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
       const flaky = await running(queue, FLAKY, 10);
       const asked = await running(queue, PLAIN, 5);
       // Requested in the order asked (start's rows come back in no particular order).
-      expect(await first.cancel(sortedIds(asked), 'ops')).toEqual({
+      expect(await first.jobs.cancel(sortedIds(asked), 'ops')).toEqual({
         cancelled: [],
         requested: sortedIds(asked),
       });
       // A stale fetched row, released (not moved to the DLQ) by whichever rescue runs.
-      await first.enqueue([newJob({ queue, type: PLAIN, payload: '{}' })]);
-      const [stale] = await first.claim({ workerId: 'w-stale', limit: 1, queues: [queue] });
+      await first.jobs.enqueue([newJob({ queue, type: PLAIN, payload: '{}' })]);
+      const [stale] = await first.jobs.claim({ workerId: 'w-stale', limit: 1, queues: [queue] });
       if (stale === undefined) throw new Error('nothing claimed');
       await admin.query(
         `UPDATE "${schema}".jobs_hot SET updated_at = now() - interval '1 hour' WHERE id = $1`,
@@ -164,7 +168,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
       );
       await zombify([...plain, ...flaky, ...asked]);
 
-      const results = await Promise.all([first.rescue(OPTIONS), second.rescue(OPTIONS)]);
+      const results = await Promise.all([first.jobs.rescue(OPTIONS), second.jobs.rescue(OPTIONS)]);
 
       for (const result of results) {
         if (result.skipped) {
@@ -195,7 +199,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
         succeededTotal: 0,
       });
       expect(await failuresOf(queue)).toEqual({ Zombie: 40, Cancelled: 5 });
-      const dlq = await first.listDead({ queue, limit: 1000 });
+      const dlq = await first.operator.listDead({ queue, limit: 1000 });
       expect(sortedIds(dlq)).toEqual(sortedIds([...plain, ...asked]));
       for (const job of dlq) {
         expect(job.errorDetails).toBe(
@@ -205,7 +209,7 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
         );
       }
       for (const job of flaky) {
-        const found = await first.getJob(job.id);
+        const found = await first.operator.getJob(job.id);
         expect(found?.where).toBe('hot');
         if (found?.where !== 'hot') continue;
         expect(found.job).toMatchObject({
@@ -217,10 +221,10 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
           lastError: 'Zombie: heartbeat expired; run again',
         });
       }
-      expect((await first.getJob(stale.id))?.job).toMatchObject({ state: 'pending' });
+      expect((await first.operator.getJob(stale.id))?.job).toMatchObject({ state: 'pending' });
 
       // A second pass over the same schema finds nothing left to move.
-      const again = await Promise.all([first.rescue(OPTIONS), second.rescue(OPTIONS)]);
+      const again = await Promise.all([first.jobs.rescue(OPTIONS), second.jobs.rescue(OPTIONS)]);
       expect(movedBy(again, 'dead')).toEqual([]);
       expect(movedBy(again, 'retried')).toEqual([]);
       expect(movedBy(again, 'cancelled')).toEqual([]);
@@ -238,8 +242,10 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
       const jobs = await running(queue, PLAIN, JOBS);
       await zombify(jobs);
       const settle = (): Promise<boolean[]> =>
-        second.settle(jobs.map((job) => ({ kind: 'archive', lease: leaseOf(job), durationMs: 7 })));
-      const rescue = (): Promise<RescueResult> => first.rescue(OPTIONS);
+        second.jobs.settle(
+          jobs.map((job) => ({ kind: 'archive', lease: leaseOf(job), durationMs: 7 })),
+        );
+      const rescue = (): Promise<RescueResult> => first.jobs.rescue(OPTIONS);
       // Alternate which call is sent first, so both orders of lock acquisition occur.
       let applied: boolean[];
       let result: RescueResult;
@@ -254,11 +260,11 @@ describe.skipIf(!pgUp)('rescue on PostgreSQL: lock and races', { timeout: 60_000
       const buried = result.dead.map((job) => job.id);
       expect([...settled, ...buried].sort()).toEqual(sortedIds(jobs));
 
-      const archive = sortedIds(await first.listArchive({ queue, limit: 100 }));
-      const dlq = sortedIds(await first.listDead({ queue, limit: 100 }));
+      const archive = sortedIds(await first.operator.listArchive({ queue, limit: 100 }));
+      const dlq = sortedIds(await first.operator.listDead({ queue, limit: 100 }));
       expect(archive).toEqual([...settled].sort());
       expect(dlq).toEqual([...buried].sort());
-      expect(await first.listHot({ queue, limit: 100 })).toEqual([]);
+      expect(await first.operator.listHot({ queue, limit: 100 })).toEqual([]);
 
       expect(await statsOf(queue)).toMatchObject({
         archived: settled.length,

@@ -40,7 +40,9 @@ describe.skipIf(!pgUp)('retention of error-group trend hours', { timeout: 60_000
        FROM unnest(ARRAY['quiet', 'busy']) AS f, generate_series(0, 60) AS h`,
     );
     // Nothing in the DLQ is old enough for a week's rule, yet the stale trend hours go.
-    expect(await store.purgeBatch({ table: 'dlq', olderThanMs: 7 * 86_400_000 }, 1000)).toBe(0);
+    expect(
+      await store.retention.purgeBatch({ table: 'dlq', olderThanMs: 7 * 86_400_000 }, 1000),
+    ).toBe(0);
     const { rows } = await admin.query<{ fingerprint: string; n: string; oldest: string }>(
       `SELECT fingerprint, count(*) AS n,
               extract(epoch FROM now() - min(hour_start)) / 3600 AS oldest
@@ -60,7 +62,7 @@ describe.skipIf(!pgUp)('retention of error-group trend hours', { timeout: 60_000
        SELECT 'old', now() - interval '3 days' - h * interval '1 hour', 1
        FROM generate_series(1, 30) AS h`,
     );
-    await store.purgeBatch({ table: 'dlq', olderThanMs: 1000 }, 10);
+    await store.retention.purgeBatch({ table: 'dlq', olderThanMs: 1000 }, 10);
     const count = async (): Promise<number> => {
       const { rows } = await admin.query<{ n: string }>(
         `SELECT count(*) AS n FROM "${schema}".dlq_error_group_hours`,
@@ -68,7 +70,7 @@ describe.skipIf(!pgUp)('retention of error-group trend hours', { timeout: 60_000
       return Number(rows[0]?.n);
     };
     expect(await count()).toBe(20);
-    await store.purgeBatch({ table: 'dlq', olderThanMs: 1000 }, 100);
+    await store.retention.purgeBatch({ table: 'dlq', olderThanMs: 1000 }, 100);
     expect(await count()).toBe(0);
   });
 });

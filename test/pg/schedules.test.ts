@@ -223,7 +223,7 @@ describe.skipIf(!pgUp)('PostgreSQL: schedules across processes and restarts', ()
     const before = await ticksOf(client, schema, 'restart');
     await sleep(4000);
     const second = make();
-    const restartAt = await second.storage.now();
+    const restartAt = await second.storage.cluster.now();
     await second.start();
     await sleep(2500);
     await second.stop();

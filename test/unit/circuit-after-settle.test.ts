@@ -16,19 +16,19 @@ function gatedStore(): {
   conflictArchives: () => void;
 } {
   const storage = memory();
-  const settle = storage.settle.bind(storage);
+  const settle = storage.jobs.settle.bind(storage);
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   let conflict = false;
-  storage.settle = async (items: readonly Settlement[]) => {
+  storage.jobs.settle = async (items: readonly Settlement[]) => {
     if (!items.some((item) => item.kind === 'archive')) return settle(items);
     await gate;
     if (conflict) return items.map(() => false);
     return settle(items);
   };
   // A settle that may hand a freed capped slot on is the same write.
-  storage.settleAndClaim = async (items: readonly Settlement[]) => ({
-    applied: await storage.settle(items),
+  storage.jobs.settleAndClaim = async (items: readonly Settlement[]) => ({
+    applied: await storage.jobs.settle(items),
     started: [],
   });
   return { storage, open, conflictArchives: () => (conflict = true) };

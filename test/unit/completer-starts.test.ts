@@ -15,13 +15,13 @@ import { leaseOf, newJob } from '../conformance/helpers.js';
 async function setup(): Promise<{ completer: Completer; leases: Lease[]; starts: () => number }> {
   const store = memory();
   let starts = 0;
-  const start = store.start.bind(store);
-  store.start = (leases) => {
+  const start = store.jobs.start.bind(store);
+  store.jobs.start = (leases) => {
     starts += 1;
     return start(leases);
   };
-  await store.enqueue([newJob({ id: 'a' }), newJob({ id: 'b' })]);
-  const claimed = await store.claim({ workerId: 'w', limit: 2, queues: null });
+  await store.jobs.enqueue([newJob({ id: 'a' }), newJob({ id: 'b' })]);
+  const claimed = await store.jobs.claim({ workerId: 'w', limit: 2, queues: null });
   const completer = new Completer({ store, logger: silentLogger, clock: new FakeClock() });
   return { completer, leases: claimed.map(leaseOf), starts: () => starts };
 }

@@ -170,7 +170,7 @@ describe('enqueue concurrency options', () => {
       { payload: { tenant: 'acme' }, concurrencyKey: 'other', concurrencyLimit: 5 },
       { payload: { tenant: null } },
     ]);
-    const stored = await Promise.all(made.map((m) => chokaq.storage.getJob(m.id)));
+    const stored = await Promise.all(made.map((m) => chokaq.storage.operator.getJob(m.id)));
     expect(
       stored.map((found) =>
         found?.where === 'hot' ? [found.job.concurrencyKey, found.job.concurrencyLimit] : null,

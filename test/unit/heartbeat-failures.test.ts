@@ -7,7 +7,7 @@ import { waitForJob } from '../../src/testing/index.js';
 /** A real memory store whose heartbeat writes fail, as when the database stops answering them. */
 function withFailingHeartbeats(): Store {
   const store = memory();
-  store.heartbeat = () => Promise.reject(new Error('heartbeat write failed'));
+  store.jobs.heartbeat = () => Promise.reject(new Error('heartbeat write failed'));
   return store;
 }
 

@@ -54,15 +54,15 @@ function watching(
 describe('heartbeat racing a settle', () => {
   it('does not take a run that settled while its heartbeat was on the way for a lost lease', async () => {
     const store = memory();
-    await store.enqueue([newJob({ id: 'race-1' })]);
+    await store.jobs.enqueue([newJob({ id: 'race-1' })]);
     const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: null });
     if (!job) throw new Error('nothing claimed');
     const lease = leaseOf(job);
 
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const heartbeat = store.heartbeat.bind(store);
-    store.heartbeat = async (leases) => {
+    const heartbeat = store.jobs.heartbeat.bind(store);
+    store.jobs.heartbeat = async (leases) => {
       await held;
       return heartbeat(leases);
     };
@@ -72,7 +72,7 @@ describe('heartbeat racing a settle', () => {
     const beat = heartbeater.beat(); // takes the run, then waits for the store
     // Meanwhile the run ends as the executor ends it: out of the registry, archive written.
     runs.delete(job.id);
-    expect(await store.settle([{ kind: 'archive', lease, durationMs: 1 }])).toEqual([true]);
+    expect(await store.jobs.settle([{ kind: 'archive', lease, durationMs: 1 }])).toEqual([true]);
     release();
     await beat;
 
@@ -82,7 +82,7 @@ describe('heartbeat racing a settle', () => {
 
   it('still aborts a run that is running when its lease turns out to be gone', async () => {
     const store = memory();
-    await store.enqueue([newJob({ id: 'lost-1' })]);
+    await store.jobs.enqueue([newJob({ id: 'lost-1' })]);
     const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: null });
     if (!job) throw new Error('nothing claimed');
     // The lease the run holds is not the stored one: someone else took the job over.

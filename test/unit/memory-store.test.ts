@@ -25,30 +25,30 @@ describe('memory store', () => {
   });
 
   async function claimOne(workerId = 'w1'): Promise<ClaimedJob[]> {
-    return store.claim({ workerId, limit: 10, queues: null });
+    return store.jobs.claim({ workerId, limit: 10, queues: null });
   }
 
   describe('clock', () => {
     it('reports the injected clock as now', async () => {
-      expect((await store.now()).getTime()).toBe(START);
+      expect((await store.cluster.now()).getTime()).toBe(START);
       clock.advance(1234);
-      expect((await store.now()).getTime()).toBe(START + 1234);
+      expect((await store.cluster.now()).getTime()).toBe(START + 1234);
     });
 
     it('holds a delayed job until the fake clock reaches runAt', async () => {
-      await store.enqueue([newJob('a', { delayMs: 2000 })]);
-      const found = await store.getJob('a');
+      await store.jobs.enqueue([newJob('a', { delayMs: 2000 })]);
+      const found = await store.operator.getJob('a');
       expect(found?.where).toBe('hot');
       expect(found?.job.createdAt.getTime()).toBe(START);
       expect(found?.where === 'hot' && found.job.runAt.getTime()).toBe(START + 2000);
 
       expect(await claimOne()).toEqual([]);
       clock.advance(1999);
-      expect(await store.promote(10)).toEqual({ promoted: [], nextDueInMs: 1 });
+      expect(await store.jobs.promote(10)).toEqual({ promoted: [], nextDueInMs: 1 });
       expect(await claimOne()).toEqual([]);
       clock.advance(1);
       expect(await claimOne()).toEqual([]); // due, but scheduled until promoted
-      expect(await store.promote(10)).toEqual({
+      expect(await store.jobs.promote(10)).toEqual({
         promoted: [{ queue: 'default', count: 1 }],
         nextDueInMs: null,
       });
@@ -56,22 +56,22 @@ describe('memory store', () => {
     });
 
     it('holds a retried job for its delay, keeping attempts and the error', async () => {
-      await store.enqueue([newJob('a')]);
-      const [claimed] = await store.start((await claimOne()).map(leaseOf));
+      await store.jobs.enqueue([newJob('a')]);
+      const [claimed] = await store.jobs.start((await claimOne()).map(leaseOf));
       if (claimed === undefined) throw new Error('not started');
       const lease = leaseOf(claimed);
       expect(
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'retry', lease, from: 'processing', delayMs: 500, error: 'boom' },
         ]),
       ).toEqual([true]);
 
       expect(await claimOne()).toEqual([]);
       clock.advance(500);
-      await store.promote(10);
+      await store.jobs.promote(10);
       const [again] = await claimOne();
       expect(again?.attempts).toBe(1);
-      const found = await store.getJob('a');
+      const found = await store.operator.getJob('a');
       expect(found?.where === 'hot' && found.job.lastError).toBe('boom');
       expect(again?.runAt.getTime()).toBe(START + 500);
     });
@@ -79,88 +79,88 @@ describe('memory store', () => {
 
   describe('copies', () => {
     it('returns copies from enqueue-side reads, claim and start', async () => {
-      await store.enqueue([newJob('a')]);
+      await store.jobs.enqueue([newJob('a')]);
       const [claimed] = await claimOne();
       if (claimed === undefined) throw new Error('not claimed');
       claimed.state = 'pending';
       claimed.payload = 'mutated';
       claimed.runAt.setTime(0);
 
-      const found = await store.getJob('a');
+      const found = await store.operator.getJob('a');
       expect(found?.where === 'hot' && found.job.state).toBe('fetched');
       expect(found?.job.payload).toBe('{}');
       expect(found?.where === 'hot' && found.job.runAt.getTime()).toBe(START);
 
-      const [started] = await store.start([leaseOf(claimed)]);
+      const [started] = await store.jobs.start([leaseOf(claimed)]);
       started?.createdAt.setTime(0);
-      const [listed] = await store.listHot({ limit: 10 });
+      const [listed] = await store.operator.listHot({ limit: 10 });
       expect(listed?.createdAt.getTime()).toBe(START);
     });
 
     it('returns copies of queues, stats, archive rows, DLQ rows and buckets', async () => {
-      const queue = await store.updateQueue('q', { maxWorkers: 3 });
+      const queue = await store.queues.updateQueue('q', { maxWorkers: 3 });
       queue.maxWorkers = 99;
       queue.updatedAt.setTime(0);
-      const [, stored] = await store.listQueues();
+      const [, stored] = await store.queues.listQueues();
       expect(stored?.maxWorkers).toBe(3);
       expect(stored?.updatedAt.getTime()).toBe(START);
 
-      await store.enqueue([newJob('a'), newJob('b')]);
-      const [a, b] = await store.start((await claimOne()).map(leaseOf));
+      await store.jobs.enqueue([newJob('a'), newJob('b')]);
+      const [a, b] = await store.jobs.start((await claimOne()).map(leaseOf));
       if (a === undefined || b === undefined) throw new Error('not started');
-      await store.settle([
+      await store.jobs.settle([
         { kind: 'archive', lease: leaseOf(a), durationMs: 5 },
         { kind: 'dead', lease: leaseOf(b), reason: 'Fatal', error: 'bad' },
       ]);
 
-      const [archived] = await store.listArchive({ limit: 1 });
+      const [archived] = await store.operator.listArchive({ limit: 1 });
       archived?.finishedAt.setTime(0);
-      const [dead] = await store.listDead({ limit: 1 });
+      const [dead] = await store.operator.listDead({ limit: 1 });
       if (dead === undefined) throw new Error('no dead row');
       dead.errorDetails = 'changed';
-      const [bucket] = await store.metricBuckets(new Date(0));
+      const [bucket] = await store.queues.metricBuckets(new Date(0));
       bucket?.bucketStart.setTime(0);
-      const [stats] = await store.queueStats();
+      const [stats] = await store.queues.queueStats();
       stats?.lastActivityAt?.setTime(0);
 
-      expect((await store.listArchive({ limit: 1 }))[0]?.finishedAt.getTime()).toBe(START);
-      expect((await store.listDead({ limit: 1 }))[0]?.errorDetails).toBe('bad');
-      expect((await store.metricBuckets(new Date(0)))[0]?.bucketStart.getTime()).toBe(START);
-      expect((await store.queueStats())[0]?.lastActivityAt?.getTime()).toBe(START);
+      expect((await store.operator.listArchive({ limit: 1 }))[0]?.finishedAt.getTime()).toBe(START);
+      expect((await store.operator.listDead({ limit: 1 }))[0]?.errorDetails).toBe('bad');
+      expect((await store.queues.metricBuckets(new Date(0)))[0]?.bucketStart.getTime()).toBe(START);
+      expect((await store.queues.queueStats())[0]?.lastActivityAt?.getTime()).toBe(START);
     });
   });
 
   describe('atomic enqueue', () => {
     it('writes nothing when one job of a batch reuses a hot id', async () => {
-      await store.enqueue([newJob('taken')]);
+      await store.jobs.enqueue([newJob('taken')]);
       const batch = [
         newJob('fresh-1', { queue: 'brand-new' }),
         newJob('taken'),
         newJob('fresh-2', { idempotencyKey: 'k' }),
       ];
-      const error: unknown = await store.enqueue(batch).catch((e: unknown) => e);
+      const error: unknown = await store.jobs.enqueue(batch).catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(ChokaQError);
       expect((error as ChokaQError).code).toBe('CHOKAQ_DUPLICATE_JOB_ID');
-      expect(await store.getJob('fresh-1')).toBeNull();
-      expect(await store.listHot({ limit: 10 })).toHaveLength(1);
-      expect((await store.listQueues()).map((q) => q.name)).toEqual(['default']);
+      expect(await store.operator.getJob('fresh-1')).toBeNull();
+      expect(await store.operator.listHot({ limit: 10 })).toHaveLength(1);
+      expect((await store.queues.listQueues()).map((q) => q.name)).toEqual(['default']);
       // The key was not taken by the failed batch.
-      expect(await store.enqueue([newJob('fresh-2', { idempotencyKey: 'k' })])).toEqual([
+      expect(await store.jobs.enqueue([newJob('fresh-2', { idempotencyKey: 'k' })])).toEqual([
         { id: 'fresh-2', created: true },
       ]);
     });
 
     it('rejects an id repeated inside one batch, writing nothing', async () => {
-      const error: unknown = await store
+      const error: unknown = await store.jobs
         .enqueue([newJob('x'), newJob('x')])
         .catch((e: unknown) => e);
       expect((error as ChokaQError).code).toBe('CHOKAQ_DUPLICATE_JOB_ID');
-      expect(await store.listHot({ limit: 10 })).toEqual([]);
+      expect(await store.operator.listHot({ limit: 10 })).toEqual([]);
     });
 
     it('dedupes a key repeated inside one batch to the first job', async () => {
-      const results = await store.enqueue([
+      const results = await store.jobs.enqueue([
         newJob('a', { idempotencyKey: 'k' }),
         newJob('b', { idempotencyKey: 'k' }),
       ]);
@@ -173,24 +173,30 @@ describe('memory store', () => {
 
   describe('error-group retention', () => {
     it('drops trend hours past two days in a DLQ batch, also of groups that stopped failing', async () => {
-      await store.enqueue([newJob('a'), newJob('b')]);
-      const [a, b] = await store.start((await claimOne()).map(leaseOf));
+      await store.jobs.enqueue([newJob('a'), newJob('b')]);
+      const [a, b] = await store.jobs.start((await claimOne()).map(leaseOf));
       if (a === undefined || b === undefined) throw new Error('not started');
-      await store.settle([{ kind: 'dead', lease: leaseOf(a), reason: 'Fatal', error: 'E: x' }]);
-      const [group] = await store.errorGroups({ limit: 10 });
+      await store.jobs.settle([
+        { kind: 'dead', lease: leaseOf(a), reason: 'Fatal', error: 'E: x' },
+      ]);
+      const [group] = await store.operator.errorGroups({ limit: 10 });
       if (group === undefined) throw new Error('no group');
-      const hours = () => store.errorGroupHours([group.fingerprint], new Date(0));
+      const hours = () => store.operator.errorGroupHours([group.fingerprint], new Date(0));
       clock.advance(47 * 3_600_000);
-      await store.settle([{ kind: 'dead', lease: leaseOf(b), reason: 'Fatal', error: 'E: x' }]);
+      await store.jobs.settle([
+        { kind: 'dead', lease: leaseOf(b), reason: 'Fatal', error: 'E: x' },
+      ]);
       expect(await hours()).toHaveLength(2);
       // A week's rule purges no DLQ row, but the first hour is past two days now.
       clock.advance(3 * 3_600_000);
-      expect(await store.purgeBatch({ table: 'dlq', olderThanMs: 7 * 86_400_000 }, 10)).toBe(0);
+      expect(
+        await store.retention.purgeBatch({ table: 'dlq', olderThanMs: 7 * 86_400_000 }, 10),
+      ).toBe(0);
       expect(await hours()).toEqual([
         expect.objectContaining({ hourStart: new Date(START + 47 * 3_600_000) }),
       ]);
       clock.advance(49 * 3_600_000);
-      await store.purgeBatch({ table: 'dlq', olderThanMs: 7 * 86_400_000 }, 10);
+      await store.retention.purgeBatch({ table: 'dlq', olderThanMs: 7 * 86_400_000 }, 10);
       expect(await hours()).toEqual([]);
     });
   });
@@ -198,17 +204,17 @@ describe('memory store', () => {
   describe('metric buckets', () => {
     it('truncates outcomes to the second and aggregates within it', async () => {
       clock.advance(250);
-      await store.enqueue([newJob('a'), newJob('b'), newJob('c')]);
-      const [a, b, c] = await store.start((await claimOne()).map(leaseOf));
+      await store.jobs.enqueue([newJob('a'), newJob('b'), newJob('c')]);
+      const [a, b, c] = await store.jobs.start((await claimOne()).map(leaseOf));
       if (a === undefined || b === undefined || c === undefined) throw new Error('not started');
 
-      await store.settle([{ kind: 'archive', lease: leaseOf(a), durationMs: 10 }]);
+      await store.jobs.settle([{ kind: 'archive', lease: leaseOf(a), durationMs: 10 }]);
       clock.advance(700); // still in the same second (.950)
-      await store.settle([{ kind: 'archive', lease: leaseOf(b), durationMs: 30 }]);
+      await store.jobs.settle([{ kind: 'archive', lease: leaseOf(b), durationMs: 30 }]);
       clock.advance(100); // next second (+1.050)
-      await store.settle([{ kind: 'dead', lease: leaseOf(c), reason: 'Timeout', error: 't' }]);
+      await store.jobs.settle([{ kind: 'dead', lease: leaseOf(c), reason: 'Timeout', error: 't' }]);
 
-      const buckets = await store.metricBuckets(new Date(START));
+      const buckets = await store.queues.metricBuckets(new Date(START));
       expect(buckets).toEqual([
         {
           bucketStart: new Date(START + 1000),
@@ -231,7 +237,7 @@ describe('memory store', () => {
           maxDurationMs: 30,
         },
       ]);
-      expect(await store.metricBuckets(new Date(START + 1))).toHaveLength(1);
+      expect(await store.queues.metricBuckets(new Date(START + 1))).toHaveLength(1);
     });
   });
 
@@ -250,31 +256,31 @@ describe('memory store', () => {
 
     /** Enqueues `jobs`, claims and starts them all; returns the started rows in claim order. */
     async function running(...jobs: NewJob[]): Promise<ClaimedJob[]> {
-      await store.enqueue(jobs);
-      const claimed = await store.claim({ workerId: 'w1', limit: 100, queues: null });
-      return store.start(claimed.map(leaseOf));
+      await store.jobs.enqueue(jobs);
+      const claimed = await store.jobs.claim({ workerId: 'w1', limit: 100, queues: null });
+      return store.jobs.start(claimed.map(leaseOf));
     }
 
     async function hotRow(id: string): Promise<HotJob> {
-      const found = await store.getJob(id);
+      const found = await store.operator.getJob(id);
       if (found?.where !== 'hot') throw new Error(`${id} is not hot`);
       return found.job;
     }
 
     async function deadRow(id: string) {
-      const found = await store.getJob(id);
+      const found = await store.operator.getJob(id);
       if (found?.where !== 'dlq') throw new Error(`${id} is not in the DLQ`);
       return found.job;
     }
 
     async function statsOf(queue: string) {
-      const stats = (await store.queueStats()).find((s) => s.queue === queue);
+      const stats = (await store.queues.queueStats()).find((s) => s.queue === queue);
       if (stats === undefined) throw new Error(`no stats for ${queue}`);
       return stats;
     }
 
     it('starts enqueued rows with no lost runs and no cancel request', async () => {
-      await store.enqueue([newJob('a')]);
+      await store.jobs.enqueue([newJob('a')]);
       expect(await hotRow('a')).toMatchObject({
         lostAttempts: 0,
         cancelRequestedAt: null,
@@ -284,14 +290,14 @@ describe('memory store', () => {
 
     describe('rescue of stale fetched rows', () => {
       it('returns fetched rows older than the timeout to pending, attempts unchanged', async () => {
-        await store.enqueue([newJob('old'), newJob('young')]);
-        const [old] = await store.claim({ workerId: 'w1', limit: 1, queues: null });
+        await store.jobs.enqueue([newJob('old'), newJob('young')]);
+        const [old] = await store.jobs.claim({ workerId: 'w1', limit: 1, queues: null });
         if (old === undefined) throw new Error('not claimed');
         clock.advance(10_000);
         await claimOne('w2');
 
         clock.advance(FETCHED_TIMEOUT - 10_000); // `old` is exactly at the limit: not older
-        expect(await store.rescue(rescueOptions())).toEqual({
+        expect(await store.jobs.rescue(rescueOptions())).toEqual({
           skipped: false,
           released: 0,
           idempotencyClaimsPurged: 0,
@@ -301,7 +307,7 @@ describe('memory store', () => {
         });
 
         clock.advance(1);
-        expect((await store.rescue(rescueOptions())).released).toBe(1);
+        expect((await store.jobs.rescue(rescueOptions())).released).toBe(1);
         expect(await hotRow(old.id)).toMatchObject({
           state: 'pending',
           workerId: null,
@@ -312,26 +318,26 @@ describe('memory store', () => {
         expect((await hotRow(old.id)).updatedAt.getTime()).toBe(START + FETCHED_TIMEOUT + 1);
         expect((await hotRow('young')).state).toBe('fetched');
         // The lost lease cannot start the job any more; no counter moved.
-        expect(await store.start([leaseOf(old)])).toEqual([]);
+        expect(await store.jobs.start([leaseOf(old)])).toEqual([]);
         expect((await statsOf('default')).retriedTotal).toBe(0);
 
         clock.advance(10_000);
-        expect((await store.rescue(rescueOptions())).released).toBe(1);
+        expect((await store.jobs.rescue(rescueOptions())).released).toBe(1);
         expect((await hotRow('young')).state).toBe('pending');
       });
 
       it('moves at most `limit` rows per step, oldest first', async () => {
         for (const id of ['c', 'a', 'b']) {
-          await store.enqueue([newJob(id)]);
+          await store.jobs.enqueue([newJob(id)]);
           await claimOne();
           clock.advance(1);
         }
         clock.advance(FETCHED_TIMEOUT);
-        expect((await store.rescue(rescueOptions({ limit: 2 }))).released).toBe(2);
+        expect((await store.jobs.rescue(rescueOptions({ limit: 2 }))).released).toBe(2);
         expect((await hotRow('c')).state).toBe('pending');
         expect((await hotRow('a')).state).toBe('pending');
         expect((await hotRow('b')).state).toBe('fetched');
-        expect((await store.rescue(rescueOptions({ limit: 2 }))).released).toBe(1);
+        expect((await store.jobs.rescue(rescueOptions({ limit: 2 }))).released).toBe(1);
       });
     });
 
@@ -341,16 +347,16 @@ describe('memory store', () => {
         if (job === undefined) throw new Error('not started');
 
         clock.advance(PROCESSING_TIMEOUT);
-        expect((await store.rescue(rescueOptions())).dead).toEqual([]);
+        expect((await store.jobs.rescue(rescueOptions())).dead).toEqual([]);
         // A heartbeat keeps it alive past the original deadline.
-        expect(await store.heartbeat([leaseOf(job)])).toEqual([
+        expect(await store.jobs.heartbeat([leaseOf(job)])).toEqual([
           { alive: true, cancelRequested: false, cancelRequestedBy: null },
         ]);
         clock.advance(PROCESSING_TIMEOUT);
-        expect((await store.rescue(rescueOptions())).dead).toEqual([]);
+        expect((await store.jobs.rescue(rescueOptions())).dead).toEqual([]);
 
         clock.advance(1);
-        expect(await store.rescue(rescueOptions())).toEqual({
+        expect(await store.jobs.rescue(rescueOptions())).toEqual({
           skipped: false,
           released: 0,
           idempotencyClaimsPurged: 0,
@@ -368,11 +374,11 @@ describe('memory store', () => {
         const stats = await statsOf('q');
         expect(stats.failedTotal).toBe(1);
         expect(stats.retriedTotal).toBe(0);
-        const [bucket] = await store.metricBuckets(new Date(0));
+        const [bucket] = await store.queues.metricBuckets(new Date(0));
         expect(bucket).toMatchObject({ queue: 'q', outcome: 'failed', reason: 'Zombie', count: 1 });
         // The owner's late settlement is a conflict.
         expect(
-          await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]),
+          await store.jobs.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]),
         ).toEqual([false]);
       });
 
@@ -382,7 +388,7 @@ describe('memory store', () => {
 
         for (const lost of [1, 2]) {
           clock.advance(PROCESSING_TIMEOUT + 1);
-          const result = await store.rescue(options);
+          const result = await store.jobs.rescue(options);
           expect(result.retried).toEqual([{ id: 'r', queue: 'default', type: 'Report.Build' }]);
           expect(result.dead.map((j) => j.id)).toEqual(lost === 1 ? ['other'] : []);
           const row = await hotRow('r');
@@ -397,12 +403,12 @@ describe('memory store', () => {
           });
           expect(row.runAt.getTime()).toBe(clock.now());
           expect((await statsOf('default')).retriedTotal).toBe(lost);
-          const [again] = await store.start((await claimOne()).map(leaseOf));
+          const [again] = await store.jobs.start((await claimOne()).map(leaseOf));
           expect(again?.attempts).toBe(1);
         }
 
         clock.advance(PROCESSING_TIMEOUT + 1);
-        const last = await store.rescue(options);
+        const last = await store.jobs.rescue(options);
         expect(last.retried).toEqual([]);
         expect(last.dead).toEqual([{ id: 'r', queue: 'default', type: 'Report.Build' }]);
         expect(await deadRow('r')).toMatchObject({
@@ -416,7 +422,7 @@ describe('memory store', () => {
       it('ignores opt-ins of other types, zero maxima and inherited object keys', async () => {
         await running(newJob('a', { type: 'constructor' }), newJob('b', { type: 'x' }));
         clock.advance(PROCESSING_TIMEOUT + 1);
-        const result = await store.rescue(rescueOptions({ retryZombieTypes: { y: 5, x: 0 } }));
+        const result = await store.jobs.rescue(rescueOptions({ retryZombieTypes: { y: 5, x: 0 } }));
         expect(result.retried).toEqual([]);
         expect(result.dead.map((j) => j.id).sort()).toEqual(['a', 'b']);
       });
@@ -425,19 +431,19 @@ describe('memory store', () => {
         await running(newJob('a', { type: 'Sync.Run' }));
         clock.advance(PROCESSING_TIMEOUT + 1);
         const options = rescueOptions({ retryZombieTypes: { 'SYNC.RUN': 1, 'sync.run': 0 } });
-        expect((await store.rescue(options)).retried.map((j) => j.id)).toEqual(['a']);
+        expect((await store.jobs.rescue(options)).retried.map((j) => j.id)).toEqual(['a']);
       });
 
       it("uses the queue's zombieTimeoutSeconds over the global timeout", async () => {
-        await store.updateQueue('slow', { zombieTimeoutSeconds: 120 });
-        await store.updateQueue('fast', { zombieTimeoutSeconds: 5 });
+        await store.queues.updateQueue('slow', { zombieTimeoutSeconds: 120 });
+        await store.queues.updateQueue('fast', { zombieTimeoutSeconds: 5 });
         await running(
           newJob('s', { queue: 'slow' }),
           newJob('f', { queue: 'fast' }),
           newJob('d', { queue: 'default' }),
         );
         const deadIds = async (): Promise<string[]> =>
-          (await store.rescue(rescueOptions())).dead.map((j) => j.id);
+          (await store.jobs.rescue(rescueOptions())).dead.map((j) => j.id);
 
         clock.advance(5_001);
         expect(await deadIds()).toEqual(['f']);
@@ -452,18 +458,18 @@ describe('memory store', () => {
 
     describe('cancel', () => {
       it('buries pending and fetched jobs and flags processing ones, in input order', async () => {
-        await store.enqueue([newJob('run', { queue: 'q' })]);
-        const [run] = await store.start(
-          (await store.claim({ workerId: 'w1', limit: 1, queues: ['q'] })).map(leaseOf),
+        await store.jobs.enqueue([newJob('run', { queue: 'q' })]);
+        const [run] = await store.jobs.start(
+          (await store.jobs.claim({ workerId: 'w1', limit: 1, queues: ['q'] })).map(leaseOf),
         );
         if (run === undefined) throw new Error('not started');
-        await store.enqueue([newJob('fetch', { queue: 'q', idempotencyKey: 'k' })]);
-        const [fetched] = await store.claim({ workerId: 'w2', limit: 1, queues: ['q'] });
+        await store.jobs.enqueue([newJob('fetch', { queue: 'q', idempotencyKey: 'k' })]);
+        const [fetched] = await store.jobs.claim({ workerId: 'w2', limit: 1, queues: ['q'] });
         if (fetched === undefined) throw new Error('not claimed');
-        await store.enqueue([newJob('wait', { queue: 'q' })]);
+        await store.jobs.enqueue([newJob('wait', { queue: 'q' })]);
 
         clock.advance(1000);
-        const result = await store.cancel(
+        const result = await store.jobs.cancel(
           ['run', 'missing', 'wait', 'fetch', 'wait', 'run'],
           'ops',
         );
@@ -481,11 +487,11 @@ describe('memory store', () => {
           expect(row.failedAt.getTime()).toBe(START + 1000);
         }
         expect((await statsOf('q')).failedTotal).toBe(2);
-        const [bucket] = await store.metricBuckets(new Date(0));
+        const [bucket] = await store.queues.metricBuckets(new Date(0));
         expect(bucket).toMatchObject({ outcome: 'failed', reason: 'Cancelled', count: 2 });
         // The fetched job's lease is gone; its idempotency key is free again.
-        expect(await store.start([leaseOf(fetched)])).toEqual([]);
-        expect(await store.enqueue([newJob('next', { idempotencyKey: 'k' })])).toEqual([
+        expect(await store.jobs.start([leaseOf(fetched)])).toEqual([]);
+        expect(await store.jobs.enqueue([newJob('next', { idempotencyKey: 'k' })])).toEqual([
           { id: 'next', created: true },
         ]);
 
@@ -496,24 +502,27 @@ describe('memory store', () => {
 
         // A second request keeps the first one's time and actor.
         clock.advance(1000);
-        expect(await store.cancel(['run'], 'boss')).toEqual({ cancelled: [], requested: ['run'] });
+        expect(await store.jobs.cancel(['run'], 'boss')).toEqual({
+          cancelled: [],
+          requested: ['run'],
+        });
         expect(await hotRow('run')).toMatchObject({ cancelRequestedBy: 'ops' });
         expect((await hotRow('run')).cancelRequestedAt?.getTime()).toBe(START + 1000);
-        expect(await store.cancel([], 'ops')).toEqual({ cancelled: [], requested: [] });
+        expect(await store.jobs.cancel([], 'ops')).toEqual({ cancelled: [], requested: [] });
       });
 
       it('never claims a retried job with a cancel request; rescue buries it', async () => {
         const [job] = await running(newJob('a', { type: 'T' }));
         if (job === undefined) throw new Error('not started');
-        await store.cancel(['a'], 'ops');
+        await store.jobs.cancel(['a'], 'ops');
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'retry', lease: leaseOf(job), from: 'processing', delayMs: 0, error: 'e' },
           ]),
         ).toEqual([true]);
         expect(await claimOne()).toEqual([]);
 
-        const result = await store.rescue(rescueOptions());
+        const result = await store.jobs.rescue(rescueOptions());
         expect(result.cancelled).toEqual([{ id: 'a', queue: 'default', type: 'T' }]);
         expect(await deadRow('a')).toMatchObject({
           reason: 'Cancelled',
@@ -524,9 +533,9 @@ describe('memory store', () => {
 
       it('buries a zombie with a cancel request as Cancelled, even for opted-in types', async () => {
         await running(newJob('a', { type: 'T' }));
-        await store.cancel(['a'], 'ops');
+        await store.jobs.cancel(['a'], 'ops');
         clock.advance(PROCESSING_TIMEOUT + 1);
-        const result = await store.rescue(rescueOptions({ retryZombieTypes: { t: 5 } }));
+        const result = await store.jobs.rescue(rescueOptions({ retryZombieTypes: { t: 5 } }));
         expect(result).toMatchObject({ dead: [], retried: [] });
         expect(result.cancelled).toEqual([{ id: 'a', queue: 'default', type: 'T' }]);
         expect(await deadRow('a')).toMatchObject({
@@ -541,13 +550,13 @@ describe('memory store', () => {
       it('reports alive, cancel requests and lost leases, refreshing only held leases', async () => {
         const [a, b] = await running(newJob('a'), newJob('b'));
         if (a === undefined || b === undefined) throw new Error('not started');
-        await store.enqueue([newJob('c')]);
+        await store.jobs.enqueue([newJob('c')]);
         const [c] = await claimOne();
         if (c === undefined) throw new Error('not claimed');
 
         clock.advance(5000);
-        await store.cancel(['b'], 'ops');
-        const results = await store.heartbeat([
+        await store.jobs.cancel(['b'], 'ops');
+        const results = await store.jobs.heartbeat([
           leaseOf(a),
           leaseOf(b),
           { ...leaseOf(a), leaseToken: 'stolen' },
@@ -572,8 +581,8 @@ describe('memory store', () => {
         expect((await hotRow('c')).updatedAt.getTime()).toBe(START + 5000);
 
         clock.advance(PROCESSING_TIMEOUT + 1);
-        await store.rescue(rescueOptions());
-        expect(await store.heartbeat([leaseOf(a), leaseOf(b)])).toEqual([
+        await store.jobs.rescue(rescueOptions());
+        expect(await store.jobs.heartbeat([leaseOf(a), leaseOf(b)])).toEqual([
           { alive: false, cancelRequested: false, cancelRequestedBy: null },
           { alive: false, cancelRequested: false, cancelRequestedBy: null },
         ]);
@@ -585,7 +594,7 @@ describe('memory store', () => {
         const [job] = await running(newJob('a'));
         if (job === undefined) throw new Error('not started');
         expect(
-          await store.settle([
+          await store.jobs.settle([
             {
               kind: 'retry',
               lease: leaseOf(job),
@@ -606,19 +615,19 @@ describe('memory store', () => {
 
         // From fetched (nothing ran), the refund still never goes below zero.
         clock.advance(100);
-        await store.promote(10);
+        await store.jobs.promote(10);
         const [fetched] = await claimOne();
         if (fetched === undefined) throw new Error('not claimed');
         const lease = leaseOf(fetched);
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'retry', lease, from: 'fetched', delayMs: 0, error: 'x', lost: true },
         ]);
         expect(await hotRow('a')).toMatchObject({ attempts: 0, lostAttempts: 2 });
 
         // Without `lost`, nothing is refunded.
-        const [again] = await store.start((await claimOne()).map(leaseOf));
+        const [again] = await store.jobs.start((await claimOne()).map(leaseOf));
         if (again === undefined) throw new Error('not started');
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'retry', lease: leaseOf(again), from: 'processing', delayMs: 0, error: 'y' },
         ]);
         expect(await hotRow('a')).toMatchObject({ attempts: 1, lostAttempts: 2 });
@@ -627,7 +636,7 @@ describe('memory store', () => {
       it('carries lostAttempts and the note into the archive, note null by default', async () => {
         const [a, b] = await running(newJob('a'), newJob('b'));
         if (a === undefined || b === undefined) throw new Error('not started');
-        await store.settle([
+        await store.jobs.settle([
           {
             kind: 'retry',
             lease: leaseOf(a),
@@ -637,13 +646,13 @@ describe('memory store', () => {
             lost: true,
           },
         ]);
-        const [a2] = await store.start((await claimOne()).map(leaseOf));
+        const [a2] = await store.jobs.start((await claimOne()).map(leaseOf));
         if (a2 === undefined) throw new Error('not started');
-        await store.settle([
+        await store.jobs.settle([
           { kind: 'archive', lease: leaseOf(a2), durationMs: 3, note: 'duplicate of x' },
           { kind: 'archive', lease: leaseOf(b), durationMs: 4 },
         ]);
-        const archived = await store.listArchive({ limit: 10 });
+        const archived = await store.operator.listArchive({ limit: 10 });
         expect(archived.find((r) => r.id === 'a')).toMatchObject({
           attempts: 1,
           lostAttempts: 1,
@@ -653,15 +662,15 @@ describe('memory store', () => {
       });
 
       it('buries a fetched job only when `from` says fetched', async () => {
-        await store.enqueue([newJob('a')]);
+        await store.jobs.enqueue([newJob('a')]);
         const [fetched] = await claimOne();
         if (fetched === undefined) throw new Error('not claimed');
         const lease = leaseOf(fetched);
         expect(
-          await store.settle([{ kind: 'dead', lease, reason: 'Throttled', error: 'circuit' }]),
+          await store.jobs.settle([{ kind: 'dead', lease, reason: 'Throttled', error: 'circuit' }]),
         ).toEqual([false]);
         expect(
-          await store.settle([
+          await store.jobs.settle([
             { kind: 'dead', lease, from: 'fetched', reason: 'Throttled', error: 'circuit' },
           ]),
         ).toEqual([true]);
@@ -675,7 +684,7 @@ describe('memory store', () => {
       it('resurrects with no lost runs and no cancel request', async () => {
         const [job] = await running(newJob('a'));
         if (job === undefined) throw new Error('not started');
-        await store.settle([
+        await store.jobs.settle([
           {
             kind: 'retry',
             lease: leaseOf(job),
@@ -685,14 +694,14 @@ describe('memory store', () => {
             lost: true,
           },
         ]);
-        const [again] = await store.start((await claimOne()).map(leaseOf));
+        const [again] = await store.jobs.start((await claimOne()).map(leaseOf));
         if (again === undefined) throw new Error('not started');
-        await store.cancel(['a'], 'ops');
+        await store.jobs.cancel(['a'], 'ops');
         clock.advance(PROCESSING_TIMEOUT + 1);
-        await store.rescue(rescueOptions());
+        await store.jobs.rescue(rescueOptions());
         expect(await deadRow('a')).toMatchObject({ reason: 'Cancelled', lostAttempts: 1 });
 
-        expect(await store.resurrect(['a'], { actor: 'ops' })).toEqual(['a']);
+        expect(await store.operator.resurrect(['a'], { actor: 'ops' })).toEqual(['a']);
         expect(await hotRow('a')).toMatchObject({
           attempts: 0,
           lostAttempts: 0,
@@ -707,31 +716,33 @@ describe('memory store', () => {
   describe('wake-ups', () => {
     it('wakes subscribers after enqueue and resurrect, not after unsubscribe or close', async () => {
       const heard: string[] = [];
-      const unsubscribe = await store.listen?.((queue) => heard.push(queue));
-      await store.enqueue([newJob('a', { queue: 'q1' }), newJob('b', { queue: 'q1' })]);
-      await store.enqueue([newJob('c', { queue: 'q2', idempotencyKey: 'k' })]);
-      await store.enqueue([newJob('d', { queue: 'q3', idempotencyKey: 'k' })]); // deduped
+      const unsubscribe = await store.cluster.listen?.((queue) => heard.push(queue));
+      await store.jobs.enqueue([newJob('a', { queue: 'q1' }), newJob('b', { queue: 'q1' })]);
+      await store.jobs.enqueue([newJob('c', { queue: 'q2', idempotencyKey: 'k' })]);
+      await store.jobs.enqueue([newJob('d', { queue: 'q3', idempotencyKey: 'k' })]); // deduped
       await Promise.resolve();
       expect(heard).toEqual(['q1', 'q2']);
 
-      const [claimed] = await store.start(
-        (await store.claim({ workerId: 'w', limit: 1, queues: ['q2'] })).map(leaseOf),
+      const [claimed] = await store.jobs.start(
+        (await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['q2'] })).map(leaseOf),
       );
       if (claimed === undefined) throw new Error('not started');
-      await store.settle([{ kind: 'dead', lease: leaseOf(claimed), reason: 'Fatal', error: 'x' }]);
-      expect(await store.resurrect(['c', 'missing'], { actor: 'ops' })).toEqual(['c']);
+      await store.jobs.settle([
+        { kind: 'dead', lease: leaseOf(claimed), reason: 'Fatal', error: 'x' },
+      ]);
+      expect(await store.operator.resurrect(['c', 'missing'], { actor: 'ops' })).toEqual(['c']);
       await Promise.resolve();
       expect(heard).toEqual(['q1', 'q2', 'q2']);
 
       await unsubscribe?.();
-      await store.enqueue([newJob('e', { queue: 'q1' })]);
+      await store.jobs.enqueue([newJob('e', { queue: 'q1' })]);
       await Promise.resolve();
       expect(heard).toEqual(['q1', 'q2', 'q2']);
 
-      await store.listen?.((queue) => heard.push(`again:${queue}`));
+      await store.cluster.listen?.((queue) => heard.push(`again:${queue}`));
       await store.close();
       await store.close();
-      await store.enqueue([newJob('f')]);
+      await store.jobs.enqueue([newJob('f')]);
       await Promise.resolve();
       expect(heard).toEqual(['q1', 'q2', 'q2']);
     });

@@ -74,16 +74,18 @@ describe('the promoter', () => {
     clock.advance(10);
     const passes: number[] = [];
     const promoter = new Promoter({
-      store: new Proxy(store, {
-        get(target, property, receiver) {
-          if (property !== 'promote') return Reflect.get(target, property, receiver) as unknown;
-          return async (limit: number) => {
-            const result = await target.promote(limit);
-            passes.push(result.promoted.reduce((n, p) => n + p.count, 0));
-            return result;
-          };
-        },
-      }),
+      store: {
+        jobs: new Proxy(store.jobs, {
+          get(target, property, receiver) {
+            if (property !== 'promote') return Reflect.get(target, property, receiver) as unknown;
+            return async (limit: number) => {
+              const result = await target.promote(limit);
+              passes.push(result.promoted.reduce((n, p) => n + p.count, 0));
+              return result;
+            };
+          },
+        }),
+      },
       intervalMs: 1000,
       batchSize: 10,
       events: new ChokaQEvents(silentLogger),
@@ -108,12 +110,14 @@ describe('the promoter', () => {
     events.on('worker:error', ({ where }) => errors.push(where));
     let failing = true;
     const promoter = new Promoter({
-      store: new Proxy(store, {
-        get(target, property, receiver) {
-          if (property === 'promote' && failing) return () => Promise.reject(new Error('down'));
-          return Reflect.get(target, property, receiver) as unknown;
-        },
-      }),
+      store: {
+        jobs: new Proxy(store.jobs, {
+          get(target, property, receiver) {
+            if (property === 'promote' && failing) return () => Promise.reject(new Error('down'));
+            return Reflect.get(target, property, receiver) as unknown;
+          },
+        }),
+      },
       intervalMs: 1000,
       events,
       logger: silentLogger,

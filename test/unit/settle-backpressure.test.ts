@@ -36,13 +36,13 @@ describe('settle back-pressure', () => {
     const store = memory();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const settle = store.settle.bind(store);
-    store.settle = async (items: readonly Settlement[]) => {
+    const settle = store.jobs.settle.bind(store);
+    store.jobs.settle = async (items: readonly Settlement[]) => {
       await gate;
       return settle(items);
     };
-    store.settleAndClaim = async (items: readonly Settlement[]) => ({
-      applied: await store.settle(items),
+    store.jobs.settleAndClaim = async (items: readonly Settlement[]) => ({
+      applied: await store.jobs.settle(items),
       started: [],
     });
     let runs = 0;

@@ -13,8 +13,8 @@ describe('a claim that waited long in the local queue', () => {
     const clock = new FakeClock();
     const store = memory({ clock });
     const events: string[] = [];
-    const start = store.start.bind(store);
-    store.start = (leases: readonly Lease[]) => {
+    const start = store.jobs.start.bind(store);
+    store.jobs.start = (leases: readonly Lease[]) => {
       for (const lease of leases) events.push(`start ${lease.id}`);
       return start(leases);
     };

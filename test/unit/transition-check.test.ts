@@ -13,11 +13,11 @@ describe('transition watch', () => {
   it('accepts a job run through listed transitions', async () => {
     const violations: string[] = [];
     const store = checkTransitions(memory(), violations);
-    await store.enqueue([newJob({ id: 'ok-1' })]);
+    await store.jobs.enqueue([newJob({ id: 'ok-1' })]);
     const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: null });
     if (!job) throw new Error('nothing claimed');
-    await store.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error: 'x' }]);
-    await store.resurrect(['ok-1'], { actor: 'ops' });
+    await store.jobs.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error: 'x' }]);
+    await store.operator.resurrect(['ok-1'], { actor: 'ops' });
     expect(violations).toEqual([]);
   });
 
@@ -25,9 +25,9 @@ describe('transition watch', () => {
     const violations: string[] = [];
     const raw = memory();
     // A broken provider: settling an archive claims another pending job on the side and archives it.
-    const settle = raw.settle.bind(raw);
-    raw.settle = async (items: readonly Settlement[]) => {
-      const others = await raw.claim({ workerId: 'w', limit: 1, queues: null });
+    const settle = raw.jobs.settle.bind(raw);
+    raw.jobs.settle = async (items: readonly Settlement[]) => {
+      const others = await raw.jobs.claim({ workerId: 'w', limit: 1, queues: null });
       return settle([
         ...items,
         ...others.map((job): Settlement => ({
@@ -38,11 +38,11 @@ describe('transition watch', () => {
       ]).then((applied) => applied.slice(0, items.length));
     };
     const store = checkTransitions(raw, violations);
-    await store.enqueue([newJob({ id: 'bad-1' })]);
-    const [job] = await store.claim({ workerId: 'w', limit: 1, queues: null });
+    await store.jobs.enqueue([newJob({ id: 'bad-1' })]);
+    const [job] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
     if (!job) throw new Error('nothing claimed');
-    await store.enqueue([newJob({ id: 'bad-2' })]);
-    await store.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
+    await store.jobs.enqueue([newJob({ id: 'bad-2' })]);
+    await store.jobs.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
     expect(violations).toEqual(['settle: pending → succeeded (worker) for bad-2']);
   });
 
@@ -50,20 +50,20 @@ describe('transition watch', () => {
     const violations: string[] = [];
     const raw = memory();
     // A broken provider: cancel (an operator call) archives instead of cancelling.
-    raw.cancel = async (ids) => {
+    raw.jobs.cancel = async (ids) => {
       const claimed = await claimAndStart(raw, {
         workerId: 'op',
         limit: ids.length,
         queues: null,
       });
-      await raw.settle(
+      await raw.jobs.settle(
         claimed.map((job) => ({ kind: 'archive', lease: leaseOf(job), durationMs: 0 })),
       );
       return { cancelled: [...ids], requested: [] };
     };
     const store = checkTransitions(raw, violations);
-    await store.enqueue([newJob({ id: 'op-1' })]);
-    await store.cancel(['op-1'], 'ops');
+    await store.jobs.enqueue([newJob({ id: 'op-1' })]);
+    await store.jobs.cancel(['op-1'], 'ops');
     expect(violations).toEqual(['cancel: pending → succeeded (operator) for op-1']);
   });
 });

@@ -35,6 +35,7 @@ import type {
   PromoteResult,
   RescueResult,
   Settlement,
+  JobStore,
 } from '../job-store.js';
 import type {
   DeadEdit,
@@ -42,9 +43,11 @@ import type {
   GroupHour,
   PendingEdit,
   ResurrectRequest,
+  OperatorStore,
 } from '../operator-store.js';
-import type { MetricBucket, QueuePatch } from '../queue-store.js';
+import type { MetricBucket, QueuePatch, QueueStore } from '../queue-store.js';
 import type { Store } from '../store.js';
+import type { ClusterStore } from '../cluster-store.js';
 import type { NewJob } from '../model.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
 import { editPendingJob, upsertQueue } from './admin.js';
@@ -64,10 +67,11 @@ import type {
   BulkSnapshot,
   BulkStart,
   NewAuditEntry,
+  BulkStore,
 } from '../bulk.js';
 import { MemoryBulk } from './bulk.js';
 import { deleteRows, expiredRows } from './retention.js';
-import type { RetentionRule } from '../retention.js';
+import type { RetentionRule, RetentionStore } from '../retention.js';
 import { editDeadJob, purgeDeadJobs, resurrectJobs } from './dlq.js';
 import { enqueueJobs } from './enqueue.js';
 import {
@@ -97,19 +101,28 @@ function atomically<T>(operation: () => T): Promise<T> {
 }
 
 /** A volatile, single-process {@link Store} kept in memory. */
-export class MemoryStore implements Store {
+export class MemoryStore
+  implements Store, JobStore, QueueStore, OperatorStore, BulkStore, ClusterStore, RetentionStore
+{
   /** Provider name for logs. */
   readonly kind = 'memory';
+  // Each capability is this store itself until the provider is split into its parts.
+  readonly jobs: JobStore = this;
+  readonly queues: QueueStore = this;
+  readonly operator: OperatorStore = this;
+  readonly bulk: BulkStore = this;
+  readonly cluster: ClusterStore = this;
+  readonly retention: RetentionStore = this;
   private readonly clock: Clock;
   private readonly tables: Tables;
   private readonly wake = new WakeHub();
-  private readonly bulk: MemoryBulk;
+  private readonly bulkTables: MemoryBulk;
 
   /** @param clock Source of "now" for scheduling, eligibility and every timestamp. */
   constructor(clock: Clock) {
     this.clock = clock;
     this.tables = new Tables(this.time());
-    this.bulk = new MemoryBulk(
+    this.bulkTables = new MemoryBulk(
       this.tables,
       () => this.time(),
       (queues) => this.wake.notify(queues),
@@ -330,57 +343,57 @@ export class MemoryStore implements Store {
 
   /** {@inheritDoc BulkStore.createBulk} */
   createBulk(snapshot: BulkSnapshot): Promise<void> {
-    return atomically(() => this.bulk.createBulk(snapshot));
+    return atomically(() => this.bulkTables.createBulk(snapshot));
   }
 
   /** {@inheritDoc BulkStore.getBulk} */
   getBulk(id: string): Promise<BulkAction | null> {
-    return atomically(() => this.bulk.getBulk(id));
+    return atomically(() => this.bulkTables.getBulk(id));
   }
 
   /** {@inheritDoc BulkStore.listBulk} */
   listBulk(limit: number): Promise<BulkAction[]> {
-    return atomically(() => this.bulk.listBulk(limit));
+    return atomically(() => this.bulkTables.listBulk(limit));
   }
 
   /** {@inheritDoc BulkStore.startBulk} */
   startBulk(id: string, tokenHash: string, actor: string, reason: string): Promise<BulkStart> {
-    return atomically(() => this.bulk.startBulk(id, tokenHash, actor, reason));
+    return atomically(() => this.bulkTables.startBulk(id, tokenHash, actor, reason));
   }
 
   /** {@inheritDoc BulkStore.nextBulkItems} */
   nextBulkItems(id: string, limit: number): Promise<{ action: BulkAction; items: BulkItem[] }> {
-    return atomically(() => this.bulk.nextBulkItems(id, limit));
+    return atomically(() => this.bulkTables.nextBulkItems(id, limit));
   }
 
   /** {@inheritDoc BulkStore.applyBulkBatch} */
   applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
-    return atomically(() => this.bulk.applyBulkBatch(id, batch));
+    return atomically(() => this.bulkTables.applyBulkBatch(id, batch));
   }
 
   /** {@inheritDoc BulkStore.bulkSkips} */
   bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {
-    return atomically(() => this.bulk.bulkSkips(id, limit));
+    return atomically(() => this.bulkTables.bulkSkips(id, limit));
   }
 
   /** {@inheritDoc BulkStore.finishBulk} */
   finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {
-    return atomically(() => this.bulk.finishBulk(id, status, error));
+    return atomically(() => this.bulkTables.finishBulk(id, status, error));
   }
 
   /** {@inheritDoc BulkStore.requestBulkCancel} */
   requestBulkCancel(id: string, actor: string): Promise<BulkAction | null> {
-    return atomically(() => this.bulk.requestBulkCancel(id, actor));
+    return atomically(() => this.bulkTables.requestBulkCancel(id, actor));
   }
 
   /** {@inheritDoc BulkStore.recordAction} */
   recordAction(entry: NewAuditEntry): Promise<AuditEntry> {
-    return atomically(() => this.bulk.recordAction(entry));
+    return atomically(() => this.bulkTables.recordAction(entry));
   }
 
   /** {@inheritDoc BulkStore.listActions} */
   listActions(limit: number, beforeId?: string): Promise<AuditEntry[]> {
-    return atomically(() => this.bulk.listActions(limit, beforeId));
+    return atomically(() => this.bulkTables.listActions(limit, beforeId));
   }
 
   /** {@inheritDoc Store.editPending} */
@@ -436,8 +449,8 @@ export class MemoryStore implements Store {
     return atomically(() => {
       const now = this.time();
       const cutoff = new Date(now.getTime() - rule.olderThanMs);
-      if (rule.table === 'audit') return this.bulk.purgeAudit(cutoff, limit);
-      if (rule.table === 'bulkActions') return this.bulk.purgeActions(cutoff, limit);
+      if (rule.table === 'audit') return this.bulkTables.purgeAudit(cutoff, limit);
+      if (rule.table === 'bulkActions') return this.bulkTables.purgeActions(cutoff, limit);
       if (rule.table === 'scheduleTicks') return this.scheduleStore.purgeTicks(cutoff, limit);
       const expired = expiredRows(this.tables, rule, cutoff).slice(0, limit);
       return deleteRows(this.tables, rule, expired, cutoff, now);
@@ -448,8 +461,8 @@ export class MemoryStore implements Store {
   countPurgeable(rule: RetentionRule): Promise<number> {
     return atomically(() => {
       const cutoff = new Date(this.time().getTime() - rule.olderThanMs);
-      if (rule.table === 'audit') return this.bulk.countAudit(cutoff);
-      if (rule.table === 'bulkActions') return this.bulk.countActions(cutoff);
+      if (rule.table === 'audit') return this.bulkTables.countAudit(cutoff);
+      if (rule.table === 'bulkActions') return this.bulkTables.countActions(cutoff);
       if (rule.table === 'scheduleTicks') return this.scheduleStore.countTicks(cutoff);
       return expiredRows(this.tables, rule, cutoff).length;
     });

@@ -37,6 +37,7 @@ import type {
   PromoteResult,
   RescueResult,
   Settlement,
+  JobStore,
 } from '../job-store.js';
 import type {
   DeadEdit,
@@ -44,11 +45,13 @@ import type {
   GroupHour,
   PendingEdit,
   ResurrectRequest,
+  OperatorStore,
 } from '../operator-store.js';
-import type { MetricBucket, QueuePatch } from '../queue-store.js';
+import type { MetricBucket, QueuePatch, QueueStore } from '../queue-store.js';
 import type { Store } from '../store.js';
+import type { ClusterStore } from '../cluster-store.js';
 import type { NewJob } from '../model.js';
-import type { RetentionRule } from '../retention.js';
+import type { RetentionRule, RetentionStore } from '../retention.js';
 import type { JobTable, TableCount, TablePage, TableQuery } from '../job-query.js';
 import type {
   AuditEntry,
@@ -61,6 +64,7 @@ import type {
   BulkSnapshot,
   BulkStart,
   NewAuditEntry,
+  BulkStore,
 } from '../bulk.js';
 import { SqlBulk } from './bulk.js';
 import { ClaimContention, claimJobs, type LockedQueues } from './claim.js';
@@ -142,9 +146,18 @@ const CONFLICT_ATTEMPTS = 4;
 const CAPPED_QUEUES_TTL_MS = 1000;
 
 /** {@link Store} over SQL; `postgres()` and `embedded()` build it with their backend. */
-export class SqlStore implements Store {
+export class SqlStore
+  implements Store, JobStore, QueueStore, OperatorStore, BulkStore, ClusterStore, RetentionStore
+{
   /** Provider name: `postgres` or `embedded`. */
   readonly kind: string;
+  // Each capability is this store itself until the provider is split into its parts.
+  readonly jobs: JobStore = this;
+  readonly queues: QueueStore = this;
+  readonly operator: OperatorStore = this;
+  readonly bulk: BulkStore = this;
+  readonly cluster: ClusterStore = this;
+  readonly retention: RetentionStore = this;
   /** The schema holding the tables. */
   readonly schema: string;
   /** Statements bound to {@link SqlStore.schema}. */
@@ -693,63 +706,63 @@ export class SqlStore implements Store {
 
   /** Bulk actions and the audit trail (see `storage/bulk.ts`); made on first use. */
   private bulkVerbs: SqlBulk | undefined;
-  private get bulk(): SqlBulk {
+  private get bulkSql(): SqlBulk {
     return (this.bulkVerbs ??= new SqlBulk(() => this.db(), this.sql));
   }
 
   /** {@inheritDoc BulkStore.createBulk} */
   createBulk(snapshot: BulkSnapshot): Promise<void> {
-    return this.bulk.createBulk(snapshot);
+    return this.bulkSql.createBulk(snapshot);
   }
 
   /** {@inheritDoc BulkStore.getBulk} */
   getBulk(id: string): Promise<BulkAction | null> {
-    return this.bulk.getBulk(id);
+    return this.bulkSql.getBulk(id);
   }
 
   /** {@inheritDoc BulkStore.listBulk} */
   listBulk(limit: number): Promise<BulkAction[]> {
-    return this.bulk.listBulk(limit);
+    return this.bulkSql.listBulk(limit);
   }
 
   /** {@inheritDoc BulkStore.startBulk} */
   startBulk(id: string, tokenHash: string, actor: string, reason: string): Promise<BulkStart> {
-    return this.bulk.startBulk(id, tokenHash, actor, reason);
+    return this.bulkSql.startBulk(id, tokenHash, actor, reason);
   }
 
   /** {@inheritDoc BulkStore.nextBulkItems} */
   nextBulkItems(id: string, limit: number): Promise<{ action: BulkAction; items: BulkItem[] }> {
-    return this.bulk.nextBulkItems(id, limit);
+    return this.bulkSql.nextBulkItems(id, limit);
   }
 
   /** {@inheritDoc BulkStore.applyBulkBatch} */
   applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
-    return this.retryOnConflict('bulk batch', () => this.bulk.applyBulkBatch(id, batch));
+    return this.retryOnConflict('bulk batch', () => this.bulkSql.applyBulkBatch(id, batch));
   }
 
   /** {@inheritDoc BulkStore.bulkSkips} */
   bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {
-    return this.bulk.bulkSkips(id, limit);
+    return this.bulkSql.bulkSkips(id, limit);
   }
 
   /** {@inheritDoc BulkStore.finishBulk} */
   finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {
-    return this.bulk.finishBulk(id, status, error);
+    return this.bulkSql.finishBulk(id, status, error);
   }
 
   /** {@inheritDoc BulkStore.requestBulkCancel} */
   requestBulkCancel(id: string, actor: string): Promise<BulkAction | null> {
-    return this.bulk.requestBulkCancel(id, actor);
+    return this.bulkSql.requestBulkCancel(id, actor);
   }
 
   /** {@inheritDoc BulkStore.recordAction} */
   recordAction(entry: NewAuditEntry): Promise<AuditEntry> {
-    return this.bulk.recordAction(entry);
+    return this.bulkSql.recordAction(entry);
   }
 
   /** {@inheritDoc BulkStore.listActions} */
   listActions(limit: number, beforeId?: string): Promise<AuditEntry[]> {
-    return this.bulk.listActions(limit, beforeId);
+    return this.bulkSql.listActions(limit, beforeId);
   }
 
   async listQueues(): Promise<QueueInfo[]> {
