@@ -1,6 +1,8 @@
 -- Purpose: ask a bulk action to stop: a previewed one is cancelled at once, a running one gets a
 --   cancel request its runner sees before the next batch. Finished actions are left alone.
--- Parameters: $1 id, $2 actor.
+-- Parameters:
+--   $1 id: text — the bulk action's id
+--   $2 actor: text — who asks to cancel it
 -- Locking: row lock on the action.
 -- Returns: the row as it is afterwards, if it exists.
 WITH changed AS (

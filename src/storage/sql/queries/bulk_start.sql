@@ -1,7 +1,11 @@
 -- Purpose: start a previewed bulk action whose token hash matches and whose preview has not
 --   expired: status running, actor and reason stamped. A row already running with the same
 --   token hash is returned unchanged (a retried start).
--- Parameters: $1 id, $2 token hash, $3 actor, $4 reason.
+-- Parameters:
+--   $1 id: text — the bulk action's id
+--   $2 tokenHash: text — the hash of the confirmation token given
+--   $3 actor: text — who starts it
+--   $4 reason: text — why
 -- Locking: row lock on the action.
 -- Returns: the row after the update, with `started` true when this call started it; or the
 --   unchanged row (the caller tells why it did not start).

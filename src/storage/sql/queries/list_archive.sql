@@ -1,5 +1,7 @@
 -- Purpose: archived jobs, newest finished first, optionally of one queue.
--- Parameters: $1 queue (text) or NULL, $2 limit (int).
+-- Parameters:
+--   $1 queue: text or NULL — the queue; NULL for all
+--   $2 limit: int — most rows
 -- Locking: none.
 SELECT *
 FROM :SCHEMA.jobs_archive

@@ -1,4 +1,4 @@
 -- Purpose: every known queue with its controls, ordered by name.
--- Parameters: none.
+-- Parameters: none
 -- Locking: none.
 SELECT * FROM :SCHEMA.queues ORDER BY name

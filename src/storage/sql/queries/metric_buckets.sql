@@ -1,6 +1,7 @@
 -- Purpose: metric buckets that start at or after a time, newest first; each bucket's shards
 --   (schema 22) summed into one row.
--- Parameters: $1 since (timestamptz).
+-- Parameters:
+--   $1 since: timestamptz — the first bucket
 -- Locking: none.
 SELECT bucket_start, queue, outcome, failure_reason,
        sum(completed_count) AS completed_count, sum(duration_count) AS duration_count,

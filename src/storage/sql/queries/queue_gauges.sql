@@ -7,7 +7,7 @@
 --   priorities of the fetch index (one probe per priority), then the first run_at of each
 --   priority; of keyed jobs, the least run_at of the keyed fetch index (every pending keyed entry
 --   of the queue, index only). Scheduled rows are counted on jobs_hot_scheduled_idx (index only).
--- Parameters: none.
+-- Parameters: none
 -- Locking: none (reads).
 WITH pending AS (
   SELECT queue, count(*) FILTER (WHERE scheduled = 0 OR run_at <= now()) AS due,

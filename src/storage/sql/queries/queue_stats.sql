@@ -1,6 +1,6 @@
 -- Purpose: per queue (every queues row, ordered by name): hot counts by state, archive and DLQ
 --   row counts, and the lifetime counters (0 when the queue never settled a job).
--- Parameters: none.
+-- Parameters: none
 -- Locking: none (one snapshot for all three tables).
 SELECT q.name AS queue,
        coalesce(h.pending, 0) AS pending,

@@ -1,5 +1,6 @@
 -- Purpose: every schedule, or the one named, with its latest tick (by tick time).
--- Parameters: $1 name (text), or null for every schedule.
+-- Parameters:
+--   $1 name: text or NULL — the schedule's name; NULL for every schedule
 -- Locking: none.
 -- Returns: one row per schedule, by name; the tick columns are null before the first tick.
 SELECT s.name, s.definition::text AS definition, s.paused, s.cursor_at, s.anchor_at,

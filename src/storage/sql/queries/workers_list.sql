@@ -1,6 +1,7 @@
 -- Purpose: the worker processes seen within a time, most recently started first, with the store
 --   clock to age them by.
--- Parameters: $1 within (ms, bigint).
+-- Parameters:
+--   $1 withinMs: bigint — seen within this many ms
 -- Locking: none.
 SELECT *, now() AS read_at
 FROM :SCHEMA.workers
