@@ -22,6 +22,7 @@ import type { Executor } from './executor.js';
 import { cancelIn } from './recovery.js';
 import { toDate, toDateOrNull, toNumber, toStr, toStringOrNull, type Row } from './rows.js';
 import type { BoundQueries } from './schema.js';
+import * as run from './statements.js';
 
 /** Maps a `bulk_actions` row. */
 function bulkActionOf(row: Row): BulkAction {
@@ -74,25 +75,28 @@ export class SqlBulk {
 
   async createBulk(snapshot: BulkSnapshot): Promise<void> {
     const db = await this.db();
-    await db.query(this.sql.bulk_create, [
-      snapshot.id,
-      snapshot.action,
-      JSON.stringify(snapshot.target),
-      snapshot.edit === null || snapshot.edit === undefined ? null : JSON.stringify(snapshot.edit),
-      snapshot.tokenHash,
-      snapshot.validForMs,
-      snapshot.items.map((item) => item.jobId),
-      snapshot.items.map((item) => item.version),
-    ]);
+    await run.bulkCreate(db, this.sql, {
+      id: snapshot.id,
+      action: snapshot.action,
+      target: JSON.stringify(snapshot.target),
+      edit:
+        snapshot.edit === null || snapshot.edit === undefined
+          ? null
+          : JSON.stringify(snapshot.edit),
+      tokenHash: snapshot.tokenHash,
+      validForMs: snapshot.validForMs,
+      jobIds: snapshot.items.map((item) => item.jobId),
+      versions: snapshot.items.map((item) => item.version),
+    });
   }
 
   async getBulk(id: string): Promise<BulkAction | null> {
-    const [row] = await (await this.db()).query<Row>(this.sql.bulk_get, [id]);
+    const [row] = await run.bulkGet(await this.db(), this.sql, { id });
     return row === undefined ? null : bulkActionOf(row);
   }
 
   async listBulk(limit: number): Promise<BulkAction[]> {
-    const rows = await (await this.db()).query<Row>(this.sql.bulk_list, [limit]);
+    const rows = await run.bulkList(await this.db(), this.sql, { limit });
     return rows.map(bulkActionOf);
   }
 
@@ -103,7 +107,7 @@ export class SqlBulk {
     reason: string,
   ): Promise<BulkStart> {
     const db = await this.db();
-    const [row] = await db.query<Row>(this.sql.bulk_start, [id, tokenHash, actor, reason]);
+    const [row] = await run.bulkStart(db, this.sql, { id, tokenHash, actor, reason });
     if (row === undefined) return 'not-found';
     if (row.started === true) return 'started';
     if (toStr(row.token_hash) !== tokenHash) return 'token-mismatch';
@@ -117,12 +121,12 @@ export class SqlBulk {
     limit: number,
   ): Promise<{ action: BulkAction; items: BulkItem[] }> {
     const db = await this.db();
-    const [row] = await db.query<Row>(this.sql.bulk_get, [id]);
+    const [row] = await run.bulkGet(db, this.sql, { id });
     if (row === undefined) throw new Error(`bulk action ${id} does not exist`);
-    const items = await db.query<Row>(this.sql.bulk_next_items, [id, limit]);
+    const items = await run.bulkNextItems(db, this.sql, { id, limit });
     return {
       action: bulkActionOf(row),
-      items: items.map((item) => ({ jobId: toStr(item.job_id), version: toNumber(item.version) })),
+      items: items.map((item) => ({ jobId: item.job_id, version: toNumber(item.version) })),
     };
   }
 
@@ -130,8 +134,8 @@ export class SqlBulk {
     const db = await this.db();
     return db.transaction(async (tx) => {
       const wanted = [...batch.items.map((i) => i.jobId), ...batch.skips.map((s) => s.jobId)];
-      const locked = await tx.query<Row>(this.sql.bulk_claim_items, [id, wanted]);
-      const waiting = new Set(locked.map((row) => toStr(row.job_id)));
+      const locked = await run.bulkClaimItems(tx, this.sql, { id, jobIds: wanted });
+      const waiting = new Set(locked.map((row) => row.job_id));
       const items = batch.items.filter((item) => waiting.has(item.jobId));
       const moved = new Set(await this.move(tx, batch, items));
       const applied = items.filter((item) => moved.has(item.jobId)).map((item) => item.jobId);
@@ -141,12 +145,12 @@ export class SqlBulk {
           .filter((item) => !moved.has(item.jobId))
           .map((item) => ({ jobId: item.jobId, note: GONE_NOTE[batch.kind] })),
       ];
-      await tx.query(this.sql.bulk_mark_items, [
+      await run.bulkMarkItems(tx, this.sql, {
         id,
-        [...applied, ...skipped.map((s) => s.jobId)],
-        [...applied.map(() => 1), ...skipped.map(() => 2)],
-        [...applied.map(() => null), ...skipped.map((s) => s.note)],
-      ]);
+        jobIds: [...applied, ...skipped.map((s) => s.jobId)],
+        statuses: [...applied.map(() => 1), ...skipped.map(() => 2)],
+        notes: [...applied.map(() => null), ...skipped.map((s) => s.note)],
+      });
       return { applied, skipped };
     }, 'operator');
   }
@@ -166,52 +170,53 @@ export class SqlBulk {
     }
     const versions = items.map((item) => item.version);
     if (batch.kind === 'purge') {
-      const rows = await tx.query<Row>(this.sql.purge_dead, [ids, versions]);
+      const rows = await run.purgeDead(tx, this.sql, { ids, versions });
       return rows.map((row) => toStr(row.id));
     }
-    const rows = await tx.query<Row>(this.sql.resurrect, [
+    const rows = await run.resurrect(tx, this.sql, {
       ids,
-      batch.actor,
-      items.map((item) => item.payload ?? null),
-      batch.tags !== undefined,
-      batch.tags ?? null,
-      batch.priority ?? 10,
+      actor: batch.actor,
+      payloads: items.map((item) => item.payload ?? null),
+      replaceTags: batch.tags !== undefined,
+      tags: batch.tags ?? null,
+      priority: batch.priority ?? 10,
       versions,
-    ]);
+    });
     return rows.map((row) => toStr(row.id));
   }
 
   async bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {
-    const rows = await (await this.db()).query<Row>(this.sql.bulk_skips, [id, limit]);
-    return rows.map((row) => ({ jobId: toStr(row.job_id), note: toStringOrNull(row.note) ?? '' }));
+    const rows = await run.bulkSkips(await this.db(), this.sql, { id, limit });
+    return rows.map((row) => ({ jobId: row.job_id, note: row.note ?? '' }));
   }
 
   async finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {
-    await (await this.db()).query(this.sql.bulk_finish, [id, status, error ?? null]);
+    await run.bulkFinish(await this.db(), this.sql, { id, status, error: error ?? null });
   }
 
   async requestBulkCancel(id: string, actor: string): Promise<BulkAction | null> {
-    const [row] = await (await this.db()).query<Row>(this.sql.bulk_cancel, [id, actor]);
+    const [row] = await run.bulkCancel(await this.db(), this.sql, { id, actor });
     return row === undefined ? null : bulkActionOf(row);
   }
 
   async recordAction(entry: NewAuditEntry): Promise<AuditEntry> {
-    const [row] = await (
-      await this.db()
-    ).query<Row>(this.sql.audit_insert, [
-      entry.id,
-      entry.actor,
-      entry.action,
-      entry.reason,
-      JSON.stringify(entry.target ?? null),
-      JSON.stringify(entry.outcome ?? null),
-    ]);
+    const [row] = await run.auditInsert(await this.db(), this.sql, {
+      id: entry.id,
+      actor: entry.actor,
+      action: entry.action,
+      reason: entry.reason,
+      target: JSON.stringify(entry.target ?? null),
+      outcome: JSON.stringify(entry.outcome ?? null),
+    });
     if (row === undefined) throw new Error('audit insert returned no row');
     return auditEntryOf(row);
   }
 
   async listActions(limit: number, beforeId?: string): Promise<AuditEntry[]> {
-    const rows = await (await this.db()).query<Row>(this.sql.audit_list, [limit, beforeId ?? null]);
+    const rows = await run.auditList(await this.db(), this.sql, {
+      limit,
+      beforeId: beforeId ?? null,
+    });
     return rows.map(auditEntryOf);
   }
 }
