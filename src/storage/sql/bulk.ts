@@ -20,42 +20,43 @@ import type {
 } from '../bulk.js';
 import type { Executor } from './executor.js';
 import { cancelIn } from './recovery.js';
-import { toDate, toDateOrNull, toNumber, toStr, toStringOrNull, type Row } from './rows.js';
+import { toDate, toDateOrNull, toNumber } from './rows.js';
 import type { BoundQueries } from './schema.js';
 import * as run from './statements.js';
+import type { AuditInsertRow, BulkGetRow } from './statements.js';
 
 /** Maps a `bulk_actions` row. */
-function bulkActionOf(row: Row): BulkAction {
+function bulkActionOf(row: BulkGetRow): BulkAction {
   return {
-    id: toStr(row.id),
-    action: toStr(row.action) as BulkKind,
+    id: row.id,
+    action: row.action as BulkKind,
     target: jsonOf(row.target),
     edit: jsonOf(row.edit),
-    status: toStr(row.status) as BulkStatus,
-    total: toNumber(row.total),
-    done: toNumber(row.done),
-    applied: toNumber(row.applied),
-    skipped: toNumber(row.skipped),
-    actor: toStringOrNull(row.actor),
-    reason: toStringOrNull(row.reason),
-    error: toStringOrNull(row.error),
+    status: row.status as BulkStatus,
+    total: row.total,
+    done: row.done,
+    applied: row.applied,
+    skipped: row.skipped,
+    actor: row.actor,
+    reason: row.reason,
+    error: row.error,
     createdAt: toDate(row.created_at),
     expiresAt: toDate(row.expires_at),
     startedAt: toDateOrNull(row.started_at),
     finishedAt: toDateOrNull(row.finished_at),
     cancelRequestedAt: toDateOrNull(row.cancel_requested_at),
-    cancelRequestedBy: toStringOrNull(row.cancel_requested_by),
+    cancelRequestedBy: row.cancel_requested_by,
   };
 }
 
 /** Maps an `operator_actions` row. */
-function auditEntryOf(row: Row): AuditEntry {
+function auditEntryOf(row: AuditInsertRow): AuditEntry {
   return {
-    id: toStr(row.id),
+    id: row.id,
     at: toDate(row.at),
-    actor: toStr(row.actor),
-    action: toStr(row.action),
-    reason: toStringOrNull(row.reason),
+    actor: row.actor,
+    action: row.action,
+    reason: row.reason,
     target: jsonOf(row.target),
     outcome: jsonOf(row.outcome),
   };
@@ -109,10 +110,10 @@ export class SqlBulk {
     const db = await this.db();
     const [row] = await run.bulkStart(db, this.sql, { id, tokenHash, actor, reason });
     if (row === undefined) return 'not-found';
-    if (row.started === true) return 'started';
-    if (toStr(row.token_hash) !== tokenHash) return 'token-mismatch';
-    if (toStr(row.status) === 'running') return 'running';
-    if (toStr(row.status) !== 'previewed') return 'not-previewed';
+    if (row.started) return 'started';
+    if (row.token_hash !== tokenHash) return 'token-mismatch';
+    if (row.status === 'running') return 'running';
+    if (row.status !== 'previewed') return 'not-previewed';
     return 'expired';
   }
 
@@ -171,7 +172,7 @@ export class SqlBulk {
     const versions = items.map((item) => item.version);
     if (batch.kind === 'purge') {
       const rows = await run.purgeDead(tx, this.sql, { ids, versions });
-      return rows.map((row) => toStr(row.id));
+      return rows.map((row) => row.id);
     }
     const rows = await run.resurrect(tx, this.sql, {
       ids,
@@ -182,7 +183,7 @@ export class SqlBulk {
       priority: batch.priority ?? 10,
       versions,
     });
-    return rows.map((row) => toStr(row.id));
+    return rows.map((row) => row.id);
   }
 
   async bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {

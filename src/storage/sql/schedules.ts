@@ -18,8 +18,9 @@ import {
 import type { NewJob } from '../model.js';
 import type { Executor } from './executor.js';
 import type { QueryName } from './generated.js';
-import { toDate, toStr, toStringOrNull, type Row } from './rows.js';
+import { toDate, toStr } from './rows.js';
 import * as run from './statements.js';
+import type { ScheduleListRow } from './statements.js';
 
 /** The statements {@link SqlSchedules} runs, bound to the store's schema. */
 export type ScheduleStatements = Pick<
@@ -151,26 +152,30 @@ export class SqlSchedules implements ScheduleStore {
 }
 
 /** A schedule row (of schedule_list) as a {@link StoredSchedule}. */
-function scheduleOf(row: Row): StoredSchedule {
+function scheduleOf(row: ScheduleListRow): StoredSchedule {
   return {
-    name: toStr(row.name),
-    definition: toStr(row.definition),
-    paused: row.paused === true,
+    name: row.name,
+    definition: row.definition,
+    paused: row.paused,
     cursorAt: toDate(row.cursor_at),
     anchorAt: toDate(row.anchor_at),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
-    lastTick: row.tick_at === null || row.tick_at === undefined ? null : tickOf(row),
+    lastTick: row.tick_at === null ? null : tickOf(row),
   };
 }
 
-function tickOf(row: Row): ScheduleTick {
+/**
+ * The schedule's latest tick, from a row whose tick_at is set. Converted, not read as typed: the
+ * tick's columns come from a LEFT JOIN, NULL only when tick_at is.
+ */
+function tickOf(row: ScheduleListRow): ScheduleTick {
   return {
     tickAt: toDate(row.tick_at),
     firedAt: toDate(row.fired_at),
     manual: row.manual === true,
     outcome: toStr(row.outcome) as TickOutcome,
-    jobId: toStringOrNull(row.job_id),
-    error: toStringOrNull(row.error),
+    jobId: row.job_id,
+    error: row.error,
   };
 }

@@ -594,7 +594,7 @@ export class SqlStore implements Store {
         versions: unique.map(() => null),
       }),
     );
-    const moved = new Set(rows.map((row) => String(row.id)));
+    const moved = new Set(rows.map((row) => row.id));
     return [...new Set(ids)].filter((id) => moved.has(id));
   }
 

@@ -29,6 +29,17 @@ export function archiveEvict(
   return db.query<Record<string, unknown>>(sql.archive_evict, [params.ids, params.workerIds, params.leaseTokens, params.keep], options);
 }
 
+/** A row of audit_insert.sql. */
+export type AuditInsertRow = {
+  readonly id: string;
+  readonly at: Date | string;
+  readonly actor: string;
+  readonly action: string;
+  readonly reason: string | null;
+  readonly target: unknown;
+  readonly outcome: unknown;
+};
+
 /** Parameters of audit_insert.sql. */
 export interface AuditInsertParams {
   /** $1: the entry's id */
@@ -51,8 +62,8 @@ export function auditInsert(
   sql: { readonly audit_insert: string },
   params: AuditInsertParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.audit_insert, [params.id, params.actor, params.action, params.reason, params.target, params.outcome], options);
+): Promise<AuditInsertRow[]> {
+  return db.query<AuditInsertRow>(sql.audit_insert, [params.id, params.actor, params.action, params.reason, params.target, params.outcome], options);
 }
 
 /** Parameters of audit_list.sql. */
@@ -69,8 +80,8 @@ export function auditList(
   sql: { readonly audit_list: string },
   params: AuditListParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.audit_list, [params.limit, params.beforeId], options);
+): Promise<AuditInsertRow[]> {
+  return db.query<AuditInsertRow>(sql.audit_list, [params.limit, params.beforeId], options);
 }
 
 /** Parameters of bulk_cancel.sql. */
@@ -87,8 +98,8 @@ export function bulkCancel(
   sql: { readonly bulk_cancel: string },
   params: BulkCancelParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.bulk_cancel, [params.id, params.actor], options);
+): Promise<BulkGetRow[]> {
+  return db.query<BulkGetRow>(sql.bulk_cancel, [params.id, params.actor], options);
 }
 
 /** A row of bulk_claim_items.sql. */
@@ -164,6 +175,29 @@ export function bulkFinish(
   return db.query<Record<string, unknown>>(sql.bulk_finish, [params.id, params.status, params.error], options);
 }
 
+/** A row of bulk_get.sql. */
+export type BulkGetRow = {
+  readonly id: string;
+  readonly action: string;
+  readonly target: unknown;
+  readonly edit: unknown | null;
+  readonly status: string;
+  readonly total: number;
+  readonly done: number;
+  readonly applied: number;
+  readonly skipped: number;
+  readonly actor: string | null;
+  readonly reason: string | null;
+  readonly error: string | null;
+  readonly created_at: Date | string;
+  readonly expires_at: Date | string;
+  readonly started_at: Date | string | null;
+  readonly finished_at: Date | string | null;
+  readonly cancel_requested_at: Date | string | null;
+  readonly cancel_requested_by: string | null;
+  readonly token_hash: string;
+};
+
 /** Parameters of bulk_get.sql. */
 export interface BulkGetParams {
   /** $1: the bulk action's id */
@@ -176,8 +210,8 @@ export function bulkGet(
   sql: { readonly bulk_get: string },
   params: BulkGetParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.bulk_get, [params.id], options);
+): Promise<BulkGetRow[]> {
+  return db.query<BulkGetRow>(sql.bulk_get, [params.id], options);
 }
 
 /** Parameters of bulk_list.sql. */
@@ -192,8 +226,8 @@ export function bulkList(
   sql: { readonly bulk_list: string },
   params: BulkListParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.bulk_list, [params.limit], options);
+): Promise<BulkGetRow[]> {
+  return db.query<BulkGetRow>(sql.bulk_list, [params.limit], options);
 }
 
 /** Parameters of bulk_mark_items.sql. */
@@ -266,6 +300,30 @@ export function bulkSkips(
   return db.query<BulkSkipsRow>(sql.bulk_skips, [params.id, params.limit], options);
 }
 
+/** A row of bulk_start.sql. */
+export type BulkStartRow = {
+  readonly id: string;
+  readonly action: string;
+  readonly target: unknown;
+  readonly edit: unknown | null;
+  readonly status: string;
+  readonly total: number;
+  readonly done: number;
+  readonly applied: number;
+  readonly skipped: number;
+  readonly actor: string | null;
+  readonly reason: string | null;
+  readonly error: string | null;
+  readonly created_at: Date | string;
+  readonly expires_at: Date | string;
+  readonly started_at: Date | string | null;
+  readonly finished_at: Date | string | null;
+  readonly cancel_requested_at: Date | string | null;
+  readonly cancel_requested_by: string | null;
+  readonly token_hash: string;
+  readonly started: boolean;
+};
+
 /** Parameters of bulk_start.sql. */
 export interface BulkStartParams {
   /** $1: the bulk action's id */
@@ -284,8 +342,8 @@ export function bulkStart(
   sql: { readonly bulk_start: string },
   params: BulkStartParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.bulk_start, [params.id, params.tokenHash, params.actor, params.reason], options);
+): Promise<BulkStartRow[]> {
+  return db.query<BulkStartRow>(sql.bulk_start, [params.id, params.tokenHash, params.actor, params.reason], options);
 }
 
 /** A row of cancel_lock.sql. */
@@ -714,6 +772,28 @@ export function errorGroups(
   return db.query<Record<string, unknown>>(sql.error_groups, [params.queues, params.types, params.limit], options);
 }
 
+/** A row of get_archive.sql. */
+export type GetArchiveRow = {
+  readonly id: string;
+  readonly queue: string;
+  readonly type: string;
+  readonly payload: string | null;
+  readonly tags: string | null;
+  readonly attempts: number;
+  readonly worker_id: string | null;
+  readonly created_by: string | null;
+  readonly last_modified_by: string | null;
+  readonly created_at: Date | string;
+  readonly started_at: Date | string | null;
+  readonly finished_at: Date | string;
+  readonly duration_ms: number | null;
+  readonly lost_attempts: number;
+  readonly note: string | null;
+  readonly history: unknown | null;
+  readonly result: string | null;
+  readonly concurrency_key: string | null;
+};
+
 /** Parameters of get_archive.sql. */
 export interface GetArchiveParams {
   /** $1: the job's id */
@@ -726,9 +806,34 @@ export function getArchive(
   sql: { readonly get_archive: string },
   params: GetArchiveParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.get_archive, [params.id], options);
+): Promise<GetArchiveRow[]> {
+  return db.query<GetArchiveRow>(sql.get_archive, [params.id], options);
 }
+
+/** A row of get_dead.sql. */
+export type GetDeadRow = {
+  readonly id: string;
+  readonly queue: string;
+  readonly type: string;
+  readonly payload: string | null;
+  readonly tags: string | null;
+  readonly failure_reason: number;
+  readonly error_details: string | null;
+  readonly attempts: number;
+  readonly lost_attempts: number;
+  readonly worker_id: string | null;
+  readonly created_by: string | null;
+  readonly last_modified_by: string | null;
+  readonly created_at: Date | string;
+  readonly started_at: Date | string | null;
+  readonly failed_at: Date | string;
+  readonly edited_at: Date | string | null;
+  readonly fingerprint: string | null;
+  readonly history: unknown | null;
+  readonly progress: number | null;
+  readonly concurrency_key: string | null;
+  readonly concurrency_limit: number | null;
+};
 
 /** Parameters of get_dead.sql. */
 export interface GetDeadParams {
@@ -742,9 +847,40 @@ export function getDead(
   sql: { readonly get_dead: string },
   params: GetDeadParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.get_dead, [params.id], options);
+): Promise<GetDeadRow[]> {
+  return db.query<GetDeadRow>(sql.get_dead, [params.id], options);
 }
+
+/** A row of get_hot.sql. */
+export type GetHotRow = {
+  readonly id: string;
+  readonly queue: string;
+  readonly type: string;
+  readonly payload: string | null;
+  readonly status: number;
+  readonly attempts: number;
+  readonly worker_id: string | null;
+  readonly lease_token: string | null;
+  readonly run_at: Date | string;
+  readonly created_at: Date | string;
+  readonly trace_parent: string | null;
+  readonly tags: string | null;
+  readonly idempotency_key: string | null;
+  readonly priority: number;
+  readonly lost_attempts: number;
+  readonly cancel_requested_at: Date | string | null;
+  readonly cancel_requested_by: string | null;
+  readonly started_at: Date | string | null;
+  readonly heartbeat_at: Date | string | null;
+  readonly updated_at: Date | string;
+  readonly created_by: string | null;
+  readonly last_modified_by: string | null;
+  readonly last_error: string | null;
+  readonly history: unknown | null;
+  readonly progress: number | null;
+  readonly concurrency_key: string | null;
+  readonly concurrency_limit: number | null;
+};
 
 /** Parameters of get_hot.sql. */
 export interface GetHotParams {
@@ -758,8 +894,8 @@ export function getHot(
   sql: { readonly get_hot: string },
   params: GetHotParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.get_hot, [params.id], options);
+): Promise<GetHotRow[]> {
+  return db.query<GetHotRow>(sql.get_hot, [params.id], options);
 }
 
 /** A row of heartbeat.sql. */
@@ -949,8 +1085,8 @@ export function listArchive(
   sql: { readonly list_archive: string },
   params: ListArchiveParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.list_archive, [params.queue, params.limit], options);
+): Promise<GetArchiveRow[]> {
+  return db.query<GetArchiveRow>(sql.list_archive, [params.queue, params.limit], options);
 }
 
 /** Parameters of list_dead.sql. */
@@ -969,8 +1105,8 @@ export function listDead(
   sql: { readonly list_dead: string },
   params: ListDeadParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.list_dead, [params.queue, params.reason, params.limit], options);
+): Promise<GetDeadRow[]> {
+  return db.query<GetDeadRow>(sql.list_dead, [params.queue, params.reason, params.limit], options);
 }
 
 /** Parameters of list_hot.sql. */
@@ -989,18 +1125,41 @@ export function listHot(
   sql: { readonly list_hot: string },
   params: ListHotParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.list_hot, [params.queue, params.status, params.limit], options);
+): Promise<GetHotRow[]> {
+  return db.query<GetHotRow>(sql.list_hot, [params.queue, params.status, params.limit], options);
 }
+
+/** A row of list_queues.sql. */
+export type ListQueuesRow = {
+  readonly name: string;
+  readonly is_paused: boolean;
+  readonly is_active: boolean;
+  readonly max_workers: number | null;
+  readonly zombie_timeout_seconds: number | null;
+  readonly keep_succeeded: boolean;
+  readonly updated_at: Date | string;
+};
 
 /** list_queues.sql: every known queue with its controls, ordered by name. */
 export function listQueues(
   db: Executor,
   sql: { readonly list_queues: string },
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.list_queues, [], options);
+): Promise<ListQueuesRow[]> {
+  return db.query<ListQueuesRow>(sql.list_queues, [], options);
 }
+
+/** A row of metric_buckets.sql. */
+export type MetricBucketsRow = {
+  readonly bucket_start: Date | string;
+  readonly queue: string;
+  readonly outcome: number;
+  readonly failure_reason: number;
+  readonly completed_count: string | number | bigint;
+  readonly duration_count: string | number | bigint;
+  readonly total_duration_ms: number;
+  readonly max_duration_ms: number | null;
+};
 
 /** Parameters of metric_buckets.sql. */
 export interface MetricBucketsParams {
@@ -1014,8 +1173,8 @@ export function metricBuckets(
   sql: { readonly metric_buckets: string },
   params: MetricBucketsParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.metric_buckets, [params.since], options);
+): Promise<MetricBucketsRow[]> {
+  return db.query<MetricBucketsRow>(sql.metric_buckets, [params.since], options);
 }
 
 /** A row of migrate_applied.sql. */
@@ -1236,6 +1395,11 @@ export function promote(
   return db.query<PromoteRow>(sql.promote, [params.limit], options);
 }
 
+/** A row of purge_dead.sql. */
+export type PurgeDeadRow = {
+  readonly id: string;
+};
+
 /** Parameters of purge_dead.sql. */
 export interface PurgeDeadParams {
   /** $1: the jobs' ids */
@@ -1250,26 +1414,57 @@ export function purgeDead(
   sql: { readonly purge_dead: string },
   params: PurgeDeadParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.purge_dead, [params.ids, params.versions], options);
+): Promise<PurgeDeadRow[]> {
+  return db.query<PurgeDeadRow>(sql.purge_dead, [params.ids, params.versions], options);
 }
+
+/** A row of queue_gauges.sql. */
+export type QueueGaugesRow = {
+  readonly queue: string;
+  readonly paused: boolean;
+  readonly active: boolean;
+  readonly due: string | number | bigint;
+  readonly scheduled: string | number | bigint;
+  readonly fetched: string | number | bigint;
+  readonly processing: string | number | bigint;
+  readonly dead: string | number | bigint;
+  readonly oldest_due_at: Date | string | null;
+  readonly succeeded_total: string | number | bigint;
+  readonly failed_total: string | number | bigint;
+  readonly read_at: Date | string;
+};
 
 /** queue_gauges.sql: per queue (every queues row, ordered by name): its controls, waiting jobs due now (pending, and scheduled ones the promoter has not moved yet) and due later (scheduled), fetched and processing jobs, DLQ size, when the longest-waiting due job became due, and its lifetime totals (its stats_summary shards, summed). */
 export function queueGauges(
   db: Executor,
   sql: { readonly queue_gauges: string },
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.queue_gauges, [], options);
+): Promise<QueueGaugesRow[]> {
+  return db.query<QueueGaugesRow>(sql.queue_gauges, [], options);
 }
+
+/** A row of queue_stats.sql. */
+export type QueueStatsRow = {
+  readonly queue: string;
+  readonly pending: string | number | bigint;
+  readonly scheduled: string | number | bigint;
+  readonly fetched: string | number | bigint;
+  readonly processing: string | number | bigint;
+  readonly archived: string | number | bigint;
+  readonly dead: string | number | bigint;
+  readonly succeeded_total: string | number | bigint;
+  readonly failed_total: string | number | bigint;
+  readonly retried_total: string | number | bigint;
+  readonly last_activity_at: Date | string | null;
+};
 
 /** queue_stats.sql: per queue (every queues row, ordered by name): hot counts by state, archive and DLQ row counts, and the lifetime counters (0 when the queue never settled a job). */
 export function queueStats(
   db: Executor,
   sql: { readonly queue_stats: string },
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.queue_stats, [], options);
+): Promise<QueueStatsRow[]> {
+  return db.query<QueueStatsRow>(sql.queue_stats, [], options);
 }
 
 /** Parameters of rate_block.sql. */
@@ -1463,6 +1658,11 @@ export function rescueRequeueZombies(
   return db.query<MoveToDlqRow>(sql.rescue_requeue_zombies, [params.ids, params.error], options);
 }
 
+/** A row of resurrect.sql. */
+export type ResurrectRow = {
+  readonly id: string;
+};
+
 /** Parameters of resurrect.sql. */
 export interface ResurrectParams {
   /** $1: the jobs' ids */
@@ -1487,8 +1687,8 @@ export function resurrect(
   sql: { readonly resurrect: string },
   params: ResurrectParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.resurrect, [params.ids, params.actor, params.payloads, params.replaceTags, params.tags, params.priority, params.versions], options);
+): Promise<ResurrectRow[]> {
+  return db.query<ResurrectRow>(sql.resurrect, [params.ids, params.actor, params.payloads, params.replaceTags, params.tags, params.priority, params.versions], options);
 }
 
 /** A row of retention_archive.sql. */
@@ -1791,6 +1991,23 @@ export function scheduleAdvance(
   return db.query<Record<string, unknown>>(sql.schedule_advance, [params.name, params.cursor, params.lastJobId], options);
 }
 
+/** A row of schedule_list.sql. */
+export type ScheduleListRow = {
+  readonly name: string;
+  readonly definition: string;
+  readonly paused: boolean;
+  readonly cursor_at: Date | string;
+  readonly anchor_at: Date | string;
+  readonly created_at: Date | string;
+  readonly updated_at: Date | string;
+  readonly tick_at: Date | string | null;
+  readonly fired_at: Date | string | null;
+  readonly manual: boolean | null;
+  readonly outcome: string | null;
+  readonly job_id: string | null;
+  readonly error: string | null;
+};
+
 /** Parameters of schedule_list.sql. */
 export interface ScheduleListParams {
   /** $1: the schedule's name; NULL for every schedule */
@@ -1803,8 +2020,8 @@ export function scheduleList(
   sql: { readonly schedule_list: string },
   params: ScheduleListParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.schedule_list, [params.name], options);
+): Promise<ScheduleListRow[]> {
+  return db.query<ScheduleListRow>(sql.schedule_list, [params.name], options);
 }
 
 /** A row of schedule_lock.sql. */
@@ -2123,8 +2340,8 @@ export function updateQueue(
   sql: { readonly update_queue: string },
   params: UpdateQueueParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.update_queue, [params.name, params.setPaused, params.paused, params.setActive, params.active, params.setMaxWorkers, params.maxWorkers, params.setZombieTimeout, params.zombieTimeoutSeconds, params.setKeepSucceeded, params.keepSucceeded], options);
+): Promise<ListQueuesRow[]> {
+  return db.query<ListQueuesRow>(sql.update_queue, [params.name, params.setPaused, params.paused, params.setActive, params.active, params.setMaxWorkers, params.maxWorkers, params.setZombieTimeout, params.zombieTimeoutSeconds, params.setKeepSucceeded, params.keepSucceeded], options);
 }
 
 /** vacuum_hot.sql: reclaim dead tuples of the hot table where no autovacuum runs (embedded PGlite). */
@@ -2176,6 +2393,17 @@ export function workerSeen(
   return db.query<Record<string, unknown>>(sql.worker_seen, [params.id, params.host, params.pid, params.startedAt, params.info], options);
 }
 
+/** A row of workers_list.sql. */
+export type WorkersListRow = {
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly started_at: Date | string;
+  readonly last_seen_at: Date | string;
+  readonly info: unknown;
+  readonly read_at: Date | string;
+};
+
 /** Parameters of workers_list.sql. */
 export interface WorkersListParams {
   /** $1: seen within this many ms */
@@ -2188,6 +2416,6 @@ export function workersList(
   sql: { readonly workers_list: string },
   params: WorkersListParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.workers_list, [params.withinMs], options);
+): Promise<WorkersListRow[]> {
+  return db.query<WorkersListRow>(sql.workers_list, [params.withinMs], options);
 }

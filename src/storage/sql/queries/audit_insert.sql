@@ -8,6 +8,8 @@
 --   $6 outcome: text — what came of it (jsonb text)
 -- Locking: insert only.
 -- Returns: the row.
+-- Row: id text, at timestamptz, actor text, action text, reason text or NULL, target jsonb,
+--   outcome jsonb
 INSERT INTO :SCHEMA.operator_actions (id, at, actor, action, reason, target, outcome)
 VALUES ($1::text, now(), $2::text, $3::text, $4::text, $5::jsonb, $6::jsonb)
 RETURNING *

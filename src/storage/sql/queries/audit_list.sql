@@ -6,6 +6,7 @@
 --     there (retention removed it) reads as the end of the trail
 -- Locking: none.
 -- Returns: the rows.
+-- Row: as audit_insert
 SELECT * FROM :SCHEMA.operator_actions
 WHERE $2::text IS NULL
    OR seq < (SELECT seq FROM :SCHEMA.operator_actions WHERE id = $2::text)

@@ -5,6 +5,7 @@
 --   $2 actor: text — who asks to cancel it
 -- Locking: row lock on the action.
 -- Returns: the row as it is afterwards, if it exists.
+-- Row: as bulk_get
 WITH changed AS (
   UPDATE :SCHEMA.bulk_actions
   SET cancel_requested_at = coalesce(cancel_requested_at, now()),

@@ -4,6 +4,7 @@
 --   $2 reason: smallint or NULL — the failure reason code; NULL for all
 --   $3 limit: int — most rows
 -- Locking: none.
+-- Row: as get_dead
 SELECT *
 FROM :SCHEMA.jobs_dlq
 WHERE ($1::text IS NULL OR queue = $1::text)

@@ -4,6 +4,7 @@
 --   $2 status: smallint or NULL — the status code; NULL for all
 --   $3 limit: int — most rows
 -- Locking: none.
+-- Row: as get_hot
 SELECT *
 FROM :SCHEMA.jobs_hot
 WHERE ($1::text IS NULL OR queue = $1::text)

@@ -7,6 +7,7 @@
 --     elements skip the check
 -- Locking: row locks on the deleted rows; dlq_error_groups rows updated in key order.
 -- Returns: the id of each deleted row.
+-- Row: id text
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(id, version)
 ),

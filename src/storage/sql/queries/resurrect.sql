@@ -17,6 +17,7 @@
 -- Locking: row locks on the deleted DLQ rows; a concurrent resurrect of the same id waits and
 --   then finds the row gone, so each id moves once.
 -- Returns: id of each resurrected job.
+-- Row: id text
 WITH input AS (
   SELECT * FROM unnest($1::text[], $3::text[], $7::bigint[]) AS t(id, payload, version)
 ),

@@ -14,6 +14,7 @@
 --   $11 keepSucceeded: boolean or NULL — keep succeeded
 -- Locking: row lock on the queue row (waits for a claim holding it).
 -- Returns: the row as stored.
+-- Row: as list_queues
 INSERT INTO :SCHEMA.queues AS q (name, is_paused, is_active, max_workers, zombie_timeout_seconds,
                                  keep_succeeded, updated_at)
 VALUES ($1::text,
