@@ -2,7 +2,15 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist', 'bench/dist', 'node_modules', 'src/storage/sql/generated.ts'] },
+  {
+    ignores: [
+      'dist',
+      'bench/dist',
+      'node_modules',
+      'src/storage/sql/generated.ts',
+      'src/storage/sql/statements.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -13,6 +13,7 @@ import type { Logger } from '../../observability/logging/logger.js';
 import { providerLogger } from '../../observability/logging/provider-logger.js';
 import type { Executor } from '../sql/executor.js';
 import { QUERIES } from '../sql/generated.js';
+import { vacuumHot } from '../sql/statements.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
 import { withSchema } from '../sql/schema.js';
 import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
@@ -94,7 +95,7 @@ function embeddedBackend(settings: EmbeddedSettings, logger: Logger): SqlBackend
   const { vacuumIntervalMs } = settings;
   let opened: Opened | null = null;
   let vacuum: NodeJS.Timeout | null = null;
-  const vacuumSql = withSchema(QUERIES.vacuum_hot, settings.schema);
+  const sql = { vacuum_hot: withSchema(QUERIES.vacuum_hot, settings.schema) };
   return {
     async open(): Promise<Executor> {
       if (opened !== null) return opened.executor;
@@ -103,7 +104,7 @@ function embeddedBackend(settings: EmbeddedSettings, logger: Logger): SqlBackend
       if (vacuumIntervalMs > 0) {
         vacuum = setInterval(() => {
           if (current.db.closed) return;
-          current.executor.query(vacuumSql).catch((error: unknown) => {
+          vacuumHot(current.executor, sql).catch((error: unknown) => {
             logger.debug('vacuum failed', { ...logEvent('VacuumFailed'), error: String(error) });
           });
         }, vacuumIntervalMs);

@@ -11,6 +11,7 @@ import type { EnqueueResult } from '../model.js';
 import type { NewJob } from '../model.js';
 import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
+import { notifyMany } from '../sql/statements.js';
 import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
 import { PgListener } from './listener.js';
 import {
@@ -61,7 +62,7 @@ export class PostgresStore extends SqlStore {
     const queues = [
       ...new Set(jobs.filter((_, i) => results[i]?.created === true).map((j) => j.queue)),
     ];
-    if (queues.length > 0) await db.query(this.sql.notify_many, [this.channel, queues]);
+    if (queues.length > 0) await notifyMany(db, this.sql, { channel: this.channel, queues });
     return results;
   }
 }

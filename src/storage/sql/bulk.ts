@@ -20,41 +20,43 @@ import type {
 } from '../bulk.js';
 import type { Executor } from './executor.js';
 import { cancelIn } from './recovery.js';
-import { toDate, toDateOrNull, toNumber, toStr, toStringOrNull, type Row } from './rows.js';
+import { toDate, toDateOrNull, toNumber } from './rows.js';
 import type { BoundQueries } from './schema.js';
+import * as run from './statements.js';
+import type { AuditInsertRow, BulkGetRow } from './statements.js';
 
 /** Maps a `bulk_actions` row. */
-function bulkActionOf(row: Row): BulkAction {
+function bulkActionOf(row: BulkGetRow): BulkAction {
   return {
-    id: toStr(row.id),
-    action: toStr(row.action) as BulkKind,
+    id: row.id,
+    action: row.action as BulkKind,
     target: jsonOf(row.target),
     edit: jsonOf(row.edit),
-    status: toStr(row.status) as BulkStatus,
-    total: toNumber(row.total),
-    done: toNumber(row.done),
-    applied: toNumber(row.applied),
-    skipped: toNumber(row.skipped),
-    actor: toStringOrNull(row.actor),
-    reason: toStringOrNull(row.reason),
-    error: toStringOrNull(row.error),
+    status: row.status as BulkStatus,
+    total: row.total,
+    done: row.done,
+    applied: row.applied,
+    skipped: row.skipped,
+    actor: row.actor,
+    reason: row.reason,
+    error: row.error,
     createdAt: toDate(row.created_at),
     expiresAt: toDate(row.expires_at),
     startedAt: toDateOrNull(row.started_at),
     finishedAt: toDateOrNull(row.finished_at),
     cancelRequestedAt: toDateOrNull(row.cancel_requested_at),
-    cancelRequestedBy: toStringOrNull(row.cancel_requested_by),
+    cancelRequestedBy: row.cancel_requested_by,
   };
 }
 
 /** Maps an `operator_actions` row. */
-function auditEntryOf(row: Row): AuditEntry {
+function auditEntryOf(row: AuditInsertRow): AuditEntry {
   return {
-    id: toStr(row.id),
+    id: row.id,
     at: toDate(row.at),
-    actor: toStr(row.actor),
-    action: toStr(row.action),
-    reason: toStringOrNull(row.reason),
+    actor: row.actor,
+    action: row.action,
+    reason: row.reason,
     target: jsonOf(row.target),
     outcome: jsonOf(row.outcome),
   };
@@ -74,25 +76,28 @@ export class SqlBulk {
 
   async createBulk(snapshot: BulkSnapshot): Promise<void> {
     const db = await this.db();
-    await db.query(this.sql.bulk_create, [
-      snapshot.id,
-      snapshot.action,
-      JSON.stringify(snapshot.target),
-      snapshot.edit === null || snapshot.edit === undefined ? null : JSON.stringify(snapshot.edit),
-      snapshot.tokenHash,
-      snapshot.validForMs,
-      snapshot.items.map((item) => item.jobId),
-      snapshot.items.map((item) => item.version),
-    ]);
+    await run.bulkCreate(db, this.sql, {
+      id: snapshot.id,
+      action: snapshot.action,
+      target: JSON.stringify(snapshot.target),
+      edit:
+        snapshot.edit === null || snapshot.edit === undefined
+          ? null
+          : JSON.stringify(snapshot.edit),
+      tokenHash: snapshot.tokenHash,
+      validForMs: snapshot.validForMs,
+      jobIds: snapshot.items.map((item) => item.jobId),
+      versions: snapshot.items.map((item) => item.version),
+    });
   }
 
   async getBulk(id: string): Promise<BulkAction | null> {
-    const [row] = await (await this.db()).query<Row>(this.sql.bulk_get, [id]);
+    const [row] = await run.bulkGet(await this.db(), this.sql, { id });
     return row === undefined ? null : bulkActionOf(row);
   }
 
   async listBulk(limit: number): Promise<BulkAction[]> {
-    const rows = await (await this.db()).query<Row>(this.sql.bulk_list, [limit]);
+    const rows = await run.bulkList(await this.db(), this.sql, { limit });
     return rows.map(bulkActionOf);
   }
 
@@ -103,12 +108,12 @@ export class SqlBulk {
     reason: string,
   ): Promise<BulkStart> {
     const db = await this.db();
-    const [row] = await db.query<Row>(this.sql.bulk_start, [id, tokenHash, actor, reason]);
+    const [row] = await run.bulkStart(db, this.sql, { id, tokenHash, actor, reason });
     if (row === undefined) return 'not-found';
-    if (row.started === true) return 'started';
-    if (toStr(row.token_hash) !== tokenHash) return 'token-mismatch';
-    if (toStr(row.status) === 'running') return 'running';
-    if (toStr(row.status) !== 'previewed') return 'not-previewed';
+    if (row.started) return 'started';
+    if (row.token_hash !== tokenHash) return 'token-mismatch';
+    if (row.status === 'running') return 'running';
+    if (row.status !== 'previewed') return 'not-previewed';
     return 'expired';
   }
 
@@ -117,12 +122,12 @@ export class SqlBulk {
     limit: number,
   ): Promise<{ action: BulkAction; items: BulkItem[] }> {
     const db = await this.db();
-    const [row] = await db.query<Row>(this.sql.bulk_get, [id]);
+    const [row] = await run.bulkGet(db, this.sql, { id });
     if (row === undefined) throw new Error(`bulk action ${id} does not exist`);
-    const items = await db.query<Row>(this.sql.bulk_next_items, [id, limit]);
+    const items = await run.bulkNextItems(db, this.sql, { id, limit });
     return {
       action: bulkActionOf(row),
-      items: items.map((item) => ({ jobId: toStr(item.job_id), version: toNumber(item.version) })),
+      items: items.map((item) => ({ jobId: item.job_id, version: toNumber(item.version) })),
     };
   }
 
@@ -130,8 +135,8 @@ export class SqlBulk {
     const db = await this.db();
     return db.transaction(async (tx) => {
       const wanted = [...batch.items.map((i) => i.jobId), ...batch.skips.map((s) => s.jobId)];
-      const locked = await tx.query<Row>(this.sql.bulk_claim_items, [id, wanted]);
-      const waiting = new Set(locked.map((row) => toStr(row.job_id)));
+      const locked = await run.bulkClaimItems(tx, this.sql, { id, jobIds: wanted });
+      const waiting = new Set(locked.map((row) => row.job_id));
       const items = batch.items.filter((item) => waiting.has(item.jobId));
       const moved = new Set(await this.move(tx, batch, items));
       const applied = items.filter((item) => moved.has(item.jobId)).map((item) => item.jobId);
@@ -141,12 +146,12 @@ export class SqlBulk {
           .filter((item) => !moved.has(item.jobId))
           .map((item) => ({ jobId: item.jobId, note: GONE_NOTE[batch.kind] })),
       ];
-      await tx.query(this.sql.bulk_mark_items, [
+      await run.bulkMarkItems(tx, this.sql, {
         id,
-        [...applied, ...skipped.map((s) => s.jobId)],
-        [...applied.map(() => 1), ...skipped.map(() => 2)],
-        [...applied.map(() => null), ...skipped.map((s) => s.note)],
-      ]);
+        jobIds: [...applied, ...skipped.map((s) => s.jobId)],
+        statuses: [...applied.map(() => 1), ...skipped.map(() => 2)],
+        notes: [...applied.map(() => null), ...skipped.map((s) => s.note)],
+      });
       return { applied, skipped };
     }, 'operator');
   }
@@ -166,52 +171,53 @@ export class SqlBulk {
     }
     const versions = items.map((item) => item.version);
     if (batch.kind === 'purge') {
-      const rows = await tx.query<Row>(this.sql.purge_dead, [ids, versions]);
-      return rows.map((row) => toStr(row.id));
+      const rows = await run.purgeDead(tx, this.sql, { ids, versions });
+      return rows.map((row) => row.id);
     }
-    const rows = await tx.query<Row>(this.sql.resurrect, [
+    const rows = await run.resurrect(tx, this.sql, {
       ids,
-      batch.actor,
-      items.map((item) => item.payload ?? null),
-      batch.tags !== undefined,
-      batch.tags ?? null,
-      batch.priority ?? 10,
+      actor: batch.actor,
+      payloads: items.map((item) => item.payload ?? null),
+      replaceTags: batch.tags !== undefined,
+      tags: batch.tags ?? null,
+      priority: batch.priority ?? 10,
       versions,
-    ]);
-    return rows.map((row) => toStr(row.id));
+    });
+    return rows.map((row) => row.id);
   }
 
   async bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {
-    const rows = await (await this.db()).query<Row>(this.sql.bulk_skips, [id, limit]);
-    return rows.map((row) => ({ jobId: toStr(row.job_id), note: toStringOrNull(row.note) ?? '' }));
+    const rows = await run.bulkSkips(await this.db(), this.sql, { id, limit });
+    return rows.map((row) => ({ jobId: row.job_id, note: row.note ?? '' }));
   }
 
   async finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {
-    await (await this.db()).query(this.sql.bulk_finish, [id, status, error ?? null]);
+    await run.bulkFinish(await this.db(), this.sql, { id, status, error: error ?? null });
   }
 
   async requestBulkCancel(id: string, actor: string): Promise<BulkAction | null> {
-    const [row] = await (await this.db()).query<Row>(this.sql.bulk_cancel, [id, actor]);
+    const [row] = await run.bulkCancel(await this.db(), this.sql, { id, actor });
     return row === undefined ? null : bulkActionOf(row);
   }
 
   async recordAction(entry: NewAuditEntry): Promise<AuditEntry> {
-    const [row] = await (
-      await this.db()
-    ).query<Row>(this.sql.audit_insert, [
-      entry.id,
-      entry.actor,
-      entry.action,
-      entry.reason,
-      JSON.stringify(entry.target ?? null),
-      JSON.stringify(entry.outcome ?? null),
-    ]);
+    const [row] = await run.auditInsert(await this.db(), this.sql, {
+      id: entry.id,
+      actor: entry.actor,
+      action: entry.action,
+      reason: entry.reason,
+      target: JSON.stringify(entry.target ?? null),
+      outcome: JSON.stringify(entry.outcome ?? null),
+    });
     if (row === undefined) throw new Error('audit insert returned no row');
     return auditEntryOf(row);
   }
 
   async listActions(limit: number, beforeId?: string): Promise<AuditEntry[]> {
-    const rows = await (await this.db()).query<Row>(this.sql.audit_list, [limit, beforeId ?? null]);
+    const rows = await run.auditList(await this.db(), this.sql, {
+      limit,
+      beforeId: beforeId ?? null,
+    });
     return rows.map(auditEntryOf);
   }
 }

@@ -16,7 +16,9 @@ import type { BackgroundRefresh } from '../../util/background-refresh.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { uuidv7 } from '../../util/uuid.js';
 import type { Executor } from './executor.js';
-import { claimedJobOf, type Row } from './rows.js';
+import { claimedJobOf } from './rows.js';
+import * as run from './statements.js';
+import type { ClaimRow } from './statements.js';
 import type { BoundQueries } from './schema.js';
 
 /** The queues a claim must lock first, as capped_queues.sql reads them. */
@@ -79,27 +81,36 @@ export async function claimJobs(
   const keyedWanted = keyed.filter(wanted);
   const cappedWanted = capped.filter(wanted);
   const lockLimited = limited.filter(wanted);
-  // Claims that want neither keep claim.sql's smaller plan; see claim_keyed.sql, claim_capped.sql.
-  const statement =
-    keyedWanted.length > 0
-      ? sql.claim_keyed
-      : cappedWanted.length > 0
-        ? sql.claim_capped
-        : sql.claim;
   const lockAll = [...new Set([...cappedWanted, ...lockLimited])];
-  const params = (limit: number, inLock: boolean): unknown[] => {
-    const base = [request.workerId, limit, queues, uuidv7(), inLock, types];
-    if (statement === sql.claim) return base;
-    if (statement === sql.claim_capped) return [...base, cappedWanted];
-    // In the transaction every queue it locked is named, so claims of capped ones count too.
-    return [...base, keyedWanted, orNull(inLock ? lockAll : lockLimited)];
+  // Claims that want neither keep claim.sql's smaller plan; see claim_keyed.sql, claim_capped.sql.
+  const send = (on: Executor, limit: number, inLock: boolean): Promise<ClaimRow[]> => {
+    const params = {
+      workerId: request.workerId,
+      limit,
+      queues,
+      leaseToken: uuidv7(),
+      withCapped: inLock,
+      types,
+    };
+    if (keyedWanted.length > 0) {
+      return run.claimKeyed(on, sql, {
+        ...params,
+        keyedQueues: keyedWanted,
+        // In the transaction every queue it locked is named, so claims of capped ones count too.
+        limitedQueues: orNull(inLock ? lockAll : lockLimited),
+      });
+    }
+    if (cappedWanted.length > 0) {
+      return run.claimCapped(on, sql, { ...params, cappedQueues: cappedWanted });
+    }
+    return run.claim(on, sql, params);
   };
   const claimed: ClaimedJob[] = [];
   const inTransaction = async (): Promise<ClaimedJob[]> => {
     const rows = await db.transaction(async (tx) => {
       // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
-      await tx.query(sql.claim_lock_capped_queues, [lockAll]);
-      return tx.query<Row>(statement, params(request.limit - claimed.length, true));
+      await run.claimLockCappedQueues(tx, sql, { queues: lockAll });
+      return send(tx, request.limit - claimed.length, true);
     });
     return [...claimed, ...claimedOf(rows).jobs];
   };
@@ -111,7 +122,7 @@ export async function claimJobs(
   }
   for (let tries = keyedWanted.length === 0 ? CAPPED_TRIES_ALONE : 1; tries > 0; tries--) {
     const limit = request.limit - claimed.length;
-    const result = claimedOf(await db.query<Row>(statement, params(limit, false)));
+    const result = claimedOf(await send(db, limit, false));
     claimed.push(...result.jobs);
     if (!result.stale || claimed.length >= request.limit) return claimed;
   }
@@ -125,7 +136,7 @@ function orNull(names: readonly string[]): readonly string[] | null {
 }
 
 /** The jobs of a claim's rows (a row with a NULL id only carries the flag) and its `stale` flag. */
-function claimedOf(rows: readonly Row[]): { jobs: ClaimedJob[]; stale: boolean } {
+function claimedOf(rows: readonly ClaimRow[]): { jobs: ClaimedJob[]; stale: boolean } {
   const jobs: ClaimedJob[] = [];
   for (const row of rows) if (row.id !== null) jobs.push(claimedJobOf(row));
   return { jobs, stale: rows[0]?.stale === true };

@@ -7,36 +7,35 @@ import type { EnqueueResult } from '../model.js';
 import type { NewJob } from '../model.js';
 import { driverError, errorCode, errorConstraint } from './errors.js';
 import type { Executor } from './executor.js';
+import type { BoundQueries } from './schema.js';
+import * as run from './statements.js';
+import type { EnqueueParams, EnqueuePlainParams, EnqueueUniformParams } from './statements.js';
 
 /** Rounds of insert + holder look-up before giving up on a key whose holder keeps vanishing. */
 const MAX_ROUNDS = 5;
 
 /** The statements the algorithm needs, bound to a schema. */
-export interface EnqueueStatements {
-  enqueue: string;
-  /** The cheaper insert for batches without idempotency keys. */
-  plain: string;
-  /** The cheapest: no keys, and every column but id and payload shared by all jobs. */
-  uniform: string;
-  holders: string;
-}
+export type EnqueueStatements = Pick<
+  BoundQueries,
+  'enqueue' | 'enqueue_plain' | 'enqueue_uniform' | 'enqueue_holders'
+>;
 
-/** The parallel array parameters of `enqueue.sql`, in order. */
-export function enqueueParams(jobs: readonly NewJob[]): unknown[] {
-  return [
-    jobs.map((j) => j.id),
-    jobs.map((j) => j.queue),
-    jobs.map((j) => j.type),
-    jobs.map((j) => j.payload),
-    jobs.map((j) => j.priority),
-    jobs.map((j) => Math.max(0, j.delayMs)),
-    jobs.map((j) => j.idempotencyKey),
-    jobs.map((j) => j.tags),
-    jobs.map((j) => j.createdBy),
-    jobs.map((j) => j.traceParent ?? null),
-    jobs.map((j) => j.concurrencyKey ?? null),
-    jobs.map((j) => j.concurrencyLimit ?? null),
-  ];
+/** The parallel array parameters of `enqueue.sql`. */
+export function enqueueParams(jobs: readonly NewJob[]): EnqueueParams {
+  return {
+    ids: jobs.map((j) => j.id),
+    queues: jobs.map((j) => j.queue),
+    types: jobs.map((j) => j.type),
+    payloads: jobs.map((j) => j.payload),
+    priorities: jobs.map((j) => j.priority),
+    delaysMs: jobs.map((j) => Math.max(0, j.delayMs)),
+    idempotencyKeys: jobs.map((j) => j.idempotencyKey),
+    tags: jobs.map((j) => j.tags),
+    createdBy: jobs.map((j) => j.createdBy),
+    traceParents: jobs.map((j) => j.traceParent ?? null),
+    concurrencyKeys: jobs.map((j) => j.concurrencyKey ?? null),
+    concurrencyLimits: jobs.map((j) => j.concurrencyLimit ?? null),
+  };
 }
 
 /**
@@ -48,22 +47,21 @@ export function enqueueParams(jobs: readonly NewJob[]): unknown[] {
  */
 export async function enqueueJobs(
   db: Executor,
-  statements: EnqueueStatements,
+  sql: EnqueueStatements,
   jobs: readonly NewJob[],
 ): Promise<EnqueueResult[]> {
   if (jobs.every((job) => job.idempotencyKey === null && (job.concurrencyKey ?? null) === null)) {
     const uniform = uniformParams(jobs);
-    if (uniform) await insert(db, statements.uniform, uniform);
-    else await insert(db, statements.plain, plainParams(jobs));
+    if (uniform) await insert(() => run.enqueueUniform(db, sql, uniform));
+    else await insert(() => run.enqueuePlain(db, sql, plainParams(jobs)));
     return jobs.map((job) => ({ id: job.id, created: true }));
   }
   const results: (EnqueueResult | undefined)[] = new Array<EnqueueResult | undefined>(jobs.length);
   let todo = jobs.map((_, index) => index);
   for (let round = 0; round < MAX_ROUNDS && todo.length > 0; round++) {
     const batch = todo.map((index) => jobs[index] as NewJob);
-    const inserted = new Set(
-      (await insert(db, statements.enqueue, enqueueParams(batch))).map((row) => String(row.id)),
-    );
+    const rows = await insert(() => run.enqueue(db, sql, enqueueParams(batch)));
+    const inserted = new Set(rows.map((row) => row.id));
     const skipped: number[] = [];
     for (const index of todo) {
       const job = jobs[index] as NewJob;
@@ -77,10 +75,8 @@ export async function enqueueJobs(
     todo = [];
     if (skipped.length === 0) break;
     const keys = [...new Set(skipped.map((index) => (jobs[index] as NewJob).idempotencyKey))];
-    const rows = await db.query<{ idempotency_key: unknown; id: unknown }>(statements.holders, [
-      keys,
-    ]);
-    const holders = new Map(rows.map((row) => [String(row.idempotency_key), String(row.id)]));
+    const found = await run.enqueueHolders(db, sql, { keys });
+    const holders = new Map(found.map((row) => [row.idempotency_key, row.id]));
     for (const index of skipped) {
       const key = (jobs[index] as NewJob).idempotencyKey;
       const holder = key === null ? undefined : holders.get(key);
@@ -102,17 +98,25 @@ export async function enqueueJobs(
  * The parameters of `enqueue_plain.sql`: those of `enqueue.sql` without the idempotency and
  * concurrency keys.
  */
-function plainParams(jobs: readonly NewJob[]): unknown[] {
-  const params = enqueueParams(jobs).slice(0, 10);
-  params.splice(6, 1);
-  return params;
+function plainParams(jobs: readonly NewJob[]): EnqueuePlainParams {
+  return {
+    ids: jobs.map((j) => j.id),
+    queues: jobs.map((j) => j.queue),
+    types: jobs.map((j) => j.type),
+    payloads: jobs.map((j) => j.payload),
+    priorities: jobs.map((j) => j.priority),
+    delaysMs: jobs.map((j) => Math.max(0, j.delayMs)),
+    tags: jobs.map((j) => j.tags),
+    createdBy: jobs.map((j) => j.createdBy),
+    traceParents: jobs.map((j) => j.traceParent ?? null),
+  };
 }
 
 /**
  * The parameters of `enqueue_uniform.sql`, or `undefined` when the jobs differ in anything but
  * id and payload.
  */
-function uniformParams(jobs: readonly NewJob[]): unknown[] | undefined {
+function uniformParams(jobs: readonly NewJob[]): EnqueueUniformParams | undefined {
   const first = jobs[0];
   if (first === undefined) return undefined;
   const delayMs = Math.max(0, first.delayMs);
@@ -127,22 +131,22 @@ function uniformParams(jobs: readonly NewJob[]): unknown[] | undefined {
       (j.traceParent ?? null) === (first.traceParent ?? null),
   );
   if (!shared) return undefined;
-  return [
-    jobs.map((j) => j.id),
-    jobs.map((j) => j.payload),
-    first.queue,
-    first.type,
-    first.priority,
+  return {
+    ids: jobs.map((j) => j.id),
+    payloads: jobs.map((j) => j.payload),
+    queue: first.queue,
+    type: first.type,
+    priority: first.priority,
     delayMs,
-    first.tags,
-    first.createdBy,
-    first.traceParent ?? null,
-  ];
+    tags: first.tags,
+    createdBy: first.createdBy,
+    traceParent: first.traceParent ?? null,
+  };
 }
 
-async function insert(db: Executor, sql: string, params: unknown[]): Promise<{ id: unknown }[]> {
+async function insert<R>(send: () => Promise<R[]>): Promise<R[]> {
   try {
-    return await db.query<{ id: unknown }>(sql, params);
+    return await send();
   } catch (error) {
     if (errorCode(error) === '23505' && errorConstraint(error)?.endsWith('_pkey') === true) {
       throw new ChokaQError('CHOKAQ_DUPLICATE_JOB_ID', 'A job with this id is already active.', {

@@ -7,7 +7,12 @@ import type { ClaimedJob } from '../model.js';
 import type { HandoffRequest } from '../job-store.js';
 import { uuidv7 } from '../../util/uuid.js';
 import type { LockedQueues } from './claim.js';
-import { claimedJobOf, toNumber, type Row } from './rows.js';
+import { claimedJobOf } from './rows.js';
+import type {
+  SettleArchiveClaimParams,
+  SettleArchiveClaimRow,
+  SettleArchiveParams,
+} from './statements.js';
 
 /** What settle_archive_claim.sql returned. */
 export interface HandoffRows {
@@ -35,22 +40,27 @@ export function handoffQueues(locked: LockedQueues, handoff: HandoffRequest): st
 
 /** The parameters of settle_archive_claim.sql: the archive's, then the hand-off's ($8–$12). */
 export function handoffParams(
-  archive: readonly unknown[],
+  archive: SettleArchiveParams,
   handoff: HandoffRequest,
   queues: readonly string[],
-): unknown[] {
-  const types = handoff.types?.map((type) => type.toLowerCase()) ?? null;
-  return [...archive, types, handoff.workerId, uuidv7(), handoff.limit, queues];
+): SettleArchiveClaimParams {
+  return {
+    ...archive,
+    types: handoff.types?.map((type) => type.toLowerCase()) ?? null,
+    workerId: handoff.workerId,
+    leaseToken: uuidv7(),
+    limit: handoff.limit,
+    cappedQueues: queues,
+  };
 }
 
 /** Splits the rows of settle_archive_claim.sql by their part (see its header). */
-export function readHandoffRows(rows: readonly Row[]): HandoffRows {
+export function readHandoffRows(rows: readonly SettleArchiveClaimRow[]): HandoffRows {
   const result: HandoffRows = { moved: new Map(), started: [], filled: new Set() };
   for (const row of rows) {
-    const part = toNumber(row.part);
-    if (part === 0) result.moved.set(String(row.id), String(row.queue));
-    else if (part === 1) result.started.push(claimedJobOf(row));
-    else result.filled.add(String(row.queue));
+    if (row.part === 0) result.moved.set(String(row.id), row.queue);
+    else if (row.part === 1) result.started.push(claimedJobOf(row));
+    else result.filled.add(row.queue);
   }
   return result;
 }

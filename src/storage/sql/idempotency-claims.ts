@@ -10,7 +10,8 @@ import { checkClaimKey, checkClaimTtl } from '../claim-input.js';
 import type { ClaimBegin, IdempotencyClaims } from '../idempotency.js';
 import type { Executor } from './executor.js';
 import type { QueryName } from './generated.js';
-import { toDate, toNumber, toStr, type Row } from './rows.js';
+import { toDate, toNumber } from './rows.js';
+import * as run from './statements.js';
 
 /** The statements {@link SqlIdempotencyClaims} runs, bound to the store's schema. */
 export type IdempotencyStatements = Pick<
@@ -49,16 +50,16 @@ export class SqlIdempotencyClaims implements IdempotencyClaims {
     checkClaimTtl(inProgressTtlMs, 'inProgressTtlMs');
     const db = await this.db();
     for (let attempt = 1; ; attempt++) {
-      const claimed = await db.query<Row>(this.sql.idempotency_begin, [
+      const claimed = await run.idempotencyBegin(db, this.sql, {
         key,
         jobId,
-        inProgressTtlMs,
-      ]);
+        ttlMs: inProgressTtlMs,
+      });
       if (claimed.length > 0) return { status: 'claimed' };
-      const [live] = await db.query<Row>(this.sql.idempotency_get, [key]);
+      const [live] = await run.idempotencyGet(db, this.sql, { key });
       if (live !== undefined) {
-        const holder = toStr(live.job_id);
-        return toNumber(live.state) === 1
+        const holder = live.job_id;
+        return live.state === 1
           ? { status: 'completed', jobId: holder, completedAt: toDate(live.updated_at) }
           : { status: 'in-progress', jobId: holder };
       }
@@ -73,21 +74,21 @@ export class SqlIdempotencyClaims implements IdempotencyClaims {
   async complete(key: string, jobId: string, resultTtlMs: number | null): Promise<boolean> {
     if (resultTtlMs !== null) checkClaimTtl(resultTtlMs, 'resultTtlMs');
     const db = await this.db();
-    const rows = await db.query(this.sql.idempotency_complete, [key, jobId, resultTtlMs]);
+    const rows = await run.idempotencyComplete(db, this.sql, { key, jobId, ttlMs: resultTtlMs });
     return rows.length > 0;
   }
 
   /** {@inheritDoc IdempotencyClaims.release} */
   async release(key: string, jobId: string): Promise<boolean> {
     const db = await this.db();
-    const rows = await db.query(this.sql.idempotency_release, [key, jobId]);
+    const rows = await run.idempotencyRelease(db, this.sql, { key, jobId });
     return rows.length > 0;
   }
 
   /** {@inheritDoc IdempotencyClaims.purgeExpired} */
   async purgeExpired(): Promise<number> {
     const db = await this.db();
-    const [row] = await db.query<{ deleted: unknown }>(this.sql.idempotency_purge);
+    const [row] = await run.idempotencyPurge(db, this.sql);
     return toNumber(row?.deleted);
   }
 }

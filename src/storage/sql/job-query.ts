@@ -21,6 +21,7 @@ import {
 import type { JobSummary } from '../model.js';
 import type { Executor } from './executor.js';
 import { hotJobOf, archivedJobOf, deadJobOf, toNumber, toStr, type Row } from './rows.js';
+import type { GetArchiveRow, GetDeadRow, GetHotRow } from './statements.js';
 
 /** The columns of one table the query uses. */
 interface TableShape {
@@ -35,7 +36,10 @@ interface TableShape {
    * its creation), for the archive 0 (no action takes archived jobs).
    */
   version: string;
-  /** The row as a summary. */
+  /**
+   * The row as a summary. The page selects every column of the table (`*`), so the row is read
+   * as the table's row of get_hot.sql, get_archive.sql or get_dead.sql.
+   */
   summary: (row: Row) => JobSummary;
 }
 
@@ -46,7 +50,7 @@ const TABLES: Record<JobTable, TableShape> = {
     error: 'last_error',
     version: `(extract(epoch FROM coalesce(changed_at, created_at)) * 1000000)::bigint AS version_us`,
     summary: (row) => {
-      const job = hotJobOf(row);
+      const job = hotJobOf(row as GetHotRow);
       return {
         id: job.id,
         state: job.state,
@@ -74,7 +78,7 @@ const TABLES: Record<JobTable, TableShape> = {
     error: null,
     version: '0::bigint AS version_us',
     summary: (row) => {
-      const job = archivedJobOf(row);
+      const job = archivedJobOf(row as GetArchiveRow);
       return {
         id: job.id,
         state: 'succeeded',
@@ -102,7 +106,7 @@ const TABLES: Record<JobTable, TableShape> = {
     error: 'error_details',
     version: `(extract(epoch FROM coalesce(edited_at, failed_at)) * 1000000)::bigint AS version_us`,
     summary: (row) => {
-      const job = deadJobOf(row);
+      const job = deadJobOf(row as GetDeadRow);
       return {
         id: job.id,
         state: 'dead',

@@ -6,8 +6,8 @@
 import { ChokaQError } from '../../errors.js';
 import type { Executor } from './executor.js';
 import { MIGRATIONS, QUERIES, type Migration } from './generated.js';
-import { validateSchema, withSchema } from './schema.js';
-import { toNumber } from './rows.js';
+import { bindQueries, validateSchema, withSchema, type BoundQueries } from './schema.js';
+import * as run from './statements.js';
 
 /** Options of {@link migrate}. */
 export interface MigrateOptions {
@@ -58,10 +58,11 @@ export async function migrate(
     sql: withSchema(migration.sql, schema),
   });
 
+  const sql = bindQueries(QUERIES, schema);
   if (options.dryRun === true) {
     const applied = await executor.transaction(async (tx) => {
-      await tx.query(QUERIES.migrate_lock, [schema]);
-      return appliedVersions(tx, schema, false);
+      await run.migrateLock(tx, sql, { schema });
+      return appliedVersions(tx, sql, schema, false);
     }, 'migration');
     return ordered.filter((m) => !applied.has(m.version)).map(bind);
   }
@@ -69,14 +70,14 @@ export async function migrate(
   const done: MigrationStep[] = [];
   for (;;) {
     const step = await executor.transaction(async (tx) => {
-      await tx.query(QUERIES.migrate_lock, [schema]);
-      const applied = await appliedVersions(tx, schema, true);
+      await run.migrateLock(tx, sql, { schema });
+      const applied = await appliedVersions(tx, sql, schema, true);
       const next = ordered.find((m) => !applied.has(m.version));
       if (next === undefined) return null;
       const bound = bind(next);
       try {
         await tx.run(bound.sql);
-        await tx.query(withSchema(QUERIES.migrate_record, schema), [next.version, next.name]);
+        await run.migrateRecord(tx, sql, { version: next.version, name: next.name });
       } catch (error) {
         // An outage stays CHOKAQ_STORAGE_UNAVAILABLE (retryable); a statement the server refused
         // is the migration's failure, with the driver error as its cause.
@@ -100,18 +101,19 @@ export async function migrate(
 /** Versions in the ledger; creates the schema and ledger first unless `create` is false. */
 async function appliedVersions(
   tx: Executor,
+  sql: BoundQueries,
   schema: string,
   create: boolean,
 ): Promise<Set<number>> {
-  const [row] = await tx.query<{ present: boolean }>(QUERIES.migrate_ledger_exists, [schema]);
+  const [row] = await run.migrateLedgerExists(tx, sql, { schema });
   if (row?.present !== true) {
     if (!create) return new Set();
     // Only when missing: CREATE SCHEMA needs the CREATE privilege even with IF NOT EXISTS.
-    await tx.query(withSchema(QUERIES.migrate_create_schema, schema));
-    await tx.query(withSchema(QUERIES.migrate_create_ledger, schema));
+    await run.migrateCreateSchema(tx, sql);
+    await run.migrateCreateLedger(tx, sql);
   }
-  const rows = await tx.query<{ version: unknown }>(withSchema(QUERIES.migrate_applied, schema));
-  return new Set(rows.map((r) => toNumber(r.version)));
+  const rows = await run.migrateApplied(tx, sql);
+  return new Set(rows.map((r) => r.version));
 }
 
 /**
@@ -126,13 +128,12 @@ export async function checkMigrated(
   schema: string,
   source: MigrationSource = { migrations: MIGRATIONS },
 ): Promise<void> {
-  const [row] = await executor.query<{ present: boolean }>(QUERIES.migrate_ledger_exists, [schema]);
+  // Statements without `:SCHEMA` until the ledger is found: the schema's name is only a value.
+  const [row] = await run.migrateLedgerExists(executor, QUERIES, { schema });
   let detail: string;
   if (row?.present === true) {
-    const rows = await executor.query<{ version: unknown }>(
-      withSchema(QUERIES.migrate_applied, schema),
-    );
-    const applied = new Set(rows.map((r) => toNumber(r.version)));
+    const sql = { migrate_applied: withSchema(QUERIES.migrate_applied, schema) };
+    const applied = new Set((await run.migrateApplied(executor, sql)).map((r) => r.version));
     const pending = source.migrations
       .map((m) => m.version)
       .filter((version) => !applied.has(version))
@@ -140,7 +141,7 @@ export async function checkMigrated(
     if (pending.length === 0) return;
     detail = `schema "${schema}" misses migration${pending.length === 1 ? '' : 's'} ${pending.join(', ')}`;
   } else {
-    const found = await executor.query<{ schema: string }>(QUERIES.migrate_ledger_schemas);
+    const found = await run.migrateLedgerSchemas(executor, QUERIES);
     const others = found.map((r) => r.schema).filter((name) => name !== schema);
     detail =
       `schema "${schema}" has no ChokaQ tables` +

@@ -9,7 +9,8 @@ import type { RateBucket, RateDraw, RateGrant, RateLimits } from '../rate-limits
 import { checkInteger } from '../../util/check.js';
 import type { Executor } from './executor.js';
 import type { QueryName } from './generated.js';
-import { toDate, toDateOrNull, toNumber, toStr, type Row } from './rows.js';
+import { toDate, toDateOrNull, toNumber } from './rows.js';
+import * as run from './statements.js';
 
 /** The statements {@link SqlRateLimits} runs, bound to the store's schema. */
 export type RateStatements = Pick<
@@ -32,15 +33,15 @@ export class SqlRateLimits implements RateLimits {
   async take(draw: RateDraw): Promise<RateGrant> {
     checkDraw(draw);
     const db = await this.db();
-    const [row] = await db.query<Row>(this.sql.rate_take, [
-      draw.name,
-      draw.limit,
-      draw.perMs,
-      draw.count,
-    ]);
+    const [row] = await run.rateTake(db, this.sql, {
+      name: draw.name,
+      limit: draw.limit,
+      perMs: draw.perMs,
+      count: draw.count,
+    });
     if (row === undefined) throw new Error('rate_take returned no row');
     return {
-      granted: toNumber(row.granted),
+      granted: row.granted,
       waitMs: Math.max(0, Math.ceil(toNumber(row.wait_ms))),
     };
   }
@@ -49,19 +50,19 @@ export class SqlRateLimits implements RateLimits {
   async block(name: string, limit: number, perMs: number, forMs: number): Promise<void> {
     checkBucket(name, limit, perMs);
     const db = await this.db();
-    await db.query(this.sql.rate_block, [name, limit, perMs, Math.max(0, forMs)]);
+    await run.rateBlock(db, this.sql, { name, limit, perMs, forMs: Math.max(0, forMs) });
   }
 
   /** {@inheritDoc RateLimits.list} */
   async list(limit: number): Promise<RateBucket[]> {
     checkInteger(limit, 'limit', { min: 1, max: 1000 }, 'CHOKAQ_INVALID_ARGUMENT');
     const db = await this.db();
-    const rows = await db.query<Row>(this.sql.rate_list, [limit]);
+    const rows = await run.rateList(db, this.sql, { limit });
     return rows.map((row) => ({
-      name: toStr(row.name),
-      limit: toNumber(row.rate_limit),
+      name: row.name,
+      limit: row.rate_limit,
       perMs: toNumber(row.per_ms),
-      tokens: toNumber(row.tokens),
+      tokens: row.tokens,
       blockedUntil: toDateOrNull(row.blocked_until),
       grantedTotal: toNumber(row.granted_total),
       throttledTotal: toNumber(row.throttled_total),

@@ -13,18 +13,11 @@ import {
 import type { CancelResult } from '../model.js';
 import type { RescueOptions, RescueResult, RescuedJob } from '../job-store.js';
 import type { Executor } from './executor.js';
-import { toNumber, toStr, toStringOrNull, type Row } from './rows.js';
+import { toNumber } from './rows.js';
 import { signatureColumns } from './settle-batch.js';
+import * as run from './statements.js';
+import type { MoveToDlqRow } from './statements.js';
 import type { BoundQueries } from './schema.js';
-
-/** A row of `rescue_pick_zombies.sql`. */
-interface ZombieRow {
-  id: unknown;
-  queue: unknown;
-  type: unknown;
-  cancel_requested_by: unknown;
-  action: unknown;
-}
 
 /** One row for `move_to_dlq.sql`. */
 interface DlqMove {
@@ -60,24 +53,24 @@ export async function rescueIn(
     cancelled: [],
     idempotencyClaimsPurged: 0,
   };
-  const [lock] = await tx.query<{ locked: unknown }>(sql.rescue_lock, [schema]);
+  const [lock] = await run.rescueLock(tx, sql, { schema });
   if (lock?.locked !== true) return { ...result, skipped: true };
 
-  const released = await tx.query<{ id: unknown }>(sql.rescue_release_fetched, [
-    Math.max(0, options.fetchedTimeoutMs),
+  const released = await run.rescueReleaseFetched(tx, sql, {
+    timeoutMs: Math.max(0, options.fetchedTimeoutMs),
     limit,
-  ]);
+  });
   result.released = released.length;
 
-  const zombies = await tx.query<ZombieRow>(sql.rescue_pick_zombies, [
-    Math.max(0, options.processingTimeoutMs),
+  const zombies = await run.rescuePickZombies(tx, sql, {
+    timeoutMs: Math.max(0, options.processingTimeoutMs),
     limit,
-    [...maxima.keys()],
-    [...maxima.values()],
-  ]);
-  const again = zombies.filter((z) => z.action === 'retry').map((z) => String(z.id));
+    retryTypes: [...maxima.keys()],
+    maxLost: [...maxima.values()],
+  });
+  const again = zombies.filter((z) => z.action === 'retry').map((z) => z.id);
   if (again.length > 0) {
-    const rows = await tx.query<Row>(sql.rescue_requeue_zombies, [again, ZOMBIE_RETRY_ERROR]);
+    const rows = await run.rescueRequeueZombies(tx, sql, { ids: again, error: ZOMBIE_RETRY_ERROR });
     result.retried = rows.map(rescuedJobOf);
   }
   const buried = await moveToDlq(
@@ -86,42 +79,42 @@ export async function rescueIn(
     zombies
       .filter((z) => z.action !== 'retry')
       .map((z) => ({
-        id: String(z.id),
+        id: z.id,
         fromStatus: HOT_STATE_CODE.processing,
         ...(z.action === 'cancel'
           ? {
               reason: FAILURE_REASON_CODE.Cancelled,
-              error: `Cancelled by ${requesterOf(toStringOrNull(z.cancel_requested_by))}: the run was lost`,
+              error: `Cancelled by ${requesterOf(z.cancel_requested_by)}: the run was lost`,
             }
           : { reason: FAILURE_REASON_CODE.Zombie, error: ZOMBIE_DEAD_ERROR }),
         actor: null,
       })),
   );
   for (const zombie of zombies) {
-    const moved = buried.get(String(zombie.id));
+    const moved = buried.get(zombie.id);
     if (moved === undefined) continue;
     if (zombie.action === 'cancel') result.cancelled.push(moved);
     else result.dead.push(moved);
   }
 
-  const orphans = await tx.query<Row>(sql.rescue_pick_cancelled, [limit]);
+  const orphans = await run.rescuePickCancelled(tx, sql, { limit });
   const cancelled = await moveToDlq(
     tx,
     sql,
     orphans.map((row) => ({
-      id: String(row.id),
-      fromStatus: toNumber(row.status),
+      id: row.id,
+      fromStatus: row.status,
       reason: FAILURE_REASON_CODE.Cancelled,
-      error: `Cancelled by ${requesterOf(toStringOrNull(row.cancel_requested_by))}`,
+      error: `Cancelled by ${requesterOf(row.cancel_requested_by)}`,
       actor: null,
     })),
   );
   for (const row of orphans) {
-    const moved = cancelled.get(String(row.id));
+    const moved = cancelled.get(row.id);
     if (moved !== undefined) result.cancelled.push(moved);
   }
 
-  const [purged] = await tx.query<{ deleted: unknown }>(sql.idempotency_purge);
+  const [purged] = await run.idempotencyPurge(tx, sql);
   result.idempotencyClaimsPurged = toNumber(purged?.deleted);
   return result;
 }
@@ -139,21 +132,18 @@ export async function cancelIn(
   actor: string,
   versions?: ReadonlyMap<string, number>,
 ): Promise<CancelResult> {
-  const rows = await tx.query<{ id: unknown; status: unknown; version_us: unknown }>(
-    sql.cancel_lock,
-    [ids],
-  );
+  const rows = await run.cancelLock(tx, sql, { ids });
   const idle: DlqMove[] = [];
   const running = new Set<string>();
   for (const row of rows) {
-    const expected = versions?.get(String(row.id));
+    const expected = versions?.get(row.id);
     if (expected !== undefined && toNumber(row.version_us) !== expected) continue;
-    const status = toNumber(row.status);
+    const status = row.status;
     if (status === HOT_STATE_CODE.processing) {
-      running.add(String(row.id));
+      running.add(row.id);
     } else {
       idle.push({
-        id: String(row.id),
+        id: row.id,
         fromStatus: status,
         reason: FAILURE_REASON_CODE.Cancelled,
         error: `Cancelled by ${actor}`,
@@ -162,7 +152,7 @@ export async function cancelIn(
     }
   }
   const moved = await moveToDlq(tx, sql, idle);
-  if (running.size > 0) await tx.query(sql.cancel_request, [[...running], actor]);
+  if (running.size > 0) await run.cancelRequest(tx, sql, { ids: [...running], actor });
   return {
     cancelled: ids.filter((id) => moved.has(id)),
     requested: ids.filter((id) => running.has(id)),
@@ -179,20 +169,21 @@ async function moveToDlq(
   moves: readonly DlqMove[],
 ): Promise<Map<string, RescuedJob>> {
   if (moves.length === 0) return new Map();
-  const rows = await tx.query<Row>(sql.move_to_dlq, [
-    moves.map((m) => m.id),
-    moves.map((m) => m.fromStatus),
-    moves.map((m) => m.reason),
-    moves.map((m) => m.error),
-    moves.map((m) => m.actor),
-    moves.map(() => null), // no lease guard: the caller locked and checked these rows
-    moves.map(() => null),
+  const rows = await run.moveToDlq(tx, sql, {
+    ids: moves.map((m) => m.id),
+    fromStatuses: moves.map((m) => m.fromStatus),
+    reasons: moves.map((m) => m.reason),
+    errors: moves.map((m) => m.error),
+    actors: moves.map((m) => m.actor),
+    // No lease guard: the caller locked and checked these rows.
+    workerIds: moves.map(() => null),
+    leaseTokens: moves.map(() => null),
     ...signatureColumns(moves.map((m) => m.error)),
-  ]);
-  return new Map(rows.map((row) => [String(row.id), rescuedJobOf(row)]));
+  });
+  return new Map(rows.map((row) => [row.id, rescuedJobOf(row)]));
 }
 
 /** A moved row as a rescue reports it. */
-function rescuedJobOf(row: Row): RescuedJob {
-  return { id: toStr(row.id), queue: toStr(row.queue), type: toStr(row.type) };
+function rescuedJobOf(row: MoveToDlqRow): RescuedJob {
+  return { id: row.id, queue: row.queue, type: row.type };
 }

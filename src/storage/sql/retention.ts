@@ -5,64 +5,110 @@
  * queue names are bind parameters.
  */
 import type { RetentionRule, RetentionTable } from '../retention.js';
-import type { Executor } from './executor.js';
-import type { QueryName } from './generated.js';
-import { toNumber, type Row } from './rows.js';
+import type { Executor, QueryOptions } from './executor.js';
+import { toNumber } from './rows.js';
+import type { BoundQueries } from './schema.js';
+import * as run from './statements.js';
 
-/** The statements of the store, by name, for its schema. */
-type Statements = Readonly<Record<QueryName, string>>;
+/** A statement's rows: one, `n`, the rows it deleted or counted. */
+type Counted = Promise<readonly { n: string | number | bigint }[]>;
 
-/** Each table's batch statement and count statement. */
-const STATEMENTS: Record<RetentionTable, { batch: QueryName; count: QueryName }> = {
-  archive: { batch: 'retention_archive', count: 'retention_count_archive' },
-  dlq: { batch: 'retention_dlq', count: 'retention_count_dlq' },
-  metricBuckets: { batch: 'retention_metric_buckets', count: 'retention_count_metric_buckets' },
-  audit: { batch: 'retention_audit', count: 'retention_count_audit' },
-  bulkActions: { batch: 'retention_bulk_actions', count: 'retention_count_bulk_actions' },
-  scheduleTicks: { batch: 'retention_schedule_ticks', count: 'retention_count_schedule_ticks' },
-};
-
-/**
- * A rule's queue parameters (the archive's and the DLQ's statements only): its queue and its
- * excepted queues, `null` for none.
- */
-function queueParams(rule: RetentionRule): unknown[] {
-  if (rule.table !== 'archive' && rule.table !== 'dlq') return [];
-  const except = rule.exceptQueues !== undefined && rule.exceptQueues.length > 0;
-  return [rule.queue ?? null, except ? rule.exceptQueues : null];
-}
-
-/** Deletes up to `limit` expired rows of a rule's table; resolves to how many went. */
-export async function purgeBatch(
-  db: Executor,
-  sql: Statements,
-  rule: RetentionRule,
-  limit: number,
-): Promise<number> {
-  const [row] = await db.query<Row>(
-    sql[STATEMENTS[rule.table].batch],
-    [rule.olderThanMs, limit, ...queueParams(rule)],
-    UNPREPARED,
-  );
-  return toNumber(row?.n);
-}
-
-/** How many rows a rule would purge now (bulk actions: the actions, not their items). */
-export async function countPurgeable(
-  db: Executor,
-  sql: Statements,
-  rule: RetentionRule,
-): Promise<number> {
-  const [row] = await db.query<Row>(
-    sql[STATEMENTS[rule.table].count],
-    [rule.olderThanMs, ...queueParams(rule)],
-    UNPREPARED,
-  );
-  return toNumber(row?.n);
+/** One table's batch statement and count statement, with a rule's parameters. */
+interface TableStatements {
+  batch(db: Executor, sql: BoundQueries, rule: RetentionRule, limit: number): Counted;
+  count(db: Executor, sql: BoundQueries, rule: RetentionRule): Counted;
 }
 
 /**
  * Statements here are planned for each call's values: a cached generic plan would ignore the age
  * that picks the index, and the queue conditions a NULL parameter turns off.
  */
-const UNPREPARED = { prepare: false } as const;
+const UNPREPARED: QueryOptions = { prepare: false };
+
+/**
+ * A rule's queue parameters (the archive's and the DLQ's statements only): its queue and its
+ * excepted queues, `null` for none.
+ */
+function queueParams(rule: RetentionRule): {
+  queue: string | null;
+  exceptQueues: readonly string[] | null;
+} {
+  const except = rule.exceptQueues !== undefined && rule.exceptQueues.length > 0;
+  return { queue: rule.queue ?? null, exceptQueues: except ? (rule.exceptQueues ?? null) : null };
+}
+
+/** Each table's statements. */
+const STATEMENTS: Record<RetentionTable, TableStatements> = {
+  archive: {
+    batch: (db, sql, rule, limit) =>
+      run.retentionArchive(
+        db,
+        sql,
+        { ageMs: rule.olderThanMs, limit, ...queueParams(rule) },
+        UNPREPARED,
+      ),
+    count: (db, sql, rule) =>
+      run.retentionCountArchive(
+        db,
+        sql,
+        { ageMs: rule.olderThanMs, ...queueParams(rule) },
+        UNPREPARED,
+      ),
+  },
+  dlq: {
+    batch: (db, sql, rule, limit) =>
+      run.retentionDlq(
+        db,
+        sql,
+        { ageMs: rule.olderThanMs, limit, ...queueParams(rule) },
+        UNPREPARED,
+      ),
+    count: (db, sql, rule) =>
+      run.retentionCountDlq(db, sql, { ageMs: rule.olderThanMs, ...queueParams(rule) }, UNPREPARED),
+  },
+  metricBuckets: {
+    batch: (db, sql, rule, limit) =>
+      run.retentionMetricBuckets(db, sql, { ageMs: rule.olderThanMs, limit }, UNPREPARED),
+    count: (db, sql, rule) =>
+      run.retentionCountMetricBuckets(db, sql, { ageMs: rule.olderThanMs }, UNPREPARED),
+  },
+  audit: {
+    batch: (db, sql, rule, limit) =>
+      run.retentionAudit(db, sql, { ageMs: rule.olderThanMs, limit }, UNPREPARED),
+    count: (db, sql, rule) =>
+      run.retentionCountAudit(db, sql, { ageMs: rule.olderThanMs }, UNPREPARED),
+  },
+  bulkActions: {
+    batch: (db, sql, rule, limit) =>
+      run.retentionBulkActions(db, sql, { ageMs: rule.olderThanMs, limit }, UNPREPARED),
+    count: (db, sql, rule) =>
+      run.retentionCountBulkActions(db, sql, { ageMs: rule.olderThanMs }, UNPREPARED),
+  },
+  scheduleTicks: {
+    batch: (db, sql, rule, limit) =>
+      run.retentionScheduleTicks(db, sql, { ageMs: rule.olderThanMs, limit }, UNPREPARED),
+    count: (db, sql, rule) =>
+      run.retentionCountScheduleTicks(db, sql, { ageMs: rule.olderThanMs }, UNPREPARED),
+  },
+};
+
+/** Deletes up to `limit` expired rows of a rule's table; resolves to how many went. */
+export async function purgeBatch(
+  db: Executor,
+  sql: BoundQueries,
+  rule: RetentionRule,
+  limit: number,
+): Promise<number> {
+  const [row] = await STATEMENTS[rule.table].batch(db, sql, rule, limit);
+  return toNumber(row?.n);
+}
+
+/** How many rows a rule would purge now (bulk actions: the actions, not their items). */
+export async function countPurgeable(
+  db: Executor,
+  sql: BoundQueries,
+  rule: RetentionRule,
+): Promise<number> {
+  const [row] = await STATEMENTS[rule.table].count(db, sql, rule);
+  return toNumber(row?.n);
+}

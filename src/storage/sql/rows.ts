@@ -1,6 +1,8 @@
 /**
- * Row → read model mapping. Drivers disagree on types (`pg` returns int8 as a string, PGlite
- * as a number or bigint; timestamps may arrive as Date or string), so every value is normalised.
+ * Row → read model mapping, for what the row types of statements.ts cannot express. Drivers
+ * disagree on int8 and numeric (`pg` returns a string, PGlite a number or bigint) and a caller's
+ * `pg` type parser may turn timestamps into strings, so those are normalised; JSON columns are
+ * parsed, codes become names. Text, int, float and boolean columns are used as they are.
  */
 import type {
   ArchivedJob,
@@ -16,6 +18,16 @@ import type {
 } from '../model.js';
 import type { MetricBucket } from '../queue-store.js';
 import { HOT_STATE_BY_CODE, failureReasonOf } from '../../job/state.js';
+import type {
+  GetArchiveRow,
+  GetDeadRow,
+  GetHotRow,
+  ListQueuesRow,
+  MetricBucketsRow,
+  QueueGaugesRow,
+  QueueStatsRow,
+  WorkersListRow,
+} from './statements.js';
 
 /** A raw row as a driver returns it. */
 export type Row = Record<string, unknown>;
@@ -27,11 +39,6 @@ export function toNumber(value: unknown): number {
   if (typeof value === 'string') return Number(value);
   if (value === null || value === undefined) return 0;
   return Number(value);
-}
-
-/** Like {@link toNumber}, but keeps SQL NULL as `null`. */
-export function toNumberOrNull(value: unknown): number | null {
-  return value === null || value === undefined ? null : toNumber(value);
 }
 
 /** Converts a timestamptz value (Date, ISO string or epoch ms) to a Date. */
@@ -61,29 +68,33 @@ export function toStr(value: unknown): string {
 }
 
 /** Maps a `jobs_hot` row. */
-export function hotJobOf(row: Row): HotJob {
+export function hotJobOf(row: GetHotRow): HotJob {
   return {
     ...claimedJobOf(row),
-    tags: toStringOrNull(row.tags),
-    idempotencyKey: toStringOrNull(row.idempotency_key),
-    priority: toNumber(row.priority),
-    lostAttempts: toNumber(row.lost_attempts),
+    tags: row.tags,
+    idempotencyKey: row.idempotency_key,
+    priority: row.priority,
+    lostAttempts: row.lost_attempts,
     cancelRequestedAt: toDateOrNull(row.cancel_requested_at),
-    cancelRequestedBy: toStringOrNull(row.cancel_requested_by),
+    cancelRequestedBy: row.cancel_requested_by,
     startedAt: toDateOrNull(row.started_at),
     heartbeatAt: toDateOrNull(row.heartbeat_at),
     updatedAt: toDate(row.updated_at),
-    createdBy: toStringOrNull(row.created_by),
-    lastModifiedBy: toStringOrNull(row.last_modified_by),
-    lastError: toStringOrNull(row.last_error),
+    createdBy: row.created_by,
+    lastModifiedBy: row.last_modified_by,
+    lastError: row.last_error,
     history: historyOf(row.history),
-    progress: toNumberOrNull(row.progress),
-    concurrencyKey: toStringOrNull(row.concurrency_key),
-    concurrencyLimit: toNumberOrNull(row.concurrency_limit),
+    progress: row.progress,
+    concurrencyKey: row.concurrency_key,
+    concurrencyLimit: row.concurrency_limit,
   };
 }
 
-/** Maps a row of claim.sql or start.sql. */
+/**
+ * Maps a row of claim.sql, start.sql or a hot row. Untyped: a claim's columns are NULL in the row
+ * that only carries its flag, and run_at and created_at are epoch ms in a claim's rows but
+ * timestamps in a hot row.
+ */
 export function claimedJobOf(row: Row): ClaimedJob {
   return {
     id: toStr(row.id),
@@ -101,53 +112,53 @@ export function claimedJobOf(row: Row): ClaimedJob {
 }
 
 /** Maps a `jobs_archive` row. */
-export function archivedJobOf(row: Row): ArchivedJob {
+export function archivedJobOf(row: GetArchiveRow): ArchivedJob {
   return {
-    id: toStr(row.id),
-    queue: toStr(row.queue),
-    type: toStr(row.type),
-    payload: toStringOrNull(row.payload) ?? '',
-    tags: toStringOrNull(row.tags),
-    attempts: toNumber(row.attempts),
-    workerId: toStringOrNull(row.worker_id),
-    createdBy: toStringOrNull(row.created_by),
-    lastModifiedBy: toStringOrNull(row.last_modified_by),
+    id: row.id,
+    queue: row.queue,
+    type: row.type,
+    payload: row.payload ?? '',
+    tags: row.tags,
+    attempts: row.attempts,
+    workerId: row.worker_id,
+    createdBy: row.created_by,
+    lastModifiedBy: row.last_modified_by,
     createdAt: toDate(row.created_at),
     startedAt: toDateOrNull(row.started_at),
     finishedAt: toDate(row.finished_at),
-    durationMs: toNumberOrNull(row.duration_ms),
-    lostAttempts: toNumber(row.lost_attempts),
-    note: toStringOrNull(row.note),
+    durationMs: row.duration_ms,
+    lostAttempts: row.lost_attempts,
+    note: row.note,
     history: historyOf(row.history),
-    result: toStringOrNull(row.result),
-    concurrencyKey: toStringOrNull(row.concurrency_key),
+    result: row.result,
+    concurrencyKey: row.concurrency_key,
   };
 }
 
 /** Maps a `jobs_dlq` row. */
-export function deadJobOf(row: Row): DeadJob {
+export function deadJobOf(row: GetDeadRow): DeadJob {
   return {
-    id: toStr(row.id),
-    queue: toStr(row.queue),
-    type: toStr(row.type),
-    payload: toStringOrNull(row.payload) ?? '',
-    tags: toStringOrNull(row.tags),
-    reason: failureReasonOf(toNumber(row.failure_reason)),
-    errorDetails: toStringOrNull(row.error_details),
-    attempts: toNumber(row.attempts),
-    lostAttempts: toNumber(row.lost_attempts),
-    workerId: toStringOrNull(row.worker_id),
-    createdBy: toStringOrNull(row.created_by),
-    lastModifiedBy: toStringOrNull(row.last_modified_by),
+    id: row.id,
+    queue: row.queue,
+    type: row.type,
+    payload: row.payload ?? '',
+    tags: row.tags,
+    reason: failureReasonOf(row.failure_reason),
+    errorDetails: row.error_details,
+    attempts: row.attempts,
+    lostAttempts: row.lost_attempts,
+    workerId: row.worker_id,
+    createdBy: row.created_by,
+    lastModifiedBy: row.last_modified_by,
     createdAt: toDate(row.created_at),
     startedAt: toDateOrNull(row.started_at),
     failedAt: toDate(row.failed_at),
     editedAt: toDateOrNull(row.edited_at),
-    fingerprint: toStringOrNull(row.fingerprint) ?? '',
+    fingerprint: row.fingerprint ?? '',
     history: historyOf(row.history),
-    progress: toNumberOrNull(row.progress),
-    concurrencyKey: toStringOrNull(row.concurrency_key),
-    concurrencyLimit: toNumberOrNull(row.concurrency_limit),
+    progress: row.progress,
+    concurrencyKey: row.concurrency_key,
+    concurrencyLimit: row.concurrency_limit,
   };
 }
 
@@ -211,22 +222,22 @@ function textArray(value: unknown): string[] {
 }
 
 /** Maps a `queues` row. */
-export function queueInfoOf(row: Row): QueueInfo {
+export function queueInfoOf(row: ListQueuesRow): QueueInfo {
   return {
-    name: toStr(row.name),
-    paused: row.is_paused === true,
-    active: row.is_active === true,
-    maxWorkers: toNumberOrNull(row.max_workers),
-    zombieTimeoutSeconds: toNumberOrNull(row.zombie_timeout_seconds),
-    keepSucceeded: row.keep_succeeded !== false,
+    name: row.name,
+    paused: row.is_paused,
+    active: row.is_active,
+    maxWorkers: row.max_workers,
+    zombieTimeoutSeconds: row.zombie_timeout_seconds,
+    keepSucceeded: row.keep_succeeded,
     updatedAt: toDate(row.updated_at),
   };
 }
 
 /** Maps a row of the `queue_stats` statement. */
-export function queueStatsOf(row: Row): QueueStats {
+export function queueStatsOf(row: QueueStatsRow): QueueStats {
   return {
-    queue: toStr(row.queue),
+    queue: row.queue,
     pending: toNumber(row.pending),
     scheduled: toNumber(row.scheduled),
     fetched: toNumber(row.fetched),
@@ -241,11 +252,11 @@ export function queueStatsOf(row: Row): QueueStats {
 }
 
 /** Maps a row of `queue_gauges.sql`. */
-export function queueGaugesOf(row: Row): QueueGauges {
+export function queueGaugesOf(row: QueueGaugesRow): QueueGauges {
   return {
-    queue: toStr(row.queue),
-    paused: row.paused === true,
-    active: row.active === true,
+    queue: row.queue,
+    paused: row.paused,
+    active: row.active,
     due: toNumber(row.due),
     scheduled: toNumber(row.scheduled),
     fetched: toNumber(row.fetched),
@@ -259,7 +270,7 @@ export function queueGaugesOf(row: Row): QueueGauges {
 }
 
 /** Maps a `workers` row. */
-export function workerPresenceOf(row: Row): WorkerPresence {
+export function workerPresenceOf(row: WorkersListRow): WorkerPresence {
   const info = (typeof row.info === 'string' ? JSON.parse(row.info) : row.info) as Pick<
     WorkerPresence,
     'concurrency' | 'running' | 'queues' | 'circuits' | 'version'
@@ -268,9 +279,9 @@ export function workerPresenceOf(row: Row): WorkerPresence {
       breakers?: { type: string; state: 'closed' | 'open' | 'half-open'; resetAt: string | null }[];
     };
   return {
-    id: toStr(row.id),
-    host: toStr(row.host),
-    pid: toNumber(row.pid),
+    id: row.id,
+    host: row.host,
+    pid: row.pid,
     startedAt: toDate(row.started_at),
     lastSeenAt: toDate(row.last_seen_at),
     concurrency: info.concurrency,
@@ -287,16 +298,16 @@ export function workerPresenceOf(row: Row): WorkerPresence {
 }
 
 /** Maps a `metric_buckets` row. */
-export function metricBucketOf(row: Row): MetricBucket {
-  const failed = toNumber(row.outcome) === 1;
+export function metricBucketOf(row: MetricBucketsRow): MetricBucket {
+  const failed = row.outcome === 1;
   return {
     bucketStart: toDate(row.bucket_start),
-    queue: toStr(row.queue),
+    queue: row.queue,
     outcome: failed ? 'failed' : 'succeeded',
-    reason: failed ? failureReasonOf(toNumber(row.failure_reason)) : null,
+    reason: failed ? failureReasonOf(row.failure_reason) : null,
     count: toNumber(row.completed_count),
     durationCount: toNumber(row.duration_count),
-    totalDurationMs: toNumber(row.total_duration_ms),
-    maxDurationMs: toNumberOrNull(row.max_duration_ms),
+    totalDurationMs: row.total_duration_ms,
+    maxDurationMs: row.max_duration_ms,
   };
 }

@@ -18,7 +18,9 @@ import {
 import type { NewJob } from '../model.js';
 import type { Executor } from './executor.js';
 import type { QueryName } from './generated.js';
-import { toDate, toStr, toStringOrNull, type Row } from './rows.js';
+import { toDate, toStr } from './rows.js';
+import * as run from './statements.js';
+import type { ScheduleListRow } from './statements.js';
 
 /** The statements {@link SqlSchedules} runs, bound to the store's schema. */
 export type ScheduleStatements = Pick<
@@ -51,7 +53,7 @@ export class SqlSchedules implements ScheduleStore {
   /** {@inheritDoc ScheduleStore.save} */
   async save(name: string, definition: string): Promise<StoredSchedule> {
     const db = await this.host.db();
-    await db.query(this.host.sql.schedule_save, [name, definition]);
+    await run.scheduleSave(db, this.host.sql, { name, definition });
     const saved = await this.get(name);
     if (saved === null) throw new Error(`schedule ${name} vanished while it was saved`);
     return saved;
@@ -60,27 +62,27 @@ export class SqlSchedules implements ScheduleStore {
   /** {@inheritDoc ScheduleStore.get} */
   async get(name: string): Promise<StoredSchedule | null> {
     const db = await this.host.db();
-    const [row] = await db.query<Row>(this.host.sql.schedule_list, [name]);
+    const [row] = await run.scheduleList(db, this.host.sql, { name });
     return row === undefined ? null : scheduleOf(row);
   }
 
   /** {@inheritDoc ScheduleStore.list} */
   async list(): Promise<StoredSchedule[]> {
     const db = await this.host.db();
-    return (await db.query<Row>(this.host.sql.schedule_list, [null])).map(scheduleOf);
+    return (await run.scheduleList(db, this.host.sql, { name: null })).map(scheduleOf);
   }
 
   /** {@inheritDoc ScheduleStore.setPaused} */
   async setPaused(name: string, paused: boolean): Promise<StoredSchedule | null> {
     const db = await this.host.db();
-    const rows = await db.query(this.host.sql.schedule_pause, [name, paused]);
+    const rows = await run.schedulePause(db, this.host.sql, { name, paused });
     return rows.length === 0 ? null : this.get(name);
   }
 
   /** {@inheritDoc ScheduleStore.remove} */
   async remove(name: string): Promise<boolean> {
     const db = await this.host.db();
-    return (await db.query(this.host.sql.schedule_remove, [name])).length > 0;
+    return (await run.scheduleRemove(db, this.host.sql, { name })).length > 0;
   }
 
   /** {@inheritDoc ScheduleStore.fire} */
@@ -89,11 +91,11 @@ export class SqlSchedules implements ScheduleStore {
     const queues: string[] = [];
     const db = await this.host.db();
     const results = await db.transaction(async (tx) => {
-      const [lock] = await tx.query<Row>(sql.schedule_lock, [request.name]);
+      const [lock] = await run.scheduleLock(tx, sql, { name: request.name });
       if (lock === undefined) return request.ticks.map((): FireResult => 'gone');
       let cursor = toDate(lock.cursor_at).getTime();
       const now = toDate(lock.now).getTime();
-      let busy = lock.busy === true;
+      let busy = lock.busy;
       let lastJobId: string | null = null;
       const out: FireResult[] = [];
       for (const tick of request.ticks) {
@@ -114,14 +116,14 @@ export class SqlSchedules implements ScheduleStore {
               : 'enqueued';
         const error = outcome === 'skipped' ? OVERLAP_SKIPPED : (tick.error ?? null);
         const jobId = outcome === 'enqueued' ? (tick.job?.id ?? null) : null;
-        const inserted = await tx.query(sql.schedule_tick_insert, [
-          request.name,
-          tick.tickAt,
-          tick.manual,
+        const inserted = await run.scheduleTickInsert(tx, sql, {
+          schedule: request.name,
+          tickAt: tick.tickAt,
+          manual: tick.manual,
           outcome,
           jobId,
-          outcome === 'enqueued' ? null : error,
-        ]);
+          error: outcome === 'enqueued' ? null : error,
+        });
         if (inserted.length === 0) {
           out.push('taken');
           continue;
@@ -137,7 +139,11 @@ export class SqlSchedules implements ScheduleStore {
       }
       // Never past the database's now: a later tick must still be able to fire.
       const advance = Math.max(cursor, Math.min(request.advanceTo?.getTime() ?? cursor, now));
-      await tx.query(sql.schedule_advance, [request.name, new Date(advance), lastJobId]);
+      await run.scheduleAdvance(tx, sql, {
+        name: request.name,
+        cursor: new Date(advance),
+        lastJobId,
+      });
       return out;
     });
     if (queues.length > 0) this.host.wake([...new Set(queues)]);
@@ -146,26 +152,30 @@ export class SqlSchedules implements ScheduleStore {
 }
 
 /** A schedule row (of schedule_list) as a {@link StoredSchedule}. */
-function scheduleOf(row: Row): StoredSchedule {
+function scheduleOf(row: ScheduleListRow): StoredSchedule {
   return {
-    name: toStr(row.name),
-    definition: toStr(row.definition),
-    paused: row.paused === true,
+    name: row.name,
+    definition: row.definition,
+    paused: row.paused,
     cursorAt: toDate(row.cursor_at),
     anchorAt: toDate(row.anchor_at),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
-    lastTick: row.tick_at === null || row.tick_at === undefined ? null : tickOf(row),
+    lastTick: row.tick_at === null ? null : tickOf(row),
   };
 }
 
-function tickOf(row: Row): ScheduleTick {
+/**
+ * The schedule's latest tick, from a row whose tick_at is set. Converted, not read as typed: the
+ * tick's columns come from a LEFT JOIN, NULL only when tick_at is.
+ */
+function tickOf(row: ScheduleListRow): ScheduleTick {
   return {
     tickAt: toDate(row.tick_at),
     firedAt: toDate(row.fired_at),
     manual: row.manual === true,
     outcome: toStr(row.outcome) as TickOutcome,
-    jobId: toStringOrNull(row.job_id),
-    error: toStringOrNull(row.error),
+    jobId: row.job_id,
+    error: row.error,
   };
 }

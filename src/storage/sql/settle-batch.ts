@@ -1,17 +1,24 @@
 /**
- * Groups settlements by kind into the parallel-array parameters of the `settle_*` statements.
- * Each kind then runs as one statement over its arrays.
+ * Groups settlements by kind into the parameters of the `settle_*` statements and
+ * `move_to_dlq`. Each kind then runs as one statement over its parallel arrays.
  */
 import { errorSignature } from '../../job/fingerprint.js';
 import { FAILURE_REASON_CODE, HOT_STATE_CODE } from '../../job/state.js';
 import type { Settlement } from '../job-store.js';
+import type {
+  ArchiveEvictParams,
+  MoveToDlqParams,
+  SettleArchiveParams,
+  SettleReleaseParams,
+  SettleRetryParams,
+} from './statements.js';
 
 /** The settlements of one call, grouped by kind, with their parameters. */
 export interface SettleGroups {
-  archive: unknown[] | null;
-  dead: unknown[] | null;
-  retry: unknown[] | null;
-  release: unknown[] | null;
+  archive: SettleArchiveParams | null;
+  dead: MoveToDlqParams | null;
+  retry: SettleRetryParams | null;
+  release: SettleReleaseParams | null;
 }
 
 type Of<K extends Settlement['kind']> = Extract<Settlement, { kind: K }>;
@@ -34,58 +41,62 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
     else if (item.kind === 'retry') retry.push(item);
     else release.push(item);
   }
-  const lease = (list: readonly Settlement[]): unknown[][] => [
-    list.map((s) => s.lease.id),
-    list.map((s) => s.lease.workerId),
-    list.map((s) => s.lease.leaseToken),
-  ];
   return {
     archive:
       archive.length === 0
         ? null
-        : [
-            ...lease(archive),
-            archive.map((s) => s.durationMs),
+        : {
+            ...leases(archive),
+            durationsMs: archive.map((s) => s.durationMs),
             // Arrays whose every element is the default travel as NULL: most rounds have no note,
             // no result and keep every row, and 95 elements each cost both sides a parse.
-            unlessAll(
+            notes: unlessAll(
               archive.map((s) => s.note ?? null),
               null,
             ),
-            unlessAll(
+            results: unlessAll(
               archive.map((s) => s.result ?? null),
               null,
             ),
-            unlessAll(
+            keep: unlessAll(
               archive.map((s) => s.keep !== false),
               true,
             ),
-          ],
-    // In the parameter order of move_to_dlq.sql, lease-guarded.
+          },
+    // Lease-guarded: a row moves only while it still holds the settling run's lease.
     dead:
       dead.length === 0
         ? null
-        : [
-            dead.map((s) => s.lease.id),
-            dead.map((s) => HOT_STATE_CODE[s.from ?? 'processing']),
-            dead.map((s) => FAILURE_REASON_CODE[s.reason]),
-            dead.map((s) => s.error),
-            dead.map(() => null),
-            dead.map((s) => s.lease.workerId),
-            dead.map((s) => s.lease.leaseToken),
+        : {
+            ids: dead.map((s) => s.lease.id),
+            fromStatuses: dead.map((s) => HOT_STATE_CODE[s.from ?? 'processing']),
+            reasons: dead.map((s) => FAILURE_REASON_CODE[s.reason]),
+            errors: dead.map((s) => s.error),
+            actors: dead.map(() => null),
+            workerIds: dead.map((s) => s.lease.workerId),
+            leaseTokens: dead.map((s) => s.lease.leaseToken),
             ...signatureColumns(dead.map((s) => s.error)),
-          ],
+          },
     retry:
       retry.length === 0
         ? null
-        : [
-            ...lease(retry),
-            retry.map((s) => HOT_STATE_CODE[s.from]),
-            retry.map((s) => Math.max(0, s.delayMs)),
-            retry.map((s) => s.error),
-            retry.map((s) => s.lost === true),
-          ],
-    release: release.length === 0 ? null : lease(release),
+        : {
+            ...leases(retry),
+            fromStatuses: retry.map((s) => HOT_STATE_CODE[s.from]),
+            delaysMs: retry.map((s) => Math.max(0, s.delayMs)),
+            errors: retry.map((s) => s.error),
+            lost: retry.map((s) => s.lost === true),
+          },
+    release: release.length === 0 ? null : leases(release),
+  };
+}
+
+/** The lease columns ($1–$3) every settle statement starts with. */
+function leases(list: readonly Settlement[]): SettleReleaseParams {
+  return {
+    ids: list.map((s) => s.lease.id),
+    workerIds: list.map((s) => s.lease.workerId),
+    leaseTokens: list.map((s) => s.lease.leaseToken),
   };
 }
 
@@ -94,26 +105,30 @@ function unlessAll<T>(values: T[], value: T): T[] | null {
   return values.every((v) => v === value) ? null : values;
 }
 
-/**
- * The parameters of archive_evict.sql from an archive group's (`SettleGroups.archive`): ids,
- * worker ids, lease tokens and keep flags.
- */
-export function evictParams(archive: readonly unknown[]): unknown[] {
-  return [archive[0], archive[1], archive[2], archive[6]];
+/** The parameters of archive_evict.sql from an archive group's (`SettleGroups.archive`). */
+export function evictParams(archive: SettleArchiveParams): ArchiveEvictParams {
+  return {
+    ids: archive.ids,
+    workerIds: archive.workerIds,
+    leaseTokens: archive.leaseTokens,
+    keep: archive.keep,
+  };
 }
 
 /**
- * The error-signature parameters of `move_to_dlq.sql` ($8–$11: fingerprint, class, message,
- * frame) for the error texts of the rows it moves, in the same order.
+ * The error-signature parameters of `move_to_dlq.sql` (fingerprint, class, message, frame) for
+ * the error texts of the rows it moves, in the same order.
  */
-export function signatureColumns(errors: readonly string[]): unknown[][] {
+export function signatureColumns(
+  errors: readonly string[],
+): Pick<MoveToDlqParams, 'fingerprints' | 'errorClasses' | 'messages' | 'frames'> {
   const signatures = errors.map(errorSignature);
-  return [
-    signatures.map((s) => s.fingerprint),
-    signatures.map((s) => s.errorClass),
-    signatures.map((s) => s.message),
-    signatures.map((s) => s.frame),
-  ];
+  return {
+    fingerprints: signatures.map((s) => s.fingerprint),
+    errorClasses: signatures.map((s) => s.errorClass),
+    messages: signatures.map((s) => s.message),
+    frames: signatures.map((s) => s.frame),
+  };
 }
 
 /**

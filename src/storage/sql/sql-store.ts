@@ -94,12 +94,10 @@ import {
   queueStatsOf,
   toDate,
   toNumber,
-  toNumberOrNull,
-  toStr,
-  toStringOrNull,
-  type Row,
 } from './rows.js';
 import { bindQueries, eventsChannel, validateSchema, wakeChannel } from './schema.js';
+import * as run from './statements.js';
+import type { SettleArchiveParams } from './statements.js';
 import { evictParams, groupSettlements, settleOutcome } from './settle-batch.js';
 import { handoffParams, handoffQueues, readHandoffRows } from './handoff.js';
 
@@ -197,12 +195,9 @@ export class SqlStore
     this.capped = new BackgroundRefresh({
       read: async () => {
         const db = await this.db();
-        const rows = await db.query<Record<keyof LockedQueues | 'name', unknown>>(
-          this.sql.capped_queues,
-          [],
-        );
+        const rows = await run.cappedQueues(db, this.sql);
         const named = (flag: keyof LockedQueues): string[] =>
-          rows.filter((row) => row[flag] === true).map((row) => String(row.name));
+          rows.filter((row) => row[flag]).map((row) => row.name);
         return { capped: named('capped'), keyed: named('keyed'), limited: named('limited') };
       },
       maxAgeMs: CAPPED_QUEUES_TTL_MS,
@@ -252,7 +247,7 @@ export class SqlStore
     this.executor = executor;
     this.notifier = new WakeNotifier(async (queue) => {
       const db = this.executor;
-      if (db !== null) await db.query(this.sql.notify, [this.channel, queue]);
+      if (db !== null) await run.notify(db, this.sql, { channel: this.channel, payload: queue });
     }, this.logger);
   }
 
@@ -295,16 +290,7 @@ export class SqlStore
    * claim.
    */
   protected async enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
-    const results = await enqueueJobs(
-      db,
-      {
-        enqueue: this.sql.enqueue,
-        plain: this.sql.enqueue_plain,
-        uniform: this.sql.enqueue_uniform,
-        holders: this.sql.enqueue_holders,
-      },
-      jobs,
-    );
+    const results = await enqueueJobs(db, this.sql, jobs);
     const known = this.capped.peek();
     const unknown = (job: NewJob): boolean =>
       (job.concurrencyKey ?? null) !== null &&
@@ -355,7 +341,7 @@ export class SqlStore
   /** {@inheritDoc Store.broadcast} */
   async broadcast(message: string): Promise<void> {
     const db = await this.db();
-    await db.query(this.sql.notify, [eventsChannel(this.schema), message]);
+    await run.notify(db, this.sql, { channel: eventsChannel(this.schema), payload: message });
   }
 
   /** {@inheritDoc Store.subscribe} */
@@ -370,11 +356,11 @@ export class SqlStore
   async start(leases: readonly Lease[]): Promise<ClaimedJob[]> {
     if (leases.length === 0) return [];
     const db = await this.db();
-    const rows = await db.query<Row>(this.sql.start, [
-      leases.map((l) => l.id),
-      leases.map((l) => l.workerId),
-      leases.map((l) => l.leaseToken),
-    ]);
+    const rows = await run.start(db, this.sql, {
+      ids: leases.map((l) => l.id),
+      workerIds: leases.map((l) => l.workerId),
+      leaseTokens: leases.map((l) => l.leaseToken),
+    });
     return rows.map(claimedJobOf);
   }
 
@@ -405,52 +391,55 @@ export class SqlStore
       handoff !== null && groups.archive !== null && handoff.limit >= 1
         ? handoffQueues(await this.capped.get(), handoff)
         : [];
-    const archive: [string, unknown[] | null] =
-      handoff !== null && groups.archive !== null && queues.length > 0
-        ? [this.sql.settle_archive_claim, handoffParams(groups.archive, handoff, queues)]
-        : [this.sql.settle_archive, groups.archive];
-    const statements: [string, unknown[] | null][] = [
-      archive,
-      [this.sql.move_to_dlq, groups.dead],
-      [this.sql.settle_retry, groups.retry],
-      [this.sql.settle_release, groups.release],
-    ];
-    const present = statements.filter((entry): entry is [string, unknown[]] => entry[1] !== null);
-    const run = async (on: Executor): Promise<SettledRows> => {
+    const { archive, dead, retry, release } = groups;
+    const claiming =
+      handoff !== null && archive !== null && queues.length > 0
+        ? handoffParams(archive, handoff, queues)
+        : null;
+    // The statements whose rows are the id and queue of each job they moved, in this order.
+    const moves: ((on: Executor) => Promise<readonly { id: string; queue: string }[]>)[] = [];
+    if (archive !== null && claiming === null) {
+      moves.push((on) => run.settleArchive(on, this.sql, archive));
+    }
+    if (dead !== null) moves.push((on) => run.moveToDlq(on, this.sql, dead));
+    if (retry !== null) moves.push((on) => run.settleRetry(on, this.sql, retry));
+    if (release !== null) moves.push((on) => run.settleRelease(on, this.sql, release));
+    const statements = moves.length + (claiming === null ? 0 : 1);
+    const runAll = async (on: Executor): Promise<SettledRows> => {
       const done: SettledRows = { moved: new Set(), freed: [], started: [] };
-      for (const [sql, params] of present) {
-        const rows = await on.query<Row>(sql, params);
-        if (sql === this.sql.settle_archive_claim) {
-          const handed = readHandoffRows(rows);
-          for (const [id, queue] of handed.moved) {
-            done.moved.add(id);
-            if (!handed.filled.has(queue)) done.freed.push(queue);
-          }
-          done.started.push(...handed.started);
-          continue;
+      if (claiming !== null) {
+        const handed = readHandoffRows(await run.settleArchiveClaim(on, this.sql, claiming));
+        for (const [id, queue] of handed.moved) {
+          done.moved.add(id);
+          if (!handed.filled.has(queue)) done.freed.push(queue);
         }
-        for (const row of rows) {
-          done.moved.add(String(row.id));
-          done.freed.push(String(row.queue));
+        done.started.push(...handed.started);
+      }
+      for (const move of moves) {
+        for (const row of await move(on)) {
+          done.moved.add(row.id);
+          done.freed.push(row.queue);
         }
       }
       return done;
     };
     // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.
     const settleOnce = (): Promise<SettledRows> =>
-      this.retryOnConflict('settle', () => (present.length === 1 ? run(db) : db.transaction(run)));
+      this.retryOnConflict('settle', () =>
+        statements === 1 ? runAll(db) : db.transaction(runAll),
+      );
     // An archived job had the id of one archived now (rare: a caller-given id used again). The
     // statement failed whole; the archive rows it replaces go first, in the same transaction.
-    const evictFirst = (archive: unknown[]): Promise<SettledRows> =>
+    const evictFirst = (archived: SettleArchiveParams): Promise<SettledRows> =>
       this.retryOnConflict('settle', () =>
         db.transaction(async (tx) => {
-          await tx.query(this.sql.archive_evict, evictParams(archive));
-          return run(tx);
+          await run.archiveEvict(tx, this.sql, evictParams(archived));
+          return runAll(tx);
         }),
       );
     const done = await settleOnce().catch((error: unknown) => {
-      if (groups.archive === null || !isArchiveIdTaken(error)) throw error;
-      return evictFirst(groups.archive);
+      if (archive === null || !isArchiveIdTaken(error)) throw error;
+      return evictFirst(archive);
     });
     this.wakeCapped(done.freed);
     return { applied: settleOutcome(settlements, done.moved), started: done.started };
@@ -479,25 +468,18 @@ export class SqlStore
   async heartbeat(leases: readonly HeartbeatLease[]): Promise<HeartbeatResult[]> {
     if (leases.length === 0) return [];
     const db = await this.db();
-    const rows = await db.query<{
-      id: unknown;
-      worker_id: unknown;
-      lease_token: unknown;
-      cancel_requested: unknown;
-      cancel_requested_by: unknown;
-    }>(this.sql.heartbeat, [
-      leases.map((l) => l.id),
-      leases.map((l) => l.workerId),
-      leases.map((l) => l.leaseToken),
-      leases.map((l) => l.progress ?? null),
-    ]);
+    const rows = await run.heartbeat(db, this.sql, {
+      ids: leases.map((l) => l.id),
+      workerIds: leases.map((l) => l.workerId),
+      leaseTokens: leases.map((l) => l.leaseToken),
+      progress: leases.map((l) => l.progress ?? null),
+    });
     const alive = new Map<string, HeartbeatResult>();
     for (const row of rows) {
-      const cancelRequested = row.cancel_requested === true;
-      alive.set(leaseKey(String(row.id), String(row.worker_id), String(row.lease_token)), {
+      alive.set(leaseKey(row.id, row.worker_id, row.lease_token), {
         alive: true,
-        cancelRequested,
-        cancelRequestedBy: cancelRequested ? toStringOrNull(row.cancel_requested_by) : null,
+        cancelRequested: row.cancel_requested,
+        cancelRequestedBy: row.cancel_requested ? row.cancel_requested_by : null,
       });
     }
     return leases.map(
@@ -543,14 +525,12 @@ export class SqlStore
   /** {@inheritDoc Store.promote} */
   async promote(limit: number): Promise<PromoteResult> {
     const db = await this.db();
-    const rows = await db.query<Row>(this.sql.promote, [limit]);
+    const rows = await run.promote(db, this.sql, { limit });
     const promoted: PromoteResult['promoted'] = [];
     let nextDueInMs: number | null = null;
     for (const row of rows) {
-      if (row.queue !== null)
-        promoted.push({ queue: toStr(row.queue), count: toNumber(row.promoted) });
-      const next = toNumberOrNull(row.next_run_at);
-      if (next !== null) nextDueInMs = Math.max(0, next - toNumber(row.read_at));
+      if (row.queue !== null) promoted.push({ queue: row.queue, count: toNumber(row.promoted) });
+      if (row.next_run_at !== null) nextDueInMs = Math.max(0, row.next_run_at - row.read_at);
     }
     const queues = promoted.map((p) => p.queue);
     // This process's workers at once, the other processes' by NOTIFY (as after an enqueue).
@@ -571,29 +551,31 @@ export class SqlStore
 
   async getJob(id: string): Promise<FoundJob | null> {
     const db = await this.db();
-    const [hot] = await db.query<Row>(this.sql.get_hot, [id]);
+    const [hot] = await run.getHot(db, this.sql, { id });
     if (hot !== undefined) return { where: 'hot', job: hotJobOf(hot) };
-    const [archived] = await db.query<Row>(this.sql.get_archive, [id]);
+    const [archived] = await run.getArchive(db, this.sql, { id });
     if (archived !== undefined) return { where: 'archive', job: archivedJobOf(archived) };
-    const [dead] = await db.query<Row>(this.sql.get_dead, [id]);
+    const [dead] = await run.getDead(db, this.sql, { id });
     if (dead !== undefined) return { where: 'dlq', job: deadJobOf(dead) };
     return null;
   }
 
   async listHot(filter: { queue?: string; state?: HotState; limit: number }): Promise<HotJob[]> {
     const db = await this.db();
-    const state = filter.state === undefined ? null : HOT_STATE_CODE[filter.state];
-    const rows = await db.query<Row>(this.sql.list_hot, [
-      filter.queue ?? null,
-      state,
-      filter.limit,
-    ]);
+    const rows = await run.listHot(db, this.sql, {
+      queue: filter.queue ?? null,
+      status: filter.state === undefined ? null : HOT_STATE_CODE[filter.state],
+      limit: filter.limit,
+    });
     return rows.map(hotJobOf);
   }
 
   async listArchive(filter: { queue?: string; limit: number }): Promise<ArchivedJob[]> {
     const db = await this.db();
-    const rows = await db.query<Row>(this.sql.list_archive, [filter.queue ?? null, filter.limit]);
+    const rows = await run.listArchive(db, this.sql, {
+      queue: filter.queue ?? null,
+      limit: filter.limit,
+    });
     return rows.map(archivedJobOf);
   }
 
@@ -603,12 +585,11 @@ export class SqlStore
     limit: number;
   }): Promise<DeadJob[]> {
     const db = await this.db();
-    const reason = filter.reason === undefined ? null : FAILURE_REASON_CODE[filter.reason];
-    const rows = await db.query<Row>(this.sql.list_dead, [
-      filter.queue ?? null,
-      reason,
-      filter.limit,
-    ]);
+    const rows = await run.listDead(db, this.sql, {
+      queue: filter.queue ?? null,
+      reason: filter.reason === undefined ? null : FAILURE_REASON_CODE[filter.reason],
+      limit: filter.limit,
+    });
     return rows.map(deadJobOf);
   }
 
@@ -617,17 +598,17 @@ export class SqlStore
     const db = await this.db();
     const unique = [...new Set(ids)];
     const rows = await operator(db, (tx) =>
-      tx.query<{ id: unknown }>(this.sql.resurrect, [
-        unique,
-        options.actor,
-        unique.map(() => options.payload ?? null),
-        options.tags !== undefined,
-        options.tags ?? null,
-        options.priority ?? 10,
-        unique.map(() => null),
-      ]),
+      run.resurrect(tx, this.sql, {
+        ids: unique,
+        actor: options.actor,
+        payloads: unique.map(() => options.payload ?? null),
+        replaceTags: options.tags !== undefined,
+        tags: options.tags ?? null,
+        priority: options.priority ?? 10,
+        versions: unique.map(() => null),
+      }),
     );
-    const moved = new Set(rows.map((row) => String(row.id)));
+    const moved = new Set(rows.map((row) => row.id));
     return [...new Set(ids)].filter((id) => moved.has(id));
   }
 
@@ -636,7 +617,7 @@ export class SqlStore
     const db = await this.db();
     const unique = [...new Set(ids)];
     const rows = await operator(db, (tx) =>
-      tx.query(this.sql.purge_dead, [unique, unique.map(() => null)]),
+      run.purgeDead(tx, this.sql, { ids: unique, versions: unique.map(() => null) }),
     );
     return rows.length;
   }
@@ -644,15 +625,15 @@ export class SqlStore
   async editPending(id: string, edit: PendingEdit): Promise<boolean> {
     const db = await this.db();
     const rows = await operator(db, (tx) =>
-      tx.query(this.sql.edit_pending, [
+      run.editPending(tx, this.sql, {
         id,
-        edit.payload ?? null,
-        edit.tags !== undefined,
-        edit.tags ?? null,
-        edit.priority ?? null,
-        edit.actor,
-        edit.delayMs ?? null,
-      ]),
+        payload: edit.payload ?? null,
+        replaceTags: edit.tags !== undefined,
+        tags: edit.tags ?? null,
+        priority: edit.priority ?? null,
+        actor: edit.actor,
+        delayMs: edit.delayMs ?? null,
+      }),
     );
     return rows.length > 0;
   }
@@ -670,20 +651,20 @@ export class SqlStore
   /** {@inheritDoc Store.errorGroups} */
   async errorGroups(filter: ErrorGroupFilter): Promise<ErrorGroup[]> {
     const db = await this.db();
-    const rows = await db.query<Row>(this.sql.error_groups, [
-      filter.queues ?? null,
-      filter.types ?? null,
-      filter.limit,
-    ]);
+    const rows = await run.errorGroups(db, this.sql, {
+      queues: filter.queues ?? null,
+      types: filter.types ?? null,
+      limit: filter.limit,
+    });
     return rows.map(errorGroupOf);
   }
 
   /** {@inheritDoc Store.errorGroupHours} */
   async errorGroupHours(fingerprints: readonly string[], since: Date): Promise<GroupHour[]> {
     const db = await this.db();
-    const rows = await db.query<Row>(this.sql.error_group_hours, [fingerprints, since]);
+    const rows = await run.errorGroupHours(db, this.sql, { fingerprints, since });
     return rows.map((row) => ({
-      fingerprint: String(row.fingerprint),
+      fingerprint: row.fingerprint,
       hourStart: toDate(row.hour_start),
       count: toNumber(row.dead_count),
     }));
@@ -693,13 +674,13 @@ export class SqlStore
   async editDead(id: string, edit: DeadEdit): Promise<boolean> {
     const db = await this.db();
     const rows = await operator(db, (tx) =>
-      tx.query(this.sql.edit_dead, [
+      run.editDead(tx, this.sql, {
         id,
-        edit.payload ?? null,
-        edit.tags !== undefined,
-        edit.tags ?? null,
-        edit.actor,
-      ]),
+        payload: edit.payload ?? null,
+        replaceTags: edit.tags !== undefined,
+        tags: edit.tags ?? null,
+        actor: edit.actor,
+      }),
     );
     return rows.length > 0;
   }
@@ -767,25 +748,25 @@ export class SqlStore
 
   async listQueues(): Promise<QueueInfo[]> {
     const db = await this.db();
-    return (await db.query<Row>(this.sql.list_queues)).map(queueInfoOf);
+    return (await run.listQueues(db, this.sql)).map(queueInfoOf);
   }
 
   async updateQueue(name: string, patch: QueuePatch): Promise<QueueInfo> {
     const db = await this.db();
     const [row] = await operator(db, (tx) =>
-      tx.query<Row>(this.sql.update_queue, [
+      run.updateQueue(tx, this.sql, {
         name,
-        patch.paused !== undefined,
-        patch.paused ?? null,
-        patch.active !== undefined,
-        patch.active ?? null,
-        patch.maxWorkers !== undefined,
-        patch.maxWorkers ?? null,
-        patch.zombieTimeoutSeconds !== undefined,
-        patch.zombieTimeoutSeconds ?? null,
-        patch.keepSucceeded !== undefined,
-        patch.keepSucceeded ?? null,
-      ]),
+        setPaused: patch.paused !== undefined,
+        paused: patch.paused ?? null,
+        setActive: patch.active !== undefined,
+        active: patch.active ?? null,
+        setMaxWorkers: patch.maxWorkers !== undefined,
+        maxWorkers: patch.maxWorkers ?? null,
+        setZombieTimeout: patch.zombieTimeoutSeconds !== undefined,
+        zombieTimeoutSeconds: patch.zombieTimeoutSeconds ?? null,
+        setKeepSucceeded: patch.keepSucceeded !== undefined,
+        keepSucceeded: patch.keepSucceeded ?? null,
+      }),
     );
     if (row === undefined) throw new Error(`updateQueue returned no row for ${name}`);
     // After the write, so a re-read that started before it never lands: the next claim re-reads.
@@ -795,7 +776,7 @@ export class SqlStore
 
   async queueStats(): Promise<QueueStats[]> {
     const db = await this.db();
-    return (await db.query<Row>(this.sql.queue_stats)).map(queueStatsOf);
+    return (await run.queueStats(db, this.sql)).map(queueStatsOf);
   }
 
   /** {@inheritDoc Store.purgeBatch} */
@@ -811,35 +792,35 @@ export class SqlStore
   /** {@inheritDoc Store.takeLease} */
   async takeLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
     const db = await this.db();
-    return (await db.query<Row>(this.sql.lease_take, [name, holder, ttlMs])).length > 0;
+    return (await run.leaseTake(db, this.sql, { name, holder, ttlMs })).length > 0;
   }
 
   /** {@inheritDoc Store.recordWorker} */
   async recordWorker(worker: Omit<WorkerPresence, 'lastSeenAt'>): Promise<void> {
     const db = await this.db();
     const { id, host, pid, startedAt, ...info } = worker;
-    await db.query(this.sql.worker_seen, [id, host, pid, startedAt, JSON.stringify(info)]);
+    await run.workerSeen(db, this.sql, { id, host, pid, startedAt, info: JSON.stringify(info) });
   }
 
   /** {@inheritDoc Store.forgetWorker} */
   async forgetWorker(id: string): Promise<void> {
     const db = await this.db();
-    await db.query(this.sql.worker_gone, [id]);
+    await run.workerGone(db, this.sql, { id });
   }
 
   /** {@inheritDoc Store.listWorkers} */
   async listWorkers(withinMs: number): Promise<WorkerPresence[]> {
     const db = await this.db();
-    return (await db.query<Row>(this.sql.workers_list, [withinMs])).map(workerPresenceOf);
+    return (await run.workersList(db, this.sql, { withinMs })).map(workerPresenceOf);
   }
 
   /** {@inheritDoc Store.dueByType} */
   async dueByType(queues: readonly string[], limit: number): Promise<DueTypeCount[]> {
     const db = await this.db();
-    const rows = await db.query<Row>(this.sql.due_by_type, [queues, limit]);
+    const rows = await run.dueByType(db, this.sql, { queues, limit });
     return rows.map((row) => ({
-      queue: toStr(row.queue),
-      type: toStr(row.type),
+      queue: row.queue,
+      type: row.type,
       due: toNumber(row.due),
       oldestDueAt: toDate(row.oldest_due_at),
     }));
@@ -848,30 +829,33 @@ export class SqlStore
   /** {@inheritDoc Store.queueGauges} */
   async queueGauges(): Promise<QueueGauges[]> {
     const db = await this.db();
-    return (await db.query<Row>(this.sql.queue_gauges)).map(queueGaugesOf);
+    return (await run.queueGauges(db, this.sql)).map(queueGaugesOf);
   }
 
   /** {@inheritDoc Store.keyUsage} */
   async keyUsage(filter: { queue?: string; limit: number }): Promise<KeyUsage[]> {
     const db = await this.db();
-    const rows = await db.query<Row>(this.sql.key_usage, [filter.queue ?? null, filter.limit]);
+    const rows = await run.keyUsage(db, this.sql, {
+      queue: filter.queue ?? null,
+      limit: filter.limit,
+    });
     return rows.map((row) => ({
-      queue: toStr(row.queue),
-      key: toStr(row.concurrency_key),
-      limit: toNumberOrNull(row.concurrency_limit),
-      running: toNumber(row.running),
-      pending: toNumber(row.pending),
+      queue: row.queue,
+      key: row.concurrency_key,
+      limit: row.concurrency_limit,
+      running: row.running,
+      pending: row.pending,
     }));
   }
 
   async metricBuckets(since: Date): Promise<MetricBucket[]> {
     const db = await this.db();
-    return (await db.query<Row>(this.sql.metric_buckets, [since])).map(metricBucketOf);
+    return (await run.metricBuckets(db, this.sql, { since })).map(metricBucketOf);
   }
 
   async now(): Promise<Date> {
     const db = await this.db();
-    const [row] = await db.query<{ now: unknown }>(this.sql.now);
+    const [row] = await run.now(db, this.sql);
     return toDate(row?.now);
   }
 

@@ -3,8 +3,11 @@
 --   this settle replaces: those of the ids it will move (held under the lease, fetched or
 --   processing) and keep (the job type's and the queue's keep_succeeded). The archive then
 --   holds the newest run of an id, as an upsert would leave it.
--- Parameters (parallel arrays, as settle_archive.sql's $1–$3 and $7): $1 id text[], $2 worker
---   id text[], $3 lease token text[], $4 keep boolean[] (NULL: every job keeps its row).
+-- Parameters (parallel arrays, as settle_archive.sql's $1–$3 and $7):
+--   $1 ids: text[] — the jobs' ids
+--   $2 workerIds: text[] — the worker holding each lease
+--   $3 leaseTokens: text[] — each job's lease token
+--   $4 keep: boolean[] or NULL — whether each job keeps its archive row; NULL: every job keeps it
 -- Locking: row locks (FOR UPDATE) on the held hot rows, kept until the transaction ends, so the
 --   settle that follows in it moves exactly these rows; row locks on the deleted archive rows.
 -- Returns: nothing.

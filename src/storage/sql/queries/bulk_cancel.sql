@@ -1,8 +1,11 @@
 -- Purpose: ask a bulk action to stop: a previewed one is cancelled at once, a running one gets a
 --   cancel request its runner sees before the next batch. Finished actions are left alone.
--- Parameters: $1 id, $2 actor.
+-- Parameters:
+--   $1 id: text — the bulk action's id
+--   $2 actor: text — who asks to cancel it
 -- Locking: row lock on the action.
 -- Returns: the row as it is afterwards, if it exists.
+-- Row: as bulk_get
 WITH changed AS (
   UPDATE :SCHEMA.bulk_actions
   SET cancel_requested_at = coalesce(cancel_requested_at, now()),

@@ -1,6 +1,13 @@
 -- Purpose: write a previewed bulk action and its snapshot (job ids with their versions).
--- Parameters: $1 id, $2 action, $3 target (jsonb text), $4 edit (jsonb text) or NULL,
---   $5 token hash, $6 validity in ms (float8), $7 job ids (text[]), $8 versions (bigint[]).
+-- Parameters:
+--   $1 id: text — the bulk action's id
+--   $2 action: text — its kind
+--   $3 target: text — its target (jsonb text)
+--   $4 edit: text or NULL — its edit (jsonb text)
+--   $5 tokenHash: text — the hash of its confirmation token
+--   $6 validForMs: float8 — how long the preview stays valid, in ms
+--   $7 jobIds: text[] — the items' job ids
+--   $8 versions: bigint[] — each item's version, parallel to $7
 -- Locking: inserts only.
 -- Returns: nothing.
 WITH action AS (

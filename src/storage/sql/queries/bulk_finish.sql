@@ -1,5 +1,8 @@
 -- Purpose: end a running bulk action.
--- Parameters: $1 id, $2 status ('succeeded', 'cancelled' or 'failed'), $3 error text or NULL.
+-- Parameters:
+--   $1 id: text — the bulk action's id
+--   $2 status: text — 'succeeded', 'cancelled' or 'failed'
+--   $3 error: text or NULL — why it failed
 -- Locking: row lock on the action.
 -- Returns: nothing.
 UPDATE :SCHEMA.bulk_actions

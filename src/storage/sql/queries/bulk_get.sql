@@ -1,5 +1,11 @@
 -- Purpose: one bulk action.
--- Parameters: $1 id.
+-- Parameters:
+--   $1 id: text — the bulk action's id
 -- Locking: none.
 -- Returns: the row, if any.
+-- Row: id text, action text, target jsonb, edit jsonb or NULL, status text, total int, done int,
+--   applied int, skipped int, actor text or NULL, reason text or NULL, error text or NULL,
+--   created_at timestamptz, expires_at timestamptz, started_at timestamptz or NULL,
+--   finished_at timestamptz or NULL, cancel_requested_at timestamptz or NULL,
+--   cancel_requested_by text or NULL, token_hash text
 SELECT * FROM :SCHEMA.bulk_actions WHERE id = $1::text

@@ -1,6 +1,9 @@
 -- Purpose: mark a batch's items applied or skipped and add them to the action's counters.
--- Parameters: $1 action id, $2 job ids (text[]), $3 statuses (smallint[]: 1 applied, 2 skipped),
---   $4 notes (text[], NULL elements for none).
+-- Parameters:
+--   $1 id: text — the bulk action's id
+--   $2 jobIds: text[] — the items' job ids
+--   $3 statuses: smallint[] — each item's status: 1 applied, 2 skipped
+--   $4 notes: (text or NULL)[] — each item's note, NULL for none
 -- Locking: the items were locked by bulk_claim_items in this transaction; row lock on the action.
 -- Returns: nothing.
 WITH marked AS (

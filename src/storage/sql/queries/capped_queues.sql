@@ -4,13 +4,14 @@
 --   queues hold pending jobs with a concurrency key (claim_keyed.sql instead of claim.sql). The
 --   store caches this briefly to choose the statement and whether a claim needs the locked
 --   transaction besides the one-statement path.
--- Parameters: none.
+-- Parameters: none
 -- Locking: none (plain reads).
 -- Cost: one index probe per queue that holds such jobs, plus one. The queues holding pending
 --   keyed (limited) jobs are read off the partial index of such jobs, queue after queue ("loose
 --   index scan": the first entry past the last queue found). A probe per queue row (EXISTS …
 --   WHERE queue = q.name) was planned as a sequential scan once most hot rows were keyed, and
 --   a queue without keyed jobs then read the whole hot table on every refresh.
+-- Row: name text, capped boolean, keyed boolean, limited boolean
 WITH RECURSIVE keyed(name) AS (
   (SELECT h.queue FROM :SCHEMA.jobs_hot h
    WHERE h.status = :PENDING AND h.concurrency_key IS NOT NULL

@@ -4,13 +4,18 @@
 --   active, in the list if given) take up to least(limit, room) rows, room = max_workers −
 --   (fetched + processing) or limit when uncapped; then keep the best `limit` rows overall by
 --   priority desc, run_at, id — across queues, capped or not.
--- Parameters: $1 worker id (text), $2 limit (int), $3 queue names (text[]) or NULL for all,
---   $4 lease token (text), $5 with capped queues (boolean): false claims only from queues without
---   a maxWorkers cap, true from every eligible queue; $6 job types the
---   worker can run, lower-case (text[]), or NULL for every type (pipe mode). The type test is a
---   filter on the fetch index scan: rows of other types are stepped over, never locked. So are
---   rows with a concurrency key: only claim_keyed.sql claims them (the claim store sends that
---   statement instead of this one when a wanted queue holds pending keyed jobs).
+-- Parameters:
+--   $1 workerId: text — the claiming worker's id
+--   $2 limit: int — most jobs
+--   $3 queues: text[] or NULL — the queues to claim from; NULL for all
+--   $4 leaseToken: text — one lease token for the whole batch
+--   $5 withCapped: boolean — false claims only from queues without a maxWorkers cap, true from
+--     every eligible queue
+--   $6 types: text[] or NULL — job types the worker can run, lower-case; NULL for every type (pipe
+--     mode). The type test is a filter on the fetch index scan: rows of other types are stepped
+--     over, never locked. So are rows with a concurrency key: only claim_keyed.sql claims them (the
+--     claim store sends that statement instead of this one when a wanted queue holds pending keyed
+--     jobs).
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see the final SELECT).
 --   Without capped queues ($5 false) the claim runs alone, as one autocommit statement (the fast
@@ -20,6 +25,9 @@
 -- Returns: id, queue, type, payload, status, attempts, worker_id, lease_token, trace_parent,
 --   run_at and created_at (epoch ms) of the claimed rows, in claim order, and stale (false);
 --   one row with a NULL id when nothing was claimed.
+-- Row: id text or NULL, queue text or NULL, type text or NULL, payload text or NULL,
+--   status smallint or NULL, attempts int or NULL, worker_id text or NULL, lease_token text or NULL,
+--   trace_parent text or NULL, run_at float8 or NULL, created_at float8 or NULL, stale boolean
 WITH eligible AS (
   SELECT q.name,
          CASE

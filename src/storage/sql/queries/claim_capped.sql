@@ -4,9 +4,16 @@
 --   A separate statement so that claims without capped queues keep claim.sql's plan (measured:
 --   these CTEs in claim.sql cost the uncapped drain W2-1p 1–6 %). Ends with
 --   fragments/claim_finish.sql.
--- Parameters: $1–$6 as claim.sql, except $5 in the locked transaction (boolean): false claims
---   from queues without a maxWorkers cap and from the $7 queues this statement finds fresh
---   (below), true from every eligible queue; $7 the capped queues the claim wants (text[]).
+-- Parameters:
+--   $1 workerId: text — as claim.sql
+--   $2 limit: int — as claim.sql
+--   $3 queues: text[] or NULL — as claim.sql
+--   $4 leaseToken: text — as claim.sql
+--   $5 withCapped: boolean — in the locked transaction: false claims from queues without a
+--     maxWorkers cap and from the $7 queues this statement finds fresh (below), true from every
+--     eligible queue
+--   $6 types: text[] or NULL — as claim.sql
+--   $7 cappedQueues: text[] — the capped queues the claim wants
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see fragments/claim_finish.sql).
 --   Caps are exact across processes: the rows of the $7 queues are locked (FOR NO KEY UPDATE, in
@@ -22,6 +29,7 @@
 -- Returns: id, queue, type, payload, status, attempts, worker_id, lease_token, trace_parent,
 --   run_at and created_at (epoch ms) of the claimed rows, in claim order, and stale (a $7 queue
 --   was not fresh); one row with a NULL id when nothing was claimed.
+-- Row: as claim
 WITH queue_locks AS MATERIALIZED (
   SELECT q.name, q.claim_seq
   FROM :SCHEMA.queues q

@@ -13,11 +13,17 @@
 --   (keys busy or at their limit, one key's long line). A separate statement so that claims
 --   without keyed queues keep claim.sql's smaller plan (measured: about 0.1 ms less per claim).
 --   Both end with fragments/claim_finish.sql.
--- Parameters: $1–$6 as claim.sql, except that with $5 false no capped queue is claimed (the
---   store claims capped and keyed queues together only in the locked transaction); $7 keyed
---   queues (text[]): only from these are jobs with a concurrency key claimed; $8 the keyed
---   queues among them whose keys with a limit may be claimed (text[]) or NULL: keys with a limit
---   are claimed only from these.
+-- Parameters:
+--   $1 workerId: text — as claim.sql
+--   $2 limit: int — as claim.sql
+--   $3 queues: text[] or NULL — as claim.sql
+--   $4 leaseToken: text — as claim.sql
+--   $5 withCapped: boolean — as claim.sql, except that with false no capped queue is claimed (the
+--     store claims capped and keyed queues together only in the locked transaction)
+--   $6 types: text[] or NULL — as claim.sql
+--   $7 keyedQueues: text[] — only from these queues are jobs with a concurrency key claimed
+--   $8 limitedQueues: text[] or NULL — the keyed queues among them whose keys with a limit may be
+--     claimed: keys with a limit are claimed only from these
 -- Locking: FOR UPDATE SKIP LOCKED on the chosen rows. The rows of the $8 queues are locked
 --   (FOR NO KEY UPDATE, in name order) inside this statement: claimers of one such queue take
 --   turns. The lock returns the row's latest version; when its claim_seq equals the one this
@@ -30,6 +36,7 @@
 --   names every queue the transaction locked, capped ones too, so the claim_seq of a capped
 --   queue it claims from moves on, as claim_capped.sql needs).
 -- Returns: as claim.sql; stale is true when a $8 queue was not fresh.
+-- Row: as claim
 WITH RECURSIVE queue_locks AS MATERIALIZED (
   SELECT q.name, q.claim_seq
   FROM :SCHEMA.queues q

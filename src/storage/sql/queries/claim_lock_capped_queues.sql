@@ -4,7 +4,8 @@
 --   statements first try alone and lock their capped or limited queues themselves (see their
 --   headers); the transaction follows when such a try was stale, or when one claim wants both
 --   capped queues and queues holding keyed jobs.
--- Parameters: $1 queue names (text[]): the capped and limited queues the claim wants.
+-- Parameters:
+--   $1 queues: text[] — the capped and limited queues the claim wants
 -- Locking: FOR NO KEY UPDATE on those queues rows, in name order (no deadlocks between
 --   claimers); held until the claim transaction ends.
 --

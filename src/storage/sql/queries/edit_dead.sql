@@ -1,8 +1,12 @@
 -- Purpose: edit a DLQ job in place (payload, tags) before an operator resurrects it; the edit is
 --   appended to the bounded history (last 20 entries) with its actor, and edited_at changes the
 --   row's version (see bulk actions).
--- Parameters: $1 id, $2 payload (text) or NULL to keep, $3 replace tags (boolean), $4 tags (text),
---   $5 actor (text).
+-- Parameters:
+--   $1 id: text — the job's id
+--   $2 payload: text or NULL — the new payload; NULL keeps it
+--   $3 replaceTags: boolean — whether to replace the tags
+--   $4 tags: text or NULL — the new tags
+--   $5 actor: text — who edits
 -- Locking: row lock on the edited row.
 -- Returns: the id when edited.
 UPDATE :SCHEMA.jobs_dlq

@@ -1,9 +1,14 @@
 -- Purpose: edit a waiting (pending or scheduled) job in place (payload, tags, priority, run-at;
 --   a run-at later makes it scheduled, one of now pending); other states are
 --   untouched; changed_at (the row's version for bulk snapshots) is stamped. The edit is appended to the bounded history (last 20 entries) with its actor.
--- Parameters: $1 id (text), $2 payload (text) or NULL to keep, $3 replace tags (boolean),
---   $4 tags (text), $5 priority (int) or NULL to keep, $6 actor (text), $7 delay in ms from now
---   (float8) or NULL to keep run_at.
+-- Parameters:
+--   $1 id: text — the job's id
+--   $2 payload: text or NULL — the new payload; NULL keeps it
+--   $3 replaceTags: boolean — whether to replace the tags
+--   $4 tags: text or NULL — the new tags
+--   $5 priority: int or NULL — the new priority; NULL keeps it
+--   $6 actor: text — who edits
+--   $7 delayMs: float8 or NULL — the new delay in ms from now; NULL keeps run_at
 -- Locking: row lock on the edited row.
 -- Returns: the id when edited.
 UPDATE :SCHEMA.jobs_hot

@@ -3,14 +3,24 @@
 --   pending), one without is pending.
 --   A job whose idempotency key is held by a hot row is skipped (not returned); the caller
 --   reads the holder with enqueue_holders. A duplicate id raises 23505 on jobs_hot_pkey.
--- Parameters (parallel arrays, one element per job): $1 id text[], $2 queue text[],
---   $3 type text[], $4 payload text[], $5 priority int[], $6 delay_ms float8[],
---   $7 idempotency_key text[], $8 tags text[], $9 created_by text[], $10 trace_parent text[],
---   $11 concurrency_key text[], $12 concurrency_limit int[].
+-- Parameters (parallel arrays, one element per job):
+--   $1 ids: text[] — the jobs' ids
+--   $2 queues: text[] — their queues
+--   $3 types: text[] — their type keys
+--   $4 payloads: text[] — their payloads
+--   $5 priorities: int[] — their priorities
+--   $6 delaysMs: float8[] — their delays in ms (0: due now)
+--   $7 idempotencyKeys: (text or NULL)[] — their idempotency keys
+--   $8 tags: (text or NULL)[] — their tags
+--   $9 createdBy: (text or NULL)[] — who enqueued them
+--   $10 traceParents: (text or NULL)[] — their trace parents
+--   $11 concurrencyKeys: (text or NULL)[] — their concurrency keys
+--   $12 concurrencyLimits: (int or NULL)[] — their concurrency limits
 -- Locking: row inserts only. Queue rows are inserted in name order so concurrent enqueues
 --   touching several new queues cannot deadlock; a conflicting idempotency key waits for the
 --   holder's transaction and is then skipped (ON CONFLICT DO NOTHING).
 -- Returns: id of each inserted row.
+-- Row: id text
 WITH input AS (
   SELECT *
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::float8[],

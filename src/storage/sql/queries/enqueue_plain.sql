@@ -2,9 +2,16 @@
 --   same insert as enqueue.sql without the conflict arbiter, ordering and RETURNING, so a batch
 --   costs less on both sides. Ensures a queues row per distinct queue. Delayed jobs are
 --   scheduled, the others pending (as enqueue.sql).
--- Parameters (parallel arrays, one element per job): $1 id text[], $2 queue text[],
---   $3 type text[], $4 payload text[], $5 priority int[], $6 delay_ms float8[], $7 tags text[],
---   $8 created_by text[], $9 trace_parent text[].
+-- Parameters (parallel arrays, one element per job):
+--   $1 ids: text[] — the jobs' ids
+--   $2 queues: text[] — their queues
+--   $3 types: text[] — their type keys
+--   $4 payloads: text[] — their payloads
+--   $5 priorities: int[] — their priorities
+--   $6 delaysMs: float8[] — their delays in ms (0: due now)
+--   $7 tags: (text or NULL)[] — their tags
+--   $8 createdBy: (text or NULL)[] — who enqueued them
+--   $9 traceParents: (text or NULL)[] — their trace parents
 -- Locking: row inserts only; queue rows inserted in name order (no deadlocks between batches).
 --   A duplicate id raises 23505 on jobs_hot_pkey and nothing is written.
 -- Returns: nothing; every row was inserted when the statement succeeds.

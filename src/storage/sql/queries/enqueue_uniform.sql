@@ -3,9 +3,16 @@
 --   enqueue_plain.sql with the shared columns sent once, so only ids and payloads travel as
 --   arrays (about a quarter faster than eight arrays for 1,000 rows here). Ensures the queue row.
 --   Delayed jobs are scheduled, the others pending (as enqueue.sql).
--- Parameters: $1 id text[], $2 payload text[] (one element per job, same order), $3 queue text,
---   $4 type text, $5 priority int, $6 delay_ms float8, $7 tags text, $8 created_by text,
---   $9 trace_parent text.
+-- Parameters:
+--   $1 ids: text[] — the jobs' ids, one element per job
+--   $2 payloads: text[] — their payloads, in the same order
+--   $3 queue: text — the queue of every job
+--   $4 type: text — their type key
+--   $5 priority: int — their priority
+--   $6 delayMs: float8 — their delay in ms (0: due now)
+--   $7 tags: text or NULL — their tags
+--   $8 createdBy: text or NULL — who enqueued them
+--   $9 traceParent: text or NULL — their trace parent
 -- Locking: row inserts only. A duplicate id raises 23505 on jobs_hot_pkey and nothing is written.
 -- Returns: nothing; every row was inserted when the statement succeeds.
 WITH ensure_queue AS (

@@ -1,8 +1,10 @@
 -- Purpose: DLQ error groups from the maintained summary (dlq_error_groups), never a scan of the
 --   DLQ: counts, first and last seen, queues and types affected, and the most recent job of each
 --   group as a sample (one index probe of jobs_dlq_fingerprint_idx per group returned).
--- Parameters: $1 queue names (text[]) or NULL for all, $2 type keys (text[]) or NULL for all,
---   $3 most groups (int).
+-- Parameters:
+--   $1 queues: text[] or NULL — queue names; NULL for all
+--   $2 types: text[] or NULL — type keys; NULL for all
+--   $3 limit: int — most groups
 -- Locking: none (reads).
 -- Returns: one row per group with jobs in the DLQ, largest first.
 SELECT g.fingerprint,

@@ -1,4 +1,11 @@
 -- Purpose: one DLQ job by id.
--- Parameters: $1 id (text).
+-- Parameters:
+--   $1 id: text — the job's id
 -- Locking: none.
+-- Row: id text, queue text, type text, payload text or NULL, tags text or NULL,
+--   failure_reason smallint, error_details text or NULL, attempts int, lost_attempts int,
+--   worker_id text or NULL, created_by text or NULL, last_modified_by text or NULL,
+--   created_at timestamptz, started_at timestamptz or NULL, failed_at timestamptz,
+--   edited_at timestamptz or NULL, fingerprint text or NULL, history jsonb or NULL,
+--   progress real or NULL, concurrency_key text or NULL, concurrency_limit int or NULL
 SELECT * FROM :SCHEMA.jobs_dlq WHERE id = $1::text

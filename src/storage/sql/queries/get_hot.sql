@@ -1,4 +1,13 @@
 -- Purpose: one hot job by id.
--- Parameters: $1 id (text).
+-- Parameters:
+--   $1 id: text — the job's id
 -- Locking: none.
+-- Row: id text, queue text, type text, payload text or NULL, status smallint, attempts int,
+--   worker_id text or NULL, lease_token text or NULL, run_at timestamptz, created_at timestamptz,
+--   trace_parent text or NULL, tags text or NULL, idempotency_key text or NULL, priority int,
+--   lost_attempts int, cancel_requested_at timestamptz or NULL, cancel_requested_by text or NULL,
+--   started_at timestamptz or NULL, heartbeat_at timestamptz or NULL, updated_at timestamptz,
+--   created_by text or NULL, last_modified_by text or NULL, last_error text or NULL,
+--   history jsonb or NULL, progress real or NULL, concurrency_key text or NULL,
+--   concurrency_limit int or NULL
 SELECT * FROM :SCHEMA.jobs_hot WHERE id = $1::text

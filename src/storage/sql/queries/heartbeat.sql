@@ -1,12 +1,17 @@
 -- Purpose: refresh the heartbeat of claimed jobs (processing, or fetched and running under a
 --   start not recorded yet) whose leases are still held, and report
 --   whether an operator asked to cancel each one; stores the handler's latest progress.
--- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
---   $4 progress real[] (NULL elements keep the stored value).
+-- Parameters (parallel arrays):
+--   $1 ids: text[] — the jobs' ids
+--   $2 workerIds: text[] — the worker holding each lease
+--   $3 leaseTokens: text[] — each job's lease token
+--   $4 progress: (real or NULL)[] — each job's progress; NULL elements keep the stored value
 -- Locking: row locks on the updated hot rows (UPDATE). A row that rescue has locked makes this
 --   wait; once rescue commits, the row is gone or no longer matches, so the lease reads as lost.
 -- Returns: id, worker_id, lease_token, cancel_requested (boolean) and cancel_requested_by (the
 --   requester's actor) of every lease still alive; leases not returned are lost.
+-- Row: id text, worker_id text, lease_token text, cancel_requested boolean,
+--   cancel_requested_by text or NULL
 UPDATE :SCHEMA.jobs_hot h
 SET heartbeat_at = now(),
     progress = coalesce(l.progress, h.progress),

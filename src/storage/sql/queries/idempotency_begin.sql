@@ -1,7 +1,10 @@
 -- Purpose: claim an idempotency key for a job unless a live row holds it. Inserts a new row, or
 --   takes over an expired one; a live row (in progress, or completed and not expired) is left
 --   alone. When nothing is returned, read the live row with idempotency_get.sql.
--- Parameters: $1 key (text), $2 job id (text), $3 in-progress TTL in ms (float8).
+-- Parameters:
+--   $1 key: text — the idempotency key
+--   $2 jobId: text — the job claiming it
+--   $3 ttlMs: float8 — how long the in-progress claim lives, in ms
 -- Locking: the primary key serialises concurrent claims of one key: a second inserter waits for
 --   the first and then sees its row, so exactly one of them gets a row back.
 -- Returns: the claimed row (job_id) when this call claimed the key, else nothing.

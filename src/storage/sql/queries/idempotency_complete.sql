@@ -1,5 +1,8 @@
 -- Purpose: mark the owner's live in-progress claim completed for the result TTL.
--- Parameters: $1 key (text), $2 job id (text), $3 result TTL in ms (float8) or NULL for forever.
+-- Parameters:
+--   $1 key: text — the idempotency key
+--   $2 jobId: text — the job holding it
+--   $3 ttlMs: float8 or NULL — how long the result is kept, in ms; NULL for forever
 -- Locking: row lock on the claim row.
 -- Returns: the key when the claim was completed; nothing when the job does not own a live
 --   in-progress claim of the key.

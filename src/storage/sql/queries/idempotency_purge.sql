@@ -1,8 +1,9 @@
 -- Purpose: delete expired idempotency claims (they already behave as absent), at most 1,000 per
 --   call (oldest first), so a pass never holds many row locks; the next pass takes the rest.
--- Parameters: none.
+-- Parameters: none
 -- Locking: row locks on the deleted rows; rows locked elsewhere are skipped.
 -- Returns: one row with the number deleted.
+-- Row: deleted bigint
 WITH expired AS (
   SELECT key FROM :SCHEMA.idempotency_claims
   WHERE expires_at IS NOT NULL AND expires_at <= now()

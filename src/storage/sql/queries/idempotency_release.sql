@@ -1,6 +1,8 @@
 -- Purpose: drop the owner's live in-progress claim after its run failed, so a retry or another
 --   job can claim the key again.
--- Parameters: $1 key (text), $2 job id (text).
+-- Parameters:
+--   $1 key: text — the idempotency key
+--   $2 jobId: text — the job holding it
 -- Locking: row lock on the deleted row.
 -- Returns: the key when the claim was dropped; nothing when the job does not own a live
 --   in-progress claim of the key.

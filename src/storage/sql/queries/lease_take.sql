@@ -1,6 +1,9 @@
 -- Purpose: take or renew the lease of a duty: granted when nobody holds it, the caller holds it,
 --   or the holder's lease expired.
--- Parameters: $1 duty name (text), $2 holder (text), $3 lease length in ms (bigint).
+-- Parameters:
+--   $1 name: text — the duty's name
+--   $2 holder: text — who takes it
+--   $3 ttlMs: bigint — the lease's length in ms
 -- Locking: the lease row (one upsert).
 -- Returns: one row when granted, none when another holder has it.
 INSERT INTO :SCHEMA.leases AS l (name, holder, expires_at)

@@ -1,6 +1,10 @@
 -- Purpose: DLQ jobs, newest failed first, optionally of one queue and one failure reason.
--- Parameters: $1 queue (text) or NULL, $2 failure reason code (smallint) or NULL, $3 limit (int).
+-- Parameters:
+--   $1 queue: text or NULL — the queue; NULL for all
+--   $2 reason: smallint or NULL — the failure reason code; NULL for all
+--   $3 limit: int — most rows
 -- Locking: none.
+-- Row: as get_dead
 SELECT *
 FROM :SCHEMA.jobs_dlq
 WHERE ($1::text IS NULL OR queue = $1::text)

@@ -1,6 +1,10 @@
 -- Purpose: hot jobs, newest first, optionally of one queue and one state.
--- Parameters: $1 queue (text) or NULL, $2 status code (smallint) or NULL, $3 limit (int).
+-- Parameters:
+--   $1 queue: text or NULL — the queue; NULL for all
+--   $2 status: smallint or NULL — the status code; NULL for all
+--   $3 limit: int — most rows
 -- Locking: none.
+-- Row: as get_hot
 SELECT *
 FROM :SCHEMA.jobs_hot
 WHERE ($1::text IS NULL OR queue = $1::text)

@@ -9,17 +9,25 @@
 --   becomes last_modified_by unless $5 names someone. The one statement behind every DLQ move: a
 --   worker's settle (lease-guarded), cancel and the rescue steps (their rows are already locked
 --   and checked).
--- Parameters (parallel arrays): $1 id text[], $2 expected status smallint[] (0 pending,
---   1 fetched, 2 processing), $3 failure reason code smallint[], $4 error text[],
---   $5 last_modified_by text[] (NULL elements keep the row's), $6 worker id text[] and
---   $7 lease token text[]: a row moves only while it still holds that lease; NULL elements (cancel
---   and rescue, which locked the rows themselves) skip the lease guard; $8 fingerprint text[],
---   $9 error class text[], $10 normalised message text[], $11 top user frame text[] (the error
---   signature of src/job/fingerprint.ts).
+-- Parameters (parallel arrays):
+--   $1 ids: text[] — the jobs' ids
+--   $2 fromStatuses: smallint[] — each job's expected status (0 pending, 1 fetched, 2 processing)
+--   $3 reasons: smallint[] — each job's failure reason code
+--   $4 errors: text[] — each job's error
+--   $5 actors: (text or NULL)[] — each job's last_modified_by; NULL elements keep the row's
+--   $6 workerIds: (text or NULL)[] — with $7: a row moves only while it still holds that lease;
+--     NULL elements (cancel and rescue, which locked the rows themselves) skip the lease guard
+--   $7 leaseTokens: (text or NULL)[] — each job's lease token, as $6
+--   $8 fingerprints: text[] — each error's fingerprint (the error signature of
+--     src/job/fingerprint.ts)
+--   $9 errorClasses: text[] — each error's class
+--   $10 messages: text[] — each error's normalised message
+--   $11 frames: (text or NULL)[] — each error's top user frame
 -- Locking: row locks on the moved hot rows; stats_summary, metric_buckets, dlq_error_groups and
 --   dlq_error_group_hours rows are upserted once per key, in key order, so concurrent movers
 --   cannot deadlock on them; the first two in this session's shard (counter_shard()).
 -- Returns: id, queue, type of each moved job.
+-- Row: id text, queue text, type text
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[],
                        $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])

@@ -1,6 +1,8 @@
 -- Purpose: wake listeners of a queue; sent after the enqueue committed, never inside it. Also
 --   the cluster events' broadcast (another channel).
--- Parameters: $1 channel (text), $2 queue name or message (text).
+-- Parameters:
+--   $1 channel: text — the channel
+--   $2 payload: text — a queue name or a message
 -- Locking: none (takes the notify queue lock only at the end of this autocommit statement).
 -- Commits with synchronous_commit off for its own transaction: a NOTIFY gives its transaction
 -- a transaction id, so a synchronous commit would wait for a WAL flush of a commit record that

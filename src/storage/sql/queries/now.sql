@@ -1,4 +1,5 @@
 -- Purpose: the store clock (database time).
--- Parameters: none.
+-- Parameters: none
 -- Locking: none.
+-- Row: now timestamptz
 SELECT clock_timestamp() AS now

@@ -3,13 +3,15 @@
 --   first, at most $1 rows; the row keeps its run_at (claim order among due jobs is unchanged),
 --   updated_at and changed_at (a bulk action previewed before still applies). Also reads when
 --   the next scheduled job is due, so the promoter sleeps until then.
--- Parameters: $1 most rows (int).
+-- Parameters:
+--   $1 limit: int — most rows
 -- Locking: FOR UPDATE SKIP LOCKED on the due rows read off jobs_hot_scheduled_idx (a range
 --   scan that stops at the first row not yet due), in run_at order; one statement, so no lock
 --   outlives it, and promoters of other processes take the rows this one skips.
 -- Returns: one row per queue with promoted jobs (queue, promoted), or one row with a NULL queue
 --   when none moved; every row carries next_run_at (epoch ms, float8, of the first scheduled row
 --   this pass did not move, which may be due already; NULL: none) and read_at (the database clock, epoch ms).
+-- Row: queue text or NULL, promoted bigint, next_run_at float8 or NULL, read_at float8
 WITH due AS (
   SELECT h.id
   FROM :SCHEMA.jobs_hot h

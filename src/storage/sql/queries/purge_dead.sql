@@ -1,11 +1,13 @@
 -- Purpose: delete DLQ rows for good, taking them out of their error groups; lifetime counters
 --   stay.
--- Parameters: $1 ids (text[]), $2 versions (bigint[] parallel to $1): a row is deleted only
---   while its version (edited_at, else failed_at, in microseconds since the epoch) equals the
---   given one; NULL elements skip
---   the check.
+-- Parameters:
+--   $1 ids: text[] — the jobs' ids
+--   $2 versions: (bigint or NULL)[] — parallel to $1: a row is deleted only while its version
+--     (edited_at, else failed_at, in microseconds since the epoch) equals the given one; NULL
+--     elements skip the check
 -- Locking: row locks on the deleted rows; dlq_error_groups rows updated in key order.
 -- Returns: the id of each deleted row.
+-- Row: id text
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(id, version)
 ),

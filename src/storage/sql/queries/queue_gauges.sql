@@ -7,8 +7,11 @@
 --   priorities of the fetch index (one probe per priority), then the first run_at of each
 --   priority; of keyed jobs, the least run_at of the keyed fetch index (every pending keyed entry
 --   of the queue, index only). Scheduled rows are counted on jobs_hot_scheduled_idx (index only).
--- Parameters: none.
+-- Parameters: none
 -- Locking: none (reads).
+-- Row: queue text, paused boolean, active boolean, due bigint, scheduled bigint, fetched bigint,
+--   processing bigint, dead numeric, oldest_due_at timestamptz or NULL, succeeded_total numeric,
+--   failed_total numeric, read_at timestamptz
 WITH pending AS (
   SELECT queue, count(*) FILTER (WHERE scheduled = 0 OR run_at <= now()) AS due,
          count(*) FILTER (WHERE scheduled = 1 AND run_at > now()) AS scheduled,

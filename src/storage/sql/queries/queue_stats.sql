@@ -1,7 +1,10 @@
 -- Purpose: per queue (every queues row, ordered by name): hot counts by state, archive and DLQ
 --   row counts, and the lifetime counters (0 when the queue never settled a job).
--- Parameters: none.
+-- Parameters: none
 -- Locking: none (one snapshot for all three tables).
+-- Row: queue text, pending bigint, scheduled bigint, fetched bigint, processing bigint, archived bigint,
+--   dead bigint, succeeded_total numeric, failed_total numeric, retried_total numeric,
+--   last_activity_at timestamptz or NULL
 SELECT q.name AS queue,
        coalesce(h.pending, 0) AS pending,
        coalesce(h.scheduled, 0) AS scheduled,

@@ -1,6 +1,10 @@
 -- Purpose: block the rate bucket $1 for $4 ms from now: draws get nothing until then (a longer
 --   block in place stays). Makes the bucket, full, if missing, with $2 tokens per $3 ms.
--- Parameters: $1 name (text), $2 limit (int), $3 interval in ms (bigint), $4 block in ms (float8).
+-- Parameters:
+--   $1 name: text — the bucket's name
+--   $2 limit: int — its limit
+--   $3 perMs: bigint — its interval in ms
+--   $4 forMs: float8 — the block's length in ms
 -- Locking: the bucket's row.
 -- Returns: nothing.
 INSERT INTO :SCHEMA.rate_buckets AS b (name, rate_limit, per_ms, tokens, refilled_at,

@@ -3,13 +3,18 @@
 --   The bucket takes the draw's limit and interval. Time is the statement's start, never earlier
 --   than the bucket's last refill (a draw that waited for the row lock gets no refill for the
 --   wait: never more tokens than the rate allows).
--- Parameters: $1 name (text), $2 limit (int), $3 interval in ms (bigint), $4 tokens wanted (int).
+-- Parameters:
+--   $1 name: text — the bucket's name
+--   $2 limit: int — its limit
+--   $3 perMs: bigint — its interval in ms
+--   $4 count: int — the tokens wanted
 -- Locking: the bucket's row (INSERT … ON CONFLICT DO UPDATE locks it and computes from its
 --   latest committed version, so concurrent draws never grant the same token twice). Every SET
 --   expression reads the row as it was before this draw: `refilled` and `granted` are spelt out
 --   in each.
 -- Returns: granted (int), and wait_ms (float8): when not all were granted, ms until the next
 --   token or the end of the block.
+-- Row: granted int, wait_ms numeric
 INSERT INTO :SCHEMA.rate_buckets AS b (name, rate_limit, per_ms, tokens, refilled_at,
                                        last_granted, granted_total, throttled_total)
 VALUES ($1::text, $2::int, $3::bigint, $2::int - least($4::int, $2::int), statement_timestamp(),

@@ -4,13 +4,17 @@
 --   request is pending), retry (its lower-cased type is opted in and lost_attempts is below the
 --   type's maximum) or dead. The moves are made by rescue_requeue_zombies and move_to_dlq in
 --   the same transaction.
--- Parameters: $1 global processing timeout in ms (float8), $2 most rows (int),
---   $3 opted-in type keys, lower-case (text[]), $4 their lost_attempts maximum (float8[]).
+-- Parameters:
+--   $1 timeoutMs: float8 — the global processing timeout in ms
+--   $2 limit: int — most rows
+--   $3 retryTypes: text[] — the opted-in type keys, lower-case
+--   $4 maxLost: float8[] — their lost_attempts maximum, parallel to $3
 -- Locking: FOR UPDATE OF the hot rows, SKIP LOCKED: a row a worker is settling or heartbeating
 --   right now is not a zombie this time; the locks are held until the rescue transaction ends.
 --   Processing rows are found through the small partial jobs_hot_active_idx; the first age test
 --   uses the smallest timeout of any queue (an init plan), the second each row's own timeout.
 -- Returns: id, queue, type, cancel_requested_by, action ('cancel' | 'retry' | 'dead').
+-- Row: id text, queue text, type text, cancel_requested_by text or NULL, action text
 WITH retry_types AS (
   SELECT * FROM unnest($3::text[], $4::float8[]) AS t(type_key, max_lost)
 )

@@ -1,6 +1,8 @@
 -- Purpose: rescue step (a): fetched rows not touched for the timeout go back to pending, with no
 --   worker and no lease. attempts and run_at are kept (no run happened).
--- Parameters: $1 fetched timeout in ms (float8), $2 most rows to move (int).
+-- Parameters:
+--   $1 timeoutMs: float8 — the fetched timeout in ms
+--   $2 limit: int — most rows to move
 -- Locking: FOR UPDATE SKIP LOCKED on the stale rows, oldest first (found through the small
 --   partial jobs_hot_active_idx over fetched + processing rows): a row a worker is starting or
 --   releasing right now is left to the worker.

@@ -2,10 +2,13 @@
 --   the lost run refunded (attempts − 1, never below 0; lost_attempts + 1) and the reason as
 --   last_error; retried counter + 1 per row moved. The lost run is appended to the bounded
 --   history (last 20 entries) as a `zombie` run.
--- Parameters: $1 ids (text[]) picked by rescue_pick_zombies, $2 last_error (text).
+-- Parameters:
+--   $1 ids: text[] — the jobs picked by rescue_pick_zombies
+--   $2 error: text — their last_error
 -- Locking: the rows are already locked by rescue_pick_zombies in this transaction;
 --   stats_summary rows are upserted once per queue, in queue order, in this session's shard.
 -- Returns: id, queue, type of each requeued job.
+-- Row: as move_to_dlq
 WITH updated AS (
   UPDATE :SCHEMA.jobs_hot h
   SET status = :PENDING,

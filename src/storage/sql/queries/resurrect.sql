@@ -4,13 +4,20 @@
 --   resurrect action with its actor are appended to the bounded history (last 20 entries), and
 --   the rows leave their error groups. Ids that are also in the hot table (re-enqueued
 --   meanwhile) are left in the DLQ.
--- Parameters: $1 ids (text[]), $2 actor (text), $3 payloads (text[] parallel to $1; NULL
---   elements keep the job's), $4 replace tags (boolean), $5 tags (text), $6 priority (int),
---   $7 versions (bigint[] parallel to $1): a job moves only while its version (edited_at, else
---   failed_at, in microseconds since the epoch) equals the given one (a bulk action's snapshot); NULL elements skip the check.
+-- Parameters:
+--   $1 ids: text[] — the jobs' ids
+--   $2 actor: text — who resurrects them
+--   $3 payloads: (text or NULL)[] — parallel to $1; NULL elements keep the job's
+--   $4 replaceTags: boolean — whether to replace the tags
+--   $5 tags: text or NULL — the new tags
+--   $6 priority: int — the priority
+--   $7 versions: (bigint or NULL)[] — parallel to $1: a job moves only while its version
+--     (edited_at, else failed_at, in microseconds since the epoch) equals the given one (a bulk
+--     action's snapshot); NULL elements skip the check
 -- Locking: row locks on the deleted DLQ rows; a concurrent resurrect of the same id waits and
 --   then finds the row gone, so each id moves once.
 -- Returns: id of each resurrected job.
+-- Row: id text
 WITH input AS (
   SELECT * FROM unnest($1::text[], $3::text[], $7::bigint[]) AS t(id, payload, version)
 ),

@@ -1,9 +1,13 @@
 -- Purpose: retention, one bounded batch of expired archive rows: the oldest first, by the age of
 --   finished_at (an index range), only of the rule's queue or not of its excepted queues.
--- Parameters: $1 age in ms (bigint), $2 most rows (int), $3 the rule's queue (text; NULL: any),
---   $4 the rule's excepted queues (text[]; NULL: none).
+-- Parameters:
+--   $1 ageMs: bigint — the age in ms
+--   $2 limit: int — most rows
+--   $3 queue: text or NULL — the rule's queue; NULL: any
+--   $4 exceptQueues: text[] or NULL — the rule's excepted queues; NULL: none
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the rows deleted.
+-- Row: n bigint
 WITH picked AS (
   SELECT id FROM :SCHEMA.jobs_archive
   WHERE finished_at < now() - $1::bigint * interval '1 millisecond'

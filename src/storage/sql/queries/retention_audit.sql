@@ -1,8 +1,11 @@
 -- Purpose: retention, one bounded batch of expired audit entries (operator actions), the oldest
 --   first.
--- Parameters: $1 age in ms (bigint), $2 most rows (int).
+-- Parameters:
+--   $1 ageMs: bigint — the age in ms
+--   $2 limit: int — most rows
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the rows deleted.
+-- Row: n bigint
 WITH picked AS (
   SELECT id FROM :SCHEMA.operator_actions
   WHERE at < now() - $1::bigint * interval '1 millisecond'

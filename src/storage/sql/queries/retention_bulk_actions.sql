@@ -1,10 +1,13 @@
 -- Purpose: retention of ended bulk actions: the items of expired actions first, a batch at a time
 --   (an action holds up to 100,000), and an action once it has none left. Expired: not running,
 --   and finished (or, never run, expired as a preview) longer ago than the age.
--- Parameters: $1 age in ms (bigint), $2 most items and most actions (int).
+-- Parameters:
+--   $1 ageMs: bigint — the age in ms
+--   $2 limit: int — most items and most actions
 -- Locking: FOR UPDATE SKIP LOCKED on the items it deletes (never waits); its own short
 --   transaction.
 -- Returns: n, the items and actions deleted.
+-- Row: n bigint
 WITH expired AS (
   SELECT id FROM :SCHEMA.bulk_actions
   WHERE status <> 'running'

@@ -1,8 +1,11 @@
 -- Purpose: how many archived jobs retention_archive.sql would purge now (the preview of a rule).
--- Parameters: $1 age in ms (bigint), $2 the rule's queue (text; NULL: any), $3 the rule's
---   excepted queues (text[]; NULL: none).
+-- Parameters:
+--   $1 ageMs: bigint — the age in ms
+--   $2 queue: text or NULL — the rule's queue; NULL: any
+--   $3 exceptQueues: text[] or NULL — the rule's excepted queues; NULL: none
 -- Locking: none (a read).
 -- Returns: n.
+-- Row: n bigint
 SELECT count(*) AS n FROM :SCHEMA.jobs_archive
 WHERE finished_at < now() - $1::bigint * interval '1 millisecond'
   AND ($2::text IS NULL OR queue = $2::text)

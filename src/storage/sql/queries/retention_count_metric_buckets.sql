@@ -1,6 +1,8 @@
 -- Purpose: how many metric buckets retention_metric_buckets.sql would purge now (the preview of a rule).
--- Parameters: $1 age in ms (bigint).
+-- Parameters:
+--   $1 ageMs: bigint — the age in ms
 -- Locking: none (a read).
 -- Returns: n.
+-- Row: n bigint
 SELECT count(*) AS n FROM :SCHEMA.metric_buckets
 WHERE bucket_start < now() - $1::bigint * interval '1 millisecond'

@@ -2,10 +2,14 @@
 --   rule's queue or not of its excepted queues), taken out of their error groups in the same
 --   statement as purge_dead.sql does; also error groups left empty that saw no failure within
 --   the age, and trend hours past the 49 that move_to_dlq.sql keeps.
--- Parameters: $1 age in ms (bigint), $2 most rows (int), $3 the rule's queue (text; NULL: any),
---   $4 the rule's excepted queues (text[]; NULL: none).
+-- Parameters:
+--   $1 ageMs: bigint — the age in ms
+--   $2 limit: int — most rows
+--   $3 queue: text or NULL — the rule's queue; NULL: any
+--   $4 exceptQueues: text[] or NULL — the rule's excepted queues; NULL: none
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the DLQ rows deleted.
+-- Row: n bigint
 WITH picked AS (
   SELECT id FROM :SCHEMA.jobs_dlq
   WHERE failed_at < now() - $1::bigint * interval '1 millisecond'

@@ -1,7 +1,10 @@
 -- Purpose: retention, one bounded batch of expired metric buckets, the oldest first.
--- Parameters: $1 age in ms (bigint), $2 most rows (int).
+-- Parameters:
+--   $1 ageMs: bigint — the age in ms
+--   $2 limit: int — most rows
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the rows deleted.
+-- Row: n bigint
 WITH picked AS (
   SELECT bucket_start, queue, outcome, failure_reason, shard FROM :SCHEMA.metric_buckets
   WHERE bucket_start < now() - $1::bigint * interval '1 millisecond'

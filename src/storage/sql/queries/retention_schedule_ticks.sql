@@ -1,7 +1,10 @@
 -- Purpose: retention, one bounded batch of expired schedule ticks, the oldest fired first.
--- Parameters: $1 age in ms (bigint), $2 most rows (int).
+-- Parameters:
+--   $1 ageMs: bigint — the age in ms
+--   $2 limit: int — most rows
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the rows deleted.
+-- Row: n bigint
 WITH picked AS (
   SELECT schedule, tick_at FROM :SCHEMA.schedule_ticks
   WHERE fired_at < now() - $1::bigint * interval '1 millisecond'

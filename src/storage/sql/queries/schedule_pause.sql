@@ -1,6 +1,8 @@
 -- Purpose: pause or resume a schedule; resuming moves the cursor to now, so ticks that fell in
 --   the pause never fire.
--- Parameters: $1 name (text), $2 paused (boolean).
+-- Parameters:
+--   $1 name: text — the schedule's name
+--   $2 paused: boolean — whether it is paused
 -- Locking: the schedule row.
 -- Returns: one row when the schedule exists.
 UPDATE :SCHEMA.schedules

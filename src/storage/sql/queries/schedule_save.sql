@@ -1,6 +1,8 @@
 -- Purpose: create a schedule (cursor and anchor: now) or replace an existing one's definition,
 --   keeping its pause flag, cursor, anchor and ticks.
--- Parameters: $1 name (text), $2 definition (JSON text).
+-- Parameters:
+--   $1 name: text — the schedule's name
+--   $2 definition: text — its definition (JSON text)
 -- Locking: the schedule row (one upsert).
 -- Returns: the row.
 INSERT INTO :SCHEMA.schedules AS s

@@ -1,7 +1,11 @@
 -- Purpose: record a fired tick under its unique (schedule, tick time) key.
--- Parameters: $1 schedule (text), $2 tick time (timestamptz), $3 manual (boolean),
---   $4 outcome (text: enqueued, skipped or failed), $5 job id (text or null), $6 error (text or
---   null).
+-- Parameters:
+--   $1 schedule: text — the schedule's name
+--   $2 tickAt: timestamptz — the tick's time
+--   $3 manual: boolean — whether it was fired by hand
+--   $4 outcome: text — enqueued, skipped or failed
+--   $5 jobId: text or NULL — the job enqueued
+--   $6 error: text or NULL — why it failed or was skipped
 -- Locking: the new row; a concurrent insert of the same key waits for this one, then conflicts.
 -- Returns: one row when inserted, none when the tick was already fired.
 INSERT INTO :SCHEMA.schedule_ticks (schedule, tick_at, fired_at, manual, outcome, job_id, error)

@@ -7,10 +7,20 @@
 --   them), so workers of other types are not passed over. The worker then runs the handed jobs
 --   without a claim: the settle and the next claim are one round trip. The next jobs are
 --   read as a claim reads them (fragments/unkeyed_lateral.sql), for every type.
--- Parameters: $1–$7 as settle_archive.sql; $8 job types the worker can run, lower-case (text[]),
---   or NULL for every type; $9 worker id (text); $10 lease token (text); $11 most jobs to start
---   (int: the slots the worker keeps free for them); $12 the capped queues the worker serves
---   and may take from (text[]; the store leaves out queues holding keyed jobs).
+-- Parameters:
+--   $1 ids: text[] — as settle_archive.sql
+--   $2 workerIds: text[] — as settle_archive.sql
+--   $3 leaseTokens: text[] — as settle_archive.sql
+--   $4 durationsMs: float8[] — as settle_archive.sql
+--   $5 notes: (text or NULL)[] or NULL — as settle_archive.sql
+--   $6 results: (text or NULL)[] or NULL — as settle_archive.sql
+--   $7 keep: boolean[] or NULL — as settle_archive.sql
+--   $8 types: text[] or NULL — job types the worker can run, lower-case; NULL for every type
+--   $9 workerId: text — the worker that takes the freed slots
+--   $10 leaseToken: text — the lease token of the jobs it starts
+--   $11 limit: int — most jobs to start: the slots the worker keeps free for them
+--   $12 cappedQueues: text[] — the capped queues the worker serves and may take from (the store
+--     leaves out queues holding keyed jobs)
 -- Locking and a reused archived id: as settle_archive.sql, plus FOR UPDATE SKIP LOCKED on the rows
 --   looked at (never waits, never hands a row to two claimers). No queue row is locked and
 --   claim_seq is not raised: a queue's fetched + processing count never grows here — each job
@@ -22,6 +32,9 @@
 --   jobs as claim.sql returns them (id, queue, type, payload, status, attempts, worker_id,
 --   lease_token, trace_parent, run_at and created_at in epoch ms), in claim order; part 2 — the
 --   queues whose freed room was all taken here (queue only): no other process need be woken.
+-- Row: part int, id text or NULL, queue text, type text or NULL, payload text or NULL,
+--   status smallint or NULL, attempts int or NULL, worker_id text or NULL, lease_token text or NULL,
+--   trace_parent text or NULL, run_at float8 or NULL, created_at float8 or NULL
 :INCLUDE archive_moved
 , handoff AS (
   -- Room after this settle. The statement's snapshot still counts the archived rows as active,

@@ -1,8 +1,12 @@
 -- Purpose: give back prefetched jobs: fetched → pending at once (paused queue, shutdown).
 --   No counter changes; run_at is kept, so the job stays due.
--- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[].
+-- Parameters (parallel arrays):
+--   $1 ids: text[] — the jobs' ids
+--   $2 workerIds: text[] — the worker holding each lease
+--   $3 leaseTokens: text[] — each job's lease token
 -- Locking: row locks on the updated hot rows.
 -- Returns: id and queue of each released job.
+-- Row: id text, queue text
 UPDATE :SCHEMA.jobs_hot h
 SET status = :PENDING,
     worker_id = NULL,

@@ -4,12 +4,18 @@
 --   request on the row is kept, so the job is never claimed again (rescue cancels it). A run that
 --   ended (from processing) is appended to the bounded history (last 20 entries), error cut to
 --   1000 characters; a circuit reschedule of a fetched row ran nothing and appends nothing.
--- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[],
---   $4 expected status smallint[] (1 fetched, 2 processing), $5 delay_ms float8[], $6 error text[],
---   $7 lost boolean[].
+-- Parameters (parallel arrays):
+--   $1 ids: text[] — the jobs' ids
+--   $2 workerIds: text[] — the worker holding each lease
+--   $3 leaseTokens: text[] — each job's lease token
+--   $4 fromStatuses: smallint[] — each job's expected status (1 fetched, 2 processing)
+--   $5 delaysMs: float8[] — each job's delay in ms
+--   $6 errors: text[] — each job's error
+--   $7 lost: boolean[] — whether each run was lost (refunded)
 -- Locking: row locks on the updated hot rows; stats_summary rows upserted once per queue, in
 --   queue order, in this session's shard (counter_shard()).
 -- Returns: id and queue of each rescheduled job.
+-- Row: id text, queue text
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::float8[],
                        $6::text[], $7::boolean[])

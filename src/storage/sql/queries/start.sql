@@ -1,7 +1,13 @@
 -- Purpose: the lease gate: fetched → processing for every lease still held; attempts + 1.
--- Parameters (parallel arrays): $1 id text[], $2 worker id text[], $3 lease token text[].
+-- Parameters (parallel arrays):
+--   $1 ids: text[] — the jobs' ids
+--   $2 workerIds: text[] — the worker holding each lease
+--   $3 leaseTokens: text[] — each job's lease token
 -- Locking: row locks on the matched hot rows (UPDATE).
 -- Returns: the started rows' columns a worker needs, as claim.sql returns them.
+-- Row: id text, queue text, type text, payload text or NULL, status smallint, attempts int,
+--   worker_id text or NULL, lease_token text or NULL, trace_parent text or NULL, run_at float8,
+--   created_at float8
 UPDATE :SCHEMA.jobs_hot h
 SET status = :PROCESSING,
     attempts = h.attempts + 1,

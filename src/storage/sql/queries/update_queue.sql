@@ -1,11 +1,20 @@
 -- Purpose: upsert a queue's controls; a field whose "set" flag is false keeps its value
 --   (or takes the column default when the row is new).
--- Parameters: $1 name (text), $2 set paused (boolean), $3 paused (boolean),
---   $4 set active (boolean), $5 active (boolean), $6 set max workers (boolean),
---   $7 max workers (int), $8 set zombie timeout (boolean), $9 zombie timeout seconds (int),
---   $10 set keep succeeded (boolean), $11 keep succeeded (boolean).
+-- Parameters:
+--   $1 name: text — the queue's name
+--   $2 setPaused: boolean — whether to set $3
+--   $3 paused: boolean or NULL — paused
+--   $4 setActive: boolean — whether to set $5
+--   $5 active: boolean or NULL — active
+--   $6 setMaxWorkers: boolean — whether to set $7
+--   $7 maxWorkers: int or NULL — the max workers
+--   $8 setZombieTimeout: boolean — whether to set $9
+--   $9 zombieTimeoutSeconds: int or NULL — the zombie timeout in seconds
+--   $10 setKeepSucceeded: boolean — whether to set $11
+--   $11 keepSucceeded: boolean or NULL — keep succeeded
 -- Locking: row lock on the queue row (waits for a claim holding it).
 -- Returns: the row as stored.
+-- Row: as list_queues
 INSERT INTO :SCHEMA.queues AS q (name, is_paused, is_active, max_workers, zombie_timeout_seconds,
                                  keep_succeeded, updated_at)
 VALUES ($1::text,

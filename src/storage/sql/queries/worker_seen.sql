@@ -1,7 +1,11 @@
 -- Purpose: record that a worker process is alive (insert or refresh its row, last_seen_at = now),
 --   and delete the rows of workers not seen for a day.
--- Parameters: $1 id (text), $2 host (text), $3 pid (int), $4 started at (timestamptz),
---   $5 info (jsonb text).
+-- Parameters:
+--   $1 id: text — the worker's id
+--   $2 host: text — its host
+--   $3 pid: int — its process id
+--   $4 startedAt: timestamptz — when it started
+--   $5 info: text — the rest of its presence (jsonb text)
 -- Locking: the worker's own row; the pruned rows.
 WITH pruned AS (
   DELETE FROM :SCHEMA.workers WHERE last_seen_at < now() - interval '1 day'
