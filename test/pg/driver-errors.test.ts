@@ -48,13 +48,16 @@ function describeDriverErrors(
       const schema = uniqueSchema('drv');
       const store = make(schema);
       try {
-        await store.enqueue([newJob({ id: 'gone' })]);
+        await store.jobs.enqueue([newJob({ id: 'gone' })]);
         await drop(schema);
         // One statement (a read), then a transaction (cancel locks and moves rows).
-        expectStorageError(await store.getJob('gone').catch((e: unknown) => e), '42P01');
-        expectStorageError(await store.cancel(['gone'], 'op').catch((e: unknown) => e), '42P01');
+        expectStorageError(await store.operator.getJob('gone').catch((e: unknown) => e), '42P01');
+        expectStorageError(
+          await store.jobs.cancel(['gone'], 'op').catch((e: unknown) => e),
+          '42P01',
+        );
         expect(
-          await store.enqueue([newJob({ id: 'again' })]).catch((e: unknown) => e),
+          await store.jobs.enqueue([newJob({ id: 'again' })]).catch((e: unknown) => e),
         ).toMatchObject({ code: 'CHOKAQ_STORAGE_ERROR', retryable: false });
       } finally {
         await store.close();
@@ -85,8 +88,8 @@ function describeDriverErrors(
       const schema = uniqueSchema('drv');
       const store = make(schema);
       try {
-        await store.enqueue([newJob({ id: 'twice' })]);
-        const error = await store.enqueue([newJob({ id: 'twice' })]).catch((e: unknown) => e);
+        await store.jobs.enqueue([newJob({ id: 'twice' })]);
+        const error = await store.jobs.enqueue([newJob({ id: 'twice' })]).catch((e: unknown) => e);
         expect(error).toMatchObject({ code: 'CHOKAQ_DUPLICATE_JOB_ID', cause: { code: '23505' } });
       } finally {
         await store.close();
@@ -153,7 +156,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
     const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await other.connect();
     try {
-      await store.enqueue([newJob({ id: 'dl-a' }), newJob({ id: 'dl-b' })]);
+      await store.jobs.enqueue([newJob({ id: 'dl-a' }), newJob({ id: 'dl-b' })]);
       // The other session holds dl-b; cancel locks dl-a, then waits for dl-b. The other session
       // then asks for dl-a: a deadlock. Its long deadlock_timeout makes the store's session (1 s,
       // the default) the one PostgreSQL aborts.
@@ -161,7 +164,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
       await other.query("SET LOCAL deadlock_timeout = '30s'");
       const pid = await backendPid(other);
       await other.query(`select id from "${schema}".jobs_hot where id = 'dl-b' for update`);
-      const cancelling = store.cancel(['dl-a', 'dl-b'], 'op');
+      const cancelling = store.jobs.cancel(['dl-a', 'dl-b'], 'op');
       await blockedBy(pid, 'the cancel to wait for dl-b');
       await other.query(`select id from "${schema}".jobs_hot where id = 'dl-a' for update`);
       await other.query('COMMIT');

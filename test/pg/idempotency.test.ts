@@ -47,7 +47,7 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
     const expiresAt = rows[0]?.expires_at;
     if (!expiresAt) throw new Error(`claim ${key} has no expiry`);
     // Strictly later: expires_at is read back cut to the millisecond.
-    await waitFor(async () => (await store.now()).getTime() > expiresAt.getTime(), {
+    await waitFor(async () => (await store.cluster.now()).getTime() > expiresAt.getTime(), {
       timeoutMs: 5000,
       intervalMs: 10,
       message: `claim ${key} to expire`,
@@ -68,7 +68,7 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
 
   it('reports a completion with its job and time, and keeps a null TTL forever', async () => {
     expect(await claims.begin('done', 'job-a', 60_000)).toEqual({ status: 'claimed' });
-    const before = await store.now();
+    const before = await store.cluster.now();
     expect(await claims.complete('done', 'job-a', null)).toBe(true);
     const begun = await claims.begin('done', 'job-b', 60_000);
     expect(begun).toMatchObject({ status: 'completed', jobId: 'job-a' });

@@ -110,10 +110,10 @@ describe.skipIf(!pgUp)('no lock outlives its holder (PostgreSQL)', { timeout: 60
   });
 
   it('the rescue lock of a frozen holder goes after idleInTransactionTimeout; the others rescue', async () => {
-    await store.enqueue([newJob({ queue: 'lb', type: 'lb.plain', payload: '{}' })]);
-    const [job] = await store.claim({ workerId: 'w-gone', limit: 1, queues: ['lb'] });
+    await store.jobs.enqueue([newJob({ queue: 'lb', type: 'lb.plain', payload: '{}' })]);
+    const [job] = await store.jobs.claim({ workerId: 'w-gone', limit: 1, queues: ['lb'] });
     expect(job).toBeDefined();
-    await store.start([leaseOf(job!)]);
+    await store.jobs.start([leaseOf(job!)]);
     await admin.query(
       `UPDATE "${schema}".jobs_hot SET heartbeat_at = now() - interval '1 hour' WHERE id = $1`,
       [job!.id],
@@ -124,11 +124,11 @@ describe.skipIf(!pgUp)('no lock outlives its holder (PostgreSQL)', { timeout: 60
         schema,
       ]),
     );
-    expect((await store.rescue(options)).skipped).toBe(true);
+    expect((await store.jobs.rescue(options)).skipped).toBe(true);
     const from = Date.now();
     const rescued = await waitFor(
       async () => {
-        const result = await store.rescue(options);
+        const result = await store.jobs.rescue(options);
         return result.skipped ? null : result;
       },
       { timeoutMs: BOUND_MS, intervalMs: 100, message: 'the rescue lock to be free' },
@@ -142,8 +142,8 @@ describe.skipIf(!pgUp)('no lock outlives its holder (PostgreSQL)', { timeout: 60
   });
 
   it("a capped queue's row locked by a frozen claimer goes; the others claim", async () => {
-    await store.updateQueue('lb-capped', { maxWorkers: 2 });
-    await store.enqueue([newJob({ queue: 'lb-capped', type: 'lb.capped', payload: '{}' })]);
+    await store.queues.updateQueue('lb-capped', { maxWorkers: 2 });
+    await store.jobs.enqueue([newJob({ queue: 'lb-capped', type: 'lb.capped', payload: '{}' })]);
     const frozen = await freezeHolding(holder, (tx) =>
       tx.query(
         `SELECT name FROM "${schema}".queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE`,
@@ -154,7 +154,11 @@ describe.skipIf(!pgUp)('no lock outlives its holder (PostgreSQL)', { timeout: 60
     const claimed = await waitFor(
       async () => {
         try {
-          const jobs = await store.claim({ workerId: 'w-here', limit: 1, queues: ['lb-capped'] });
+          const jobs = await store.jobs.claim({
+            workerId: 'w-here',
+            limit: 1,
+            queues: ['lb-capped'],
+          });
           return jobs.length > 0 ? jobs : null;
         } catch (error) {
           // statementTimeout (1 s) may end a wait first: a retryable timeout, nothing claimed.
@@ -196,20 +200,22 @@ describe.skipIf(!pgUp)('no lock outlives its holder (PostgreSQL)', { timeout: 60
       { timeoutMs: BOUND_MS, intervalMs: 100, message: 'the schedule to fire' },
     );
     expect(fired).toBe('enqueued');
-    expect((await store.getJob(job.id))?.where).toBe('hot');
+    expect((await store.operator.getJob(job.id))?.where).toBe('hot');
     frozen.thaw();
     expect(await frozen.ended).toBeInstanceOf(ChokaQError);
   });
 
   it('a claim stuck behind a lock ends with CHOKAQ_STORAGE_TIMEOUT after statementTimeout; nothing is claimed', async () => {
-    await store.updateQueue('lb-stuck', { maxWorkers: 1 });
-    await store.enqueue([newJob({ queue: 'lb-stuck', type: 'lb.stuck', payload: '{}' })]);
+    await store.queues.updateQueue('lb-stuck', { maxWorkers: 1 });
+    await store.jobs.enqueue([newJob({ queue: 'lb-stuck', type: 'lb.stuck', payload: '{}' })]);
     await admin.query('BEGIN');
     await admin.query(`SELECT name FROM "${schema}".queues WHERE name = 'lb-stuck' FOR UPDATE`);
-    const error = await store.claim({ workerId: 'w-stuck', limit: 1, queues: ['lb-stuck'] }).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const error = await store.jobs
+      .claim({ workerId: 'w-stuck', limit: 1, queues: ['lb-stuck'] })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(ChokaQError);
     expect((error as ChokaQError).code).toBe('CHOKAQ_STORAGE_TIMEOUT');
     expect((error as ChokaQError).retryable).toBe(true);
@@ -218,26 +224,26 @@ describe.skipIf(!pgUp)('no lock outlives its holder (PostgreSQL)', { timeout: 60
     );
     expect(rows.map((r) => r.status)).toEqual([0]);
     await admin.query('ROLLBACK');
-    expect(await store.claim({ workerId: 'w-stuck', limit: 1, queues: ['lb-stuck'] })).toHaveLength(
-      1,
-    );
+    expect(
+      await store.jobs.claim({ workerId: 'w-stuck', limit: 1, queues: ['lb-stuck'] }),
+    ).toHaveLength(1);
   });
 
   it('an operator cancel stuck behind a row lock ends after lockTimeout; the job is untouched', async () => {
-    const [created] = await store.enqueue([
+    const [created] = await store.jobs.enqueue([
       newJob({ queue: 'lb-op', type: 'lb.op', payload: '{}' }),
     ]);
     const id = created!.id;
     await admin.query('BEGIN');
     await admin.query(`SELECT id FROM "${schema}".jobs_hot WHERE id = $1 FOR UPDATE`, [id]);
-    const error = await store.cancel([id], 'ops').then(
+    const error = await store.jobs.cancel([id], 'ops').then(
       () => null,
       (e: unknown) => e,
     );
     expect((error as ChokaQError).code).toBe('CHOKAQ_STORAGE_TIMEOUT');
     expect(((error as ChokaQError).cause as { code?: string }).code).toBe('55P03');
     await admin.query('ROLLBACK');
-    expect((await store.getJob(id))?.where).toBe('hot');
-    expect((await store.cancel([id], 'ops')).cancelled).toEqual([id]);
+    expect((await store.operator.getJob(id))?.where).toBe('hot');
+    expect((await store.jobs.cancel([id], 'ops')).cancelled).toEqual([id]);
   });
 });

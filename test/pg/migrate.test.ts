@@ -139,7 +139,7 @@ describe.skipIf(!available)('postgres migrations', () => {
     await store.open();
     try {
       expect(await ledger(schema)).toEqual(allVersions);
-      const claimed = await store.claim({ workerId: 'w', limit: 5, queues: ['up'] });
+      const claimed = await store.jobs.claim({ workerId: 'w', limit: 5, queues: ['up'] });
       expect(claimed.map((job) => job.id)).toEqual(['b-1']);
     } finally {
       await store.close();
@@ -172,7 +172,7 @@ describe.skipIf(!available)('postgres migrations', () => {
     try {
       expect(await ledger(schema)).toEqual(allVersions);
       // A new entry with an id that sorts first still lists as the newest.
-      await store.recordAction({
+      await store.bulk.recordAction({
         id: '0-newest',
         actor: 'a',
         action: 'pause',
@@ -180,7 +180,7 @@ describe.skipIf(!available)('postgres migrations', () => {
         target: {},
         outcome: {},
       });
-      expect((await store.listActions(10)).map((e) => e.id)).toEqual([
+      expect((await store.bulk.listActions(10)).map((e) => e.id)).toEqual([
         '0-newest',
         'a-new',
         'b-old',
@@ -219,13 +219,16 @@ describe.skipIf(!available)('postgres migrations', () => {
       expect(await ledger(schema)).toEqual(allVersions);
       const states = async () =>
         Object.fromEntries(
-          (await store.listHot({ queue: 'up', limit: 10 })).map((job) => [job.id, job.state]),
+          (await store.operator.listHot({ queue: 'up', limit: 10 })).map((job) => [
+            job.id,
+            job.state,
+          ]),
         );
       expect(await states()).toEqual({ due: 'pending', soon: 'scheduled', later: 'scheduled' });
       expect(
-        (await store.claim({ workerId: 'w', limit: 5, queues: ['up'] })).map((j) => j.id),
+        (await store.jobs.claim({ workerId: 'w', limit: 5, queues: ['up'] })).map((j) => j.id),
       ).toEqual(['due']);
-      await waitFor(async () => (await store.promote(10)).promoted.length > 0, {
+      await waitFor(async () => (await store.jobs.promote(10)).promoted.length > 0, {
         message: 'the soon job was never promoted',
       });
       expect(await states()).toMatchObject({ soon: 'pending', later: 'scheduled' });

@@ -67,8 +67,8 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
     // Jobs wait for the purge to begin, so it surely begins while they are unsettled.
     let purgeBegins = (): void => undefined;
     const purgeBegan = new Promise<void>((resolve) => (purgeBegins = resolve));
-    const purgeBatch = storage.purgeBatch.bind(storage);
-    storage.purgeBatch = async (rule, limit) => {
+    const purgeBatch = storage.retention.purgeBatch.bind(storage.retention);
+    storage.retention.purgeBatch = async (rule, limit) => {
       const start = performance.now();
       const unsettledAtStart = enqueued - succeeded;
       if (rule.table === 'archive') purgeBegins();
@@ -82,8 +82,8 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
     };
     const claims: Timed[] = [];
     const settles: Timed[] = [];
-    const claim = storage.claim.bind(storage);
-    storage.claim = async (request) => {
+    const claim = storage.jobs.claim.bind(storage.jobs);
+    storage.jobs.claim = async (request) => {
       const start = performance.now();
       try {
         return await claim(request);
@@ -91,8 +91,8 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
         claims.push({ start, ms: performance.now() - start });
       }
     };
-    const settle = storage.settle.bind(storage);
-    storage.settle = async (items) => {
+    const settle = storage.jobs.settle.bind(storage.jobs);
+    storage.jobs.settle = async (items) => {
       const start = performance.now();
       try {
         return await settle(items);
@@ -100,8 +100,8 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
         settles.push({ start, ms: performance.now() - start });
       }
     };
-    const settleAndClaim = storage.settleAndClaim.bind(storage);
-    storage.settleAndClaim = async (items, handoff) => {
+    const settleAndClaim = storage.jobs.settleAndClaim.bind(storage.jobs);
+    storage.jobs.settleAndClaim = async (items, handoff) => {
       const start = performance.now();
       try {
         return await settleAndClaim(items, handoff);

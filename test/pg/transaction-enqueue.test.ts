@@ -46,7 +46,7 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      const results = await store.enqueueWithin(client, [
+      const results = await store.jobs.enqueueWithin(client, [
         job('rolled-back-1'),
         job('rolled-back-2'),
       ]);
@@ -57,13 +57,13 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
       // Visible inside the transaction, not outside it.
       const inside = await client.query(`select count(*)::int as n from "${schema}".jobs_hot`);
       expect(inside.rows[0]).toEqual({ n: 2 });
-      expect(await store.getJob('rolled-back-1')).toBeNull();
+      expect(await store.operator.getJob('rolled-back-1')).toBeNull();
       await client.query('ROLLBACK');
     } finally {
       client.release();
     }
-    expect(await store.getJob('rolled-back-1')).toBeNull();
-    expect(await store.getJob('rolled-back-2')).toBeNull();
+    expect(await store.operator.getJob('rolled-back-1')).toBeNull();
+    expect(await store.operator.getJob('rolled-back-2')).toBeNull();
   });
 
   it('commits the jobs with the caller transaction', async () => {
@@ -72,29 +72,29 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
       await client.query('BEGIN');
       await client.query(`create temp table caller_data (x int) on commit drop`);
       await client.query('insert into caller_data values (1)');
-      const [result] = await store.enqueueWithin(client, [job('committed-1', 'tx-new-queue')]);
+      const [result] = await store.jobs.enqueueWithin(client, [job('committed-1', 'tx-new-queue')]);
       expect(result).toEqual({ id: 'committed-1', created: true });
       await client.query('COMMIT');
     } finally {
       client.release();
     }
-    const found = await store.getJob('committed-1');
+    const found = await store.operator.getJob('committed-1');
     expect(found?.where).toBe('hot');
     expect(found?.job.queue).toBe('tx-new-queue');
-    expect((await store.listQueues()).map((q) => q.name)).toContain('tx-new-queue');
+    expect((await store.queues.listQueues()).map((q) => q.name)).toContain('tx-new-queue');
   });
 
   it('wakes listeners only when the caller commits', async () => {
     const woken: string[] = [];
-    const unlisten = await store.listen((queue) => woken.push(queue));
+    const unlisten = await store.cluster.listen((queue) => woken.push(queue));
     try {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        await store.enqueueWithin(client, [job('wake-rolled-back', 'wake-rb')]);
+        await store.jobs.enqueueWithin(client, [job('wake-rolled-back', 'wake-rb')]);
         await client.query('ROLLBACK');
         await client.query('BEGIN');
-        await store.enqueueWithin(client, [job('wake-committed', 'wake-ok')]);
+        await store.jobs.enqueueWithin(client, [job('wake-committed', 'wake-ok')]);
         await client.query('COMMIT');
       } finally {
         client.release();
@@ -107,7 +107,7 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
   });
 
   it('rejects something that is not a client', async () => {
-    await expect(store.enqueueWithin({}, [job('x')])).rejects.toMatchObject({
+    await expect(store.jobs.enqueueWithin({}, [job('x')])).rejects.toMatchObject({
       code: 'CHOKAQ_INVALID_ARGUMENT',
       field: 'options.client',
     });

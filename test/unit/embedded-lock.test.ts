@@ -44,14 +44,14 @@ describe('embedded data directory lock', () => {
       // The failed open must not have removed the first store's lock.
       expect(existsSync(lockPath)).toBe(true);
 
-      await first.enqueue([newJob({ id: 'kept', type: 't.v1', payload: '{}' })]);
+      await first.jobs.enqueue([newJob({ id: 'kept', type: 't.v1', payload: '{}' })]);
       await first.close();
       expect(existsSync(lockPath)).toBe(false);
 
       const third = embedded({ dataDir, logger: silentLogger });
       await third.open();
       try {
-        expect((await third.getJob('kept'))?.where).toBe('hot');
+        expect((await third.operator.getJob('kept'))?.where).toBe('hot');
       } finally {
         await third.close();
       }
@@ -93,7 +93,7 @@ describe('embedded data directory lock', () => {
       await Promise.all([a.open(), b.open()]);
       await a.close();
       expect(shared.closed).toBe(false);
-      expect(await b.queueStats()).toHaveLength(1);
+      expect(await b.queues.queueStats()).toHaveLength(1);
       await b.close();
       expect(shared.closed).toBe(false);
     } finally {

@@ -12,7 +12,13 @@ import type { NewJob } from '../model.js';
 import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
 import { notifyMany } from '../sql/statements.js';
-import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
+import {
+  SqlStore,
+  type SqlBackend,
+  type SqlStoreOptions,
+  type Unlisten,
+} from '../sql/sql-store.js';
+import { queuesCreated, SqlJobs } from '../sql/sql-jobs.js';
 import { PgListener } from './listener.js';
 import {
   checkPostgresMigrateOptions,
@@ -39,8 +45,8 @@ export type {
   PostgresStatement,
 } from './pool.js';
 
-/** The PostgreSQL store: the SQL store plus {@link PostgresStore.enqueueWithin}. */
-export class PostgresStore extends SqlStore {
+/** The jobs part of the PostgreSQL store: the SQL one plus {@link PostgresJobs.enqueueWithin}. */
+export class PostgresJobs extends SqlJobs {
   /**
    * Enqueues on the caller's `pg` client inside their open transaction (after `BEGIN`), so the
    * jobs commit or roll back with the caller's own writes. Listeners are woken by a
@@ -56,14 +62,24 @@ export class PostgresStore extends SqlStore {
       );
     }
     if (jobs.length === 0) return [];
-    await this.db(); // migrations, and a closed store fails here
+    await this.context.db(); // migrations, and a closed store fails here
     const db = clientExecutor(transaction);
     const results = await this.enqueueOn(db, jobs);
-    const queues = [
-      ...new Set(jobs.filter((_, i) => results[i]?.created === true).map((j) => j.queue)),
-    ];
-    if (queues.length > 0) await notifyMany(db, this.sql, { channel: this.channel, queues });
+    const queues = queuesCreated(jobs, results);
+    if (queues.length > 0) {
+      await notifyMany(db, this.context.sql, { channel: this.context.channel, queues });
+    }
     return results;
+  }
+}
+
+/** The PostgreSQL store: the SQL store whose jobs part also enqueues in a caller's transaction. */
+export class PostgresStore extends SqlStore {
+  declare readonly jobs: PostgresJobs;
+
+  /** @param options See {@link SqlStoreOptions}. */
+  constructor(options: SqlStoreOptions) {
+    super(options, (context) => new PostgresJobs(context));
   }
 }
 

@@ -17,11 +17,13 @@ import type {
   BulkStatus,
   BulkKind,
   NewAuditEntry,
+  BulkStore,
 } from '../bulk.js';
 import type { Executor } from './executor.js';
 import { cancelIn } from './recovery.js';
 import { toDate, toDateOrNull, toNumber } from './rows.js';
 import type { BoundQueries } from './schema.js';
+import type { SqlContext } from './sql-context.js';
 import * as run from './statements.js';
 import type { AuditInsertRow, BulkGetRow } from './statements.js';
 
@@ -67,12 +69,17 @@ function jsonOf(value: unknown): unknown {
   return typeof value === 'string' ? (JSON.parse(value) as unknown) : (value ?? null);
 }
 
-/** The bulk-action and audit verbs over one database. */
-export class SqlBulk {
-  constructor(
-    private readonly db: () => Promise<Executor>,
-    private readonly sql: BoundQueries,
-  ) {}
+/** The bulk-action and audit verbs over one database ({@link BulkStore}). */
+export class SqlBulk implements BulkStore {
+  private readonly sql: BoundQueries;
+
+  constructor(private readonly context: SqlContext) {
+    this.sql = context.sql;
+  }
+
+  private db(): Promise<Executor> {
+    return this.context.db();
+  }
 
   async createBulk(snapshot: BulkSnapshot): Promise<void> {
     const db = await this.db();
@@ -131,29 +138,32 @@ export class SqlBulk {
     };
   }
 
+  /** {@inheritDoc BulkStore.applyBulkBatch} Run again on a deadlock (see SqlContext.retryOnConflict). */
   async applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
     const db = await this.db();
-    return db.transaction(async (tx) => {
-      const wanted = [...batch.items.map((i) => i.jobId), ...batch.skips.map((s) => s.jobId)];
-      const locked = await run.bulkClaimItems(tx, this.sql, { id, jobIds: wanted });
-      const waiting = new Set(locked.map((row) => row.job_id));
-      const items = batch.items.filter((item) => waiting.has(item.jobId));
-      const moved = new Set(await this.move(tx, batch, items));
-      const applied = items.filter((item) => moved.has(item.jobId)).map((item) => item.jobId);
-      const skipped: BulkSkip[] = [
-        ...batch.skips.filter((skip) => waiting.has(skip.jobId)),
-        ...items
-          .filter((item) => !moved.has(item.jobId))
-          .map((item) => ({ jobId: item.jobId, note: GONE_NOTE[batch.kind] })),
-      ];
-      await run.bulkMarkItems(tx, this.sql, {
-        id,
-        jobIds: [...applied, ...skipped.map((s) => s.jobId)],
-        statuses: [...applied.map(() => 1), ...skipped.map(() => 2)],
-        notes: [...applied.map(() => null), ...skipped.map((s) => s.note)],
-      });
-      return { applied, skipped };
-    }, 'operator');
+    return this.context.retryOnConflict('bulk batch', () =>
+      db.transaction(async (tx) => {
+        const wanted = [...batch.items.map((i) => i.jobId), ...batch.skips.map((s) => s.jobId)];
+        const locked = await run.bulkClaimItems(tx, this.sql, { id, jobIds: wanted });
+        const waiting = new Set(locked.map((row) => row.job_id));
+        const items = batch.items.filter((item) => waiting.has(item.jobId));
+        const moved = new Set(await this.move(tx, batch, items));
+        const applied = items.filter((item) => moved.has(item.jobId)).map((item) => item.jobId);
+        const skipped: BulkSkip[] = [
+          ...batch.skips.filter((skip) => waiting.has(skip.jobId)),
+          ...items
+            .filter((item) => !moved.has(item.jobId))
+            .map((item) => ({ jobId: item.jobId, note: GONE_NOTE[batch.kind] })),
+        ];
+        await run.bulkMarkItems(tx, this.sql, {
+          id,
+          jobIds: [...applied, ...skipped.map((s) => s.jobId)],
+          statuses: [...applied.map(() => 1), ...skipped.map(() => 2)],
+          notes: [...applied.map(() => null), ...skipped.map((s) => s.note)],
+        });
+        return { applied, skipped };
+      }, 'operator'),
+    );
   }
 
   /** Moves the jobs of `items` as the batch's kind says; returns the ids moved. */

@@ -4,10 +4,11 @@
  * rows another transaction holds. The statements are the `retention_*.sql` files; the age and
  * queue names are bind parameters.
  */
-import type { RetentionRule, RetentionTable } from '../retention.js';
+import type { RetentionRule, RetentionStore, RetentionTable } from '../retention.js';
 import type { Executor, QueryOptions } from './executor.js';
 import { toNumber } from './rows.js';
 import type { BoundQueries } from './schema.js';
+import type { SqlContext } from './sql-context.js';
 import * as run from './statements.js';
 
 /** A statement's rows: one, `n`, the rows it deleted or counted. */
@@ -93,7 +94,7 @@ const STATEMENTS: Record<RetentionTable, TableStatements> = {
 };
 
 /** Deletes up to `limit` expired rows of a rule's table; resolves to how many went. */
-export async function purgeBatch(
+async function purgeBatch(
   db: Executor,
   sql: BoundQueries,
   rule: RetentionRule,
@@ -104,11 +105,26 @@ export async function purgeBatch(
 }
 
 /** How many rows a rule would purge now (bulk actions: the actions, not their items). */
-export async function countPurgeable(
+async function countPurgeable(
   db: Executor,
   sql: BoundQueries,
   rule: RetentionRule,
 ): Promise<number> {
   const [row] = await STATEMENTS[rule.table].count(db, sql, rule);
   return toNumber(row?.n);
+}
+
+/** Deleting what retention allows, over SQL ({@link RetentionStore}). */
+export class SqlRetention implements RetentionStore {
+  constructor(private readonly context: SqlContext) {}
+
+  /** {@inheritDoc RetentionStore.purgeBatch} */
+  async purgeBatch(rule: RetentionRule, limit: number): Promise<number> {
+    return purgeBatch(await this.context.db(), this.context.sql, rule, limit);
+  }
+
+  /** {@inheritDoc RetentionStore.countPurgeable} */
+  async countPurgeable(rule: RetentionRule): Promise<number> {
+    return countPurgeable(await this.context.db(), this.context.sql, rule);
+  }
 }

@@ -1,0 +1,247 @@
+/**
+ * The jobs capability over SQL ({@link JobStore}): enqueue, claim, start, settle (with the capped
+ * slots handed to the settling worker), heartbeat, rescue, promotion and cancellation. The
+ * algorithms live beside it (`enqueue-batch.ts`, `claim.ts`, `settle-batch.ts`, `handoff.ts`,
+ * `recovery.ts`); this part runs them on the store's connection and wakes whom they concern.
+ */
+import type {
+  ClaimRequest,
+  HandoffRequest,
+  HandoffResult,
+  HeartbeatLease,
+  HeartbeatResult,
+  JobStore,
+  Lease,
+  PromoteResult,
+  RescueOptions,
+  RescueResult,
+  Settlement,
+} from '../job-store.js';
+import type { CancelResult, ClaimedJob, EnqueueResult, NewJob } from '../model.js';
+import { claimJobs } from './claim.js';
+import { enqueueJobs } from './enqueue-batch.js';
+import { isArchiveIdTaken } from './errors.js';
+import type { Executor } from './executor.js';
+import { handoffParams, handoffQueues, readHandoffRows } from './handoff.js';
+import { cancelIn, rescueIn } from './recovery.js';
+import { claimedJobOf, toNumber } from './rows.js';
+import { evictParams, groupSettlements, settleOutcome } from './settle-batch.js';
+import type { SqlContext } from './sql-context.js';
+import * as run from './statements.js';
+import type { SettleArchiveParams } from './statements.js';
+
+/** What a settle moved: job ids, the queues whose slots it freed for others, jobs it started. */
+interface SettledRows {
+  moved: Set<string>;
+  freed: string[];
+  started: ClaimedJob[];
+}
+
+/** A job's life cycle over SQL. */
+export class SqlJobs implements JobStore {
+  constructor(protected readonly context: SqlContext) {}
+
+  async enqueue(jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+    if (jobs.length === 0) return [];
+    const results = await this.enqueueOn(await this.context.db(), jobs);
+    this.context.wake(queuesCreated(jobs, results));
+    return results;
+  }
+
+  /**
+   * Runs the enqueue algorithm on `db` (the pool, or a caller's transaction). Keyed jobs in a
+   * queue not yet known as keyed (or limited) make this process re-read the list before its next
+   * claim.
+   */
+  async enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+    const { sql, capped } = this.context;
+    const results = await enqueueJobs(db, sql, jobs);
+    const known = capped.peek();
+    const unknown = (job: NewJob): boolean =>
+      (job.concurrencyKey ?? null) !== null &&
+      (known?.keyed.includes(job.queue) !== true ||
+        ((job.concurrencyLimit ?? null) !== null && !known.limited.includes(job.queue)));
+    if (jobs.some(unknown)) capped.invalidate();
+    return results;
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimedJob[]> {
+    const { sql, capped, contention } = this.context;
+    return claimJobs(await this.context.db(), sql, capped, request, contention);
+  }
+
+  async start(leases: readonly Lease[]): Promise<ClaimedJob[]> {
+    if (leases.length === 0) return [];
+    const db = await this.context.db();
+    const rows = await run.start(db, this.context.sql, {
+      ids: leases.map((l) => l.id),
+      workerIds: leases.map((l) => l.workerId),
+      leaseTokens: leases.map((l) => l.leaseToken),
+    });
+    return rows.map(claimedJobOf);
+  }
+
+  async settle(settlements: readonly Settlement[]): Promise<boolean[]> {
+    return (await this.settleHandingOff(settlements, null)).applied;
+  }
+
+  /** {@inheritDoc JobStore.settleAndClaim} */
+  settleAndClaim(
+    settlements: readonly Settlement[],
+    handoff: HandoffRequest,
+  ): Promise<HandoffResult> {
+    return this.settleHandingOff(settlements, handoff);
+  }
+
+  /**
+   * Settles; with a `handoff`, the archive is settle_archive_claim.sql (it starts the freed capped
+   * slots' next jobs for the worker) when the worker serves a capped queue it may take from.
+   */
+  private async settleHandingOff(
+    settlements: readonly Settlement[],
+    handoff: HandoffRequest | null,
+  ): Promise<HandoffResult> {
+    if (settlements.length === 0) return { applied: [], started: [] };
+    const { sql, capped } = this.context;
+    const groups = groupSettlements(settlements);
+    const db = await this.context.db();
+    const queues =
+      handoff !== null && groups.archive !== null && handoff.limit >= 1
+        ? handoffQueues(await capped.get(), handoff)
+        : [];
+    const { archive, dead, retry, release } = groups;
+    const claiming =
+      handoff !== null && archive !== null && queues.length > 0
+        ? handoffParams(archive, handoff, queues)
+        : null;
+    // The statements whose rows are the id and queue of each job they moved, in this order.
+    const moves: ((on: Executor) => Promise<readonly { id: string; queue: string }[]>)[] = [];
+    if (archive !== null && claiming === null) {
+      moves.push((on) => run.settleArchive(on, sql, archive));
+    }
+    if (dead !== null) moves.push((on) => run.moveToDlq(on, sql, dead));
+    if (retry !== null) moves.push((on) => run.settleRetry(on, sql, retry));
+    if (release !== null) moves.push((on) => run.settleRelease(on, sql, release));
+    const statements = moves.length + (claiming === null ? 0 : 1);
+    const runAll = async (on: Executor): Promise<SettledRows> => {
+      const done: SettledRows = { moved: new Set(), freed: [], started: [] };
+      if (claiming !== null) {
+        const handed = readHandoffRows(await run.settleArchiveClaim(on, sql, claiming));
+        for (const [id, queue] of handed.moved) {
+          done.moved.add(id);
+          if (!handed.filled.has(queue)) done.freed.push(queue);
+        }
+        done.started.push(...handed.started);
+      }
+      for (const move of moves) {
+        for (const row of await move(on)) {
+          done.moved.add(row.id);
+          done.freed.push(row.queue);
+        }
+      }
+      return done;
+    };
+    // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.
+    const settleOnce = (): Promise<SettledRows> =>
+      this.context.retryOnConflict('settle', () =>
+        statements === 1 ? runAll(db) : db.transaction(runAll),
+      );
+    // An archived job had the id of one archived now (rare: a caller-given id used again). The
+    // statement failed whole; the archive rows it replaces go first, in the same transaction.
+    const evictFirst = (archived: SettleArchiveParams): Promise<SettledRows> =>
+      this.context.retryOnConflict('settle', () =>
+        db.transaction(async (tx) => {
+          await run.archiveEvict(tx, sql, evictParams(archived));
+          return runAll(tx);
+        }),
+      );
+    const done = await settleOnce().catch((error: unknown) => {
+      if (archive === null || !isArchiveIdTaken(error)) throw error;
+      return evictFirst(archive);
+    });
+    this.context.wakeCapped(done.freed);
+    return { applied: settleOutcome(settlements, done.moved), started: done.started };
+  }
+
+  async heartbeat(leases: readonly HeartbeatLease[]): Promise<HeartbeatResult[]> {
+    if (leases.length === 0) return [];
+    const db = await this.context.db();
+    const rows = await run.heartbeat(db, this.context.sql, {
+      ids: leases.map((l) => l.id),
+      workerIds: leases.map((l) => l.workerId),
+      leaseTokens: leases.map((l) => l.leaseToken),
+      progress: leases.map((l) => l.progress ?? null),
+    });
+    const alive = new Map<string, HeartbeatResult>();
+    for (const row of rows) {
+      alive.set(leaseKey(row.id, row.worker_id, row.lease_token), {
+        alive: true,
+        cancelRequested: row.cancel_requested,
+        cancelRequestedBy: row.cancel_requested ? row.cancel_requested_by : null,
+      });
+    }
+    return leases.map(
+      (lease) =>
+        alive.get(leaseKey(lease.id, lease.workerId, lease.leaseToken)) ?? {
+          alive: false,
+          cancelRequested: false,
+          cancelRequestedBy: null,
+        },
+    );
+  }
+
+  /** {@inheritDoc JobStore.rescue} */
+  async rescue(options: RescueOptions): Promise<RescueResult> {
+    const { sql, schema } = this.context;
+    const db = await this.context.db();
+    const result = await this.context.retryOnConflict('rescue', () =>
+      db.transaction((tx) => rescueIn(tx, sql, schema, options)),
+    );
+    this.context.wakeCapped(
+      [...result.dead, ...result.retried, ...result.cancelled].map((j) => j.queue),
+    );
+    return result;
+  }
+
+  /** {@inheritDoc JobStore.promote} */
+  async promote(limit: number): Promise<PromoteResult> {
+    const db = await this.context.db();
+    const rows = await run.promote(db, this.context.sql, { limit });
+    const promoted: PromoteResult['promoted'] = [];
+    let nextDueInMs: number | null = null;
+    for (const row of rows) {
+      if (row.queue !== null) promoted.push({ queue: row.queue, count: toNumber(row.promoted) });
+      if (row.next_run_at !== null) nextDueInMs = Math.max(0, row.next_run_at - row.read_at);
+    }
+    // This process's workers at once, the other processes' by NOTIFY (as after an enqueue).
+    this.context.wakeHereFirst(promoted.map((p) => p.queue));
+    return { promoted, nextDueInMs };
+  }
+
+  /** {@inheritDoc JobStore.cancel} */
+  async cancel(ids: readonly string[], actor: string): Promise<CancelResult> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return { cancelled: [], requested: [] };
+    const db = await this.context.db();
+    return this.context.retryOnConflict('cancel', () =>
+      db.transaction((tx) => cancelIn(tx, this.context.sql, unique, actor), 'operator'),
+    );
+  }
+}
+
+/** Identity of one lease, for matching heartbeat rows to their input. */
+function leaseKey(id: string, workerId: string, leaseToken: string): string {
+  return JSON.stringify([id, workerId, leaseToken]);
+}
+
+/** Distinct queues that received at least one new job. */
+export function queuesCreated(
+  jobs: readonly NewJob[],
+  results: readonly EnqueueResult[],
+): string[] {
+  const queues = new Set<string>();
+  jobs.forEach((job, index) => {
+    if (results[index]?.created === true) queues.add(job.queue);
+  });
+  return [...queues];
+}
