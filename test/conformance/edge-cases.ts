@@ -179,5 +179,5 @@ export function describeEdgeCases(ctx: ConformanceContext): void {
 
 /** The store's `listen`, bound, if it has one. */
 function listenOf(store: Store): ClusterStore['listen'] {
-  return store.cluster.listen?.bind(store);
+  return store.cluster.listen?.bind(store.cluster);
 }

@@ -157,7 +157,7 @@ export function describeHandoff(ctx: ConformanceContext): void {
 
     it('wakes the queue only when it leaves freed room unclaimed', async (context) => {
       const store = ctx.store();
-      const listen = store.cluster.listen?.bind(store);
+      const listen = store.cluster.listen?.bind(store.cluster);
       if (!listen) return context.skip('this provider has no listen()');
       const woken: string[] = [];
       const unlisten = await listen((queue) => woken.push(queue));

@@ -1691,7 +1691,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describe('listen and lifecycle', () => {
       it('wakes listeners with the queue after an enqueue', async (context) => {
         if (!store.cluster.listen) context.skip(`${name} has no listen()`);
-        const listen = store.cluster.listen?.bind(store);
+        const listen = store.cluster.listen?.bind(store.cluster);
         if (!listen) return;
         const woken: string[] = [];
         const unlisten = await listen((queue) => woken.push(queue));

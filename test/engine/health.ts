@@ -167,7 +167,7 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       const storage = await factory.make();
       let hang = false;
       let release: (() => void) | undefined;
-      const claim = storage.jobs.claim.bind(storage);
+      const claim = storage.jobs.claim.bind(storage.jobs);
       // While `hang`, a claim waits until the test releases it, then goes to the store.
       storage.jobs.claim = (request) =>
         hang

@@ -155,7 +155,7 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       const storage = await factory.make();
       // Real storage whose heartbeat writes fail while the test says so (a lost database).
       let failHeartbeats = false;
-      const heartbeat = storage.jobs.heartbeat.bind(storage);
+      const heartbeat = storage.jobs.heartbeat.bind(storage.jobs);
       storage.jobs.heartbeat = (leases) =>
         failHeartbeats ? Promise.reject(new Error('heartbeat write failed')) : heartbeat(leases);
       const rescued = new Set<string>();

@@ -16,7 +16,7 @@ function gatedStore(): {
   conflictArchives: () => void;
 } {
   const storage = memory();
-  const settle = storage.jobs.settle.bind(storage);
+  const settle = storage.jobs.settle.bind(storage.jobs);
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   let conflict = false;

@@ -15,7 +15,7 @@ import { leaseOf, newJob } from '../conformance/helpers.js';
 async function setup(): Promise<{ completer: Completer; leases: Lease[]; starts: () => number }> {
   const store = memory();
   let starts = 0;
-  const start = store.jobs.start.bind(store);
+  const start = store.jobs.start.bind(store.jobs);
   store.jobs.start = (leases) => {
     starts += 1;
     return start(leases);

@@ -61,7 +61,7 @@ describe('heartbeat racing a settle', () => {
 
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const heartbeat = store.jobs.heartbeat.bind(store);
+    const heartbeat = store.jobs.heartbeat.bind(store.jobs);
     store.jobs.heartbeat = async (leases) => {
       await held;
       return heartbeat(leases);

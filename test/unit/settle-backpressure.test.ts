@@ -36,7 +36,7 @@ describe('settle back-pressure', () => {
     const store = memory();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const settle = store.jobs.settle.bind(store);
+    const settle = store.jobs.settle.bind(store.jobs);
     store.jobs.settle = async (items: readonly Settlement[]) => {
       await gate;
       return settle(items);

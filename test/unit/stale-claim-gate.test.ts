@@ -13,7 +13,7 @@ describe('a claim that waited long in the local queue', () => {
     const clock = new FakeClock();
     const store = memory({ clock });
     const events: string[] = [];
-    const start = store.jobs.start.bind(store);
+    const start = store.jobs.start.bind(store.jobs);
     store.jobs.start = (leases: readonly Lease[]) => {
       for (const lease of leases) events.push(`start ${lease.id}`);
       return start(leases);
