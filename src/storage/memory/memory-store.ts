@@ -1,11 +1,12 @@
 /**
  * The memory {@link Store}: the same observable semantics as the SQL providers, over plain maps.
  * A composition of its capability parts, which share one {@link MemoryState} (tables, clock,
- * wake-ups); every operation of every part runs through `atomically` (`state.ts`), so it is atomic
- * with respect to every other operation of the store.
+ * wake-ups); each of their operations that reads or writes runs through `atomically` (`state.ts`),
+ * so it is atomic with respect to every other operation of the store.
  *
  * @internal Use the `memory()` factory.
  */
+import type { Clock } from '../../util/clock.js';
 import type { BulkStore } from '../bulk.js';
 import type { ClusterStore } from '../cluster-store.js';
 import type { JobStore } from '../job-store.js';
@@ -13,7 +14,6 @@ import type { OperatorStore } from '../operator-store.js';
 import type { QueueStore } from '../queue-store.js';
 import type { RetentionStore } from '../retention.js';
 import type { Store } from '../store.js';
-import type { Clock } from '../../util/clock.js';
 import { MemoryBulk } from './bulk.js';
 import { MemoryCluster } from './cluster.js';
 import { MemoryIdempotencyClaims } from './idempotency-claims.js';
@@ -53,6 +53,7 @@ export class MemoryStore implements Store {
     this.claims = new MemoryIdempotencyClaims(clock);
     this.rates = new MemoryRateLimits(clock);
     const jobs = new MemoryJobs(state, this.claims);
+    const bulk = new MemoryBulk(state);
     this.scheduleStore = new MemorySchedules({
       now: () => state.time(),
       enqueue: (job) => {
@@ -60,7 +61,6 @@ export class MemoryStore implements Store {
       },
       isHot: (id) => state.tables.hot.has(id),
     });
-    const bulk = new MemoryBulk(state);
     this.jobs = jobs;
     this.queues = new MemoryQueues(state);
     this.operator = new MemoryOperator(state);
