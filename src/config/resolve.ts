@@ -318,12 +318,10 @@ function checkQueueNames(value: unknown): readonly string[] {
 
 /** The storage option: a provider made by `memory()`, `embedded()` or `postgres()`. */
 function checkStorage(value: unknown): Store {
-  const jobs: unknown =
-    typeof value === 'object' && value !== null ? Reflect.get(value, 'jobs') : null;
-  if (
-    !hasMethods(value, ['open', 'close']) ||
-    !hasMethods(jobs, ['enqueue', 'claim', 'settle', 'rescue'])
-  ) {
+  const isStore =
+    hasMethods(value, ['open', 'close']) &&
+    hasMethods((value as { jobs?: unknown }).jobs, ['enqueue', 'claim', 'settle', 'rescue']);
+  if (!isStore) {
     throw new ChokaQError(
       'CHOKAQ_INVALID_CONFIG',
       `storage must be a storage provider made by memory(), embedded() or postgres(), got ${describeValue(value)}`,

@@ -69,8 +69,8 @@ describe('the promoter', () => {
   it('moves a backlog in full passes that follow each other without a wait', async () => {
     const clock = new FakeClock();
     const store = new MemoryStore(clock);
-    await store.enqueue(Array.from({ length: 25 }, () => newJob({ delayMs: 10 })));
-    await store.enqueue([newJob({ delayMs: 60_000 })]);
+    await store.jobs.enqueue(Array.from({ length: 25 }, () => newJob({ delayMs: 10 })));
+    await store.jobs.enqueue([newJob({ delayMs: 60_000 })]);
     clock.advance(10);
     const passes: number[] = [];
     const promoter = new Promoter({
@@ -96,7 +96,7 @@ describe('the promoter', () => {
     await clock.advanceAsync(0);
     // Three passes at once (10, 10, 5); the fourth waits for the job due in a minute.
     expect(passes).toEqual([10, 10, 5]);
-    expect((await store.listHot({ state: 'scheduled', limit: 100 })).length).toBe(1);
+    expect((await store.operator.listHot({ state: 'scheduled', limit: 100 })).length).toBe(1);
     await clock.advanceAsync(60_000);
     expect(passes.at(-1)).toBe(1);
     await promoter.stop();
@@ -123,13 +123,13 @@ describe('the promoter', () => {
       logger: silentLogger,
       clock,
     });
-    await store.enqueue([newJob({ id: 'p-1', delayMs: 5 })]);
+    await store.jobs.enqueue([newJob({ id: 'p-1', delayMs: 5 })]);
     promoter.start();
     await clock.advanceAsync(0);
     expect(errors).toEqual(['promote']);
     failing = false;
     await clock.advanceAsync(1200);
-    const found = await store.getJob('p-1');
+    const found = await store.operator.getJob('p-1');
     expect(found?.where === 'hot' && found.job.state).toBe('pending');
     await promoter.stop();
   });

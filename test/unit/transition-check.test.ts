@@ -25,7 +25,7 @@ describe('transition watch', () => {
     const violations: string[] = [];
     const raw = memory();
     // A broken provider: settling an archive claims another pending job on the side and archives it.
-    const settle = raw.jobs.settle.bind(raw);
+    const settle = raw.jobs.settle.bind(raw.jobs);
     raw.jobs.settle = async (items: readonly Settlement[]) => {
       const others = await raw.jobs.claim({ workerId: 'w', limit: 1, queues: null });
       return settle([

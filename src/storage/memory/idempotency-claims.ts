@@ -8,6 +8,7 @@
 import type { Clock } from '../../util/clock.js';
 import { checkClaimKey, checkClaimTtl } from '../claim-input.js';
 import type { ClaimBegin, IdempotencyClaims } from '../idempotency.js';
+import { atomically } from './state.js';
 
 /** One key's entry. */
 interface ClaimEntry {
@@ -40,7 +41,7 @@ export class MemoryIdempotencyClaims implements IdempotencyClaims {
 
   /** {@inheritDoc IdempotencyClaims.begin} */
   begin(key: string, jobId: string, inProgressTtlMs: number): Promise<ClaimBegin> {
-    return step(() => {
+    return atomically(() => {
       checkClaimKey(key);
       checkClaimTtl(inProgressTtlMs, 'inProgressTtlMs');
       const now = this.tick();
@@ -62,7 +63,7 @@ export class MemoryIdempotencyClaims implements IdempotencyClaims {
 
   /** {@inheritDoc IdempotencyClaims.complete} */
   complete(key: string, jobId: string, resultTtlMs: number | null): Promise<boolean> {
-    return step(() => {
+    return atomically(() => {
       if (resultTtlMs !== null) checkClaimTtl(resultTtlMs, 'resultTtlMs');
       const now = this.tick();
       const entry = this.ownedInProgress(key, jobId, now);
@@ -76,7 +77,7 @@ export class MemoryIdempotencyClaims implements IdempotencyClaims {
 
   /** {@inheritDoc IdempotencyClaims.release} */
   release(key: string, jobId: string): Promise<boolean> {
-    return step(() => {
+    return atomically(() => {
       const now = this.tick();
       if (this.ownedInProgress(key, jobId, now) === undefined) return false;
       this.entries.delete(key);
@@ -86,7 +87,7 @@ export class MemoryIdempotencyClaims implements IdempotencyClaims {
 
   /** {@inheritDoc IdempotencyClaims.purgeExpired} */
   purgeExpired(): Promise<number> {
-    return step(() => this.purgeNow());
+    return atomically(() => this.purgeNow());
   }
 
   /** Deletes expired entries at once (the memory store's rescue pass); returns how many. */
@@ -133,9 +134,4 @@ export class MemoryIdempotencyClaims implements IdempotencyClaims {
 /** Expired entries behave as absent; an entry expires at `expiresAt` itself (as in SQL: `<= now()`). */
 function isExpired(entry: ClaimEntry, now: number): boolean {
   return entry.expiresAt !== null && entry.expiresAt <= now;
-}
-
-/** Runs `operation` synchronously, turning its result or throw into a settled promise. */
-function step<T>(operation: () => T): Promise<T> {
-  return new Promise<T>((resolve) => resolve(operation()));
 }

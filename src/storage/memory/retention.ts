@@ -1,8 +1,14 @@
 /**
- * Retention on the memory store: the batches of `RetentionStore.purgeBatch` over the archive, the DLQ and
- * the metric buckets (audit entries and bulk actions are kept by `MemoryBulk`), oldest first.
+ * The retention capability of the memory provider: the batches of `RetentionStore.purgeBatch`,
+ * oldest first, over the archive, the DLQ and the metric buckets of the store's shared tables, and
+ * over what the bulk and schedule parts keep (audit entries, bulk actions, schedule ticks).
+ *
+ * @internal Reach it through `memory().retention`.
  */
-import type { RetentionRule } from '../retention.js';
+import type { RetentionRule, RetentionStore } from '../retention.js';
+import type { MemoryBulk } from './bulk.js';
+import type { MemorySchedules } from './schedules.js';
+import { atomically, type MemoryState } from './state.js';
 import type { Tables } from './tables.js';
 
 /** Whether a row of `queue` falls under `rule`'s queue condition. */
@@ -12,7 +18,7 @@ function inScope(rule: RetentionRule, queue: string): boolean {
 }
 
 /** The ids (or bucket keys) of the rows of `rule` older than `cutoff`, oldest first. */
-export function expiredRows(tables: Tables, rule: RetentionRule, cutoff: Date): string[] {
+function expiredRows(tables: Tables, rule: RetentionRule, cutoff: Date): string[] {
   const older = <T>(
     rows: Iterable<[string, T]>,
     time: (row: T) => Date,
@@ -51,7 +57,7 @@ export function expiredRows(tables: Tables, rule: RetentionRule, cutoff: Date): 
  * first drops the groups already empty whose last failure is before `cutoff`, and trend hours
  * past two days before `now`.
  */
-export function deleteRows(
+function deleteRows(
   tables: Tables,
   rule: RetentionRule,
   keys: readonly string[],
@@ -71,4 +77,45 @@ export function deleteRows(
     }
   }
   return keys.length;
+}
+
+/** The memory {@link RetentionStore}. */
+export class MemoryRetention implements RetentionStore {
+  /**
+   * @param state The store's tables and clock.
+   * @param bulk The store's bulk actions and audit trail.
+   * @param schedules The store's schedules, whose ticks it purges.
+   */
+  constructor(
+    private readonly state: MemoryState,
+    private readonly bulk: Pick<
+      MemoryBulk,
+      'purgeAudit' | 'countAudit' | 'purgeActions' | 'countActions'
+    >,
+    private readonly schedules: Pick<MemorySchedules, 'purgeTicks' | 'countTicks'>,
+  ) {}
+
+  /** {@inheritDoc RetentionStore.purgeBatch} */
+  purgeBatch(rule: RetentionRule, limit: number): Promise<number> {
+    return atomically(() => {
+      const now = this.state.time();
+      const cutoff = new Date(now.getTime() - rule.olderThanMs);
+      if (rule.table === 'audit') return this.bulk.purgeAudit(cutoff, limit);
+      if (rule.table === 'bulkActions') return this.bulk.purgeActions(cutoff, limit);
+      if (rule.table === 'scheduleTicks') return this.schedules.purgeTicks(cutoff, limit);
+      const expired = expiredRows(this.state.tables, rule, cutoff).slice(0, limit);
+      return deleteRows(this.state.tables, rule, expired, cutoff, now);
+    });
+  }
+
+  /** {@inheritDoc RetentionStore.countPurgeable} */
+  countPurgeable(rule: RetentionRule): Promise<number> {
+    return atomically(() => {
+      const cutoff = new Date(this.state.time().getTime() - rule.olderThanMs);
+      if (rule.table === 'audit') return this.bulk.countAudit(cutoff);
+      if (rule.table === 'bulkActions') return this.bulk.countActions(cutoff);
+      if (rule.table === 'scheduleTicks') return this.schedules.countTicks(cutoff);
+      return expiredRows(this.state.tables, rule, cutoff).length;
+    });
+  }
 }

@@ -15,6 +15,7 @@ import {
   type TickOutcome,
 } from '../schedules.js';
 import type { NewJob } from '../model.js';
+import { atomically } from './state.js';
 
 /** One schedule's row, with what the store keeps beside the public shape. */
 interface ScheduleRow extends Omit<StoredSchedule, 'lastTick'> {
@@ -31,11 +32,6 @@ export interface MemorySchedulesHost {
   enqueue: (job: NewJob) => void;
   /** Whether a job is in the hot table (pending, fetched or processing). */
   isHot: (id: string) => boolean;
-}
-
-/** Runs `operation` synchronously, turning its result or throw into a settled promise. */
-function atomically<T>(operation: () => T): Promise<T> {
-  return new Promise<T>((resolve) => resolve(operation()));
 }
 
 /** The memory {@link ScheduleStore}: times follow the store's injected clock. */
