@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterStore } from '../../src/storage/cluster-store.js';
 import type { JobStore } from '../../src/storage/job-store.js';
 import type { Store } from '../../src/storage/store.js';
-import type { ConformanceContext } from './reliability.js';
+import type { ConformanceContext } from './context.js';
 import { claimAndStart, ids, leaseOf, newJob } from './helpers.js';
 
 /** Registers the edge-case conformance tests; call inside the provider's `describe`. */

@@ -10,7 +10,7 @@ import { countJobs, queryJobs } from '../../src/operator/jobs.js';
 import { checkJobQuery, type JobQuery } from '../../src/operator/query-input.js';
 import { timelineOf } from '../../src/operator/timeline.js';
 import type { ClaimedJob } from '../../src/storage/model.js';
-import type { ConformanceContext } from './reliability.js';
+import type { ConformanceContext } from './context.js';
 import { uuidv7 } from '../../src/util/uuid.js';
 import { claimAndStart, ids, leaseOf, newJob } from './helpers.js';
 

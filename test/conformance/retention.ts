@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HotJob } from '../../src/storage/model.js';
 import { leaseOf } from './helpers.js';
-import type { ConformanceContext } from './reliability.js';
+import type { ConformanceContext } from './context.js';
 
 /** Registers the retention conformance tests; call inside the provider's `describe`. */
 export function describeRetention(ctx: ConformanceContext): void {

@@ -16,18 +16,19 @@ import type { Store } from '../../src/storage/store.js';
 import type { NewJob } from '../../src/storage/model.js';
 import { waitFor } from '../helpers/wait.js';
 import { ids, leaseOf, newJob, sorted, waitUntil } from './helpers.js';
-import { describeBroadcast } from './broadcast.js';
-import { describeConcurrencyKeys } from './concurrency-keys.js';
+import { describeBroadcast } from './cluster.js';
+import { describeConcurrencyKeys } from './jobs/concurrency-keys.js';
 import { describeEdgeCases } from './edge-cases.js';
-import { describeHandoff } from './handoff.js';
-import { describeKeyedClaims } from './keyed-claims.js';
+import { describeHandoff } from './jobs/handoff.js';
+import { describeKeyedClaims } from './jobs/keyed-claims.js';
 import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
-import { describeScheduledJobs } from './scheduled.js';
+import { describeScheduledJobs } from './jobs/scheduled.js';
 import { describeOperatorQueries } from './operator.js';
-import { describeReliability } from './reliability.js';
+import { describeReliability } from './jobs/recovery.js';
 import { checkTransitions } from './transition-check.js';
+import type { ConformanceContext } from './context.js';
 
 /** How the suite obtains stores of one provider. */
 export interface StoreFactory {
@@ -1653,14 +1654,17 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
     // ------------------------------------------- heartbeat, rescue, cancel (reliability.ts)
 
-    const context = {
+    const context: ConformanceContext = {
+      provider: name,
       store: () => store,
       enqueueOne,
+      enqueueMany,
       hot,
       archived,
       dead,
       fetched,
       processing,
+      toDead,
       statsOf,
       bucketsOf,
       storeTimePasses,

@@ -10,32 +10,15 @@
  * keep the rows that must survive fresh right before rescuing.
  */
 import { describe, expect, it } from 'vitest';
-import type { FailureReason } from '../../src/job/state.js';
-import { timelineOf } from '../../src/operator/timeline.js';
-import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
-import type { RescueOptions, RescuedJob } from '../../src/storage/job-store.js';
-import type { MetricBucket } from '../../src/storage/queue-store.js';
-import type { Store } from '../../src/storage/store.js';
-import type { NewJob } from '../../src/storage/model.js';
-import { ids, leaseOf, newJob, sorted } from './helpers.js';
-
-/** The store of the running test and the suite's helpers bound to it. */
-export interface ConformanceContext {
-  /** The current test's store (a new one per test). */
-  store: () => Store;
-  enqueueOne: (overrides?: Partial<NewJob>) => Promise<string>;
-  hot: (id: string) => Promise<HotJob>;
-  archived: (id: string) => Promise<ArchivedJob>;
-  dead: (id: string) => Promise<DeadJob>;
-  /** Enqueues `count` jobs into an idle `queue` and claims them all. */
-  fetched: (queue: string, count: number, workerId?: string) => Promise<HotJob[]>;
-  /** Like `fetched`, then starts them all. */
-  processing: (queue: string, count: number, workerId?: string) => Promise<HotJob[]>;
-  statsOf: (queue: string) => Promise<QueueStats>;
-  bucketsOf: (queue: string) => Promise<MetricBucket[]>;
-  /** Resolves once the store's clock reads a later millisecond than `after`. */
-  storeTimePasses: (after: Date | number) => Promise<void>;
-}
+import type { FailureReason } from '../../../src/job/state.js';
+import { timelineOf } from '../../../src/operator/timeline.js';
+import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../../src/storage/model.js';
+import type { RescueOptions, RescuedJob } from '../../../src/storage/job-store.js';
+import type { MetricBucket } from '../../../src/storage/queue-store.js';
+import type { Store } from '../../../src/storage/store.js';
+import type { NewJob } from '../../../src/storage/model.js';
+import type { ConformanceContext } from '../context.js';
+import { ids, leaseOf, newJob, sorted } from '../helpers.js';
 
 /** The type of every job made by the suite's helpers. */
 const TYPE = 'conformance.job';

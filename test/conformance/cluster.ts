@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait.js';
-import type { ConformanceContext } from './reliability.js';
+import type { ConformanceContext } from './context.js';
 
 /** Registers the broadcast conformance tests; call inside the provider's `describe`. */
 export function describeBroadcast(ctx: ConformanceContext): void {
