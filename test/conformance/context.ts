@@ -27,6 +27,8 @@ export interface ConformanceContext {
   processing: (queue: string, count: number, workerId?: string) => Promise<HotJob[]>;
   /** Runs one job of `queue` to the DLQ with `reason`; its id. */
   toDead: (queue: string, reason?: FailureReason) => Promise<string>;
+  /** Enqueues a job of `queue` (of `type`, if given) and runs it to the DLQ with `error`; its id. */
+  failToDead: (queue: string, error: string, type?: string) => Promise<string>;
   statsOf: (queue: string) => Promise<QueueStats>;
   bucketsOf: (queue: string) => Promise<MetricBucket[]>;
   /** Resolves once the store's clock reads a later millisecond than `after`. */
