@@ -52,6 +52,8 @@ export function describeClusterStore(ctx: ConformanceContext): void {
     });
   });
 
+  // Named as before the suite was split by capability, so that the tests keep their full names;
+  // the store's open and close, the rest of the block, are suite.ts.
   describe('listen and lifecycle', () => {
     it('wakes listeners with the queue after an enqueue', async (context) => {
       if (!store.cluster.listen) context.skip(`${name} has no listen()`);
@@ -106,6 +108,8 @@ export function describeClusterStore(ctx: ConformanceContext): void {
     });
   });
 
+  // The lease the retention loop takes (one purging process), tested where retention used to be
+  // and named so still, so that the test keeps its full name.
   describe('retention', () => {
     it('gives a lease to one holder until it expires', async () => {
       const store = ctx.store();

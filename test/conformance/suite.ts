@@ -231,6 +231,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
     // ----------------------------------------------------------- the aggregate's own lifecycle
 
+    // The block keeps its name so that the test keeps its full name; its listen and clock tests
+    // are in cluster.ts under the same name.
     describe('listen and lifecycle', () => {
       it('opens and closes idempotently', async () => {
         await store.open();
