@@ -1,8 +1,9 @@
 /**
  * Conformance of the idempotency claims (`Store.idempotencyClaims()`) as the rescue pass keeps
  * them: `JobStore.rescue` deletes the expired claims, reports how many, and leaves live claims
- * held. The claims' begin/complete protocol is tested through the middleware in
- * test/pg/idempotency.test.ts. Registered by `describeStoreConformance` (suite.ts).
+ * held. The claims' own protocol (begin, complete, races, expiry) is tested on PostgreSQL only,
+ * directly and through the middleware, in test/pg/idempotency.test.ts. Registered by
+ * `describeStoreConformance` (suite.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { ConformanceContext } from './context.js';
