@@ -1,3 +1,7 @@
+/**
+ * Runs the storage conformance suite (suite.ts: one file per capability of `Store`) on the
+ * embedded store: one PGlite for the file, a schema per test.
+ */
 import { PGlite } from '@electric-sql/pglite';
 import { embedded } from '../../src/storage/embedded/index.js';
 import type { Store } from '../../src/storage/store.js';

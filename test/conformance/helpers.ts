@@ -1,6 +1,6 @@
 /**
- * Plain helpers shared by the conformance files (suite.ts, reliability.ts): job builders, lease
- * extraction, bounded waits, and a claim whose jobs are started at once.
+ * Plain helpers shared by the conformance files (and a few pg and unit tests): job builders, lease
+ * extraction, bounded waits, error texts, and a claim whose jobs are started at once.
  */
 import type { ClaimedJob, HotJob, NewJob } from '../../src/storage/model.js';
 import type { ClaimRequest, Lease } from '../../src/storage/job-store.js';
@@ -34,6 +34,11 @@ export function newJob(overrides: Partial<NewJob> = {}): NewJob {
     createdBy: null,
     ...overrides,
   };
+}
+
+/** An error text as `describeError` stores it: the stack of a thrown Error. */
+export function stackOf(message: string, frame = 'sendMail (/srv/app/jobs/mail.js:10:5)'): string {
+  return `TypeError: ${message}\n    at ${frame}\n    at run (/srv/app/node_modules/chokaq/dist/x.js:1:1)`;
 }
 
 export function leaseOf(job: Pick<HotJob, 'id' | 'state' | 'workerId' | 'leaseToken'>): Lease {

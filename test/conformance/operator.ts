@@ -1,27 +1,42 @@
 /**
- * Conformance tests of the operator read side: the bounded job history written by the statements
- * that move rows, handler results and progress, DLQ error groups, and the query surface over the
- * three tables (every filter, both sorts, keyset paging with ties and rows deleted between pages,
- * the bounded payload scan, counts). Registered by `describeStoreConformance` in suite.ts.
+ * Conformance of the `OperatorStore`, the operator's reads and edits: `getJob` and the newest-first
+ * lists of the three tables, `editPending`, the DLQ's `resurrect` and `purgeDead` (once under
+ * concurrency, with overrides, keeping the failure's error text), the bounded job history written
+ * by the statements that move rows (handler results, progress, versions), DLQ error groups and
+ * their hourly trend, and the query surface over the three tables (every filter, both sorts,
+ * keyset paging with ties and rows deleted between pages, the bounded payload scan, counts).
+ * Registered by `describeStoreConformance` (suite.ts) for every provider.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { errorGroupTrend } from '../../src/operator/group-trend.js';
 import { countJobs, queryJobs } from '../../src/operator/jobs.js';
 import { checkJobQuery, type JobQuery } from '../../src/operator/query-input.js';
 import { timelineOf } from '../../src/operator/timeline.js';
-import type { ClaimedJob } from '../../src/storage/model.js';
-import type { ConformanceContext } from './reliability.js';
-import { uuidv7 } from '../../src/util/uuid.js';
-import { claimAndStart, ids, leaseOf, newJob } from './helpers.js';
+import type { ClaimedJob, HotJob } from '../../src/storage/model.js';
+import type { Store } from '../../src/storage/store.js';
+import type { ConformanceContext } from './context.js';
+import { claimAndStart, ids, leaseOf, newJob, sorted, stackOf } from './helpers.js';
 
-/** An error text as `describeError` stores it: the stack of a thrown Error. */
-function stackOf(message: string, frame = 'sendMail (/srv/app/jobs/mail.js:10:5)'): string {
-  return `TypeError: ${message}\n    at ${frame}\n    at run (/srv/app/node_modules/chokaq/dist/x.js:1:1)`;
-}
+/** Registers the operator-store conformance tests; call inside the provider's `describe`. */
+export function describeOperatorStore(ctx: ConformanceContext): void {
+  const {
+    enqueueOne,
+    hot,
+    archived,
+    dead,
+    fetched,
+    processing,
+    toDead,
+    failToDead,
+    statsOf,
+    storeTimePasses,
+  } = ctx;
 
-/** Registers the operator conformance tests; call inside the provider's `describe`. */
-export function describeOperatorQueries(ctx: ConformanceContext): void {
-  const { hot, archived, dead, processing, storeTimePasses } = ctx;
+  /** The current test's store: the suite opens a new one before each test. */
+  let store: Store;
+  beforeEach(() => {
+    store = ctx.store();
+  });
 
   /** Runs a page of `query` through the operator layer against the current store. */
   const page = (query: JobQuery, scanLimit?: number) => {
@@ -43,16 +58,6 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
     throw new Error('more than 100 pages');
   }
 
-  /** Claims, starts and fails `job`'s run with `error`, moving it to the DLQ. */
-  async function failToDead(queue: string, error: string, type?: string): Promise<string> {
-    const store = ctx.store();
-    await store.jobs.enqueue([newJob({ queue, ...(type ? { type } : {}) })]);
-    const [job] = await claimAndStart(store, { workerId: 'w', limit: 1, queues: [queue] });
-    if (!job) throw new Error('nothing claimed');
-    await store.jobs.settle([{ kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error }]);
-    return job.id;
-  }
-
   /** Runs one claimed-and-started job of `queue` to a failed run that is retried. */
   async function failAndRetry(job: ClaimedJob, error: string): Promise<void> {
     const applied = await ctx
@@ -61,33 +66,267 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
     expect(applied).toEqual([true]);
   }
 
-  describe('audit trail', () => {
-    it("lists entries in the order they were recorded, whatever the writers' clocks said", async () => {
-      const store = ctx.store();
-      // Three writers whose clocks disagree: each later entry has an older UUIDv7.
-      const hour = 3_600_000;
-      const at = Date.now();
-      const recorded = [uuidv7(at), uuidv7(at - hour), uuidv7(at - 2 * hour)];
-      for (const [k, id] of recorded.entries()) {
-        await store.bulk.recordAction({
-          id,
-          actor: 'a',
-          action: `step-${k}`,
-          reason: null,
-          target: {},
-          outcome: {},
-        });
+  describe('reads', () => {
+    it('getJob finds a job in the hot table, the archive or the DLQ', async () => {
+      const pending = await enqueueOne({ queue: 'g' });
+      const [done] = await processing('g-done', 1);
+      const [failed] = await processing('g-failed', 1);
+      if (!done || !failed) throw new Error('unreachable');
+      await store.jobs.settle([
+        { kind: 'archive', lease: leaseOf(done), durationMs: 1 },
+        { kind: 'dead', lease: leaseOf(failed), reason: 'Zombie', error: 'gone' },
+      ]);
+      expect(await store.operator.getJob(pending)).toMatchObject({
+        where: 'hot',
+        job: { id: pending },
+      });
+      expect(await store.operator.getJob(done.id)).toMatchObject({
+        where: 'archive',
+        job: { id: done.id },
+      });
+      expect(await store.operator.getJob(failed.id)).toMatchObject({
+        where: 'dlq',
+        job: { id: failed.id, reason: 'Zombie' },
+      });
+      expect(await store.operator.getJob('no-such-id')).toBeNull();
+    });
+
+    it('listHot lists newest first, filtered by queue and state', async () => {
+      const a1 = await enqueueOne({ queue: 'lh1' });
+      await storeTimePasses((await hot(a1)).createdAt); // each job is created later
+      const a2 = await enqueueOne({ queue: 'lh2' });
+      await storeTimePasses((await hot(a2)).createdAt);
+      const a3 = await enqueueOne({ queue: 'lh1' });
+      await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['lh2'] });
+      expect(ids(await store.operator.listHot({ limit: 10 }))).toEqual([a3, a2, a1]);
+      expect(ids(await store.operator.listHot({ limit: 2 }))).toEqual([a3, a2]);
+      expect(ids(await store.operator.listHot({ queue: 'lh1', limit: 10 }))).toEqual([a3, a1]);
+      expect(ids(await store.operator.listHot({ state: 'fetched', limit: 10 }))).toEqual([a2]);
+      expect(ids(await store.operator.listHot({ state: 'pending', limit: 1 }))).toEqual([a3]);
+      expect(await store.operator.listHot({ queue: 'lh2', state: 'pending', limit: 10 })).toEqual(
+        [],
+      );
+      expect(await store.operator.listHot({ state: 'processing', limit: 10 })).toEqual([]);
+    });
+
+    it('listArchive lists newest finished first, filtered by queue', async () => {
+      const jobs = await processing('la1', 3);
+      const [other] = await processing('la2', 1);
+      if (!other) throw new Error('unreachable');
+      const order = [jobs[1], other, jobs[0], jobs[2]];
+      for (const job of order) {
+        if (!job) throw new Error('unreachable');
+        await store.jobs.settle([{ kind: 'archive', lease: leaseOf(job), durationMs: 1 }]);
+        await storeTimePasses((await archived(job.id)).finishedAt); // each finishes later
       }
-      const newestFirst = [...recorded].reverse();
-      expect((await store.bulk.listActions(10)).map((e) => e.id)).toEqual(newestFirst);
-      // Paged by the last entry of the previous page.
-      expect((await store.bulk.listActions(1, newestFirst[0])).map((e) => e.id)).toEqual([
-        newestFirst[1],
+      const newestFirst = ids(order as HotJob[]).reverse();
+      expect(ids(await store.operator.listArchive({ limit: 10 }))).toEqual(newestFirst);
+      expect(ids(await store.operator.listArchive({ limit: 2 }))).toEqual(newestFirst.slice(0, 2));
+      expect(ids(await store.operator.listArchive({ queue: 'la1', limit: 10 }))).toEqual(
+        newestFirst.filter((id) => id !== other.id),
+      );
+      expect(await store.operator.listArchive({ queue: 'nope', limit: 10 })).toEqual([]);
+    });
+
+    it('listDead lists newest failed first, filtered by queue and reason', async () => {
+      const j1 = await toDead('d1', 'Fatal');
+      await storeTimePasses((await dead(j1)).failedAt); // each fails later
+      const j2 = await toDead('d2', 'Timeout');
+      await storeTimePasses((await dead(j2)).failedAt);
+      const j3 = await toDead('d1', 'Fatal');
+      expect(ids(await store.operator.listDead({ limit: 10 }))).toEqual([j3, j2, j1]);
+      expect(ids(await store.operator.listDead({ limit: 1 }))).toEqual([j3]);
+      expect(ids(await store.operator.listDead({ reason: 'Fatal', limit: 10 }))).toEqual([j3, j1]);
+      expect(ids(await store.operator.listDead({ queue: 'd2', limit: 10 }))).toEqual([j2]);
+      expect(await store.operator.listDead({ queue: 'd1', reason: 'Timeout', limit: 10 })).toEqual(
+        [],
+      );
+    });
+  });
+
+  describe('editPending', () => {
+    it('edits a pending job in place, keeping absent fields', async () => {
+      const id = await enqueueOne({ queue: 'ed', tags: 'old', priority: 5, payload: '{"v":1}' });
+      expect(await store.operator.editPending(id, { payload: '{"v":"ü2"}', actor: 'editor' })).toBe(
+        true,
+      );
+      expect(await hot(id)).toMatchObject({
+        payload: '{"v":"ü2"}',
+        tags: 'old',
+        priority: 5,
+        lastModifiedBy: 'editor',
+        state: 'pending',
+      });
+      expect(
+        await store.operator.editPending(id, { tags: 'new', priority: 99, actor: 'second' }),
+      ).toBe(true);
+      expect(await hot(id)).toMatchObject({
+        payload: '{"v":"ü2"}',
+        tags: 'new',
+        priority: 99,
+        lastModifiedBy: 'second',
+      });
+      expect(await store.operator.editPending('missing', { priority: 1, actor: 'x' })).toBe(false);
+    });
+
+    it('refuses jobs that are fetched, processing or gone', async () => {
+      const [row] = await fetched('ed', 1);
+      if (!row) throw new Error('unreachable');
+      expect(
+        await store.operator.editPending(row.id, {
+          payload: '{"changed":1}',
+          priority: 1,
+          actor: 'x',
+        }),
+      ).toBe(false);
+      expect(await hot(row.id)).toMatchObject({
+        payload: '{"n":1}',
+        priority: 10,
+        state: 'fetched',
+        lastModifiedBy: null,
+      });
+      await store.jobs.start([leaseOf(row)]);
+      expect(await store.operator.editPending(row.id, { tags: 'x', actor: 'x' })).toBe(false);
+      expect(await hot(row.id)).toMatchObject({ tags: null, state: 'processing' });
+      await store.jobs.settle([{ kind: 'archive', lease: leaseOf(row), durationMs: 1 }]);
+      expect(await store.operator.editPending(row.id, { tags: 'x', actor: 'x' })).toBe(false);
+      expect((await archived(row.id)).tags).toBeNull();
+    });
+  });
+
+  describe('dead-letter operations', () => {
+    it('resurrects a dead job as a fresh pending job', async () => {
+      const job = newJob({
+        queue: 'res',
+        priority: 50,
+        idempotencyKey: 'res-key',
+        tags: 'keep',
+        createdBy: 'creator',
+        payload: '{"keep":"me"}',
+      });
+      await store.jobs.enqueue([job]);
+      const [row] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: null });
+      if (!row) throw new Error('unreachable');
+      const [started] = await store.jobs.start([leaseOf(row)]);
+      if (!started) throw new Error('unreachable');
+      await store.jobs.settle([
+        { kind: 'dead', lease: leaseOf(started), reason: 'Fatal', error: 'x' },
       ]);
-      expect((await store.bulk.listActions(10, newestFirst[1])).map((e) => e.id)).toEqual([
-        newestFirst[2],
+      const deadRow = await dead(job.id);
+
+      const before = await store.cluster.now();
+      expect(await store.operator.resurrect([job.id], { actor: 'ops' })).toEqual([job.id]);
+      const back = await hot(job.id);
+      expect(back).toMatchObject({
+        id: job.id,
+        queue: 'res',
+        type: job.type,
+        payload: '{"keep":"me"}',
+        tags: 'keep',
+        idempotencyKey: null,
+        priority: 10,
+        state: 'pending',
+        attempts: 0,
+        workerId: null,
+        leaseToken: null,
+        startedAt: null,
+        heartbeatAt: null,
+        createdBy: 'creator',
+        lastModifiedBy: 'ops',
+      });
+      expect(back.createdAt.getTime()).toBe(deadRow.createdAt.getTime());
+      expect(back.runAt.getTime()).toBeLessThanOrEqual((await store.cluster.now()).getTime());
+      expect(back.updatedAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
+      expect(await store.operator.listDead({ limit: 10 })).toEqual([]);
+
+      // The key is cleared: a new job with it is created.
+      const next = newJob({ idempotencyKey: 'res-key' });
+      expect(await store.jobs.enqueue([next])).toEqual([{ id: next.id, created: true }]);
+
+      const [reclaimed] = await store.jobs.claim({ workerId: 'w', limit: 10, queues: ['res'] });
+      expect(reclaimed?.id).toBe(job.id);
+    });
+
+    it('applies resurrect overrides', async () => {
+      const id = await toDead('ovr');
+      expect(
+        await store.operator.resurrect([id], {
+          actor: 'editor',
+          payload: '{"fixed":"✓"}',
+          tags: null,
+          priority: 70,
+        }),
+      ).toEqual([id]);
+      expect(await hot(id)).toMatchObject({
+        payload: '{"fixed":"✓"}',
+        tags: null,
+        priority: 70,
+        lastModifiedBy: 'editor',
+        attempts: 0,
+      });
+    });
+
+    it('skips ids that are not in the DLQ', async () => {
+      const d1 = await toDead('skip');
+      const d2 = await toDead('skip');
+      const [done] = await processing('skip-archive', 1);
+      if (!done) throw new Error('unreachable');
+      await store.jobs.settle([{ kind: 'archive', lease: leaseOf(done), durationMs: 1 }]);
+      const pending = await enqueueOne({ queue: 'skip-hot', priority: 3 });
+
+      expect(await store.operator.resurrect([], { actor: 'ops' })).toEqual([]);
+      const moved = await store.operator.resurrect([d1, 'missing', pending, done.id, d2], {
+        actor: 'ops',
+      });
+      expect(sorted(moved)).toEqual(sorted([d1, d2]));
+      expect(await hot(pending)).toMatchObject({ priority: 3, lastModifiedBy: null });
+      await archived(done.id);
+      expect((await hot(d1)).state).toBe('pending');
+      expect((await hot(d2)).state).toBe('pending');
+      expect(await store.operator.resurrect([d1], { actor: 'ops' })).toEqual([]);
+    });
+
+    it('moves a job once under concurrent resurrects', async () => {
+      const id = await toDead('conc');
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => store.operator.resurrect([id], { actor: 'ops' })),
+      );
+      expect(results.flat()).toEqual([id]);
+      expect(ids(await store.operator.listHot({ limit: 10 }))).toEqual([id]);
+      expect(await store.operator.listDead({ limit: 10 })).toEqual([]);
+    });
+
+    it('purges DLQ rows and returns how many were deleted', async () => {
+      const d1 = await toDead('purge');
+      const d2 = await toDead('purge');
+      const d3 = await toDead('purge');
+      const pending = await enqueueOne({ queue: 'purge' });
+      expect(await store.operator.purgeDead([])).toBe(0);
+      expect(await store.operator.purgeDead([d1, d3, 'missing', pending])).toBe(2);
+      expect(ids(await store.operator.listDead({ limit: 10 }))).toEqual([d2]);
+      expect(await store.operator.getJob(d1)).toBeNull();
+      expect(await store.operator.getJob(d3)).toBeNull();
+      expect((await hot(pending)).state).toBe('pending');
+      expect(await store.operator.purgeDead([d1])).toBe(0);
+      expect((await statsOf('purge')).failedTotal).toBe(3);
+    });
+  });
+
+  describe('resurrect', () => {
+    it("keeps the failure's error text as the resurrected job's lastError", async () => {
+      const store = ctx.store();
+      const [job] = await processing('res', 1);
+      if (!job) throw new Error('nothing claimed');
+      await store.jobs.settle([
+        { kind: 'dead', lease: leaseOf(job), reason: 'Fatal', error: 'bad VAT id' },
       ]);
-      expect(await store.bulk.listActions(10, newestFirst[2])).toEqual([]);
+      expect(await store.operator.resurrect([job.id], { actor: 'ops' })).toEqual([job.id]);
+      expect(await hot(job.id)).toMatchObject({
+        state: 'pending',
+        attempts: 0,
+        lastError: 'bad VAT id',
+        lastModifiedBy: 'ops',
+      });
     });
   });
 
@@ -348,55 +587,6 @@ export function describeOperatorQueries(ctx: ConformanceContext): void {
       ]);
       expect(await store.operator.purgeDead([a])).toBe(1);
       expect(await store.operator.errorGroups({ limit: 10 })).toEqual([]);
-    });
-  });
-
-  describe('queue gauges', () => {
-    it('count due, scheduled, fetched, processing and dead jobs per queue and find the oldest due job', async () => {
-      const store = ctx.store();
-      // Oldest first, but at a low priority: the claim order would not show it first.
-      const low = newJob({ queue: 'gauge', priority: -5 });
-      await store.jobs.enqueue([low]);
-      await storeTimePasses((await hot(low.id)).runAt);
-      await store.jobs.enqueue([
-        newJob({ queue: 'gauge', priority: 50 }),
-        newJob({ queue: 'gauge', priority: 10 }),
-        newJob({ queue: 'gauge', delayMs: 3_600_000 }),
-      ]);
-      await ctx.fetched('gauge-busy', 2);
-      await processing('gauge-busy', 1);
-      await failToDead('gauge-busy', stackOf('boom'));
-      const gauges = await store.queues.queueGauges();
-      const byQueue = new Map(gauges.map((g) => [g.queue, g]));
-      expect(gauges.map((g) => g.queue)).toEqual([...gauges.map((g) => g.queue)].sort());
-      expect(byQueue.get('gauge')).toMatchObject({
-        paused: false,
-        active: true,
-        due: 3,
-        scheduled: 1,
-        fetched: 0,
-        processing: 0,
-        dead: 0,
-        oldestDueAt: (await hot(low.id)).runAt,
-      });
-      expect(byQueue.get('gauge-busy')).toMatchObject({
-        due: 0,
-        scheduled: 0,
-        fetched: 2,
-        processing: 1,
-        dead: 1,
-        oldestDueAt: null,
-      });
-      const read = byQueue.get('gauge')!.readAt;
-      expect(read.getTime()).toBeGreaterThanOrEqual((await hot(low.id)).runAt.getTime());
-    });
-
-    it('reads nothing due for a queue whose only pending job is scheduled later, and its pause', async () => {
-      const store = ctx.store();
-      await store.jobs.enqueue([newJob({ queue: 'gauge-later', delayMs: 3_600_000 })]);
-      await store.queues.updateQueue('gauge-later', { paused: true });
-      const gauge = (await store.queues.queueGauges()).find((g) => g.queue === 'gauge-later');
-      expect(gauge).toMatchObject({ paused: true, due: 0, scheduled: 1, oldestDueAt: null });
     });
   });
 

@@ -1,3 +1,8 @@
+/**
+ * Runs the storage conformance suite (suite.ts: one file per capability of `Store`) on the
+ * PostgreSQL store at `CHOKAQ_TEST_DATABASE_URL`, a schema per test; skipped when it is
+ * unreachable, except under `CI=true`, where that fails.
+ */
 import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';

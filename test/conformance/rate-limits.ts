@@ -5,7 +5,7 @@
  * `describeStoreConformance` in suite.ts for every provider.
  */
 import { describe, expect, it } from 'vitest';
-import type { ConformanceContext } from './reliability.js';
+import type { ConformanceContext } from './context.js';
 import { failure } from '../helpers/failure.js';
 
 const HOUR = 3_600_000;

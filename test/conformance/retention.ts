@@ -1,13 +1,14 @@
 /**
  * Conformance of the retention verbs: `purgeBatch` deletes the expired rows of one table (only
  * those, oldest first, at most `limit`), honours a rule's queue, takes DLQ rows out of their error
- * groups and leaves the lifetime counters alone; `countPurgeable` agrees; `takeLease` lets one
- * holder lead until its lease expires. Registered by `describeStoreConformance` in suite.ts.
+ * groups and leaves the lifetime counters alone; `countPurgeable` agrees. The lease that lets one
+ * process run the purge is the cluster store's (cluster.ts). Registered by
+ * `describeStoreConformance` in suite.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { HotJob } from '../../src/storage/model.js';
 import { leaseOf } from './helpers.js';
-import type { ConformanceContext } from './reliability.js';
+import type { ConformanceContext } from './context.js';
 
 /** Registers the retention conformance tests; call inside the provider's `describe`. */
 export function describeRetention(ctx: ConformanceContext): void {
@@ -156,17 +157,6 @@ export function describeRetention(ctx: ConformanceContext): void {
       expect(await store.queues.metricBuckets(new Date(0))).toEqual([]);
       expect(await store.retention.purgeBatch({ table: 'audit', olderThanMs: 1000 }, 1000)).toBe(1);
       expect(await store.bulk.listActions(10)).toEqual([]);
-    });
-
-    it('gives a lease to one holder until it expires', async () => {
-      const store = ctx.store();
-      expect(await store.cluster.takeLease('duty', 'a', 60_000)).toBe(true);
-      expect(await store.cluster.takeLease('duty', 'b', 60_000)).toBe(false);
-      expect(await store.cluster.takeLease('duty', 'a', 60_000)).toBe(true);
-      expect(await store.cluster.takeLease('short', 'a', 1)).toBe(true);
-      await storeTimePasses((await store.cluster.now()).getTime() + 5);
-      expect(await store.cluster.takeLease('short', 'b', 60_000)).toBe(true);
-      expect(await store.cluster.takeLease('short', 'a', 60_000)).toBe(false);
     });
   });
 }

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TickToFire } from '../../src/storage/schedules.js';
 import { claimAndStart, leaseOf, newJob } from './helpers.js';
-import type { ConformanceContext } from './reliability.js';
+import type { ConformanceContext } from './context.js';
 
 const DEFINITION = '{"cron":"* * * * *"}';
 

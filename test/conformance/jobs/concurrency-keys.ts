@@ -6,11 +6,11 @@
  * Registered by `describeStoreConformance` in suite.ts for every provider.
  */
 import { describe, expect, it } from 'vitest';
-import { queryJobs } from '../../src/operator/jobs.js';
-import { checkJobQuery } from '../../src/operator/query-input.js';
-import type { ClaimedJob } from '../../src/storage/model.js';
-import type { ConformanceContext } from './reliability.js';
-import { ids, leaseOf, newJob } from './helpers.js';
+import { queryJobs } from '../../../src/operator/jobs.js';
+import { checkJobQuery } from '../../../src/operator/query-input.js';
+import type { ClaimedJob } from '../../../src/storage/model.js';
+import type { ConformanceContext } from '../context.js';
+import { ids, leaseOf, newJob } from '../helpers.js';
 
 /** Jobs of `jobs` per concurrency key, as `key:count` sorted (keys looked up by id). */
 function perKey(jobs: readonly ClaimedJob[], keyOf: Map<string, string | null>): string[] {

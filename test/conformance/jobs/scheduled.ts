@@ -5,10 +5,10 @@
  * cancel and edit scheduled jobs as the waiting jobs they are.
  */
 import { describe, expect, it } from 'vitest';
-import { countJobs, queryJobs } from '../../src/operator/jobs.js';
-import { checkJobQuery } from '../../src/operator/query-input.js';
-import type { ConformanceContext } from './reliability.js';
-import { ids, leaseOf, newJob } from './helpers.js';
+import { countJobs, queryJobs } from '../../../src/operator/jobs.js';
+import { checkJobQuery } from '../../../src/operator/query-input.js';
+import type { ConformanceContext } from '../context.js';
+import { ids, leaseOf, newJob } from '../helpers.js';
 
 /** Registers the scheduled-state tests. */
 export function describeScheduledJobs(ctx: ConformanceContext): void {

@@ -1,8 +1,10 @@
 /**
- * Conformance tests of the reliability verbs: `heartbeat`, `rescue`, `cancel`, the lost-run and
- * from-fetched settlements, and the fields they maintain (`lostAttempts`, cancel requests, archive
- * notes). Registered by `describeStoreConformance` in suite.ts, so every provider runs them against
- * a fresh store per test. The specification is the TSDoc of `src/storage/store.ts`.
+ * Conformance of the recovery verbs of the `JobStore`: `heartbeat` (a held lease kept alive, a
+ * lost one reported, cancel requests told to the owner), the settlements of lost runs (refunded on
+ * retry) and of a fetched job dead-lettered only when the settlement says so, `cancel` (pending
+ * and fetched jobs to the DLQ at once, a request on a running one) and `rescue` (stale
+ * claims back to pending, zombies to the DLQ or retried for opted-in types, cancel requests
+ * carried out, each job moved once under concurrent passes). Registered by `describeJobStore`.
  *
  * The SQL stores judge staleness with the database clock, so these tests age rows in real time
  * against tiny timeouts (1 s for a fetched row, 150 ms for a heartbeat): they wait until the
@@ -10,32 +12,12 @@
  * keep the rows that must survive fresh right before rescuing.
  */
 import { describe, expect, it } from 'vitest';
-import type { FailureReason } from '../../src/job/state.js';
-import { timelineOf } from '../../src/operator/timeline.js';
-import type { ArchivedJob, DeadJob, HotJob, QueueStats } from '../../src/storage/model.js';
-import type { RescueOptions, RescuedJob } from '../../src/storage/job-store.js';
-import type { MetricBucket } from '../../src/storage/queue-store.js';
-import type { Store } from '../../src/storage/store.js';
-import type { NewJob } from '../../src/storage/model.js';
-import { ids, leaseOf, newJob, sorted } from './helpers.js';
-
-/** The store of the running test and the suite's helpers bound to it. */
-export interface ConformanceContext {
-  /** The current test's store (a new one per test). */
-  store: () => Store;
-  enqueueOne: (overrides?: Partial<NewJob>) => Promise<string>;
-  hot: (id: string) => Promise<HotJob>;
-  archived: (id: string) => Promise<ArchivedJob>;
-  dead: (id: string) => Promise<DeadJob>;
-  /** Enqueues `count` jobs into an idle `queue` and claims them all. */
-  fetched: (queue: string, count: number, workerId?: string) => Promise<HotJob[]>;
-  /** Like `fetched`, then starts them all. */
-  processing: (queue: string, count: number, workerId?: string) => Promise<HotJob[]>;
-  statsOf: (queue: string) => Promise<QueueStats>;
-  bucketsOf: (queue: string) => Promise<MetricBucket[]>;
-  /** Resolves once the store's clock reads a later millisecond than `after`. */
-  storeTimePasses: (after: Date | number) => Promise<void>;
-}
+import type { FailureReason } from '../../../src/job/state.js';
+import { timelineOf } from '../../../src/operator/timeline.js';
+import type { HotJob, NewJob } from '../../../src/storage/model.js';
+import type { RescueOptions, RescuedJob } from '../../../src/storage/job-store.js';
+import type { ConformanceContext } from '../context.js';
+import { ids, leaseOf, newJob, sorted } from '../helpers.js';
 
 /** The type of every job made by the suite's helpers. */
 const TYPE = 'conformance.job';
@@ -66,8 +48,8 @@ function rescued(job: { id: string; queue: string; type: string }): RescuedJob {
   return { id: job.id, queue: job.queue, type: job.type };
 }
 
-/** Registers the reliability conformance tests; call inside the provider's `describe`. */
-export function describeReliability(ctx: ConformanceContext): void {
+/** Registers the recovery conformance tests; call inside the provider's `describe`. */
+export function describeRecovery(ctx: ConformanceContext): void {
   const { hot, archived, dead, fetched, processing, statsOf, bucketsOf, storeTimePasses } = ctx;
 
   /** Resolves once every one of `jobs` is older than the zombie timeout by the store's clock. */
@@ -100,107 +82,6 @@ export function describeReliability(ctx: ConformanceContext): void {
     if (!started) throw new Error(`job ${row.id} did not start`);
     return hot(started.id);
   }
-
-  // ---------------------------------------------------------------------------- new fields
-
-  describe('reliability fields', () => {
-    it('starts new rows with no lost runs and no cancel request', async () => {
-      const store = ctx.store();
-      const id = await ctx.enqueueOne({ queue: 'nr' });
-      const fresh = { lostAttempts: 0, cancelRequestedAt: null, cancelRequestedBy: null };
-      expect(await hot(id)).toMatchObject({ state: 'pending', ...fresh });
-      const [claimedRow] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['nr'] });
-      expect(claimedRow).toMatchObject({ id, state: 'fetched' });
-      expect(await hot(id)).toMatchObject({ state: 'fetched', ...fresh });
-      if (!claimedRow) throw new Error('unreachable');
-      const [started] = await store.jobs.start([leaseOf(claimedRow)]);
-      expect(started).toMatchObject({ id, state: 'processing', attempts: 1 });
-      expect(await hot(id)).toMatchObject({ state: 'processing', ...fresh });
-      expect((await store.operator.listHot({ queue: 'nr', limit: 10 }))[0]).toMatchObject(fresh);
-
-      const [failed] = await processing('nr-dead', 1);
-      if (!failed) throw new Error('unreachable');
-      expect(
-        await store.jobs.settle([
-          { kind: 'dead', lease: leaseOf(failed), reason: 'Fatal', error: 'x' },
-        ]),
-      ).toEqual([true]);
-      expect(await dead(failed.id)).toMatchObject({ reason: 'Fatal', lostAttempts: 0 });
-    });
-
-    it('archives with a null note by default and stores a given note', async () => {
-      const store = ctx.store();
-      const [plain, noted] = await processing('note', 2);
-      if (!plain || !noted) throw new Error('unreachable');
-      expect(
-        await store.jobs.settle([
-          { kind: 'archive', lease: leaseOf(plain), durationMs: 4 },
-          {
-            kind: 'archive',
-            lease: leaseOf(noted),
-            durationMs: 0,
-            note: 'skipped: duplicate of order-7 — ✓',
-          },
-        ]),
-      ).toEqual([true, true]);
-      expect(await archived(plain.id)).toMatchObject({
-        note: null,
-        lostAttempts: 0,
-        attempts: 1,
-        durationMs: 4,
-      });
-      expect(await archived(noted.id)).toMatchObject({
-        note: 'skipped: duplicate of order-7 — ✓',
-        lostAttempts: 0,
-      });
-      const listed = await store.operator.listArchive({ queue: 'note', limit: 10 });
-      expect(sorted(listed.map((row) => row.note ?? 'null'))).toEqual(
-        sorted(['null', 'skipped: duplicate of order-7 — ✓']),
-      );
-    });
-
-    it('carries lost runs into the archive and the DLQ', async () => {
-      const store = ctx.store();
-      const [a, b] = await processing('carry', 2);
-      if (!a || !b) throw new Error('unreachable');
-      expect(
-        await store.jobs.settle(
-          [a, b].map((job) => ({
-            kind: 'retry' as const,
-            lease: leaseOf(job),
-            from: 'processing' as const,
-            delayMs: 0,
-            error: 'shutdown',
-            lost: true,
-          })),
-        ),
-      ).toEqual([true, true]);
-      const rows = await store.jobs.claim({ workerId: 'worker-2', limit: 2, queues: ['carry'] });
-      const started = new Map(
-        (await store.jobs.start(rows.map(leaseOf))).map((row) => [row.id, row]),
-      );
-      const again = started.get(a.id);
-      const againB = started.get(b.id);
-      if (!again || !againB) throw new Error('jobs did not start again');
-      expect(again).toMatchObject({ attempts: 1 });
-      expect(await hot(a.id)).toMatchObject({ attempts: 1, lostAttempts: 1 });
-      expect(
-        await store.jobs.settle([
-          { kind: 'archive', lease: leaseOf(again), durationMs: 2, note: 'kept' },
-          { kind: 'dead', lease: leaseOf(againB), reason: 'Transient', error: 'gave up' },
-        ]),
-      ).toEqual([true, true]);
-      expect(await archived(a.id)).toMatchObject({ attempts: 1, lostAttempts: 1, note: 'kept' });
-      expect(await dead(b.id)).toMatchObject({
-        reason: 'Transient',
-        attempts: 1,
-        lostAttempts: 1,
-      });
-      expect((await store.operator.listDead({ queue: 'carry', limit: 10 }))[0]?.lostAttempts).toBe(
-        1,
-      );
-    });
-  });
 
   // ------------------------------------------------------------------------------ heartbeat
 

@@ -9,10 +9,10 @@
  * Registered by `describeStoreConformance` in suite.ts for every provider.
  */
 import { describe, expect, it } from 'vitest';
-import type { ClaimedJob } from '../../src/storage/model.js';
-import type { Store } from '../../src/storage/store.js';
-import type { ConformanceContext } from './reliability.js';
-import { ids, leaseOf, newJob } from './helpers.js';
+import type { ClaimedJob } from '../../../src/storage/model.js';
+import type { Store } from '../../../src/storage/store.js';
+import type { ConformanceContext } from '../context.js';
+import { ids, leaseOf, newJob } from '../helpers.js';
 
 /** Claims up to `limit` jobs of `queue` and returns their ids in claim order. */
 async function claimIds(store: Store, queue: string, limit: number): Promise<string[]> {

@@ -7,10 +7,10 @@
  * suite.ts for every provider.
  */
 import { describe, expect, it } from 'vitest';
-import type { HotJob } from '../../src/storage/model.js';
-import type { HandoffRequest } from '../../src/storage/job-store.js';
-import type { ConformanceContext } from './reliability.js';
-import { ids, leaseOf, newJob, waitUntil } from './helpers.js';
+import type { HotJob } from '../../../src/storage/model.js';
+import type { HandoffRequest } from '../../../src/storage/job-store.js';
+import type { ConformanceContext } from '../context.js';
+import { ids, leaseOf, newJob, waitUntil } from '../helpers.js';
 
 /** Age of an untouched claim that counts as stale. */
 const STALE_MS = 150;
