@@ -7,7 +7,8 @@
  *   src/job/state.ts (literal constants, so the planner still matches the partial indexes) and
  *   `:MAX_HISTORY`, `:MAX_HISTORY_ERROR` by the history bounds of src/storage/model.ts;
  *   a line `:INCLUDE name` stands for src/storage/sql/fragments/name.sql (the end several
- *   statements share, written once);
+ *   statements share, written once); the time tokens (`:NOW`, …) read the statement's `now`
+ *   parameter (see scripts/sql-statements.mjs);
  * - the header of each query (its `-- Parameters:` lines and `-- Row:` columns) → one typed
  *   function per statement in src/storage/sql/statements.ts (see scripts/sql-statements.mjs).
  *
@@ -107,7 +108,7 @@ function queries() {
     if (!/^--/.test(text)) throw new Error(`query ${file} must start with a header comment`);
     const sql = withConstants(compact(text), constants);
     if (sql.length === 0) throw new Error(`query ${file} is empty`);
-    return { name: match[1], sql, ...parseStatement(file, text, sql) };
+    return { name: match[1], ...parseStatement(file, text, sql) };
   });
 }
 

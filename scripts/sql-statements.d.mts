@@ -21,12 +21,15 @@ export interface StatementHeader {
   row: StatementColumn[] | { as: string } | null;
   /** The first sentence of the purpose. */
   summary: string;
+  /** The statement with its time tokens (`:NOW`, …) read from its `now` parameter. */
+  sql: string;
 }
 
 /**
  * Reads a statement's header and checks it against the statement's SQL.
  * @throws Error naming `file` when the header is missing or malformed, the SQL uses a `$n` the
- *   header does not declare, or a declared parameter is never used.
+ *   header does not declare, a declared parameter is never used, or the SQL reads the database
+ *   clock other than through a time token and the `now` parameter.
  */
 export declare function parseStatement(file: string, text: string, sql: string): StatementHeader;
 

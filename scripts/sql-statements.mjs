@@ -14,6 +14,12 @@
  *   --   note text or NULL
  *
  * `-- Parameters: none.` declares none; `-- Row: as other_statement` reuses another's row.
+ *
+ * A statement reads the time only through a token, `:NOW` (the database's `now()`),
+ * `:STATEMENT_NOW` (`statement_timestamp()`) or `:CLOCK_NOW` (`clock_timestamp()`), and declares
+ * a parameter `now: timestamptz or NULL`: each token becomes `coalesce($n::timestamptz, now())`
+ * (or the function it names), so a store given a clock sends its time and one without sends
+ * NULL and reads the database's.
  * Types are SQL's: text, int, smallint, real, float8, bigint, numeric, boolean, timestamptz,
  * jsonb, each optionally an array (`text[]`, `(text or NULL)[]` for NULL elements) and
  * optionally nullable (`or NULL`).
@@ -52,6 +58,22 @@ const COLUMN_TYPES = {
 const TYPE = /^(?:([a-z0-9]+)|\(([a-z0-9]+) or NULL\))(\[\])?( or NULL)?$/;
 const PARAM_LINE = /^-- {3}\$(\d+) ([a-z][A-Za-z0-9]*): (.+?)(?: — (.*))?$/;
 const SECTION = /^-- ([A-Z][A-Za-z ,]*?)(?: \([^)]*\))?:(.*)$/;
+
+/** The time tokens, each with the database function read when the `now` parameter is NULL. */
+const TIME_TOKENS = {
+  NOW: 'now',
+  STATEMENT_NOW: 'statement_timestamp',
+  CLOCK_NOW: 'clock_timestamp',
+};
+const TIME_TOKEN = /(?<!:):(STATEMENT_NOW|CLOCK_NOW|NOW)\b/g;
+/** A read of the database's clock written out, which would bypass the store's clock. */
+const DATABASE_TIME =
+  /\b(?:now|statement_timestamp|clock_timestamp|transaction_timestamp|timeofday)\s*\(|\b(?:current_timestamp|current_date|current_time|localtimestamp|localtime)\b/i;
+/**
+ * Statements that keep the database's clock: the migration ledger records when the server
+ * applied a migration, which no engine clock has a say in.
+ */
+const DATABASE_TIME_ALLOWED = new Set(['migrate_create_ledger.sql', 'migrate_record.sql']);
 
 /** Fails the build with a sentence naming the statement's file. */
 function fail(file, message) {
@@ -170,18 +192,45 @@ function parseRow(file, section) {
 }
 
 /**
+ * The statement with its time tokens replaced by reads of its `now` parameter; fails when the
+ * SQL reads the database's clock itself, or uses a token without declaring the parameter.
+ */
+function withClock(file, sql, params) {
+  if (!DATABASE_TIME_ALLOWED.has(file) && DATABASE_TIME.test(sql)) {
+    fail(
+      file,
+      'the SQL reads the database clock itself; write :NOW (or :STATEMENT_NOW, :CLOCK_NOW) and declare "$n now: timestamptz or NULL"',
+    );
+  }
+  if (sql.search(TIME_TOKEN) < 0) return sql;
+  const now = params.find((p) => p.name === 'now');
+  if (now === undefined || now.type !== 'Date | null') {
+    fail(
+      file,
+      'the SQL reads the time (:NOW) but declares no parameter "now: timestamptz or NULL"',
+    );
+  }
+  return sql.replace(
+    TIME_TOKEN,
+    (_, token) => `coalesce($${now.index}::timestamptz, ${TIME_TOKENS[token]}())`,
+  );
+}
+
+/**
  * Reads one statement's header and checks it against the statement's SQL: every `$n` the SQL
- * uses is declared, and every declared parameter is used.
+ * uses is declared, and every declared parameter is used. Returns the SQL with its time tokens
+ * replaced (see the top of this file).
  * @param file the file's name, for messages (`claim.sql`)
  * @param text the file's text, fragments included
- * @param sql the statement without its comments
+ * @param tokens the statement without its comments, time tokens and all
  */
-export function parseStatement(file, text, sql) {
+export function parseStatement(file, text, tokens) {
   const lines = headerLines(text);
   if (lines.length === 0) fail(file, 'the statement must start with a header comment');
   const found = sections(file, lines);
   if (!found.has('Purpose')) fail(file, 'the header has no "-- Purpose:" line');
   const params = parseParameters(file, found.get('Parameters'));
+  const sql = withClock(file, tokens, params);
   const used = new Set([...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
   for (const index of [...used].sort((a, b) => a - b)) {
     if (index > params.length)
@@ -193,7 +242,12 @@ export function parseStatement(file, text, sql) {
   }
   const purpose = found.get('Purpose');
   const summary = [purpose.rest, ...purpose.lines.map((l) => l.replace(/^--\s*/, ''))].join(' ');
-  return { params, row: parseRow(file, found.get('Row')), summary: firstSentence(summary) };
+  return {
+    params,
+    row: parseRow(file, found.get('Row')),
+    summary: firstSentence(summary),
+    sql,
+  };
 }
 
 /** The text up to the first full stop that ends a sentence. */

@@ -14,6 +14,9 @@
  * whose snapshot is older than another claim of such a queue leaves its limited keys (its capped
  * queues) alone and says `stale`. A settle that hands a freed capped slot on
  * (settle_archive_claim.sql) locks no queue row, and a claim that counted before it stays exact.
+ *
+ * Each statement's last parameter is its `now`, sent NULL here as in production: the statements
+ * then read the database's clock.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,7 +180,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
         `EXPLAIN (FORMAT JSON)
-         EXECUTE ${plan}('w1', 64, NULL, 'lease', ${locked}, ${types}${capped})`,
+         EXECUTE ${plan}('w1', 64, NULL, 'lease', ${locked}, ${types}${capped}, NULL)`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
       const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
@@ -202,7 +205,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
         `EXPLAIN (FORMAT JSON) EXECUTE keyed_plan('w1', 64, NULL, 'lease', ${capped},
-           ARRAY['plan.job'], ARRAY['keyed'], ${locked})`,
+           ARRAY['plan.job'], ARRAY['keyed'], ${locked}, NULL)`,
       );
       const nodes = nodesOf(rows[0]?.['QUERY PLAN'][0].Plan as PlanNode);
       const onHot = nodes.filter((n) => n['Relation Name'] === 'jobs_hot');
@@ -226,7 +229,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
        FROM generate_series(1, 300) AS g`,
     );
     const sql = sqlOf('claim_keyed');
-    const params = ['w1', 10, ['walked'], 'lease', false, null, ['walked'], ['walked']];
+    const params = ['w1', 10, ['walked'], 'lease', false, null, ['walked'], ['walked'], null];
     await db.query('BEGIN');
     try {
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
@@ -254,11 +257,13 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]
         ?.synchronous_commit;
     const before = await setting(); // the server's own setting: `on` unless configured otherwise
-    const claimed = await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, NULL)`);
+    const claimed = await db.query(
+      `EXECUTE claim_plan('w1', 2, NULL, 'lease-a', false, NULL, NULL)`,
+    );
     expect(claimed.rowCount).toBe(2);
     expect(await setting()).toBe(before);
     await db.query('BEGIN');
-    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, NULL)`);
+    await db.query(`EXECUTE claim_plan('w1', 2, NULL, 'lease-b', false, NULL, NULL)`);
     expect(await setting()).toBe('off');
     await db.query('COMMIT');
     expect(await setting()).toBe(before);
@@ -279,6 +284,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
           null,
           ['keyed'],
           ['keyed'],
+          null,
         ]);
       const otherWaits = await lockWaitOf(other);
       await db.query('BEGIN');
@@ -320,6 +326,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
           false,
           null,
           ['capped'],
+          null,
         ]);
       const otherWaits = await lockWaitOf(other);
 
@@ -333,6 +340,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
         false,
         ['other.job'],
         ['capped'],
+        null,
       ]);
       expect(jobsOf(none.rows)).toHaveLength(0);
       const first = claimCapped(other, 'first', 1);
@@ -386,6 +394,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
         false,
         null,
         ['handed'],
+        null,
       ]);
     const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
     const third = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -417,6 +426,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
           'lease-w2',
           1,
           ['handed'],
+          null,
         ],
       );
       const parts = handed.rows.map((row) => [row.part, row.queue]);
@@ -491,7 +501,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       planted.set(c.queue, plant);
       await plant;
       await db.query(`SET plan_cache_mode = ${mode}`);
-      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['${c.queue}'], 'lease', false, NULL${capped})`;
+      const claim = `EXECUTE ${plan}('w1', 10, ARRAY['${c.queue}'], 'lease', false, NULL${capped}, NULL)`;
       const onHot = await hotNodesOf(claim);
       expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
       const fetchPages = pagesRead(onHot, 'jobs_hot_fetch_idx');
@@ -514,7 +524,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       try {
         await db.query(`PREPARE promote_plan AS ${sqlOf('promote')}`);
         await db.query(`SET plan_cache_mode = ${mode}`);
-        const promote = 'EXECUTE promote_plan(1000)';
+        const promote = 'EXECUTE promote_plan(1000, NULL)';
         const onHot = await hotNodesOf(promote);
         expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
         expect(onHot.map((n) => n['Index Name'])).toContain('jobs_hot_scheduled_idx');
@@ -549,7 +559,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       await db.query(`SET plan_cache_mode = ${mode}`);
       const handoff = `EXECUTE handoff_plan(ARRAY['hl-running'], ARRAY['w1'], ARRAY['lease-w1'],
         ARRAY[1]::float8[], ARRAY[NULL]::text[], ARRAY[NULL]::text[], ARRAY[true], ARRAY['plan.job'], 'w1',
-        'lease-next', 1, ARRAY['handed-later'])`;
+        'lease-next', 1, ARRAY['handed-later'], NULL)`;
       const onHot = await hotNodesOf(handoff);
       expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
       // One scan of the queue in claim order with run_at as a filter read the 20,000 jobs
@@ -589,7 +599,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
       await keyedLater;
       await db.query(`SET plan_cache_mode = ${mode}`);
       const claim = `EXECUTE keyed_plan('w1', 10, ARRAY['keyed-later'], 'lease', false, NULL,
-                                        ARRAY['keyed-later'], ARRAY['keyed-later'])`;
+                                        ARRAY['keyed-later'], ARRAY['keyed-later'], NULL)`;
       const onHot = await hotNodesOf(claim);
       expect(onHot.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
       // Five keys of 4,000 later jobs each: reading a key's line with run_at as a filter read

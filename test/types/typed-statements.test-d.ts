@@ -26,6 +26,7 @@ const claimed = claim(db, sql, {
   leaseToken: 'lease',
   withCapped: false,
   types: ['mail.send.v1'],
+  now: null,
 });
 expectTypeOf(claimed).toEqualTypeOf<Promise<ClaimRow[]>>();
 expectTypeOf<ClaimRow['stale']>().toEqualTypeOf<boolean>();
@@ -41,10 +42,38 @@ void claim(db, sql, {
   leaseToken: 'lease',
   withCapped: false,
   types: null,
+  now: null,
 });
 
 // @ts-expect-error a missing parameter (leaseToken)
-void claim(db, sql, { workerId: 'w1', limit: 10, queues: null, withCapped: false, types: null });
+void claim(db, sql, {
+  workerId: 'w1',
+  limit: 10,
+  queues: null,
+  withCapped: false,
+  types: null,
+  now: null,
+});
+
+// A statement that reads the time takes the store clock's, or null for the database's.
+void claim(db, sql, {
+  workerId: 'w1',
+  limit: 10,
+  queues: null,
+  leaseToken: 'lease',
+  withCapped: false,
+  types: null,
+  now: new Date(),
+});
+// @ts-expect-error a missing time (now): every call site says whose clock it reads
+void claim(db, sql, {
+  workerId: 'w1',
+  limit: 10,
+  queues: null,
+  leaseToken: 'lease',
+  withCapped: false,
+  types: null,
+});
 
 void claim(db, sql, {
   workerId: 'w1',
@@ -54,10 +83,17 @@ void claim(db, sql, {
   leaseToken: 'lease',
   withCapped: false,
   types: null,
+  now: null,
 });
 
 // Parallel arrays keep their element types; NULL elements only where the header says so.
-void heartbeat(db, sql, { ids: ['a'], workerIds: ['w1'], leaseTokens: ['t'], progress: [null] });
+void heartbeat(db, sql, {
+  ids: ['a'],
+  workerIds: ['w1'],
+  leaseTokens: ['t'],
+  progress: [null],
+  now: null,
+});
 void settleRetry(db, sql, {
   ids: ['a'],
   workerIds: ['w1'],
@@ -67,6 +103,7 @@ void settleRetry(db, sql, {
   delaysMs: [0],
   errors: ['boom'],
   lost: [false],
+  now: null,
 });
 void heartbeat(db, sql, {
   // @ts-expect-error ids has no NULL elements
@@ -74,9 +111,10 @@ void heartbeat(db, sql, {
   workerIds: ['w1'],
   leaseTokens: ['t'],
   progress: [null],
+  now: null,
 });
 
 // A statement's texts must hold its own name: another statement's text does not do.
 // @ts-expect-error the texts of `now` alone hold no list_hot
 void listHot(db, { now: 'SELECT 1' }, { queue: null, status: null, limit: 1 });
-void now(db, { now: 'SELECT 1' });
+void now(db, { now: 'SELECT 1' }, { now: null });

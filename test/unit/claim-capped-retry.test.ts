@@ -68,12 +68,12 @@ const request = { workerId: 'w', limit: 5, queues: null, types: ['job'] };
 describe('claim of a capped queue after a stale statement', () => {
   it('takes one statement when it is fresh', async () => {
     const { db, calls } = fakeDb([[row('a', false)]]);
-    const jobs = await claimJobs(db, SQL, queues, request, new ClaimContention());
+    const jobs = await claimJobs(db, SQL, queues, request, new ClaimContention(), null);
     expect(jobs.map((job) => job.id)).toEqual(['a']);
     expect(calls).toEqual([
       {
         sql: 'CLAIM',
-        params: ['w', 5, null, expect.any(String), false, ['job'], ['capped']],
+        params: ['w', 5, null, expect.any(String), false, ['job'], ['capped'], null],
         inTransaction: false,
       },
     ]);
@@ -81,7 +81,7 @@ describe('claim of a capped queue after a stale statement', () => {
 
   it('runs alone once more for the rest when the first came back stale', async () => {
     const { db, calls } = fakeDb([[row('a', true)], [row('b', false)]]);
-    const jobs = await claimJobs(db, SQL, queues, request, new ClaimContention());
+    const jobs = await claimJobs(db, SQL, queues, request, new ClaimContention(), null);
     expect(jobs.map((job) => job.id)).toEqual(['a', 'b']);
     expect(calls.map((call) => [call.sql, call.params[1], call.params[4]])).toEqual([
       ['CLAIM', 5, false],
@@ -93,7 +93,7 @@ describe('claim of a capped queue after a stale statement', () => {
     const stale = { ...row('x', true), id: null };
     const { db, calls } = fakeDb([[stale], [stale], [row('c', false)]]);
     const contention = new ClaimContention();
-    const jobs = await claimJobs(db, SQL, queues, request, contention);
+    const jobs = await claimJobs(db, SQL, queues, request, contention, null);
     expect(jobs.map((job) => job.id)).toEqual(['c']);
     expect(calls.map((call) => [call.sql, call.inTransaction])).toEqual([
       ['CLAIM', false],

@@ -53,8 +53,8 @@ describe('scripts/sql-statements.mjs', () => {
   });
 
   it('accepts a statement without parameters', () => {
-    const [text, sql] = statement(['-- Purpose: now.', '-- Parameters: none.'], 'SELECT now()');
-    expect(parseStatement('now.sql', text, sql).params).toEqual([]);
+    const [text, sql] = statement(['-- Purpose: one.', '-- Parameters: none.'], 'SELECT 1');
+    expect(parseStatement('one.sql', text, sql).params).toEqual([]);
   });
 
   it('refuses a malformed or missing header, naming the file', () => {
@@ -108,6 +108,37 @@ describe('scripts/sql-statements.mjs', () => {
     );
     expect(() => parseStatement('unused.sql', text, sql)).toThrow(
       'unused.sql: parameter $2 limit is declared but the SQL never uses it',
+    );
+  });
+
+  it('reads the time from the now parameter, the database clock when it is NULL', () => {
+    const [text, sql] = statement(
+      [
+        '-- Purpose: x.',
+        '-- Parameters:',
+        '--   $1 limit: int — most rows',
+        "--   $2 now: timestamptz or NULL — the store's clock",
+      ],
+      'SELECT :NOW, :STATEMENT_NOW, :CLOCK_NOW LIMIT $1::int',
+    );
+    expect(parseStatement('time.sql', text, sql).sql).toBe(
+      'SELECT coalesce($2::timestamptz, now()), coalesce($2::timestamptz, statement_timestamp()),' +
+        ' coalesce($2::timestamptz, clock_timestamp()) LIMIT $1::int',
+    );
+  });
+
+  it('refuses a statement that reads the database clock itself or lacks the now parameter', () => {
+    const [text, sql] = statement(['-- Purpose: x.', '-- Parameters: none.'], 'SELECT now()');
+    expect(() => parseStatement('clock.sql', text, sql)).toThrow(
+      /^clock\.sql: the SQL reads the database clock itself/,
+    );
+    const [current] = statement(['-- Purpose: x.', '-- Parameters: none.'], '');
+    expect(() => parseStatement('current.sql', current, 'SELECT current_timestamp')).toThrow(
+      /^current\.sql: the SQL reads the database clock itself/,
+    );
+    const [token, tokenSql] = statement(['-- Purpose: x.', '-- Parameters: none.'], 'SELECT :NOW');
+    expect(() => parseStatement('token.sql', token, tokenSql)).toThrow(
+      'token.sql: the SQL reads the time (:NOW) but declares no parameter "now: timestamptz or NULL"',
     );
   });
 });

@@ -56,6 +56,7 @@ export function embedded(options: EmbeddedOptions = {}): SqlStore {
     schema: settings.schema,
     migrate: settings.migrate,
     logger,
+    clock: settings.clock,
     backend: embeddedBackend(settings, logger),
   });
 }

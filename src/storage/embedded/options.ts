@@ -1,5 +1,6 @@
 /** The options of `embedded()` and of the embedded `migrate()`, and their checks. */
 import type { Logger } from '../../observability/logging/logger.js';
+import type { Clock } from '../../util/clock.js';
 import { checkBoolean, checkOptions, checkString, hasMethods, invalid } from '../../util/check.js';
 import { MAX_TIMER_MS } from '../../util/duration.js';
 import { DEFAULT_SCHEMA, validateSchema } from '../sql/schema.js';
@@ -60,6 +61,15 @@ export interface EmbeddedOptions {
    * @default 60000
    */
   vacuumIntervalMs?: number;
+  /**
+   * Where every statement reads the time (due times, leases, heartbeats, timestamps, retention
+   * ages), for tests: a `FakeClock` given here and to `new ChokaQ({ clock })` drives delays and
+   * timeouts without waiting. Leave it out in production: the database's own clock keeps
+   * processes with skewed clocks agreeing on when a job is due. Migration records keep the
+   * database's time.
+   * @default the database's own clock (`now()`)
+   */
+  clock?: Clock;
 }
 
 /** Options of the embedded `migrate()`. */
@@ -100,6 +110,7 @@ const OPTION_KEYS = [
   'migrate',
   'logger',
   'vacuumIntervalMs',
+  'clock',
 ] as const satisfies readonly (keyof EmbeddedOptions)[];
 
 const MIGRATE_PREFIX = 'migrate(options)';

@@ -99,6 +99,7 @@ export function postgres(options: PostgresOptions): PostgresStore {
     schema: settings.schema,
     migrate: settings.migrate,
     logger,
+    clock: settings.clock,
     backend: postgresBackend(settings, logger),
   });
 }

@@ -1,6 +1,7 @@
 /** The options of `postgres()` and of the PostgreSQL `migrate()`, and their checks. */
 import { ChokaQError } from '../../errors.js';
 import type { Logger } from '../../observability/logging/logger.js';
+import type { Clock } from '../../util/clock.js';
 import { checkBoolean, checkInteger, checkOptions, hasMethods, invalid } from '../../util/check.js';
 import { MAX_TIMER_MS, toMs, type Duration } from '../../util/duration.js';
 import { DEFAULT_SCHEMA, validateSchema } from '../sql/schema.js';
@@ -96,6 +97,15 @@ export interface PostgresOptions {
    *   `consoleLogger()` before that.
    */
   logger?: Logger;
+  /**
+   * Where every statement reads the time (due times, leases, heartbeats, timestamps, retention
+   * ages), for tests: a `FakeClock` given here and to `new ChokaQ({ clock })` drives delays and
+   * timeouts without waiting. Leave it out in production: the database's own clock keeps
+   * processes with skewed clocks agreeing on when a job is due. Migration records keep the
+   * database's time.
+   * @default the database's own clock (`now()`)
+   */
+  clock?: Clock;
 }
 
 /** Options of the PostgreSQL `migrate()`. */
@@ -158,6 +168,7 @@ const OPTION_KEYS = [
   'lockTimeout',
   'idleInTransactionTimeout',
   'logger',
+  'clock',
 ] as const satisfies readonly (keyof PostgresOptions)[];
 
 const MIGRATE_PREFIX = 'migrate(options)';

@@ -95,6 +95,7 @@ export class SqlBulk implements BulkStore {
       validForMs: snapshot.validForMs,
       jobIds: snapshot.items.map((item) => item.jobId),
       versions: snapshot.items.map((item) => item.version),
+      now: this.context.now(),
     });
   }
 
@@ -115,7 +116,13 @@ export class SqlBulk implements BulkStore {
     reason: string,
   ): Promise<BulkStart> {
     const db = await this.db();
-    const [row] = await run.bulkStart(db, this.sql, { id, tokenHash, actor, reason });
+    const [row] = await run.bulkStart(db, this.sql, {
+      id,
+      tokenHash,
+      actor,
+      reason,
+      now: this.context.now(),
+    });
     if (row === undefined) return 'not-found';
     if (row.started) return 'started';
     if (row.token_hash !== tokenHash) return 'token-mismatch';
@@ -176,7 +183,7 @@ export class SqlBulk implements BulkStore {
     const ids = items.map((item) => item.jobId);
     if (batch.kind === 'cancel') {
       const versions = new Map(items.map((item) => [item.jobId, item.version]));
-      const result = await cancelIn(tx, this.sql, ids, batch.actor, versions);
+      const result = await cancelIn(tx, this.sql, this.context.now(), ids, batch.actor, versions);
       return [...result.cancelled, ...result.requested];
     }
     const versions = items.map((item) => item.version);
@@ -192,6 +199,7 @@ export class SqlBulk implements BulkStore {
       tags: batch.tags ?? null,
       priority: batch.priority ?? 10,
       versions,
+      now: this.context.now(),
     });
     return rows.map((row) => row.id);
   }
@@ -202,11 +210,20 @@ export class SqlBulk implements BulkStore {
   }
 
   async finishBulk(id: string, status: BulkEnd, error?: string): Promise<void> {
-    await run.bulkFinish(await this.db(), this.sql, { id, status, error: error ?? null });
+    await run.bulkFinish(await this.db(), this.sql, {
+      id,
+      status,
+      error: error ?? null,
+      now: this.context.now(),
+    });
   }
 
   async requestBulkCancel(id: string, actor: string): Promise<BulkAction | null> {
-    const [row] = await run.bulkCancel(await this.db(), this.sql, { id, actor });
+    const [row] = await run.bulkCancel(await this.db(), this.sql, {
+      id,
+      actor,
+      now: this.context.now(),
+    });
     return row === undefined ? null : bulkActionOf(row);
   }
 
@@ -218,6 +235,7 @@ export class SqlBulk implements BulkStore {
       reason: entry.reason,
       target: JSON.stringify(entry.target ?? null),
       outcome: JSON.stringify(entry.outcome ?? null),
+      now: this.context.now(),
     });
     if (row === undefined) throw new Error('audit insert returned no row');
     return auditEntryOf(row);

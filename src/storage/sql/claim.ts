@@ -63,13 +63,17 @@ export class ClaimContention {
   }
 }
 
-/** Claims due pending jobs for `request` (see `JobStore.claim`). */
+/**
+ * Claims due pending jobs for `request` (see `JobStore.claim`); `now` is the time the claim
+ * reads (`null`: the database's).
+ */
 export async function claimJobs(
   db: Executor,
   sql: BoundQueries,
   locked: BackgroundRefresh<LockedQueues>,
   request: ClaimRequest,
   contention: ClaimContention,
+  now: Date | null,
 ): Promise<ClaimedJob[]> {
   const queues = request.queues === null ? null : [...request.queues];
   const types = request.types?.map((type) => type.toLowerCase()) ?? null;
@@ -91,6 +95,7 @@ export async function claimJobs(
       leaseToken: uuidv7(),
       withCapped: inLock,
       types,
+      now,
     };
     if (keyedWanted.length > 0) {
       return run.claimKeyed(on, sql, {

@@ -21,7 +21,7 @@ export type EnqueueStatements = Pick<
 >;
 
 /** The parallel array parameters of `enqueue.sql`. */
-export function enqueueParams(jobs: readonly NewJob[]): EnqueueParams {
+export function enqueueParams(jobs: readonly NewJob[], now: Date | null): EnqueueParams {
   return {
     ids: jobs.map((j) => j.id),
     queues: jobs.map((j) => j.queue),
@@ -35,13 +35,15 @@ export function enqueueParams(jobs: readonly NewJob[]): EnqueueParams {
     traceParents: jobs.map((j) => j.traceParent ?? null),
     concurrencyKeys: jobs.map((j) => j.concurrencyKey ?? null),
     concurrencyLimits: jobs.map((j) => j.concurrencyLimit ?? null),
+    now,
   };
 }
 
 /**
  * Inserts `jobs` and resolves every input to its own id (`created: true`) or to the id of the
  * hot job holding its idempotency key (`created: false`). A key whose holder finished between
- * the insert and the look-up is inserted again.
+ * the insert and the look-up is inserted again. `now` is the time the rows get (`null`: the
+ * database's).
  *
  * @throws `CHOKAQ_DUPLICATE_JOB_ID` when an id is already in the hot table (or twice in `jobs`).
  */
@@ -49,18 +51,19 @@ export async function enqueueJobs(
   db: Executor,
   sql: EnqueueStatements,
   jobs: readonly NewJob[],
+  now: Date | null,
 ): Promise<EnqueueResult[]> {
   if (jobs.every((job) => job.idempotencyKey === null && (job.concurrencyKey ?? null) === null)) {
-    const uniform = uniformParams(jobs);
+    const uniform = uniformParams(jobs, now);
     if (uniform) await insert(() => run.enqueueUniform(db, sql, uniform));
-    else await insert(() => run.enqueuePlain(db, sql, plainParams(jobs)));
+    else await insert(() => run.enqueuePlain(db, sql, plainParams(jobs, now)));
     return jobs.map((job) => ({ id: job.id, created: true }));
   }
   const results: (EnqueueResult | undefined)[] = new Array<EnqueueResult | undefined>(jobs.length);
   let todo = jobs.map((_, index) => index);
   for (let round = 0; round < MAX_ROUNDS && todo.length > 0; round++) {
     const batch = todo.map((index) => jobs[index] as NewJob);
-    const rows = await insert(() => run.enqueue(db, sql, enqueueParams(batch)));
+    const rows = await insert(() => run.enqueue(db, sql, enqueueParams(batch, now)));
     const inserted = new Set(rows.map((row) => row.id));
     const skipped: number[] = [];
     for (const index of todo) {
@@ -98,7 +101,7 @@ export async function enqueueJobs(
  * The parameters of `enqueue_plain.sql`: those of `enqueue.sql` without the idempotency and
  * concurrency keys.
  */
-function plainParams(jobs: readonly NewJob[]): EnqueuePlainParams {
+function plainParams(jobs: readonly NewJob[], now: Date | null): EnqueuePlainParams {
   return {
     ids: jobs.map((j) => j.id),
     queues: jobs.map((j) => j.queue),
@@ -109,6 +112,7 @@ function plainParams(jobs: readonly NewJob[]): EnqueuePlainParams {
     tags: jobs.map((j) => j.tags),
     createdBy: jobs.map((j) => j.createdBy),
     traceParents: jobs.map((j) => j.traceParent ?? null),
+    now,
   };
 }
 
@@ -116,7 +120,10 @@ function plainParams(jobs: readonly NewJob[]): EnqueuePlainParams {
  * The parameters of `enqueue_uniform.sql`, or `undefined` when the jobs differ in anything but
  * id and payload.
  */
-function uniformParams(jobs: readonly NewJob[]): EnqueueUniformParams | undefined {
+function uniformParams(
+  jobs: readonly NewJob[],
+  now: Date | null,
+): EnqueueUniformParams | undefined {
   const first = jobs[0];
   if (first === undefined) return undefined;
   const delayMs = Math.max(0, first.delayMs);
@@ -141,6 +148,7 @@ function uniformParams(jobs: readonly NewJob[]): EnqueueUniformParams | undefine
     tags: first.tags,
     createdBy: first.createdBy,
     traceParent: first.traceParent ?? null,
+    now,
   };
 }
 

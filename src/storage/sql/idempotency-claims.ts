@@ -34,14 +34,17 @@ export const BEGIN_ATTEMPTS = 5;
 export class SqlIdempotencyClaims implements IdempotencyClaims {
   private readonly db: () => Promise<Executor>;
   private readonly sql: IdempotencyStatements;
+  private readonly now: () => Date | null;
 
   /**
    * @param db Returns the store's open executor (opening the store on first use).
    * @param sql The statements, bound to the store's schema.
+   * @param now The time statements read, `null` for the database's (`SqlContext.now`).
    */
-  constructor(db: () => Promise<Executor>, sql: IdempotencyStatements) {
+  constructor(db: () => Promise<Executor>, sql: IdempotencyStatements, now: () => Date | null) {
     this.db = db;
     this.sql = sql;
+    this.now = now;
   }
 
   /** {@inheritDoc IdempotencyClaims.begin} */
@@ -54,9 +57,10 @@ export class SqlIdempotencyClaims implements IdempotencyClaims {
         key,
         jobId,
         ttlMs: inProgressTtlMs,
+        now: this.now(),
       });
       if (claimed.length > 0) return { status: 'claimed' };
-      const [live] = await run.idempotencyGet(db, this.sql, { key });
+      const [live] = await run.idempotencyGet(db, this.sql, { key, now: this.now() });
       if (live !== undefined) {
         const holder = live.job_id;
         return live.state === 1
@@ -74,21 +78,26 @@ export class SqlIdempotencyClaims implements IdempotencyClaims {
   async complete(key: string, jobId: string, resultTtlMs: number | null): Promise<boolean> {
     if (resultTtlMs !== null) checkClaimTtl(resultTtlMs, 'resultTtlMs');
     const db = await this.db();
-    const rows = await run.idempotencyComplete(db, this.sql, { key, jobId, ttlMs: resultTtlMs });
+    const rows = await run.idempotencyComplete(db, this.sql, {
+      key,
+      jobId,
+      ttlMs: resultTtlMs,
+      now: this.now(),
+    });
     return rows.length > 0;
   }
 
   /** {@inheritDoc IdempotencyClaims.release} */
   async release(key: string, jobId: string): Promise<boolean> {
     const db = await this.db();
-    const rows = await run.idempotencyRelease(db, this.sql, { key, jobId });
+    const rows = await run.idempotencyRelease(db, this.sql, { key, jobId, now: this.now() });
     return rows.length > 0;
   }
 
   /** {@inheritDoc IdempotencyClaims.purgeExpired} */
   async purgeExpired(): Promise<number> {
     const db = await this.db();
-    const [row] = await run.idempotencyPurge(db, this.sql);
+    const [row] = await run.idempotencyPurge(db, this.sql, { now: this.now() });
     return toNumber(row?.deleted);
   }
 }

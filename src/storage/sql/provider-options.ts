@@ -1,6 +1,7 @@
 /** Checks of the options that `postgres()` and `embedded()` share. */
 import { checkLogger, type Logger } from '../../observability/logging/logger.js';
 import { invalid } from '../../util/check.js';
+import { checkClock, type Clock } from '../../util/clock.js';
 import { DEFAULT_SCHEMA, validateSchema } from './schema.js';
 
 /**
@@ -15,6 +16,7 @@ export interface SqlProviderOptions {
   schema?: unknown;
   migrate?: unknown;
   logger?: unknown;
+  clock?: unknown;
 }
 
 /** The shared options, checked, with defaults applied. */
@@ -23,10 +25,12 @@ export interface SqlProviderSettings {
   migrate: MigrateOnOpen;
   /** The provider's own logger; `undefined` when not given (it then adopts ChokaQ's). */
   logger: Logger | undefined;
+  /** The clock statements read; `undefined` when not given (the database's own). */
+  clock: Clock | undefined;
 }
 
 /**
- * Checks `schema`, `migrate` and `logger`; `prefix` names the options in errors, for example
+ * Checks `schema`, `migrate`, `logger` and `clock`; `prefix` names the options in errors, for example
  * `postgres(options)`.
  * @throws ChokaQError `CHOKAQ_INVALID_CONFIG` naming the option and the value.
  */
@@ -38,6 +42,7 @@ export function checkSqlProviderOptions(
     schema: validateSchema(given.schema ?? DEFAULT_SCHEMA, `${prefix}.schema`),
     migrate: checkMigrateOnOpen(given.migrate ?? true, `${prefix}.migrate`),
     logger: given.logger === undefined ? undefined : checkLogger(given.logger, `${prefix}.logger`),
+    clock: given.clock === undefined ? undefined : checkClock(given.clock, `${prefix}.clock`),
   };
 }
 

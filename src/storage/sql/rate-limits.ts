@@ -23,10 +23,12 @@ export class SqlRateLimits implements RateLimits {
   /**
    * @param db Returns the store's open executor (opening the store on first use).
    * @param sql The statements, bound to the store's schema.
+   * @param now The time statements read, `null` for the database's (`SqlContext.now`).
    */
   constructor(
     private readonly db: () => Promise<Executor>,
     private readonly sql: RateStatements,
+    private readonly now: () => Date | null,
   ) {}
 
   /** {@inheritDoc RateLimits.take} */
@@ -38,6 +40,7 @@ export class SqlRateLimits implements RateLimits {
       limit: draw.limit,
       perMs: draw.perMs,
       count: draw.count,
+      now: this.now(),
     });
     if (row === undefined) throw new Error('rate_take returned no row');
     return {
@@ -50,14 +53,20 @@ export class SqlRateLimits implements RateLimits {
   async block(name: string, limit: number, perMs: number, forMs: number): Promise<void> {
     checkBucket(name, limit, perMs);
     const db = await this.db();
-    await run.rateBlock(db, this.sql, { name, limit, perMs, forMs: Math.max(0, forMs) });
+    await run.rateBlock(db, this.sql, {
+      name,
+      limit,
+      perMs,
+      forMs: Math.max(0, forMs),
+      now: this.now(),
+    });
   }
 
   /** {@inheritDoc RateLimits.list} */
   async list(limit: number): Promise<RateBucket[]> {
     checkInteger(limit, 'limit', { min: 1, max: 1000 }, 'CHOKAQ_INVALID_ARGUMENT');
     const db = await this.db();
-    const rows = await run.rateList(db, this.sql, { limit });
+    const rows = await run.rateList(db, this.sql, { limit, now: this.now() });
     return rows.map((row) => ({
       name: row.name,
       limit: row.rate_limit,

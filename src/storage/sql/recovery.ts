@@ -35,11 +35,12 @@ interface DlqMove {
  * pending with the run refunded (opted-in type) or DLQ `Zombie`; (c) pending or fetched rows with
  * a cancel request → DLQ `Cancelled`; (d) expired idempotency claims deleted. Rows are picked
  * `FOR UPDATE SKIP LOCKED`, so a worker settling a row at the same moment keeps it, and each row
- * moves once.
+ * moves once. `now` is the time the pass reads (`null`: the database's).
  */
 export async function rescueIn(
   tx: Executor,
   sql: BoundQueries,
+  now: Date | null,
   schema: string,
   options: RescueOptions,
 ): Promise<RescueResult> {
@@ -59,6 +60,7 @@ export async function rescueIn(
   const released = await run.rescueReleaseFetched(tx, sql, {
     timeoutMs: Math.max(0, options.fetchedTimeoutMs),
     limit,
+    now,
   });
   result.released = released.length;
 
@@ -67,15 +69,21 @@ export async function rescueIn(
     limit,
     retryTypes: [...maxima.keys()],
     maxLost: [...maxima.values()],
+    now,
   });
   const again = zombies.filter((z) => z.action === 'retry').map((z) => z.id);
   if (again.length > 0) {
-    const rows = await run.rescueRequeueZombies(tx, sql, { ids: again, error: ZOMBIE_RETRY_ERROR });
+    const rows = await run.rescueRequeueZombies(tx, sql, {
+      ids: again,
+      error: ZOMBIE_RETRY_ERROR,
+      now,
+    });
     result.retried = rows.map(rescuedJobOf);
   }
   const buried = await moveToDlq(
     tx,
     sql,
+    now,
     zombies
       .filter((z) => z.action !== 'retry')
       .map((z) => ({
@@ -101,6 +109,7 @@ export async function rescueIn(
   const cancelled = await moveToDlq(
     tx,
     sql,
+    now,
     orphans.map((row) => ({
       id: row.id,
       fromStatus: row.status,
@@ -114,7 +123,7 @@ export async function rescueIn(
     if (moved !== undefined) result.cancelled.push(moved);
   }
 
-  const [purged] = await run.idempotencyPurge(tx, sql);
+  const [purged] = await run.idempotencyPurge(tx, sql, { now });
   result.idempotencyClaimsPurged = toNumber(purged?.deleted);
   return result;
 }
@@ -128,6 +137,7 @@ export async function rescueIn(
 export async function cancelIn(
   tx: Executor,
   sql: BoundQueries,
+  now: Date | null,
   ids: readonly string[],
   actor: string,
   versions?: ReadonlyMap<string, number>,
@@ -151,8 +161,8 @@ export async function cancelIn(
       });
     }
   }
-  const moved = await moveToDlq(tx, sql, idle);
-  if (running.size > 0) await run.cancelRequest(tx, sql, { ids: [...running], actor });
+  const moved = await moveToDlq(tx, sql, now, idle);
+  if (running.size > 0) await run.cancelRequest(tx, sql, { ids: [...running], actor, now });
   return {
     cancelled: ids.filter((id) => moved.has(id)),
     requested: ids.filter((id) => running.has(id)),
@@ -166,6 +176,7 @@ export async function cancelIn(
 async function moveToDlq(
   tx: Executor,
   sql: BoundQueries,
+  now: Date | null,
   moves: readonly DlqMove[],
 ): Promise<Map<string, RescuedJob>> {
   if (moves.length === 0) return new Map();
@@ -179,6 +190,7 @@ async function moveToDlq(
     workerIds: moves.map(() => null),
     leaseTokens: moves.map(() => null),
     ...signatureColumns(moves.map((m) => m.error)),
+    now,
   });
   return new Map(rows.map((row) => [row.id, rescuedJobOf(row)]));
 }

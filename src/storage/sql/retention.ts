@@ -16,8 +16,14 @@ type Counted = Promise<readonly { n: string | number | bigint }[]>;
 
 /** One table's batch statement and count statement, with a rule's parameters. */
 interface TableStatements {
-  batch(db: Executor, sql: BoundQueries, rule: RetentionRule, limit: number): Counted;
-  count(db: Executor, sql: BoundQueries, rule: RetentionRule): Counted;
+  batch(
+    db: Executor,
+    sql: BoundQueries,
+    rule: RetentionRule,
+    limit: number,
+    now: Date | null,
+  ): Counted;
+  count(db: Executor, sql: BoundQueries, rule: RetentionRule, now: Date | null): Counted;
 }
 
 /**
@@ -41,66 +47,75 @@ function queueParams(rule: RetentionRule): {
 /** Each table's statements. */
 const STATEMENTS: Record<RetentionTable, TableStatements> = {
   archive: {
-    batch: (db, sql, rule, limit) =>
+    batch: (db, sql, rule, limit, now) =>
       run.retentionArchive(
         db,
         sql,
-        { ageMs: rule.olderThanMs, limit, ...queueParams(rule) },
+        { ageMs: rule.olderThanMs, now, limit, ...queueParams(rule) },
         UNPREPARED,
       ),
-    count: (db, sql, rule) =>
+    count: (db, sql, rule, now) =>
       run.retentionCountArchive(
         db,
         sql,
-        { ageMs: rule.olderThanMs, ...queueParams(rule) },
+        { ageMs: rule.olderThanMs, now, ...queueParams(rule) },
         UNPREPARED,
       ),
   },
   dlq: {
-    batch: (db, sql, rule, limit) =>
+    batch: (db, sql, rule, limit, now) =>
       run.retentionDlq(
         db,
         sql,
-        { ageMs: rule.olderThanMs, limit, ...queueParams(rule) },
+        { ageMs: rule.olderThanMs, now, limit, ...queueParams(rule) },
         UNPREPARED,
       ),
-    count: (db, sql, rule) =>
-      run.retentionCountDlq(db, sql, { ageMs: rule.olderThanMs, ...queueParams(rule) }, UNPREPARED),
+    count: (db, sql, rule, now) =>
+      run.retentionCountDlq(
+        db,
+        sql,
+        { ageMs: rule.olderThanMs, now, ...queueParams(rule) },
+        UNPREPARED,
+      ),
   },
   metricBuckets: {
-    batch: (db, sql, rule, limit) =>
-      run.retentionMetricBuckets(db, sql, { ageMs: rule.olderThanMs, limit }, UNPREPARED),
-    count: (db, sql, rule) =>
-      run.retentionCountMetricBuckets(db, sql, { ageMs: rule.olderThanMs }, UNPREPARED),
+    batch: (db, sql, rule, limit, now) =>
+      run.retentionMetricBuckets(db, sql, { ageMs: rule.olderThanMs, now, limit }, UNPREPARED),
+    count: (db, sql, rule, now) =>
+      run.retentionCountMetricBuckets(db, sql, { ageMs: rule.olderThanMs, now }, UNPREPARED),
   },
   audit: {
-    batch: (db, sql, rule, limit) =>
-      run.retentionAudit(db, sql, { ageMs: rule.olderThanMs, limit }, UNPREPARED),
-    count: (db, sql, rule) =>
-      run.retentionCountAudit(db, sql, { ageMs: rule.olderThanMs }, UNPREPARED),
+    batch: (db, sql, rule, limit, now) =>
+      run.retentionAudit(db, sql, { ageMs: rule.olderThanMs, now, limit }, UNPREPARED),
+    count: (db, sql, rule, now) =>
+      run.retentionCountAudit(db, sql, { ageMs: rule.olderThanMs, now }, UNPREPARED),
   },
   bulkActions: {
-    batch: (db, sql, rule, limit) =>
-      run.retentionBulkActions(db, sql, { ageMs: rule.olderThanMs, limit }, UNPREPARED),
-    count: (db, sql, rule) =>
-      run.retentionCountBulkActions(db, sql, { ageMs: rule.olderThanMs }, UNPREPARED),
+    batch: (db, sql, rule, limit, now) =>
+      run.retentionBulkActions(db, sql, { ageMs: rule.olderThanMs, now, limit }, UNPREPARED),
+    count: (db, sql, rule, now) =>
+      run.retentionCountBulkActions(db, sql, { ageMs: rule.olderThanMs, now }, UNPREPARED),
   },
   scheduleTicks: {
-    batch: (db, sql, rule, limit) =>
-      run.retentionScheduleTicks(db, sql, { ageMs: rule.olderThanMs, limit }, UNPREPARED),
-    count: (db, sql, rule) =>
-      run.retentionCountScheduleTicks(db, sql, { ageMs: rule.olderThanMs }, UNPREPARED),
+    batch: (db, sql, rule, limit, now) =>
+      run.retentionScheduleTicks(db, sql, { ageMs: rule.olderThanMs, now, limit }, UNPREPARED),
+    count: (db, sql, rule, now) =>
+      run.retentionCountScheduleTicks(db, sql, { ageMs: rule.olderThanMs, now }, UNPREPARED),
   },
 };
 
-/** Deletes up to `limit` expired rows of a rule's table; resolves to how many went. */
+/**
+ * Deletes up to `limit` rows of a rule's table expired at `now` (`null`: the database's time);
+ * resolves to how many went.
+ */
 async function purgeBatch(
   db: Executor,
   sql: BoundQueries,
   rule: RetentionRule,
   limit: number,
+  now: Date | null,
 ): Promise<number> {
-  const [row] = await STATEMENTS[rule.table].batch(db, sql, rule, limit);
+  const [row] = await STATEMENTS[rule.table].batch(db, sql, rule, limit, now);
   return toNumber(row?.n);
 }
 
@@ -109,8 +124,9 @@ async function countPurgeable(
   db: Executor,
   sql: BoundQueries,
   rule: RetentionRule,
+  now: Date | null,
 ): Promise<number> {
-  const [row] = await STATEMENTS[rule.table].count(db, sql, rule);
+  const [row] = await STATEMENTS[rule.table].count(db, sql, rule, now);
   return toNumber(row?.n);
 }
 
@@ -120,11 +136,11 @@ export class SqlRetention implements RetentionStore {
 
   /** {@inheritDoc RetentionStore.purgeBatch} */
   async purgeBatch(rule: RetentionRule, limit: number): Promise<number> {
-    return purgeBatch(await this.context.db(), this.context.sql, rule, limit);
+    return purgeBatch(await this.context.db(), this.context.sql, rule, limit, this.context.now());
   }
 
   /** {@inheritDoc RetentionStore.countPurgeable} */
   async countPurgeable(rule: RetentionRule): Promise<number> {
-    return countPurgeable(await this.context.db(), this.context.sql, rule);
+    return countPurgeable(await this.context.db(), this.context.sql, rule, this.context.now());
   }
 }

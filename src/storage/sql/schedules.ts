@@ -39,6 +39,8 @@ export interface SqlSchedulesHost {
   /** The store's open executor (opening the store on first use). */
   db: () => Promise<Executor>;
   sql: ScheduleStatements;
+  /** The time statements read, `null` for the database's (`SqlContext.now`). */
+  now: () => Date | null;
   /** Inserts jobs on `db` (inside the firing transaction), as `JobStore.enqueue` does. */
   enqueueOn: (db: Executor, jobs: readonly NewJob[]) => Promise<EnqueueResult[]>;
   /** Sends wake-ups for queues that received jobs, after the transaction committed. */
@@ -53,7 +55,7 @@ export class SqlSchedules implements ScheduleStore {
   /** {@inheritDoc ScheduleStore.save} */
   async save(name: string, definition: string): Promise<StoredSchedule> {
     const db = await this.host.db();
-    await run.scheduleSave(db, this.host.sql, { name, definition });
+    await run.scheduleSave(db, this.host.sql, { name, definition, now: this.host.now() });
     const saved = await this.get(name);
     if (saved === null) throw new Error(`schedule ${name} vanished while it was saved`);
     return saved;
@@ -75,7 +77,11 @@ export class SqlSchedules implements ScheduleStore {
   /** {@inheritDoc ScheduleStore.setPaused} */
   async setPaused(name: string, paused: boolean): Promise<StoredSchedule | null> {
     const db = await this.host.db();
-    const rows = await run.schedulePause(db, this.host.sql, { name, paused });
+    const rows = await run.schedulePause(db, this.host.sql, {
+      name,
+      paused,
+      now: this.host.now(),
+    });
     return rows.length === 0 ? null : this.get(name);
   }
 
@@ -91,7 +97,7 @@ export class SqlSchedules implements ScheduleStore {
     const queues: string[] = [];
     const db = await this.host.db();
     const results = await db.transaction(async (tx) => {
-      const [lock] = await run.scheduleLock(tx, sql, { name: request.name });
+      const [lock] = await run.scheduleLock(tx, sql, { name: request.name, now: this.host.now() });
       if (lock === undefined) return request.ticks.map((): FireResult => 'gone');
       let cursor = toDate(lock.cursor_at).getTime();
       const now = toDate(lock.now).getTime();
@@ -123,6 +129,7 @@ export class SqlSchedules implements ScheduleStore {
           outcome,
           jobId,
           error: outcome === 'enqueued' ? null : error,
+          now: this.host.now(),
         });
         if (inserted.length === 0) {
           out.push('taken');

@@ -27,7 +27,7 @@ type Of<K extends Settlement['kind']> = Extract<Settlement, { kind: K }>;
  * Builds the statement parameters per kind. A lease id that appears more than once in one call
  * is sent once (its first occurrence); the later ones are reported as conflicts by the caller.
  */
-export function groupSettlements(items: readonly Settlement[]): SettleGroups {
+export function groupSettlements(items: readonly Settlement[], now: Date | null): SettleGroups {
   const seen = new Set<string>();
   const archive: Of<'archive'>[] = [];
   const dead: Of<'dead'>[] = [];
@@ -46,7 +46,7 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
       archive.length === 0
         ? null
         : {
-            ...leases(archive),
+            ...leases(archive, now),
             durationsMs: archive.map((s) => s.durationMs),
             // Arrays whose every element is the default travel as NULL: most rounds have no note,
             // no result and keep every row, and 95 elements each cost both sides a parse.
@@ -76,27 +76,29 @@ export function groupSettlements(items: readonly Settlement[]): SettleGroups {
             workerIds: dead.map((s) => s.lease.workerId),
             leaseTokens: dead.map((s) => s.lease.leaseToken),
             ...signatureColumns(dead.map((s) => s.error)),
+            now,
           },
     retry:
       retry.length === 0
         ? null
         : {
-            ...leases(retry),
+            ...leases(retry, now),
             fromStatuses: retry.map((s) => HOT_STATE_CODE[s.from]),
             delaysMs: retry.map((s) => Math.max(0, s.delayMs)),
             errors: retry.map((s) => s.error),
             lost: retry.map((s) => s.lost === true),
           },
-    release: release.length === 0 ? null : leases(release),
+    release: release.length === 0 ? null : leases(release, now),
   };
 }
 
-/** The lease columns ($1–$3) every settle statement starts with. */
-function leases(list: readonly Settlement[]): SettleReleaseParams {
+/** The lease columns ($1–$3) every settle statement starts with, and the time it reads. */
+function leases(list: readonly Settlement[], now: Date | null): SettleReleaseParams {
   return {
     ids: list.map((s) => s.lease.id),
     workerIds: list.map((s) => s.lease.workerId),
     leaseTokens: list.map((s) => s.lease.leaseToken),
+    now,
   };
 }
 

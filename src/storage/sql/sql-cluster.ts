@@ -41,7 +41,16 @@ export class SqlCluster implements ClusterStore {
   /** {@inheritDoc ClusterStore.takeLease} */
   async takeLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
     const db = await this.context.db();
-    return (await run.leaseTake(db, this.context.sql, { name, holder, ttlMs })).length > 0;
+    return (
+      (
+        await run.leaseTake(db, this.context.sql, {
+          name,
+          holder,
+          ttlMs,
+          now: this.context.now(),
+        })
+      ).length > 0
+    );
   }
 
   /** {@inheritDoc ClusterStore.recordWorker} */
@@ -54,6 +63,7 @@ export class SqlCluster implements ClusterStore {
       pid,
       startedAt,
       info: JSON.stringify(info),
+      now: this.context.now(),
     });
   }
 
@@ -66,12 +76,17 @@ export class SqlCluster implements ClusterStore {
   /** {@inheritDoc ClusterStore.listWorkers} */
   async listWorkers(withinMs: number): Promise<WorkerPresence[]> {
     const db = await this.context.db();
-    return (await run.workersList(db, this.context.sql, { withinMs })).map(workerPresenceOf);
+    return (
+      await run.workersList(db, this.context.sql, {
+        withinMs,
+        now: this.context.now(),
+      })
+    ).map(workerPresenceOf);
   }
 
   async now(): Promise<Date> {
     const db = await this.context.db();
-    const [row] = await run.now(db, this.context.sql);
+    const [row] = await run.now(db, this.context.sql, { now: this.context.now() });
     return toDate(row?.now);
   }
 }

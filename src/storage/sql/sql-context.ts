@@ -7,7 +7,7 @@ import { logEvent } from '../../observability/logging/log-events.js';
 import type { ProviderLogger } from '../../observability/logging/provider-logger.js';
 import { ChokaQError } from '../../errors.js';
 import { BackgroundRefresh } from '../../util/background-refresh.js';
-import { systemClock } from '../../util/clock.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import { ClaimContention, type LockedQueues } from './claim.js';
 import { isTransientConflict } from './errors.js';
 import type { Executor } from './executor.js';
@@ -42,6 +42,11 @@ export interface SqlStoreOptions {
   migrate: MigrateOnOpen;
   /** The provider's logger, also handed to its backend; see `SqlStore.useLogger`. */
   logger: ProviderLogger;
+  /**
+   * The clock every statement reads the time from; `undefined`: the database's own (`now()`),
+   * as in production.
+   */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -77,6 +82,7 @@ export class SqlContext {
   /** This store's wake listeners, told of new or freed work before the NOTIFY goes out. */
   readonly ownListeners = new Set<(queue: string) => void>();
   private readonly backend: SqlBackend;
+  private readonly clock: Clock | undefined;
   private readonly migrateOnOpen: MigrateOnOpen;
   private executor: Executor | null = null;
   private opening: Promise<void> | null = null;
@@ -91,6 +97,7 @@ export class SqlContext {
     this.sql = bindQueries(QUERIES, this.schema);
     this.channel = wakeChannel(this.schema);
     this.backend = options.backend;
+    this.clock = options.clock;
     this.migrateOnOpen = options.migrate;
     this.logger = options.logger;
     this.capped = new BackgroundRefresh({
@@ -110,6 +117,14 @@ export class SqlContext {
         });
       },
     });
+  }
+
+  /**
+   * The `now` of a statement: the store clock's time, or `null` for the database's own clock
+   * (every statement reads `coalesce($now, now())`, so a store without a clock sends NULL).
+   */
+  now(): Date | null {
+    return this.clock === undefined ? null : new Date(this.clock.now());
   }
 
   /** Opens the backend and migrates (or checks) the schema as `migrate` says. Idempotent. */

@@ -55,7 +55,7 @@ export class SqlJobs implements JobStore {
    */
   async enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
     const { sql, capped } = this.context;
-    const results = await enqueueJobs(db, sql, jobs);
+    const results = await enqueueJobs(db, sql, jobs, this.context.now());
     const known = capped.peek();
     const unknown = (job: NewJob): boolean =>
       (job.concurrencyKey ?? null) !== null &&
@@ -67,7 +67,7 @@ export class SqlJobs implements JobStore {
 
   async claim(request: ClaimRequest): Promise<ClaimedJob[]> {
     const { sql, capped, contention } = this.context;
-    return claimJobs(await this.context.db(), sql, capped, request, contention);
+    return claimJobs(await this.context.db(), sql, capped, request, contention, this.context.now());
   }
 
   async start(leases: readonly Lease[]): Promise<ClaimedJob[]> {
@@ -77,6 +77,7 @@ export class SqlJobs implements JobStore {
       ids: leases.map((l) => l.id),
       workerIds: leases.map((l) => l.workerId),
       leaseTokens: leases.map((l) => l.leaseToken),
+      now: this.context.now(),
     });
     return rows.map(claimedJobOf);
   }
@@ -103,7 +104,7 @@ export class SqlJobs implements JobStore {
   ): Promise<HandoffResult> {
     if (settlements.length === 0) return { applied: [], started: [] };
     const { sql, capped } = this.context;
-    const groups = groupSettlements(settlements);
+    const groups = groupSettlements(settlements, this.context.now());
     const db = await this.context.db();
     const queues =
       handoff !== null && groups.archive !== null && handoff.limit >= 1
@@ -171,6 +172,7 @@ export class SqlJobs implements JobStore {
       workerIds: leases.map((l) => l.workerId),
       leaseTokens: leases.map((l) => l.leaseToken),
       progress: leases.map((l) => l.progress ?? null),
+      now: this.context.now(),
     });
     const alive = new Map<string, HeartbeatResult>();
     for (const row of rows) {
@@ -195,7 +197,7 @@ export class SqlJobs implements JobStore {
     const { sql, schema } = this.context;
     const db = await this.context.db();
     const result = await this.context.retryOnConflict('rescue', () =>
-      db.transaction((tx) => rescueIn(tx, sql, schema, options)),
+      db.transaction((tx) => rescueIn(tx, sql, this.context.now(), schema, options)),
     );
     this.context.wakeCapped(
       [...result.dead, ...result.retried, ...result.cancelled].map((j) => j.queue),
@@ -206,7 +208,7 @@ export class SqlJobs implements JobStore {
   /** {@inheritDoc JobStore.promote} */
   async promote(limit: number): Promise<PromoteResult> {
     const db = await this.context.db();
-    const rows = await run.promote(db, this.context.sql, { limit });
+    const rows = await run.promote(db, this.context.sql, { limit, now: this.context.now() });
     const promoted: PromoteResult['promoted'] = [];
     let nextDueInMs: number | null = null;
     for (const row of rows) {
@@ -224,7 +226,10 @@ export class SqlJobs implements JobStore {
     if (unique.length === 0) return { cancelled: [], requested: [] };
     const db = await this.context.db();
     return this.context.retryOnConflict('cancel', () =>
-      db.transaction((tx) => cancelIn(tx, this.context.sql, unique, actor), 'operator'),
+      db.transaction(
+        (tx) => cancelIn(tx, this.context.sql, this.context.now(), unique, actor),
+        'operator',
+      ),
     );
   }
 }

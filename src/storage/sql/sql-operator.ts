@@ -82,6 +82,7 @@ export class SqlOperator implements OperatorStore {
         tags: options.tags ?? null,
         priority: options.priority ?? 10,
         versions: unique.map(() => null),
+        now: this.context.now(),
       }),
     );
     const moved = new Set(rows.map((row) => row.id));
@@ -109,6 +110,7 @@ export class SqlOperator implements OperatorStore {
         priority: edit.priority ?? null,
         actor: edit.actor,
         delayMs: edit.delayMs ?? null,
+        now: this.context.now(),
       }),
     );
     return rows.length > 0;
@@ -124,6 +126,7 @@ export class SqlOperator implements OperatorStore {
         replaceTags: edit.tags !== undefined,
         tags: edit.tags ?? null,
         actor: edit.actor,
+        now: this.context.now(),
       }),
     );
     return rows.length > 0;

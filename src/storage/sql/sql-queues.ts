@@ -39,6 +39,7 @@ export class SqlQueues implements QueueStore {
         zombieTimeoutSeconds: patch.zombieTimeoutSeconds ?? null,
         setKeepSucceeded: patch.keepSucceeded !== undefined,
         keepSucceeded: patch.keepSucceeded ?? null,
+        now: this.context.now(),
       }),
     );
     if (row === undefined) throw new Error(`updateQueue returned no row for ${name}`);
@@ -55,13 +56,19 @@ export class SqlQueues implements QueueStore {
   /** {@inheritDoc QueueStore.queueGauges} */
   async queueGauges(): Promise<QueueGauges[]> {
     const db = await this.context.db();
-    return (await run.queueGauges(db, this.context.sql)).map(queueGaugesOf);
+    return (await run.queueGauges(db, this.context.sql, { now: this.context.now() })).map(
+      queueGaugesOf,
+    );
   }
 
   /** {@inheritDoc QueueStore.dueByType} */
   async dueByType(queues: readonly string[], limit: number): Promise<DueTypeCount[]> {
     const db = await this.context.db();
-    const rows = await run.dueByType(db, this.context.sql, { queues, limit });
+    const rows = await run.dueByType(db, this.context.sql, {
+      queues,
+      limit,
+      now: this.context.now(),
+    });
     return rows.map((row) => ({
       queue: row.queue,
       type: row.type,

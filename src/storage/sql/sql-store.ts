@@ -81,12 +81,20 @@ export class SqlStore implements Store {
 
   /** {@inheritDoc Store.rateLimits} */
   rateLimits(): SqlRateLimits {
-    return (this.rates ??= new SqlRateLimits(() => this.db(), this.context.sql));
+    return (this.rates ??= new SqlRateLimits(
+      () => this.db(),
+      this.context.sql,
+      () => this.context.now(),
+    ));
   }
 
   /** {@inheritDoc Store.idempotencyClaims} */
   idempotencyClaims(): SqlIdempotencyClaims {
-    return (this.claims ??= new SqlIdempotencyClaims(() => this.db(), this.context.sql));
+    return (this.claims ??= new SqlIdempotencyClaims(
+      () => this.db(),
+      this.context.sql,
+      () => this.context.now(),
+    ));
   }
 
   /** {@inheritDoc Store.schedules} */
@@ -94,6 +102,7 @@ export class SqlStore implements Store {
     return (this.scheduleStore ??= new SqlSchedules({
       db: () => this.db(),
       sql: this.context.sql,
+      now: () => this.context.now(),
       enqueueOn: (db, jobs) => this.jobs.enqueueOn(db, jobs),
       wake: (queues) => this.context.wake(queues),
     }));

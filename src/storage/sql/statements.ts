@@ -54,6 +54,8 @@ export interface AuditInsertParams {
   readonly target: string;
   /** $6: what came of it (jsonb text) */
   readonly outcome: string;
+  /** $7: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** audit_insert.sql: append an entry to the operator audit trail. */
@@ -63,7 +65,7 @@ export function auditInsert(
   params: AuditInsertParams,
   options?: QueryOptions,
 ): Promise<AuditInsertRow[]> {
-  return db.query<AuditInsertRow>(sql.audit_insert, [params.id, params.actor, params.action, params.reason, params.target, params.outcome], options);
+  return db.query<AuditInsertRow>(sql.audit_insert, [params.id, params.actor, params.action, params.reason, params.target, params.outcome, params.now], options);
 }
 
 /** Parameters of audit_list.sql. */
@@ -90,6 +92,8 @@ export interface BulkCancelParams {
   readonly id: string;
   /** $2: who asks to cancel it */
   readonly actor: string;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** bulk_cancel.sql: ask a bulk action to stop: a previewed one is cancelled at once, a running one gets a cancel request its runner sees before the next batch. */
@@ -99,7 +103,7 @@ export function bulkCancel(
   params: BulkCancelParams,
   options?: QueryOptions,
 ): Promise<BulkGetRow[]> {
-  return db.query<BulkGetRow>(sql.bulk_cancel, [params.id, params.actor], options);
+  return db.query<BulkGetRow>(sql.bulk_cancel, [params.id, params.actor, params.now], options);
 }
 
 /** A row of bulk_claim_items.sql. */
@@ -143,6 +147,8 @@ export interface BulkCreateParams {
   readonly jobIds: readonly string[];
   /** $8: each item's version, parallel to $7 */
   readonly versions: readonly number[];
+  /** $9: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** bulk_create.sql: write a previewed bulk action and its snapshot (job ids with their versions). */
@@ -152,7 +158,7 @@ export function bulkCreate(
   params: BulkCreateParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.bulk_create, [params.id, params.action, params.target, params.edit, params.tokenHash, params.validForMs, params.jobIds, params.versions], options);
+  return db.query<Record<string, unknown>>(sql.bulk_create, [params.id, params.action, params.target, params.edit, params.tokenHash, params.validForMs, params.jobIds, params.versions, params.now], options);
 }
 
 /** Parameters of bulk_finish.sql. */
@@ -163,6 +169,8 @@ export interface BulkFinishParams {
   readonly status: string;
   /** $3: why it failed */
   readonly error: string | null;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** bulk_finish.sql: end a running bulk action. */
@@ -172,7 +180,7 @@ export function bulkFinish(
   params: BulkFinishParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.bulk_finish, [params.id, params.status, params.error], options);
+  return db.query<Record<string, unknown>>(sql.bulk_finish, [params.id, params.status, params.error, params.now], options);
 }
 
 /** A row of bulk_get.sql. */
@@ -334,6 +342,8 @@ export interface BulkStartParams {
   readonly actor: string;
   /** $4: why */
   readonly reason: string;
+  /** $5: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** bulk_start.sql: start a previewed bulk action whose token hash matches and whose preview has not expired: status running, actor and reason stamped. */
@@ -343,7 +353,7 @@ export function bulkStart(
   params: BulkStartParams,
   options?: QueryOptions,
 ): Promise<BulkStartRow[]> {
-  return db.query<BulkStartRow>(sql.bulk_start, [params.id, params.tokenHash, params.actor, params.reason], options);
+  return db.query<BulkStartRow>(sql.bulk_start, [params.id, params.tokenHash, params.actor, params.reason, params.now], options);
 }
 
 /** A row of cancel_lock.sql. */
@@ -375,6 +385,8 @@ export interface CancelRequestParams {
   readonly ids: readonly string[];
   /** $2: who asks */
   readonly actor: string;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** cancel_request.sql: persist a cancel request on processing jobs that have none yet; the first requester is kept. */
@@ -384,7 +396,7 @@ export function cancelRequest(
   params: CancelRequestParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.cancel_request, [params.ids, params.actor], options);
+  return db.query<Record<string, unknown>>(sql.cancel_request, [params.ids, params.actor, params.now], options);
 }
 
 /** A row of capped_queues.sql. */
@@ -434,6 +446,8 @@ export interface ClaimParams {
   readonly withCapped: boolean;
   /** $6: job types the worker can run, lower-case; NULL for every type (pipe mode). The type test is a filter on the fetch index scan: rows of other types are stepped over, never locked. So are rows with a concurrency key: only claim_keyed.sql claims them (the claim store sends that statement instead of this one when a wanted queue holds pending keyed jobs). */
   readonly types: readonly string[] | null;
+  /** $7: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** claim.sql: claim due pending jobs: pending → fetched with the worker id and one lease token for the whole batch (the worker records each run's start as it runs them), changed_at stamped (the row's version for bulk snapshots). */
@@ -443,7 +457,7 @@ export function claim(
   params: ClaimParams,
   options?: QueryOptions,
 ): Promise<ClaimRow[]> {
-  return db.query<ClaimRow>(sql.claim, [params.workerId, params.limit, params.queues, params.leaseToken, params.withCapped, params.types], options);
+  return db.query<ClaimRow>(sql.claim, [params.workerId, params.limit, params.queues, params.leaseToken, params.withCapped, params.types, params.now], options);
 }
 
 /** Parameters of claim_capped.sql. */
@@ -462,6 +476,8 @@ export interface ClaimCappedParams {
   readonly types: readonly string[] | null;
   /** $7: the capped queues the claim wants */
   readonly cappedQueues: readonly string[];
+  /** $8: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** claim_capped.sql: claim.sql for claims that want capped queues (maxWorkers) and no queue holding pending keyed jobs: the same claim (see claim.sql for the states, leases, caps and types), with the capped queues locked inside the statement so it needs no transaction. */
@@ -471,7 +487,7 @@ export function claimCapped(
   params: ClaimCappedParams,
   options?: QueryOptions,
 ): Promise<ClaimRow[]> {
-  return db.query<ClaimRow>(sql.claim_capped, [params.workerId, params.limit, params.queues, params.leaseToken, params.withCapped, params.types, params.cappedQueues], options);
+  return db.query<ClaimRow>(sql.claim_capped, [params.workerId, params.limit, params.queues, params.leaseToken, params.withCapped, params.types, params.cappedQueues, params.now], options);
 }
 
 /** Parameters of claim_keyed.sql. */
@@ -492,6 +508,8 @@ export interface ClaimKeyedParams {
   readonly keyedQueues: readonly string[];
   /** $8: the keyed queues among them whose keys with a limit may be claimed: keys with a limit are claimed only from these */
   readonly limitedQueues: readonly string[] | null;
+  /** $9: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** claim_keyed.sql: claim.sql for claims that want a queue holding pending jobs with a concurrency key ($7): the same claim (see claim.sql for the states, leases, caps and types), plus concurrency keys. */
@@ -501,7 +519,7 @@ export function claimKeyed(
   params: ClaimKeyedParams,
   options?: QueryOptions,
 ): Promise<ClaimRow[]> {
-  return db.query<ClaimRow>(sql.claim_keyed, [params.workerId, params.limit, params.queues, params.leaseToken, params.withCapped, params.types, params.keyedQueues, params.limitedQueues], options);
+  return db.query<ClaimRow>(sql.claim_keyed, [params.workerId, params.limit, params.queues, params.leaseToken, params.withCapped, params.types, params.keyedQueues, params.limitedQueues, params.now], options);
 }
 
 /** Parameters of claim_lock_capped_queues.sql. */
@@ -534,6 +552,8 @@ export interface DueByTypeParams {
   readonly queues: readonly string[];
   /** $2: most rows read */
   readonly limit: number;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** due_by_type.sql: the due pending jobs of some queues by job type, for the health view that flags work no live worker can run. */
@@ -543,7 +563,7 @@ export function dueByType(
   params: DueByTypeParams,
   options?: QueryOptions,
 ): Promise<DueByTypeRow[]> {
-  return db.query<DueByTypeRow>(sql.due_by_type, [params.queues, params.limit], options);
+  return db.query<DueByTypeRow>(sql.due_by_type, [params.queues, params.limit, params.now], options);
 }
 
 /** Parameters of edit_dead.sql. */
@@ -558,6 +578,8 @@ export interface EditDeadParams {
   readonly tags: string | null;
   /** $5: who edits */
   readonly actor: string;
+  /** $6: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** edit_dead.sql: edit a DLQ job in place (payload, tags) before an operator resurrects it; the edit is appended to the bounded history (last 20 entries) with its actor, and edited_at changes the row's version (see bulk actions). */
@@ -567,7 +589,7 @@ export function editDead(
   params: EditDeadParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.edit_dead, [params.id, params.payload, params.replaceTags, params.tags, params.actor], options);
+  return db.query<Record<string, unknown>>(sql.edit_dead, [params.id, params.payload, params.replaceTags, params.tags, params.actor, params.now], options);
 }
 
 /** Parameters of edit_pending.sql. */
@@ -586,6 +608,8 @@ export interface EditPendingParams {
   readonly actor: string;
   /** $7: the new delay in ms from now; NULL keeps run_at */
   readonly delayMs: number | null;
+  /** $8: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** edit_pending.sql: edit a waiting (pending or scheduled) job in place (payload, tags, priority, run-at; a run-at later makes it scheduled, one of now pending); other states are untouched; changed_at (the row's version for bulk snapshots) is stamped. */
@@ -595,7 +619,7 @@ export function editPending(
   params: EditPendingParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.edit_pending, [params.id, params.payload, params.replaceTags, params.tags, params.priority, params.actor, params.delayMs], options);
+  return db.query<Record<string, unknown>>(sql.edit_pending, [params.id, params.payload, params.replaceTags, params.tags, params.priority, params.actor, params.delayMs, params.now], options);
 }
 
 /** A row of enqueue.sql. */
@@ -629,6 +653,8 @@ export interface EnqueueParams {
   readonly concurrencyKeys: readonly (string | null)[];
   /** $12: their concurrency limits */
   readonly concurrencyLimits: readonly (number | null)[];
+  /** $13: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** enqueue.sql: bulk insert of new jobs in one statement; ensures a queues row per distinct queue. */
@@ -638,7 +664,7 @@ export function enqueue(
   params: EnqueueParams,
   options?: QueryOptions,
 ): Promise<EnqueueRow[]> {
-  return db.query<EnqueueRow>(sql.enqueue, [params.ids, params.queues, params.types, params.payloads, params.priorities, params.delaysMs, params.idempotencyKeys, params.tags, params.createdBy, params.traceParents, params.concurrencyKeys, params.concurrencyLimits], options);
+  return db.query<EnqueueRow>(sql.enqueue, [params.ids, params.queues, params.types, params.payloads, params.priorities, params.delaysMs, params.idempotencyKeys, params.tags, params.createdBy, params.traceParents, params.concurrencyKeys, params.concurrencyLimits, params.now], options);
 }
 
 /** A row of enqueue_holders.sql. */
@@ -683,6 +709,8 @@ export interface EnqueuePlainParams {
   readonly createdBy: readonly (string | null)[];
   /** $9: their trace parents */
   readonly traceParents: readonly (string | null)[];
+  /** $10: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** enqueue_plain.sql: bulk insert of new jobs none of which has an idempotency key (the common case): the same insert as enqueue.sql without the conflict arbiter, ordering and RETURNING, so a batch costs less on both sides. */
@@ -692,7 +720,7 @@ export function enqueuePlain(
   params: EnqueuePlainParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.enqueue_plain, [params.ids, params.queues, params.types, params.payloads, params.priorities, params.delaysMs, params.tags, params.createdBy, params.traceParents], options);
+  return db.query<Record<string, unknown>>(sql.enqueue_plain, [params.ids, params.queues, params.types, params.payloads, params.priorities, params.delaysMs, params.tags, params.createdBy, params.traceParents, params.now], options);
 }
 
 /** Parameters of enqueue_uniform.sql. */
@@ -715,6 +743,8 @@ export interface EnqueueUniformParams {
   readonly createdBy: string | null;
   /** $9: their trace parent */
   readonly traceParent: string | null;
+  /** $10: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** enqueue_uniform.sql: bulk insert of new jobs without idempotency keys that share their queue, type, priority, delay, tags, creator and trace context (the usual enqueueMany of one job type): the insert of enqueue_plain.sql with the shared columns sent once, so only ids and payloads travel as arrays (about a quarter faster than eight arrays for 1,000 rows here). */
@@ -724,7 +754,7 @@ export function enqueueUniform(
   params: EnqueueUniformParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.enqueue_uniform, [params.ids, params.payloads, params.queue, params.type, params.priority, params.delayMs, params.tags, params.createdBy, params.traceParent], options);
+  return db.query<Record<string, unknown>>(sql.enqueue_uniform, [params.ids, params.payloads, params.queue, params.type, params.priority, params.delayMs, params.tags, params.createdBy, params.traceParent, params.now], options);
 }
 
 /** A row of error_group_hours.sql. */
@@ -917,6 +947,8 @@ export interface HeartbeatParams {
   readonly leaseTokens: readonly string[];
   /** $4: each job's progress; NULL elements keep the stored value */
   readonly progress: readonly (number | null)[];
+  /** $5: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** heartbeat.sql: refresh the heartbeat of claimed jobs (processing, or fetched and running under a start not recorded yet) whose leases are still held, and report whether an operator asked to cancel each one; stores the handler's latest progress. */
@@ -926,7 +958,7 @@ export function heartbeat(
   params: HeartbeatParams,
   options?: QueryOptions,
 ): Promise<HeartbeatRow[]> {
-  return db.query<HeartbeatRow>(sql.heartbeat, [params.ids, params.workerIds, params.leaseTokens, params.progress], options);
+  return db.query<HeartbeatRow>(sql.heartbeat, [params.ids, params.workerIds, params.leaseTokens, params.progress, params.now], options);
 }
 
 /** Parameters of idempotency_begin.sql. */
@@ -937,6 +969,8 @@ export interface IdempotencyBeginParams {
   readonly jobId: string;
   /** $3: how long the in-progress claim lives, in ms */
   readonly ttlMs: number;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** idempotency_begin.sql: claim an idempotency key for a job unless a live row holds it. */
@@ -946,7 +980,7 @@ export function idempotencyBegin(
   params: IdempotencyBeginParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.idempotency_begin, [params.key, params.jobId, params.ttlMs], options);
+  return db.query<Record<string, unknown>>(sql.idempotency_begin, [params.key, params.jobId, params.ttlMs, params.now], options);
 }
 
 /** Parameters of idempotency_complete.sql. */
@@ -957,6 +991,8 @@ export interface IdempotencyCompleteParams {
   readonly jobId: string;
   /** $3: how long the result is kept, in ms; NULL for forever */
   readonly ttlMs: number | null;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** idempotency_complete.sql: mark the owner's live in-progress claim completed for the result TTL. */
@@ -966,7 +1002,7 @@ export function idempotencyComplete(
   params: IdempotencyCompleteParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.idempotency_complete, [params.key, params.jobId, params.ttlMs], options);
+  return db.query<Record<string, unknown>>(sql.idempotency_complete, [params.key, params.jobId, params.ttlMs, params.now], options);
 }
 
 /** A row of idempotency_get.sql. */
@@ -980,6 +1016,8 @@ export type IdempotencyGetRow = {
 export interface IdempotencyGetParams {
   /** $1: the idempotency key */
   readonly key: string;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** idempotency_get.sql: the live (not expired) claim row of a key, after idempotency_begin.sql found one. */
@@ -989,7 +1027,7 @@ export function idempotencyGet(
   params: IdempotencyGetParams,
   options?: QueryOptions,
 ): Promise<IdempotencyGetRow[]> {
-  return db.query<IdempotencyGetRow>(sql.idempotency_get, [params.key], options);
+  return db.query<IdempotencyGetRow>(sql.idempotency_get, [params.key, params.now], options);
 }
 
 /** A row of idempotency_purge.sql. */
@@ -997,13 +1035,20 @@ export type IdempotencyPurgeRow = {
   readonly deleted: string | number | bigint;
 };
 
+/** Parameters of idempotency_purge.sql. */
+export interface IdempotencyPurgeParams {
+  /** $1: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
 /** idempotency_purge.sql: delete expired idempotency claims (they already behave as absent), at most 1,000 per call (oldest first), so a pass never holds many row locks; the next pass takes the rest. */
 export function idempotencyPurge(
   db: Executor,
   sql: { readonly idempotency_purge: string },
+  params: IdempotencyPurgeParams,
   options?: QueryOptions,
 ): Promise<IdempotencyPurgeRow[]> {
-  return db.query<IdempotencyPurgeRow>(sql.idempotency_purge, [], options);
+  return db.query<IdempotencyPurgeRow>(sql.idempotency_purge, [params.now], options);
 }
 
 /** Parameters of idempotency_release.sql. */
@@ -1012,6 +1057,8 @@ export interface IdempotencyReleaseParams {
   readonly key: string;
   /** $2: the job holding it */
   readonly jobId: string;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** idempotency_release.sql: drop the owner's live in-progress claim after its run failed, so a retry or another job can claim the key again. */
@@ -1021,7 +1068,7 @@ export function idempotencyRelease(
   params: IdempotencyReleaseParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.idempotency_release, [params.key, params.jobId], options);
+  return db.query<Record<string, unknown>>(sql.idempotency_release, [params.key, params.jobId, params.now], options);
 }
 
 /** A row of key_usage.sql. */
@@ -1059,6 +1106,8 @@ export interface LeaseTakeParams {
   readonly holder: string;
   /** $3: the lease's length in ms */
   readonly ttlMs: number;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** lease_take.sql: take or renew the lease of a duty: granted when nobody holds it, the caller holds it, or the holder's lease expired. */
@@ -1068,7 +1117,7 @@ export function leaseTake(
   params: LeaseTakeParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.lease_take, [params.name, params.holder, params.ttlMs], options);
+  return db.query<Record<string, unknown>>(sql.lease_take, [params.name, params.holder, params.ttlMs, params.now], options);
 }
 
 /** Parameters of list_archive.sql. */
@@ -1309,6 +1358,8 @@ export interface MoveToDlqParams {
   readonly messages: readonly string[];
   /** $11: each error's top user frame */
   readonly frames: readonly (string | null)[];
+  /** $12: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** move_to_dlq.sql: move hot rows → DLQ with a reason and error per row, with the failed counter and the failure metric bucket (per reason), the row's error group (dlq_error_groups) and its hour (dlq_error_group_hours, whose hours past two days go) changed by exactly the rows moved; lost_attempts, progress and the bounded history are carried over (the final run is read from the DLQ row's own columns). */
@@ -1318,7 +1369,7 @@ export function moveToDlq(
   params: MoveToDlqParams,
   options?: QueryOptions,
 ): Promise<MoveToDlqRow[]> {
-  return db.query<MoveToDlqRow>(sql.move_to_dlq, [params.ids, params.fromStatuses, params.reasons, params.errors, params.actors, params.workerIds, params.leaseTokens, params.fingerprints, params.errorClasses, params.messages, params.frames], options);
+  return db.query<MoveToDlqRow>(sql.move_to_dlq, [params.ids, params.fromStatuses, params.reasons, params.errors, params.actors, params.workerIds, params.leaseTokens, params.fingerprints, params.errorClasses, params.messages, params.frames, params.now], options);
 }
 
 /** Parameters of notify.sql. */
@@ -1362,13 +1413,20 @@ export type NowRow = {
   readonly now: Date | string;
 };
 
+/** Parameters of now.sql. */
+export interface NowParams {
+  /** $1: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
 /** now.sql: the store clock (database time). */
 export function now(
   db: Executor,
   sql: { readonly now: string },
+  params: NowParams,
   options?: QueryOptions,
 ): Promise<NowRow[]> {
-  return db.query<NowRow>(sql.now, [], options);
+  return db.query<NowRow>(sql.now, [params.now], options);
 }
 
 /** A row of promote.sql. */
@@ -1383,6 +1441,8 @@ export type PromoteRow = {
 export interface PromoteParams {
   /** $1: most rows */
   readonly limit: number;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** promote.sql: the promoter's pass: scheduled jobs whose run_at came move to pending, where claims find them (jobs_hot_fetch_idx and the keyed fetch indexes hold pending rows only). */
@@ -1392,7 +1452,7 @@ export function promote(
   params: PromoteParams,
   options?: QueryOptions,
 ): Promise<PromoteRow[]> {
-  return db.query<PromoteRow>(sql.promote, [params.limit], options);
+  return db.query<PromoteRow>(sql.promote, [params.limit, params.now], options);
 }
 
 /** A row of purge_dead.sql. */
@@ -1434,13 +1494,20 @@ export type QueueGaugesRow = {
   readonly read_at: Date | string;
 };
 
+/** Parameters of queue_gauges.sql. */
+export interface QueueGaugesParams {
+  /** $1: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
 /** queue_gauges.sql: per queue (every queues row, ordered by name): its controls, waiting jobs due now (pending, and scheduled ones the promoter has not moved yet) and due later (scheduled), fetched and processing jobs, DLQ size, when the longest-waiting due job became due, and its lifetime totals (its stats_summary shards, summed). */
 export function queueGauges(
   db: Executor,
   sql: { readonly queue_gauges: string },
+  params: QueueGaugesParams,
   options?: QueryOptions,
 ): Promise<QueueGaugesRow[]> {
-  return db.query<QueueGaugesRow>(sql.queue_gauges, [], options);
+  return db.query<QueueGaugesRow>(sql.queue_gauges, [params.now], options);
 }
 
 /** A row of queue_stats.sql. */
@@ -1477,6 +1544,8 @@ export interface RateBlockParams {
   readonly perMs: number;
   /** $4: the block's length in ms */
   readonly forMs: number;
+  /** $5: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** rate_block.sql: block the rate bucket $1 for $4 ms from now: draws get nothing until then (a longer block in place stays). */
@@ -1486,7 +1555,7 @@ export function rateBlock(
   params: RateBlockParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.rate_block, [params.name, params.limit, params.perMs, params.forMs], options);
+  return db.query<Record<string, unknown>>(sql.rate_block, [params.name, params.limit, params.perMs, params.forMs, params.now], options);
 }
 
 /** A row of rate_list.sql. */
@@ -1505,6 +1574,8 @@ export type RateListRow = {
 export interface RateListParams {
   /** $1: most rows */
   readonly limit: number;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** rate_list.sql: the rate buckets for operators, most throttled first. */
@@ -1514,7 +1585,7 @@ export function rateList(
   params: RateListParams,
   options?: QueryOptions,
 ): Promise<RateListRow[]> {
-  return db.query<RateListRow>(sql.rate_list, [params.limit], options);
+  return db.query<RateListRow>(sql.rate_list, [params.limit, params.now], options);
 }
 
 /** A row of rate_take.sql. */
@@ -1533,6 +1604,8 @@ export interface RateTakeParams {
   readonly perMs: number;
   /** $4: the tokens wanted */
   readonly count: number;
+  /** $5: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** rate_take.sql: draw up to $4 tokens from the rate bucket $1 (token bucket: $2 tokens per $3 ms, at most $2 kept; a new bucket starts full). */
@@ -1542,7 +1615,7 @@ export function rateTake(
   params: RateTakeParams,
   options?: QueryOptions,
 ): Promise<RateTakeRow[]> {
-  return db.query<RateTakeRow>(sql.rate_take, [params.name, params.limit, params.perMs, params.count], options);
+  return db.query<RateTakeRow>(sql.rate_take, [params.name, params.limit, params.perMs, params.count, params.now], options);
 }
 
 /** A row of rescue_lock.sql. */
@@ -1610,6 +1683,8 @@ export interface RescuePickZombiesParams {
   readonly retryTypes: readonly string[];
   /** $4: their lost_attempts maximum, parallel to $3 */
   readonly maxLost: readonly number[];
+  /** $5: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** rescue_pick_zombies.sql: rescue step (b), selection: processing rows whose last sign of life (coalesce(heartbeat_at, started_at, updated_at)) is older than their queue's zombie timeout, or the global one when the queue has none, and what to do with each: cancel (a cancel request is pending), retry (its lower-cased type is opted in and lost_attempts is below the type's maximum) or dead. */
@@ -1619,7 +1694,7 @@ export function rescuePickZombies(
   params: RescuePickZombiesParams,
   options?: QueryOptions,
 ): Promise<RescuePickZombiesRow[]> {
-  return db.query<RescuePickZombiesRow>(sql.rescue_pick_zombies, [params.timeoutMs, params.limit, params.retryTypes, params.maxLost], options);
+  return db.query<RescuePickZombiesRow>(sql.rescue_pick_zombies, [params.timeoutMs, params.limit, params.retryTypes, params.maxLost, params.now], options);
 }
 
 /** Parameters of rescue_release_fetched.sql. */
@@ -1628,6 +1703,8 @@ export interface RescueReleaseFetchedParams {
   readonly timeoutMs: number;
   /** $2: most rows to move */
   readonly limit: number;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** rescue_release_fetched.sql: rescue step (a): fetched rows not touched for the timeout go back to pending, with no worker and no lease. */
@@ -1637,7 +1714,7 @@ export function rescueReleaseFetched(
   params: RescueReleaseFetchedParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.rescue_release_fetched, [params.timeoutMs, params.limit], options);
+  return db.query<Record<string, unknown>>(sql.rescue_release_fetched, [params.timeoutMs, params.limit, params.now], options);
 }
 
 /** Parameters of rescue_requeue_zombies.sql. */
@@ -1646,6 +1723,8 @@ export interface RescueRequeueZombiesParams {
   readonly ids: readonly string[];
   /** $2: their last_error */
   readonly error: string;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** rescue_requeue_zombies.sql: rescue step (b), retry: zombies of opted-in types go back to pending, due now, with the lost run refunded (attempts − 1, never below 0; lost_attempts + 1) and the reason as last_error; retried counter + 1 per row moved. */
@@ -1655,7 +1734,7 @@ export function rescueRequeueZombies(
   params: RescueRequeueZombiesParams,
   options?: QueryOptions,
 ): Promise<MoveToDlqRow[]> {
-  return db.query<MoveToDlqRow>(sql.rescue_requeue_zombies, [params.ids, params.error], options);
+  return db.query<MoveToDlqRow>(sql.rescue_requeue_zombies, [params.ids, params.error, params.now], options);
 }
 
 /** A row of resurrect.sql. */
@@ -1679,6 +1758,8 @@ export interface ResurrectParams {
   readonly priority: number;
   /** $7: parallel to $1: a job moves only while its version (edited_at, else failed_at, in microseconds since the epoch) equals the given one (a bulk action's snapshot); NULL elements skip the check */
   readonly versions: readonly (number | null)[];
+  /** $8: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** resurrect.sql: move DLQ jobs back to pending in one statement: attempts and lost_attempts 0, no idempotency key, no cancel request, due now, no worker; payload/tags/priority from the options; lifetime counters unchanged; changed_at (the hot row's version) now. */
@@ -1688,7 +1769,7 @@ export function resurrect(
   params: ResurrectParams,
   options?: QueryOptions,
 ): Promise<ResurrectRow[]> {
-  return db.query<ResurrectRow>(sql.resurrect, [params.ids, params.actor, params.payloads, params.replaceTags, params.tags, params.priority, params.versions], options);
+  return db.query<ResurrectRow>(sql.resurrect, [params.ids, params.actor, params.payloads, params.replaceTags, params.tags, params.priority, params.versions, params.now], options);
 }
 
 /** A row of retention_archive.sql. */
@@ -1706,6 +1787,8 @@ export interface RetentionArchiveParams {
   readonly queue: string | null;
   /** $4: the rule's excepted queues; NULL: none */
   readonly exceptQueues: readonly string[] | null;
+  /** $5: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_archive.sql: retention, one bounded batch of expired archive rows: the oldest first, by the age of finished_at (an index range), only of the rule's queue or not of its excepted queues. */
@@ -1715,7 +1798,7 @@ export function retentionArchive(
   params: RetentionArchiveParams,
   options?: QueryOptions,
 ): Promise<RetentionArchiveRow[]> {
-  return db.query<RetentionArchiveRow>(sql.retention_archive, [params.ageMs, params.limit, params.queue, params.exceptQueues], options);
+  return db.query<RetentionArchiveRow>(sql.retention_archive, [params.ageMs, params.limit, params.queue, params.exceptQueues, params.now], options);
 }
 
 /** A row of retention_audit.sql. */
@@ -1729,6 +1812,8 @@ export interface RetentionAuditParams {
   readonly ageMs: number;
   /** $2: most rows */
   readonly limit: number;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_audit.sql: retention, one bounded batch of expired audit entries (operator actions), the oldest first. */
@@ -1738,7 +1823,7 @@ export function retentionAudit(
   params: RetentionAuditParams,
   options?: QueryOptions,
 ): Promise<RetentionAuditRow[]> {
-  return db.query<RetentionAuditRow>(sql.retention_audit, [params.ageMs, params.limit], options);
+  return db.query<RetentionAuditRow>(sql.retention_audit, [params.ageMs, params.limit, params.now], options);
 }
 
 /** A row of retention_bulk_actions.sql. */
@@ -1752,6 +1837,8 @@ export interface RetentionBulkActionsParams {
   readonly ageMs: number;
   /** $2: most items and most actions */
   readonly limit: number;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_bulk_actions.sql: retention of ended bulk actions: the items of expired actions first, a batch at a time (an action holds up to 100,000), and an action once it has none left. */
@@ -1761,7 +1848,7 @@ export function retentionBulkActions(
   params: RetentionBulkActionsParams,
   options?: QueryOptions,
 ): Promise<RetentionBulkActionsRow[]> {
-  return db.query<RetentionBulkActionsRow>(sql.retention_bulk_actions, [params.ageMs, params.limit], options);
+  return db.query<RetentionBulkActionsRow>(sql.retention_bulk_actions, [params.ageMs, params.limit, params.now], options);
 }
 
 /** A row of retention_count_archive.sql. */
@@ -1777,6 +1864,8 @@ export interface RetentionCountArchiveParams {
   readonly queue: string | null;
   /** $3: the rule's excepted queues; NULL: none */
   readonly exceptQueues: readonly string[] | null;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_count_archive.sql: how many archived jobs retention_archive.sql would purge now (the preview of a rule). */
@@ -1786,7 +1875,7 @@ export function retentionCountArchive(
   params: RetentionCountArchiveParams,
   options?: QueryOptions,
 ): Promise<RetentionCountArchiveRow[]> {
-  return db.query<RetentionCountArchiveRow>(sql.retention_count_archive, [params.ageMs, params.queue, params.exceptQueues], options);
+  return db.query<RetentionCountArchiveRow>(sql.retention_count_archive, [params.ageMs, params.queue, params.exceptQueues, params.now], options);
 }
 
 /** A row of retention_count_audit.sql. */
@@ -1798,6 +1887,8 @@ export type RetentionCountAuditRow = {
 export interface RetentionCountAuditParams {
   /** $1: the age in ms */
   readonly ageMs: number;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_count_audit.sql: how many audit entries retention_audit.sql would purge now (the preview of a rule). */
@@ -1807,7 +1898,7 @@ export function retentionCountAudit(
   params: RetentionCountAuditParams,
   options?: QueryOptions,
 ): Promise<RetentionCountAuditRow[]> {
-  return db.query<RetentionCountAuditRow>(sql.retention_count_audit, [params.ageMs], options);
+  return db.query<RetentionCountAuditRow>(sql.retention_count_audit, [params.ageMs, params.now], options);
 }
 
 /** A row of retention_count_bulk_actions.sql. */
@@ -1819,6 +1910,8 @@ export type RetentionCountBulkActionsRow = {
 export interface RetentionCountBulkActionsParams {
   /** $1: the age in ms */
   readonly ageMs: number;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_count_bulk_actions.sql: how many bulk actions retention_bulk_actions.sql would purge now (the actions, not their items; the preview of a rule). */
@@ -1828,7 +1921,7 @@ export function retentionCountBulkActions(
   params: RetentionCountBulkActionsParams,
   options?: QueryOptions,
 ): Promise<RetentionCountBulkActionsRow[]> {
-  return db.query<RetentionCountBulkActionsRow>(sql.retention_count_bulk_actions, [params.ageMs], options);
+  return db.query<RetentionCountBulkActionsRow>(sql.retention_count_bulk_actions, [params.ageMs, params.now], options);
 }
 
 /** A row of retention_count_dlq.sql. */
@@ -1844,6 +1937,8 @@ export interface RetentionCountDlqParams {
   readonly queue: string | null;
   /** $3: the rule's excepted queues; NULL: none */
   readonly exceptQueues: readonly string[] | null;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_count_dlq.sql: how many dead jobs retention_dlq.sql would purge now (the preview of a rule). */
@@ -1853,7 +1948,7 @@ export function retentionCountDlq(
   params: RetentionCountDlqParams,
   options?: QueryOptions,
 ): Promise<RetentionCountDlqRow[]> {
-  return db.query<RetentionCountDlqRow>(sql.retention_count_dlq, [params.ageMs, params.queue, params.exceptQueues], options);
+  return db.query<RetentionCountDlqRow>(sql.retention_count_dlq, [params.ageMs, params.queue, params.exceptQueues, params.now], options);
 }
 
 /** A row of retention_count_metric_buckets.sql. */
@@ -1865,6 +1960,8 @@ export type RetentionCountMetricBucketsRow = {
 export interface RetentionCountMetricBucketsParams {
   /** $1: the age in ms */
   readonly ageMs: number;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_count_metric_buckets.sql: how many metric buckets retention_metric_buckets.sql would purge now (the preview of a rule). */
@@ -1874,7 +1971,7 @@ export function retentionCountMetricBuckets(
   params: RetentionCountMetricBucketsParams,
   options?: QueryOptions,
 ): Promise<RetentionCountMetricBucketsRow[]> {
-  return db.query<RetentionCountMetricBucketsRow>(sql.retention_count_metric_buckets, [params.ageMs], options);
+  return db.query<RetentionCountMetricBucketsRow>(sql.retention_count_metric_buckets, [params.ageMs, params.now], options);
 }
 
 /** A row of retention_count_schedule_ticks.sql. */
@@ -1886,6 +1983,8 @@ export type RetentionCountScheduleTicksRow = {
 export interface RetentionCountScheduleTicksParams {
   /** $1: the age in ms */
   readonly ageMs: number;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_count_schedule_ticks.sql: how many schedule ticks retention_schedule_ticks.sql would purge now (the preview of a rule). */
@@ -1895,7 +1994,7 @@ export function retentionCountScheduleTicks(
   params: RetentionCountScheduleTicksParams,
   options?: QueryOptions,
 ): Promise<RetentionCountScheduleTicksRow[]> {
-  return db.query<RetentionCountScheduleTicksRow>(sql.retention_count_schedule_ticks, [params.ageMs], options);
+  return db.query<RetentionCountScheduleTicksRow>(sql.retention_count_schedule_ticks, [params.ageMs, params.now], options);
 }
 
 /** A row of retention_dlq.sql. */
@@ -1913,6 +2012,8 @@ export interface RetentionDlqParams {
   readonly queue: string | null;
   /** $4: the rule's excepted queues; NULL: none */
   readonly exceptQueues: readonly string[] | null;
+  /** $5: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_dlq.sql: retention, one bounded batch of expired DLQ rows (oldest failed_at first, only of the rule's queue or not of its excepted queues), taken out of their error groups in the same statement as purge_dead.sql does; also error groups left empty that saw no failure within the age, and trend hours past the 49 that move_to_dlq.sql keeps. */
@@ -1922,7 +2023,7 @@ export function retentionDlq(
   params: RetentionDlqParams,
   options?: QueryOptions,
 ): Promise<RetentionDlqRow[]> {
-  return db.query<RetentionDlqRow>(sql.retention_dlq, [params.ageMs, params.limit, params.queue, params.exceptQueues], options);
+  return db.query<RetentionDlqRow>(sql.retention_dlq, [params.ageMs, params.limit, params.queue, params.exceptQueues, params.now], options);
 }
 
 /** A row of retention_metric_buckets.sql. */
@@ -1936,6 +2037,8 @@ export interface RetentionMetricBucketsParams {
   readonly ageMs: number;
   /** $2: most rows */
   readonly limit: number;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_metric_buckets.sql: retention, one bounded batch of expired metric buckets, the oldest first. */
@@ -1945,7 +2048,7 @@ export function retentionMetricBuckets(
   params: RetentionMetricBucketsParams,
   options?: QueryOptions,
 ): Promise<RetentionMetricBucketsRow[]> {
-  return db.query<RetentionMetricBucketsRow>(sql.retention_metric_buckets, [params.ageMs, params.limit], options);
+  return db.query<RetentionMetricBucketsRow>(sql.retention_metric_buckets, [params.ageMs, params.limit, params.now], options);
 }
 
 /** A row of retention_schedule_ticks.sql. */
@@ -1959,6 +2062,8 @@ export interface RetentionScheduleTicksParams {
   readonly ageMs: number;
   /** $2: most rows */
   readonly limit: number;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** retention_schedule_ticks.sql: retention, one bounded batch of expired schedule ticks, the oldest fired first. */
@@ -1968,7 +2073,7 @@ export function retentionScheduleTicks(
   params: RetentionScheduleTicksParams,
   options?: QueryOptions,
 ): Promise<RetentionScheduleTicksRow[]> {
-  return db.query<RetentionScheduleTicksRow>(sql.retention_schedule_ticks, [params.ageMs, params.limit], options);
+  return db.query<RetentionScheduleTicksRow>(sql.retention_schedule_ticks, [params.ageMs, params.limit, params.now], options);
 }
 
 /** Parameters of schedule_advance.sql. */
@@ -2035,6 +2140,8 @@ export type ScheduleLockRow = {
 export interface ScheduleLockParams {
   /** $1: the schedule's name */
   readonly name: string;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** schedule_lock.sql: lock a schedule before firing its ticks, so fires of one schedule run one at a time: its cursor, whether its latest job is still hot (pending, fetched or processing), and now. */
@@ -2044,7 +2151,7 @@ export function scheduleLock(
   params: ScheduleLockParams,
   options?: QueryOptions,
 ): Promise<ScheduleLockRow[]> {
-  return db.query<ScheduleLockRow>(sql.schedule_lock, [params.name], options);
+  return db.query<ScheduleLockRow>(sql.schedule_lock, [params.name, params.now], options);
 }
 
 /** Parameters of schedule_pause.sql. */
@@ -2053,6 +2160,8 @@ export interface SchedulePauseParams {
   readonly name: string;
   /** $2: whether it is paused */
   readonly paused: boolean;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** schedule_pause.sql: pause or resume a schedule; resuming moves the cursor to now, so ticks that fell in the pause never fire. */
@@ -2062,7 +2171,7 @@ export function schedulePause(
   params: SchedulePauseParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.schedule_pause, [params.name, params.paused], options);
+  return db.query<Record<string, unknown>>(sql.schedule_pause, [params.name, params.paused, params.now], options);
 }
 
 /** Parameters of schedule_remove.sql. */
@@ -2087,6 +2196,8 @@ export interface ScheduleSaveParams {
   readonly name: string;
   /** $2: its definition (JSON text) */
   readonly definition: string;
+  /** $3: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** schedule_save.sql: create a schedule (cursor and anchor: now) or replace an existing one's definition, keeping its pause flag, cursor, anchor and ticks. */
@@ -2096,7 +2207,7 @@ export function scheduleSave(
   params: ScheduleSaveParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.schedule_save, [params.name, params.definition], options);
+  return db.query<Record<string, unknown>>(sql.schedule_save, [params.name, params.definition, params.now], options);
 }
 
 /** Parameters of schedule_tick_insert.sql. */
@@ -2113,6 +2224,8 @@ export interface ScheduleTickInsertParams {
   readonly jobId: string | null;
   /** $6: why it failed or was skipped */
   readonly error: string | null;
+  /** $7: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** schedule_tick_insert.sql: record a fired tick under its unique (schedule, tick time) key. */
@@ -2122,7 +2235,7 @@ export function scheduleTickInsert(
   params: ScheduleTickInsertParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.schedule_tick_insert, [params.schedule, params.tickAt, params.manual, params.outcome, params.jobId, params.error], options);
+  return db.query<Record<string, unknown>>(sql.schedule_tick_insert, [params.schedule, params.tickAt, params.manual, params.outcome, params.jobId, params.error, params.now], options);
 }
 
 /** A row of settle_archive.sql. */
@@ -2147,6 +2260,8 @@ export interface SettleArchiveParams {
   readonly results: readonly (string | null)[] | null;
   /** $7: false for a job type that keeps no succeeded rows (a queue's keep_succeeded false does the same for all its jobs): moved and counted, not archived; the whole array NULL when every job keeps its row */
   readonly keep: readonly boolean[] | null;
+  /** $8: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** settle_archive.sql: move succeeded jobs processing → archive (or fetched → archive: a run whose start was not recorded yet is recorded with its end, attempts + 1), with the succeeded counter and the success metric bucket changed by exactly the rows moved, in the same statement. */
@@ -2156,7 +2271,7 @@ export function settleArchive(
   params: SettleArchiveParams,
   options?: QueryOptions,
 ): Promise<SettleArchiveRow[]> {
-  return db.query<SettleArchiveRow>(sql.settle_archive, [params.ids, params.workerIds, params.leaseTokens, params.durationsMs, params.notes, params.results, params.keep], options);
+  return db.query<SettleArchiveRow>(sql.settle_archive, [params.ids, params.workerIds, params.leaseTokens, params.durationsMs, params.notes, params.results, params.keep, params.now], options);
 }
 
 /** A row of settle_archive_claim.sql. */
@@ -2201,6 +2316,8 @@ export interface SettleArchiveClaimParams {
   readonly limit: number;
   /** $12: the capped queues the worker serves and may take from (the store leaves out queues holding keyed jobs) */
   readonly cappedQueues: readonly string[];
+  /** $13: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** settle_archive_claim.sql: settle_archive.sql that also hands the capped-queue slots it frees to the settling worker: for each queue of $12 the archive freed n slots of, the queue's n next due pending jobs without a concurrency key (not cancel-requested), in claim order (priority desc, run_at, id), are looked at, and those of the worker's types are claimed for it at once (fetched, one new lease token: the worker records their starts as it does a claim's), at most $11 in all. */
@@ -2210,7 +2327,7 @@ export function settleArchiveClaim(
   params: SettleArchiveClaimParams,
   options?: QueryOptions,
 ): Promise<SettleArchiveClaimRow[]> {
-  return db.query<SettleArchiveClaimRow>(sql.settle_archive_claim, [params.ids, params.workerIds, params.leaseTokens, params.durationsMs, params.notes, params.results, params.keep, params.types, params.workerId, params.leaseToken, params.limit, params.cappedQueues], options);
+  return db.query<SettleArchiveClaimRow>(sql.settle_archive_claim, [params.ids, params.workerIds, params.leaseTokens, params.durationsMs, params.notes, params.results, params.keep, params.types, params.workerId, params.leaseToken, params.limit, params.cappedQueues, params.now], options);
 }
 
 /** A row of settle_release.sql. */
@@ -2227,6 +2344,8 @@ export interface SettleReleaseParams {
   readonly workerIds: readonly string[];
   /** $3: each job's lease token */
   readonly leaseTokens: readonly string[];
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** settle_release.sql: give back prefetched jobs: fetched → pending at once (paused queue, shutdown). */
@@ -2236,7 +2355,7 @@ export function settleRelease(
   params: SettleReleaseParams,
   options?: QueryOptions,
 ): Promise<SettleReleaseRow[]> {
-  return db.query<SettleReleaseRow>(sql.settle_release, [params.ids, params.workerIds, params.leaseTokens], options);
+  return db.query<SettleReleaseRow>(sql.settle_release, [params.ids, params.workerIds, params.leaseTokens, params.now], options);
 }
 
 /** A row of settle_retry.sql. */
@@ -2261,6 +2380,8 @@ export interface SettleRetryParams {
   readonly errors: readonly string[];
   /** $7: whether each run was lost (refunded) */
   readonly lost: readonly boolean[];
+  /** $8: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** settle_retry.sql: reschedule jobs (processing, or fetched for a circuit reschedule) → scheduled after a delay (pending without one: the promoter makes scheduled rows pending when due), keeping attempts and storing the error; retried counter + 1 per row moved. */
@@ -2270,7 +2391,7 @@ export function settleRetry(
   params: SettleRetryParams,
   options?: QueryOptions,
 ): Promise<SettleRetryRow[]> {
-  return db.query<SettleRetryRow>(sql.settle_retry, [params.ids, params.workerIds, params.leaseTokens, params.fromStatuses, params.delaysMs, params.errors, params.lost], options);
+  return db.query<SettleRetryRow>(sql.settle_retry, [params.ids, params.workerIds, params.leaseTokens, params.fromStatuses, params.delaysMs, params.errors, params.lost, params.now], options);
 }
 
 /** A row of start.sql. */
@@ -2296,6 +2417,8 @@ export interface StartParams {
   readonly workerIds: readonly string[];
   /** $3: each job's lease token */
   readonly leaseTokens: readonly string[];
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** start.sql: the lease gate: fetched → processing for every lease still held; attempts + 1. */
@@ -2305,7 +2428,7 @@ export function start(
   params: StartParams,
   options?: QueryOptions,
 ): Promise<StartRow[]> {
-  return db.query<StartRow>(sql.start, [params.ids, params.workerIds, params.leaseTokens], options);
+  return db.query<StartRow>(sql.start, [params.ids, params.workerIds, params.leaseTokens, params.now], options);
 }
 
 /** Parameters of update_queue.sql. */
@@ -2332,6 +2455,8 @@ export interface UpdateQueueParams {
   readonly setKeepSucceeded: boolean;
   /** $11: keep succeeded */
   readonly keepSucceeded: boolean | null;
+  /** $12: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** update_queue.sql: upsert a queue's controls; a field whose "set" flag is false keeps its value (or takes the column default when the row is new). */
@@ -2341,7 +2466,7 @@ export function updateQueue(
   params: UpdateQueueParams,
   options?: QueryOptions,
 ): Promise<ListQueuesRow[]> {
-  return db.query<ListQueuesRow>(sql.update_queue, [params.name, params.setPaused, params.paused, params.setActive, params.active, params.setMaxWorkers, params.maxWorkers, params.setZombieTimeout, params.zombieTimeoutSeconds, params.setKeepSucceeded, params.keepSucceeded], options);
+  return db.query<ListQueuesRow>(sql.update_queue, [params.name, params.setPaused, params.paused, params.setActive, params.active, params.setMaxWorkers, params.maxWorkers, params.setZombieTimeout, params.zombieTimeoutSeconds, params.setKeepSucceeded, params.keepSucceeded, params.now], options);
 }
 
 /** vacuum_hot.sql: reclaim dead tuples of the hot table where no autovacuum runs (embedded PGlite). */
@@ -2381,6 +2506,8 @@ export interface WorkerSeenParams {
   readonly startedAt: Date;
   /** $5: the rest of its presence (jsonb text) */
   readonly info: string;
+  /** $6: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** worker_seen.sql: record that a worker process is alive (insert or refresh its row, last_seen_at = now), and delete the rows of workers not seen for a day. */
@@ -2390,7 +2517,7 @@ export function workerSeen(
   params: WorkerSeenParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.worker_seen, [params.id, params.host, params.pid, params.startedAt, params.info], options);
+  return db.query<Record<string, unknown>>(sql.worker_seen, [params.id, params.host, params.pid, params.startedAt, params.info, params.now], options);
 }
 
 /** A row of workers_list.sql. */
@@ -2408,6 +2535,8 @@ export type WorkersListRow = {
 export interface WorkersListParams {
   /** $1: seen within this many ms */
   readonly withinMs: number;
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
 }
 
 /** workers_list.sql: the worker processes seen within a time, most recently started first, with the store clock to age them by. */
@@ -2417,5 +2546,5 @@ export function workersList(
   params: WorkersListParams,
   options?: QueryOptions,
 ): Promise<WorkersListRow[]> {
-  return db.query<WorkersListRow>(sql.workers_list, [params.withinMs], options);
+  return db.query<WorkersListRow>(sql.workers_list, [params.withinMs, params.now], options);
 }

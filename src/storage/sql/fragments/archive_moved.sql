@@ -23,7 +23,7 @@ moved AS (
             h.attempts + CASE WHEN h.status = :FETCHED THEN 1 ELSE 0 END AS attempts,
             h.lost_attempts, h.worker_id, h.created_by, h.last_modified_by, h.created_at,
             CASE WHEN h.status = :FETCHED
-                 THEN now() - i.duration_ms * interval '1 millisecond'
+                 THEN :NOW - i.duration_ms * interval '1 millisecond'
                  ELSE h.started_at END AS started_at,
             h.history, h.concurrency_key, i.duration_ms, i.note, i.result, i.keep
 ),
@@ -33,7 +33,7 @@ ins AS (
                                     started_at, finished_at, duration_ms, note, history, result,
                                     concurrency_key)
   SELECT m.id, m.queue, m.type, m.payload, m.tags, m.attempts, m.lost_attempts, m.worker_id,
-         m.created_by, m.last_modified_by, m.created_at, m.started_at, now(), m.duration_ms,
+         m.created_by, m.last_modified_by, m.created_at, m.started_at, :NOW, m.duration_ms,
          m.note, m.history, m.result, m.concurrency_key
   FROM moved m
   -- A job type or queue that keeps no succeeded rows: counted below, not archived. One join
@@ -46,7 +46,7 @@ ins AS (
 ),
 stats AS (
   INSERT INTO :SCHEMA.stats_summary AS s (queue, shard, succeeded_total, last_activity_at)
-  SELECT queue, :SCHEMA.counter_shard(), count(*), now() FROM moved GROUP BY queue ORDER BY queue
+  SELECT queue, :SCHEMA.counter_shard(), count(*), :NOW FROM moved GROUP BY queue ORDER BY queue
   ON CONFLICT (queue, shard) DO UPDATE SET
     succeeded_total = s.succeeded_total + EXCLUDED.succeeded_total,
     last_activity_at = EXCLUDED.last_activity_at
@@ -55,8 +55,8 @@ buckets AS (
   INSERT INTO :SCHEMA.metric_buckets AS b (bucket_start, queue, outcome, failure_reason, shard,
                                            completed_count, duration_count, total_duration_ms,
                                            max_duration_ms, updated_at)
-  SELECT date_trunc('second', now()), queue, 0, -1, :SCHEMA.counter_shard(), count(*),
-         count(duration_ms), coalesce(sum(duration_ms), 0), max(duration_ms), now()
+  SELECT date_trunc('second', :NOW), queue, 0, -1, :SCHEMA.counter_shard(), count(*),
+         count(duration_ms), coalesce(sum(duration_ms), 0), max(duration_ms), :NOW
   FROM moved GROUP BY queue ORDER BY queue
   ON CONFLICT (bucket_start, queue, outcome, failure_reason, shard) DO UPDATE SET
     completed_count = b.completed_count + EXCLUDED.completed_count,

@@ -7,8 +7,8 @@ claimed AS (
   -- Rows by primary key from an array, not a join with picked: the cached generic plan then
   -- stays an index lookup however many rows the planner guesses picked holds.
   UPDATE :SCHEMA.jobs_hot h
-  SET status = :FETCHED, worker_id = $1::text, lease_token = $4::text, updated_at = now(),
-      changed_at = now()
+  SET status = :FETCHED, worker_id = $1::text, lease_token = $4::text, updated_at = :NOW,
+      changed_at = :NOW
   WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING h.*
 )

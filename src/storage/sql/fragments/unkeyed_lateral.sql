@@ -15,7 +15,7 @@
     SELECT h.id, h.priority, h.run_at, h.type
     FROM :SCHEMA.jobs_hot h
     WHERE h.queue = e.name AND h.status = :PENDING AND h.concurrency_key IS NULL
-      AND h.run_at <= now() AND h.cancel_requested_at IS NULL
+      AND h.run_at <= :NOW AND h.cancel_requested_at IS NULL
       AND (e.types IS NULL OR lower(h.type) = ANY(e.types))
     ORDER BY h.priority DESC, h.run_at, h.id
     LIMIT e.room

@@ -6,10 +6,11 @@
 --   $4 reason: text or NULL — why, if they said
 --   $5 target: text — what was acted on (jsonb text)
 --   $6 outcome: text — what came of it (jsonb text)
+--   $7 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: insert only.
 -- Returns: the row.
 -- Row: id text, at timestamptz, actor text, action text, reason text or NULL, target jsonb,
 --   outcome jsonb
 INSERT INTO :SCHEMA.operator_actions (id, at, actor, action, reason, target, outcome)
-VALUES ($1::text, now(), $2::text, $3::text, $4::text, $5::jsonb, $6::jsonb)
+VALUES ($1::text, :NOW, $2::text, $3::text, $4::text, $5::jsonb, $6::jsonb)
 RETURNING *

@@ -6,6 +6,7 @@
 --   $2 tokenHash: text — the hash of the confirmation token given
 --   $3 actor: text — who starts it
 --   $4 reason: text — why
+--   $5 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row lock on the action.
 -- Returns: the row after the update, with `started` true when this call started it; or the
 --   unchanged row (the caller tells why it did not start).
@@ -16,8 +17,8 @@
 --   cancel_requested_by text or NULL, token_hash text, started boolean
 WITH started AS (
   UPDATE :SCHEMA.bulk_actions
-  SET status = 'running', actor = $3::text, reason = $4::text, started_at = now()
-  WHERE id = $1::text AND status = 'previewed' AND token_hash = $2::text AND expires_at > now()
+  SET status = 'running', actor = $3::text, reason = $4::text, started_at = :NOW
+  WHERE id = $1::text AND status = 'previewed' AND token_hash = $2::text AND expires_at > :NOW
   RETURNING *, true AS started
 )
 SELECT * FROM started

@@ -16,6 +16,7 @@
 --     over, never locked. So are rows with a concurrency key: only claim_keyed.sql claims them (the
 --     claim store sends that statement instead of this one when a wanted queue holds pending keyed
 --     jobs).
+--   $7 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see the final SELECT).
 --   Without capped queues ($5 false) the claim runs alone, as one autocommit statement (the fast

@@ -14,6 +14,7 @@
 --     eligible queue
 --   $6 types: text[] or NULL — as claim.sql
 --   $7 cappedQueues: text[] — the capped queues the claim wants
+--   $8 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on candidate rows (never hands a row to two claimers).
 --   The transaction commits with synchronous_commit off (see fragments/claim_finish.sql).
 --   Caps are exact across processes: the rows of the $7 queues are locked (FOR NO KEY UPDATE, in

@@ -24,6 +24,7 @@
 --   $7 keyedQueues: text[] — only from these queues are jobs with a concurrency key claimed
 --   $8 limitedQueues: text[] or NULL — the keyed queues among them whose keys with a limit may be
 --     claimed: keys with a limit are claimed only from these
+--   $9 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on the chosen rows. The rows of the $8 queues are locked
 --   (FOR NO KEY UPDATE, in name order) inside this statement: claimers of one such queue take
 --   turns. The lock returns the row's latest version; when its claim_seq equals the one this
@@ -83,7 +84,7 @@ walk AS (
   FROM eligible e
   CROSS JOIN LATERAL (
     SELECT n.id, n.concurrency_key AS key, n.priority, n.run_at, n.concurrency_limit AS lim,
-           n.run_at <= now() AND n.cancel_requested_at IS NULL
+           n.run_at <= :NOW AND n.cancel_requested_at IS NULL
              AND ($6::text[] IS NULL OR lower(n.type) = ANY($6::text[])) AS ready,
            row_number() OVER (ORDER BY n.priority DESC, n.run_at, n.id) AS place
     FROM :SCHEMA.jobs_hot n
@@ -151,7 +152,7 @@ key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
   JOIN eligible e ON e.name = u.queue
   CROSS JOIN LATERAL (
     SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
-           n.run_at <= now() AND n.cancel_requested_at IS NULL
+           n.run_at <= :NOW AND n.cancel_requested_at IS NULL
              AND ($6::text[] IS NULL OR lower(n.type) = ANY($6::text[])) AS ready
     FROM :SCHEMA.jobs_hot n
     WHERE n.queue = e.name AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
@@ -164,7 +165,7 @@ key_heads(queue, locked, key, id, priority, run_at, lim, ready) AS (
   FROM key_heads l
   CROSS JOIN LATERAL (
     SELECT n.concurrency_key, n.id, n.priority, n.run_at, n.concurrency_limit,
-           n.run_at <= now() AND n.cancel_requested_at IS NULL
+           n.run_at <= :NOW AND n.cancel_requested_at IS NULL
              AND ($6::text[] IS NULL OR lower(n.type) = ANY($6::text[])) AS ready
     FROM :SCHEMA.jobs_hot n
     WHERE n.queue = l.queue AND n.status = :PENDING AND n.concurrency_key IS NOT NULL
@@ -248,7 +249,7 @@ keyed_lines AS (
       SELECT h.id, h.priority, h.run_at
       FROM :SCHEMA.jobs_hot h
       WHERE h.queue = l.queue AND h.concurrency_key = l.key AND h.status = :PENDING
-        AND h.priority = v.priority AND h.run_at <= now() AND h.cancel_requested_at IS NULL
+        AND h.priority = v.priority AND h.run_at <= :NOW AND h.cancel_requested_at IS NULL
         AND ($6::text[] IS NULL OR lower(h.type) = ANY($6::text[]))
       ORDER BY h.run_at, h.id
       LIMIT l.room

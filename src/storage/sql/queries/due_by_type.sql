@@ -4,13 +4,14 @@
 -- Parameters:
 --   $1 queues: text[] — the queues to read
 --   $2 limit: int — most rows read
+--   $3 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: none.
 -- Returns: queue, type, due, oldest_due_at; by queue, then type.
 -- Row: queue text, type text, due bigint, oldest_due_at timestamptz
 SELECT queue, type, count(*) AS due, min(run_at) AS oldest_due_at
 FROM (
   SELECT queue, type, run_at FROM :SCHEMA.jobs_hot
-  WHERE status = :PENDING AND queue = ANY($1::text[]) AND run_at <= now()
+  WHERE status = :PENDING AND queue = ANY($1::text[]) AND run_at <= :NOW
   LIMIT $2::int
 ) d
 GROUP BY queue, type

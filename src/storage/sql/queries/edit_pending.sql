@@ -9,6 +9,7 @@
 --   $5 priority: int or NULL — the new priority; NULL keeps it
 --   $6 actor: text — who edits
 --   $7 delayMs: float8 or NULL — the new delay in ms from now; NULL keeps run_at
+--   $8 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row lock on the edited row.
 -- Returns: the id when edited.
 UPDATE :SCHEMA.jobs_hot
@@ -19,13 +20,13 @@ SET payload = coalesce($2::text, payload),
     status = CASE WHEN $7::float8 IS NULL THEN status
                   WHEN $7::float8 > 0 THEN :SCHEDULED ELSE :PENDING END,
     run_at = CASE WHEN $7::float8 IS NULL THEN run_at
-                  ELSE now() + $7::float8 * interval '1 millisecond' END,
+                  ELSE :NOW + $7::float8 * interval '1 millisecond' END,
     last_modified_by = $6::text,
     history = jsonb_path_query_array(
       coalesce(history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-        'kind', 'action', 'action', 'edit', 'actor', $6::text, 'at', now())),
+        'kind', 'action', 'action', 'edit', 'actor', $6::text, 'at', :NOW)),
       '$[last - :MAX_HISTORY + 1 to last]'),
-    updated_at = now(),
-    changed_at = now()
+    updated_at = :NOW,
+    changed_at = :NOW
 WHERE id = $1::text AND status IN (:PENDING, :SCHEDULED)
 RETURNING id

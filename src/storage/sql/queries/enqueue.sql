@@ -16,6 +16,7 @@
 --   $10 traceParents: (text or NULL)[] — their trace parents
 --   $11 concurrencyKeys: (text or NULL)[] — their concurrency keys
 --   $12 concurrencyLimits: (int or NULL)[] — their concurrency limits
+--   $13 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row inserts only. Queue rows are inserted in name order so concurrent enqueues
 --   touching several new queues cannot deadlock; a conflicting idempotency key waits for the
 --   holder's transaction and is then skipped (ON CONFLICT DO NOTHING).
@@ -30,7 +31,7 @@ WITH input AS (
 ),
 ensure_queues AS (
   INSERT INTO :SCHEMA.queues (name, updated_at)
-  SELECT DISTINCT queue, now() FROM input ORDER BY 1
+  SELECT DISTINCT queue, :NOW FROM input ORDER BY 1
   ON CONFLICT (name) DO NOTHING
 ),
 inserted AS (
@@ -39,7 +40,7 @@ inserted AS (
                                 trace_parent, concurrency_key, concurrency_limit)
   SELECT id, queue, type, payload, tags, idempotency_key, priority,
          CASE WHEN delay_ms > 0 THEN :SCHEDULED ELSE :PENDING END,
-         0, now() + delay_ms * interval '1 millisecond', now(), now(), created_by, trace_parent,
+         0, :NOW + delay_ms * interval '1 millisecond', :NOW, :NOW, created_by, trace_parent,
          concurrency_key, concurrency_limit
   FROM input
   ORDER BY ord

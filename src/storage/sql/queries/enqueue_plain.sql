@@ -12,6 +12,7 @@
 --   $7 tags: (text or NULL)[] — their tags
 --   $8 createdBy: (text or NULL)[] — who enqueued them
 --   $9 traceParents: (text or NULL)[] — their trace parents
+--   $10 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row inserts only; queue rows inserted in name order (no deadlocks between batches).
 --   A duplicate id raises 23505 on jobs_hot_pkey and nothing is written.
 -- Returns: nothing; every row was inserted when the statement succeeds.
@@ -23,12 +24,12 @@ WITH input AS (
 ),
 ensure_queues AS (
   INSERT INTO :SCHEMA.queues (name, updated_at)
-  SELECT DISTINCT queue, now() FROM input ORDER BY 1
+  SELECT DISTINCT queue, :NOW FROM input ORDER BY 1
   ON CONFLICT (name) DO NOTHING
 )
 INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, priority, status, attempts, run_at,
                               created_at, updated_at, created_by, trace_parent)
 SELECT id, queue, type, payload, tags, priority,
        CASE WHEN delay_ms > 0 THEN :SCHEDULED ELSE :PENDING END, 0,
-       now() + delay_ms * interval '1 millisecond', now(), now(), created_by, trace_parent
+       :NOW + delay_ms * interval '1 millisecond', :NOW, :NOW, created_by, trace_parent
 FROM input

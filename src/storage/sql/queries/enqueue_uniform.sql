@@ -13,16 +13,17 @@
 --   $7 tags: text or NULL — their tags
 --   $8 createdBy: text or NULL — who enqueued them
 --   $9 traceParent: text or NULL — their trace parent
+--   $10 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row inserts only. A duplicate id raises 23505 on jobs_hot_pkey and nothing is written.
 -- Returns: nothing; every row was inserted when the statement succeeds.
 WITH ensure_queue AS (
   INSERT INTO :SCHEMA.queues (name, updated_at)
-  VALUES ($3::text, now())
+  VALUES ($3::text, :NOW)
   ON CONFLICT (name) DO NOTHING
 )
 INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, priority, status, attempts, run_at,
                               created_at, updated_at, created_by, trace_parent)
 SELECT id, $3::text, $4::text, payload, $7::text, $5::int,
        CASE WHEN $6::float8 > 0 THEN :SCHEDULED ELSE :PENDING END, 0,
-       now() + $6::float8 * interval '1 millisecond', now(), now(), $8::text, $9::text
+       :NOW + $6::float8 * interval '1 millisecond', :NOW, :NOW, $8::text, $9::text
 FROM unnest($1::text[], $2::text[]) AS t(id, payload)

@@ -6,6 +6,7 @@
 --   $2 workerIds: text[] — the worker holding each lease
 --   $3 leaseTokens: text[] — each job's lease token
 --   $4 progress: (real or NULL)[] — each job's progress; NULL elements keep the stored value
+--   $5 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row locks on the updated hot rows (UPDATE). A row that rescue has locked makes this
 --   wait; once rescue commits, the row is gone or no longer matches, so the lease reads as lost.
 -- Returns: id, worker_id, lease_token, cancel_requested (boolean) and cancel_requested_by (the
@@ -13,9 +14,9 @@
 -- Row: id text, worker_id text, lease_token text, cancel_requested boolean,
 --   cancel_requested_by text or NULL
 UPDATE :SCHEMA.jobs_hot h
-SET heartbeat_at = now(),
+SET heartbeat_at = :NOW,
     progress = coalesce(l.progress, h.progress),
-    updated_at = now()
+    updated_at = :NOW
 FROM unnest($1::text[], $2::text[], $3::text[], $4::real[])
   AS l(id, worker_id, lease_token, progress)
 WHERE h.id = l.id

@@ -23,6 +23,7 @@
 --   $9 errorClasses: text[] — each error's class
 --   $10 messages: text[] — each error's normalised message
 --   $11 frames: (text or NULL)[] — each error's top user frame
+--   $12 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row locks on the moved hot rows; stats_summary, metric_buckets, dlq_error_groups and
 --   dlq_error_group_hours rows are upserted once per key, in key order, so concurrent movers
 --   cannot deadlock on them; the first two in this session's shard (counter_shard()).
@@ -51,7 +52,7 @@ moved AS (
               THEN jsonb_path_query_array(coalesce(h.history, '[]'::jsonb) || jsonb_build_array(
                 jsonb_build_object('kind', 'action', 'action', 'cancel',
                                    'actor', coalesce(h.cancel_requested_by, i.actor, 'unknown'),
-                                   'at', coalesce(h.cancel_requested_at, now()))),
+                                   'at', coalesce(h.cancel_requested_at, :NOW))),
                 '$[last - :MAX_HISTORY + 1 to last]')
               ELSE h.history END AS history,
             i.reason, i.error, i.fingerprint, i.error_class, i.message, i.frame
@@ -62,7 +63,7 @@ ins AS (
                                 created_at, failed_at, started_at, progress, history, fingerprint,
                                 concurrency_key, concurrency_limit)
   SELECT id, queue, type, payload, tags, reason, error, attempts, lost_attempts, worker_id,
-         created_by, last_modified_by, created_at, now(), started_at, progress, history,
+         created_by, last_modified_by, created_at, :NOW, started_at, progress, history,
          fingerprint, concurrency_key, concurrency_limit
   FROM moved
   ON CONFLICT (id) DO UPDATE SET
@@ -79,8 +80,8 @@ ins AS (
 grouped AS (
   INSERT INTO :SCHEMA.dlq_error_groups AS g (fingerprint, queue, type, error_class, message,
                                              frame, dead_count, first_seen, last_seen)
-  SELECT fingerprint, queue, type, min(error_class), min(message), min(frame), count(*), now(),
-         now()
+  SELECT fingerprint, queue, type, min(error_class), min(message), min(frame), count(*), :NOW,
+         :NOW
   FROM moved GROUP BY fingerprint, queue, type ORDER BY fingerprint, queue, type
   ON CONFLICT (fingerprint, queue, type) DO UPDATE SET
     dead_count = g.dead_count + EXCLUDED.dead_count,
@@ -89,7 +90,7 @@ grouped AS (
 hours AS (
   INSERT INTO :SCHEMA.dlq_error_group_hours AS h (fingerprint, hour_start, dead_count)
   -- The hour on the epoch (UTC), whatever the session's time zone: the trend's hours line up.
-  SELECT fingerprint, to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600), count(*)
+  SELECT fingerprint, to_timestamp(floor(extract(epoch FROM :NOW) / 3600) * 3600), count(*)
   FROM moved GROUP BY fingerprint ORDER BY fingerprint
   ON CONFLICT (fingerprint, hour_start) DO UPDATE SET dead_count = h.dead_count + EXCLUDED.dead_count
 ),
@@ -99,13 +100,13 @@ old_hours AS (
   USING (SELECT o.fingerprint, o.hour_start
          FROM :SCHEMA.dlq_error_group_hours o
          WHERE o.fingerprint IN (SELECT fingerprint FROM moved)
-           AND o.hour_start < now() - interval '49 hours'
+           AND o.hour_start < :NOW - interval '49 hours'
          FOR UPDATE OF o SKIP LOCKED) old
   WHERE h.fingerprint = old.fingerprint AND h.hour_start = old.hour_start
 ),
 stats AS (
   INSERT INTO :SCHEMA.stats_summary AS s (queue, shard, failed_total, last_activity_at)
-  SELECT queue, :SCHEMA.counter_shard(), count(*), now() FROM moved GROUP BY queue ORDER BY queue
+  SELECT queue, :SCHEMA.counter_shard(), count(*), :NOW FROM moved GROUP BY queue ORDER BY queue
   ON CONFLICT (queue, shard) DO UPDATE SET
     failed_total = s.failed_total + EXCLUDED.failed_total,
     last_activity_at = EXCLUDED.last_activity_at
@@ -114,8 +115,8 @@ buckets AS (
   INSERT INTO :SCHEMA.metric_buckets AS b (bucket_start, queue, outcome, failure_reason, shard,
                                            completed_count, duration_count, total_duration_ms,
                                            max_duration_ms, updated_at)
-  SELECT date_trunc('second', now()), queue, 1, reason, :SCHEMA.counter_shard(), count(*), 0, 0,
-         NULL, now()
+  SELECT date_trunc('second', :NOW), queue, 1, reason, :SCHEMA.counter_shard(), count(*), 0, 0,
+         NULL, :NOW
   FROM moved GROUP BY queue, reason ORDER BY queue, reason
   ON CONFLICT (bucket_start, queue, outcome, failure_reason, shard) DO UPDATE SET
     completed_count = b.completed_count + EXCLUDED.completed_count,

@@ -1,5 +1,6 @@
 -- Purpose: the store clock (database time).
--- Parameters: none
+-- Parameters:
+--   $1 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: none.
 -- Row: now timestamptz
-SELECT clock_timestamp() AS now
+SELECT :CLOCK_NOW AS now

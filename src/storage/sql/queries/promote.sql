@@ -5,6 +5,7 @@
 --   the next scheduled job is due, so the promoter sleeps until then.
 -- Parameters:
 --   $1 limit: int — most rows
+--   $2 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on the due rows read off jobs_hot_scheduled_idx (a range
 --   scan that stops at the first row not yet due), in run_at order; one statement, so no lock
 --   outlives it, and promoters of other processes take the rows this one skips.
@@ -15,7 +16,7 @@
 WITH due AS (
   SELECT h.id
   FROM :SCHEMA.jobs_hot h
-  WHERE h.status = :SCHEDULED AND h.run_at <= now()
+  WHERE h.status = :SCHEDULED AND h.run_at <= :NOW
   ORDER BY h.run_at, h.id
   LIMIT $1::int
   FOR UPDATE SKIP LOCKED
@@ -41,7 +42,7 @@ next AS (
 )
 SELECT c.queue, coalesce(c.promoted, 0) AS promoted,
        date_part('epoch', n.next_run_at) * 1000 AS next_run_at,
-       date_part('epoch', now()) * 1000 AS read_at
+       date_part('epoch', :NOW) * 1000 AS read_at
 FROM next n
 LEFT JOIN counts c ON true
 ORDER BY c.queue

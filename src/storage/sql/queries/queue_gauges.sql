@@ -7,14 +7,15 @@
 --   priorities of the fetch index (one probe per priority), then the first run_at of each
 --   priority; of keyed jobs, the least run_at of the keyed fetch index (every pending keyed entry
 --   of the queue, index only). Scheduled rows are counted on jobs_hot_scheduled_idx (index only).
--- Parameters: none
+-- Parameters:
+--   $1 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: none (reads).
 -- Row: queue text, paused boolean, active boolean, due bigint, scheduled bigint, fetched bigint,
 --   processing bigint, dead numeric, oldest_due_at timestamptz or NULL, succeeded_total numeric,
 --   failed_total numeric, read_at timestamptz
 WITH pending AS (
-  SELECT queue, count(*) FILTER (WHERE scheduled = 0 OR run_at <= now()) AS due,
-         count(*) FILTER (WHERE scheduled = 1 AND run_at > now()) AS scheduled,
+  SELECT queue, count(*) FILTER (WHERE scheduled = 0 OR run_at <= :NOW) AS due,
+         count(*) FILTER (WHERE scheduled = 1 AND run_at > :NOW) AS scheduled,
          min(run_at) FILTER (WHERE scheduled = 1) AS first_scheduled_at
   FROM (SELECT queue, run_at, 0 AS scheduled FROM :SCHEMA.jobs_hot
         WHERE status = :PENDING AND concurrency_key IS NULL
@@ -39,11 +40,11 @@ dead AS (
 SELECT q.name AS queue, q.is_paused AS paused, q.is_active AS active, coalesce(p.due, 0) AS due, coalesce(p.scheduled, 0) AS scheduled,
        coalesce(a.fetched, 0) AS fetched, coalesce(a.processing, 0) AS processing,
        coalesce(d.dead, 0) AS dead,
-       CASE WHEN least(o.first_run_at, p.first_scheduled_at) <= now()
+       CASE WHEN least(o.first_run_at, p.first_scheduled_at) <= :NOW
             THEN least(o.first_run_at, p.first_scheduled_at) END AS oldest_due_at,
        coalesce(s.succeeded_total, 0) AS succeeded_total,
        coalesce(s.failed_total, 0) AS failed_total,
-       now() AS read_at
+       :NOW AS read_at
 FROM :SCHEMA.queues q
 LEFT JOIN (
   SELECT queue, sum(succeeded_total) AS succeeded_total, sum(failed_total) AS failed_total

@@ -9,6 +9,7 @@
 --   $2 limit: int — most rows
 --   $3 retryTypes: text[] — the opted-in type keys, lower-case
 --   $4 maxLost: float8[] — their lost_attempts maximum, parallel to $3
+--   $5 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE OF the hot rows, SKIP LOCKED: a row a worker is settling or heartbeating
 --   right now is not a zombie this time; the locks are held until the rescue transaction ends.
 --   Processing rows are found through the small partial jobs_hot_active_idx; the first age test
@@ -28,11 +29,11 @@ FROM :SCHEMA.jobs_hot h
 LEFT JOIN :SCHEMA.queues q ON q.name = h.queue
 LEFT JOIN retry_types r ON r.type_key = lower(h.type)
 WHERE h.status = :PROCESSING
-  AND coalesce(h.heartbeat_at, h.started_at, h.updated_at) < now() - (
+  AND coalesce(h.heartbeat_at, h.started_at, h.updated_at) < :NOW - (
     SELECT least($1::float8, min(zombie_timeout_seconds)::float8 * 1000) FROM :SCHEMA.queues
   ) * interval '1 millisecond'
   AND coalesce(h.heartbeat_at, h.started_at, h.updated_at)
-      < now() - coalesce(q.zombie_timeout_seconds::float8 * 1000, $1::float8)
+      < :NOW - coalesce(q.zombie_timeout_seconds::float8 * 1000, $1::float8)
                 * interval '1 millisecond'
 ORDER BY coalesce(h.heartbeat_at, h.started_at, h.updated_at), h.id
 LIMIT $2::int

@@ -14,6 +14,7 @@
 --   $7 versions: (bigint or NULL)[] — parallel to $1: a job moves only while its version
 --     (edited_at, else failed_at, in microseconds since the epoch) equals the given one (a bulk
 --     action's snapshot); NULL elements skip the check
+--   $8 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row locks on the deleted DLQ rows; a concurrent resurrect of the same id waits and
 --   then finds the row gone, so each id moves once.
 -- Returns: id of each resurrected job.
@@ -40,7 +41,7 @@ ungrouped AS (
 ),
 ensure_queues AS (
   INSERT INTO :SCHEMA.queues (name, updated_at)
-  SELECT DISTINCT queue, now() FROM moved ORDER BY 1
+  SELECT DISTINCT queue, :NOW FROM moved ORDER BY 1
   ON CONFLICT (name) DO NOTHING
 ),
 ins AS (
@@ -52,7 +53,7 @@ ins AS (
                                 concurrency_key, concurrency_limit)
   SELECT id, queue, type, coalesce(new_payload, payload),
          CASE WHEN $4::boolean THEN $5::text ELSE tags END,
-         NULL, $6::int, 0, 0, 0, NULL, NULL, now(), created_at, NULL, NULL, NULL, NULL, now(),
+         NULL, $6::int, 0, 0, 0, NULL, NULL, :NOW, created_at, NULL, NULL, NULL, NULL, :NOW,
          created_by,
          $2::text, error_details,
          jsonb_path_query_array(coalesce(history, '[]'::jsonb) || jsonb_build_array(
@@ -60,9 +61,9 @@ ins AS (
                               'endedAt', failed_at, 'workerId', worker_id, 'outcome', 'dead',
                               'reason', failure_reason, 'error', left(error_details, :MAX_HISTORY_ERROR)),
            jsonb_build_object('kind', 'action', 'action', 'resurrect', 'actor', $2::text,
-                              'at', now())),
+                              'at', :NOW)),
            '$[last - :MAX_HISTORY + 1 to last]'),
-         now(), concurrency_key, concurrency_limit
+         :NOW, concurrency_key, concurrency_limit
   FROM moved
   RETURNING id
 )

@@ -5,12 +5,13 @@
 --   $2 limit: int — most rows
 --   $3 queue: text or NULL — the rule's queue; NULL: any
 --   $4 exceptQueues: text[] or NULL — the rule's excepted queues; NULL: none
+--   $5 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the rows deleted.
 -- Row: n bigint
 WITH picked AS (
   SELECT id FROM :SCHEMA.jobs_archive
-  WHERE finished_at < now() - $1::bigint * interval '1 millisecond'
+  WHERE finished_at < :NOW - $1::bigint * interval '1 millisecond'
     AND ($3::text IS NULL OR queue = $3::text)
     AND ($4::text[] IS NULL OR queue <> ALL($4::text[]))
   ORDER BY finished_at

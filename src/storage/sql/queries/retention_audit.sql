@@ -3,12 +3,13 @@
 -- Parameters:
 --   $1 ageMs: bigint — the age in ms
 --   $2 limit: int — most rows
+--   $3 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the rows deleted.
 -- Row: n bigint
 WITH picked AS (
   SELECT id FROM :SCHEMA.operator_actions
-  WHERE at < now() - $1::bigint * interval '1 millisecond'
+  WHERE at < :NOW - $1::bigint * interval '1 millisecond'
   ORDER BY at
   LIMIT $2::int
   FOR UPDATE SKIP LOCKED

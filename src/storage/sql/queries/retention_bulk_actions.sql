@@ -4,6 +4,7 @@
 -- Parameters:
 --   $1 ageMs: bigint — the age in ms
 --   $2 limit: int — most items and most actions
+--   $3 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on the items it deletes (never waits); its own short
 --   transaction.
 -- Returns: n, the items and actions deleted.
@@ -11,7 +12,7 @@
 WITH expired AS (
   SELECT id FROM :SCHEMA.bulk_actions
   WHERE status <> 'running'
-    AND coalesce(finished_at, expires_at) < now() - $1::bigint * interval '1 millisecond'
+    AND coalesce(finished_at, expires_at) < :NOW - $1::bigint * interval '1 millisecond'
 ), items AS (
   SELECT i.action_id, i.job_id FROM :SCHEMA.bulk_action_items i
   JOIN expired e ON e.id = i.action_id

@@ -3,10 +3,11 @@
 --   $1 ageMs: bigint — the age in ms
 --   $2 queue: text or NULL — the rule's queue; NULL: any
 --   $3 exceptQueues: text[] or NULL — the rule's excepted queues; NULL: none
+--   $4 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: none (a read).
 -- Returns: n.
 -- Row: n bigint
 SELECT count(*) AS n FROM :SCHEMA.jobs_dlq
-WHERE failed_at < now() - $1::bigint * interval '1 millisecond'
+WHERE failed_at < :NOW - $1::bigint * interval '1 millisecond'
   AND ($2::text IS NULL OR queue = $2::text)
   AND ($3::text[] IS NULL OR queue <> ALL($3::text[]))

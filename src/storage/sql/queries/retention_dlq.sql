@@ -7,12 +7,13 @@
 --   $2 limit: int — most rows
 --   $3 queue: text or NULL — the rule's queue; NULL: any
 --   $4 exceptQueues: text[] or NULL — the rule's excepted queues; NULL: none
+--   $5 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the DLQ rows deleted.
 -- Row: n bigint
 WITH picked AS (
   SELECT id FROM :SCHEMA.jobs_dlq
-  WHERE failed_at < now() - $1::bigint * interval '1 millisecond'
+  WHERE failed_at < :NOW - $1::bigint * interval '1 millisecond'
     AND ($3::text IS NULL OR queue = $3::text)
     AND ($4::text[] IS NULL OR queue <> ALL($4::text[]))
   ORDER BY failed_at
@@ -34,7 +35,7 @@ WITH picked AS (
   DELETE FROM :SCHEMA.dlq_error_groups g
   USING (SELECT e.fingerprint, e.queue, e.type FROM :SCHEMA.dlq_error_groups e
          WHERE e.dead_count = 0
-           AND e.last_seen < now() - $1::bigint * interval '1 millisecond'
+           AND e.last_seen < :NOW - $1::bigint * interval '1 millisecond'
            AND ($3::text IS NULL OR e.queue = $3::text)
            AND ($4::text[] IS NULL OR e.queue <> ALL($4::text[]))
          LIMIT $2::int
@@ -44,7 +45,7 @@ WITH picked AS (
   -- Trend hours past what move_to_dlq.sql keeps (49 hours), of groups that stopped failing.
   DELETE FROM :SCHEMA.dlq_error_group_hours h
   USING (SELECT o.fingerprint, o.hour_start FROM :SCHEMA.dlq_error_group_hours o
-         WHERE o.hour_start < now() - interval '49 hours'
+         WHERE o.hour_start < :NOW - interval '49 hours'
          LIMIT $2::int
          FOR UPDATE OF o SKIP LOCKED) x
   WHERE h.fingerprint = x.fingerprint AND h.hour_start = x.hour_start

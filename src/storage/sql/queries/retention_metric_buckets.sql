@@ -2,12 +2,13 @@
 -- Parameters:
 --   $1 ageMs: bigint — the age in ms
 --   $2 limit: int — most rows
+--   $3 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: FOR UPDATE SKIP LOCKED on the rows it deletes (never waits); its own short transaction.
 -- Returns: n, the rows deleted.
 -- Row: n bigint
 WITH picked AS (
   SELECT bucket_start, queue, outcome, failure_reason, shard FROM :SCHEMA.metric_buckets
-  WHERE bucket_start < now() - $1::bigint * interval '1 millisecond'
+  WHERE bucket_start < :NOW - $1::bigint * interval '1 millisecond'
   ORDER BY bucket_start
   LIMIT $2::int
   FOR UPDATE SKIP LOCKED

@@ -15,6 +15,7 @@
 --   $7 keep: boolean[] or NULL — false for a job type that keeps no succeeded rows (a queue's
 --     keep_succeeded false does the same for all its jobs): moved and counted, not archived; the
 --     whole array NULL when every job keeps its row
+--   $8 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
 --   once per queue, in queue order, so concurrent settlers cannot deadlock on them, and in this
 --   session's shard (counter_shard(), schema 22), so settlers of other sessions rarely wait.

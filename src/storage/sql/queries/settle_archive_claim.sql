@@ -21,6 +21,7 @@
 --   $11 limit: int — most jobs to start: the slots the worker keeps free for them
 --   $12 cappedQueues: text[] — the capped queues the worker serves and may take from (the store
 --     leaves out queues holding keyed jobs)
+--   $13 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking and a reused archived id: as settle_archive.sql, plus FOR UPDATE SKIP LOCKED on the rows
 --   looked at (never waits, never hands a row to two claimers). No queue row is locked and
 --   claim_seq is not raised: a queue's fetched + processing count never grows here — each job
@@ -68,8 +69,8 @@ picked AS (
 ),
 claimed AS (
   UPDATE :SCHEMA.jobs_hot h
-  SET status = :FETCHED, worker_id = $9::text, lease_token = $10::text, updated_at = now(),
-      changed_at = now()
+  SET status = :FETCHED, worker_id = $9::text, lease_token = $10::text, updated_at = :NOW,
+      changed_at = :NOW
   WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING h.*
 )

@@ -4,6 +4,7 @@
 --   $1 ids: text[] — the jobs' ids
 --   $2 workerIds: text[] — the worker holding each lease
 --   $3 leaseTokens: text[] — each job's lease token
+--   $4 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row locks on the updated hot rows.
 -- Returns: id and queue of each released job.
 -- Row: id text, queue text
@@ -12,7 +13,7 @@ SET status = :PENDING,
     worker_id = NULL,
     lease_token = NULL,
     heartbeat_at = NULL,
-    updated_at = now()
+    updated_at = :NOW
 FROM unnest($1::text[], $2::text[], $3::text[]) AS l(id, worker_id, lease_token)
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id

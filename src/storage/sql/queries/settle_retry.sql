@@ -12,6 +12,7 @@
 --   $5 delaysMs: float8[] — each job's delay in ms
 --   $6 errors: text[] — each job's error
 --   $7 lost: boolean[] — whether each run was lost (refunded)
+--   $8 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row locks on the updated hot rows; stats_summary rows upserted once per queue, in
 --   queue order, in this session's shard (counter_shard()).
 -- Returns: id and queue of each rescheduled job.
@@ -29,16 +30,16 @@ updated AS (
       heartbeat_at = NULL,
       attempts = CASE WHEN i.lost THEN greatest(h.attempts - 1, 0) ELSE h.attempts END,
       lost_attempts = CASE WHEN i.lost THEN h.lost_attempts + 1 ELSE h.lost_attempts END,
-      run_at = now() + i.delay_ms * interval '1 millisecond',
+      run_at = :NOW + i.delay_ms * interval '1 millisecond',
       last_error = i.error,
       progress = NULL,
       history = CASE WHEN i.from_status = :PROCESSING THEN jsonb_path_query_array(
         coalesce(h.history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-          'kind', 'run', 'attempt', h.attempts, 'startedAt', h.started_at, 'endedAt', now(),
+          'kind', 'run', 'attempt', h.attempts, 'startedAt', h.started_at, 'endedAt', :NOW,
           'workerId', h.worker_id, 'outcome', CASE WHEN i.lost THEN 'lost' ELSE 'retried' END,
           'error', left(i.error, :MAX_HISTORY_ERROR))),
         '$[last - :MAX_HISTORY + 1 to last]') ELSE h.history END,
-      updated_at = now()
+      updated_at = :NOW
   FROM input i
   WHERE h.id = i.id
     AND h.worker_id = i.worker_id
@@ -48,7 +49,7 @@ updated AS (
 ),
 stats AS (
   INSERT INTO :SCHEMA.stats_summary AS s (queue, shard, retried_total, last_activity_at)
-  SELECT queue, :SCHEMA.counter_shard(), count(*), now() FROM updated GROUP BY queue ORDER BY queue
+  SELECT queue, :SCHEMA.counter_shard(), count(*), :NOW FROM updated GROUP BY queue ORDER BY queue
   ON CONFLICT (queue, shard) DO UPDATE SET
     retried_total = s.retried_total + EXCLUDED.retried_total,
     last_activity_at = EXCLUDED.last_activity_at

@@ -3,6 +3,7 @@
 --   $1 ids: text[] — the jobs' ids
 --   $2 workerIds: text[] — the worker holding each lease
 --   $3 leaseTokens: text[] — each job's lease token
+--   $4 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: row locks on the matched hot rows (UPDATE).
 -- Returns: the started rows' columns a worker needs, as claim.sql returns them.
 -- Row: id text, queue text, type text, payload text or NULL, status smallint, attempts int,
@@ -11,9 +12,9 @@
 UPDATE :SCHEMA.jobs_hot h
 SET status = :PROCESSING,
     attempts = h.attempts + 1,
-    started_at = now(),
-    heartbeat_at = now(),
-    updated_at = now()
+    started_at = :NOW,
+    heartbeat_at = :NOW,
+    updated_at = :NOW
 FROM unnest($1::text[], $2::text[], $3::text[]) AS l(id, worker_id, lease_token)
 WHERE h.id = l.id
   AND h.worker_id = l.worker_id
