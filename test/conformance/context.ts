@@ -31,6 +31,6 @@ export interface ConformanceContext {
   failToDead: (queue: string, error: string, type?: string) => Promise<string>;
   statsOf: (queue: string) => Promise<QueueStats>;
   bucketsOf: (queue: string) => Promise<MetricBucket[]>;
-  /** Resolves once the store's clock reads a later millisecond than `after`. */
+  /** Moves the store's (fake) clock to a later millisecond than `after`, without waiting. */
   storeTimePasses: (after: Date | number) => Promise<void>;
 }

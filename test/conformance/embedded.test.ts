@@ -26,9 +26,9 @@ describeStoreConformance('embedded', {
     await pglite?.close();
     pglite = undefined;
   },
-  make() {
+  make(clock) {
     const schema = uniqueSchema('conf');
-    const store = embedded({ dataDir: 'memory://', schema, pglite: shared() });
+    const store = embedded({ dataDir: 'memory://', schema, pglite: shared(), clock });
     schemas.set(store, schema);
     return Promise.resolve(store);
   },

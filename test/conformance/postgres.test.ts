@@ -13,9 +13,9 @@ const schemas = new WeakMap<Store, string>();
 
 describeStoreConformance('postgres', {
   available: postgresAvailable,
-  make() {
+  make(clock) {
     const schema = uniqueSchema('conf');
-    const store = postgres({ connectionString: TEST_DATABASE_URL, schema });
+    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, clock });
     schemas.set(store, schema);
     return Promise.resolve(store);
   },

@@ -17,16 +17,16 @@
  * - `idempotencyClaims()`: idempotency.ts; `rateLimits()`: rate-limits.ts; `schedules()`:
  *   schedules.ts.
  *
- * Time-dependent checks wait until the store's own clock has passed a time (the SQL stores
- * schedule with the database clock, so this is real time), never for a fixed delay. Every wait is
- * bounded.
+ * Every store is given a `FakeClock` (the SQL stores read it in every statement instead of the
+ * database's clock), so a time-dependent check moves the store's clock past a time at once,
+ * never waits for it. The waits left are for events (wake-ups, broadcasts), each bounded.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FailureReason } from '../../src/job/state.js';
 import type { ArchivedJob, DeadJob, HotJob, NewJob, QueueStats } from '../../src/storage/model.js';
 import type { MetricBucket } from '../../src/storage/queue-store.js';
 import type { Store } from '../../src/storage/store.js';
-import { waitFor } from '../helpers/wait.js';
+import { FakeClock } from '../../src/util/clock.js';
 import { describeBulkStore } from './bulk.js';
 import { describeClusterStore } from './cluster.js';
 import type { ConformanceContext } from './context.js';
@@ -42,8 +42,8 @@ import { checkTransitions } from './transition-check.js';
 
 /** How the suite obtains stores of one provider. */
 export interface StoreFactory {
-  /** A new, independent store (the suite calls `open()` on it). */
-  make(): Promise<Store>;
+  /** A new, independent store reading the time from `clock` (the suite calls `open()` on it). */
+  make(clock: FakeClock): Promise<Store>;
   /** Frees what `make` allocated (schema, files); called after the store was closed. */
   cleanup?(store: Store): Promise<void>;
   /** Runs once before the file's tests (e.g. starts a shared database). */
@@ -60,6 +60,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     let available = true;
     let store: Store;
     let current: Store | undefined;
+    /** The current test's store clock; it starts at the real time and moves only when told. */
+    let clock: FakeClock;
 
     beforeAll(async () => {
       available = factory.available ? await factory.available() : true;
@@ -75,7 +77,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
     beforeEach(async (context) => {
       if (!available) context.skip(`${name} storage is not available`);
-      current = await factory.make();
+      clock = new FakeClock(Date.now());
+      current = await factory.make(clock);
       violations.length = 0;
       store = checkTransitions(current, violations);
       await store.open();
@@ -182,17 +185,14 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     }
 
     /**
-     * Resolves once the store's clock reads a later millisecond than `after`: a row stamped at
-     * `after` is then older than `now`, and rows written from now on are stamped later. Strictly
-     * later, because timestamps read back as Dates are cut to the millisecond.
+     * Moves the store's clock to a later millisecond than `after` (if it is not there yet): a row
+     * stamped at `after` is then older than `now`, and rows written from now on are stamped later.
+     * Strictly later, because timestamps read back as Dates are cut to the millisecond.
      */
-    async function storeTimePasses(after: Date | number): Promise<void> {
+    function storeTimePasses(after: Date | number): Promise<void> {
       const target = typeof after === 'number' ? after : after.getTime();
-      await waitFor(async () => (await store.cluster.now()).getTime() > target, {
-        timeoutMs: 5_000,
-        intervalMs: 5,
-        message: `the store clock to pass ${new Date(target).toISOString()}`,
-      });
+      if (clock.now() <= target) clock.advance(target + 1 - clock.now());
+      return Promise.resolve();
     }
 
     async function bucketsOf(queue: string): Promise<MetricBucket[]> {
@@ -239,7 +239,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         await enqueueOne();
         expect(await store.operator.listHot({ limit: 10 })).toHaveLength(1);
 
-        const spare = await factory.make();
+        const spare = await factory.make(clock);
         try {
           await spare.close();
           await spare.close();

@@ -6,6 +6,7 @@ import type { IdempotencyOutcome } from '../../src/runtime/idempotency-outcome.j
 import type { IdempotencyClaims } from '../../src/storage/idempotency.js';
 import { postgres, type PostgresStore } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { FakeClock } from '../../src/util/clock.js';
 import { waitFor } from '../helpers/wait.js';
 import { waitForJob } from '../../src/testing/index.js';
 
@@ -17,17 +18,24 @@ afterAll(async () => {
   if (available) await dropSchema(schema);
 });
 
-function open(): PostgresStore {
-  return postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
+function open(clock?: FakeClock): PostgresStore {
+  return postgres({
+    connectionString: TEST_DATABASE_URL,
+    schema,
+    logger: silentLogger,
+    ...(clock && { clock }),
+  });
 }
 
 describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
   let store: PostgresStore;
   let claims: IdempotencyClaims;
   let pool: pg.Pool;
+  /** The store's clock: expiry is judged by it, so the tests move it rather than wait. */
+  const clock = new FakeClock(Date.now());
 
   beforeAll(async () => {
-    store = open();
+    store = open(clock);
     await store.open();
     claims = store.idempotencyClaims();
     pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
@@ -38,7 +46,7 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
     await pool?.end();
   });
 
-  /** Resolves once the database clock, which judges expiry, is past the expiry of `key`'s claim. */
+  /** Moves the store's clock, which judges expiry, past the expiry of `key`'s claim. */
   async function untilExpired(key: string): Promise<void> {
     const { rows } = await pool.query<{ expires_at: Date | null }>(
       `select expires_at from "${schema}".idempotency_claims where key = $1`,
@@ -47,11 +55,7 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
     const expiresAt = rows[0]?.expires_at;
     if (!expiresAt) throw new Error(`claim ${key} has no expiry`);
     // Strictly later: expires_at is read back cut to the millisecond.
-    await waitFor(async () => (await store.cluster.now()).getTime() > expiresAt.getTime(), {
-      timeoutMs: 5000,
-      intervalMs: 10,
-      message: `claim ${key} to expire`,
-    });
+    clock.advance(Math.max(0, expiresAt.getTime() + 1 - clock.now()));
   }
 
   it('hands one key to exactly one of 10 concurrent claimers', async () => {
@@ -81,7 +85,8 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
   });
 
   it('lets a new claim take over an expired one', async () => {
-    // TTLs leave room for a loaded machine: the second begin must land before the first expires.
+    // The store's clock stands still until untilExpired moves it: the second begin lands before
+    // the first claim expires however loaded the machine is.
     expect(await claims.begin('short', 'job-1', 400)).toEqual({ status: 'claimed' });
     expect(await claims.begin('short', 'job-2', 60_000)).toEqual({
       status: 'in-progress',

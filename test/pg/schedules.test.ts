@@ -1,21 +1,22 @@
 /**
- * Recurring jobs on PostgreSQL with real time and real processes:
+ * Recurring jobs on PostgreSQL:
  * - three scheduler processes (test/fixtures/schedule-worker.mjs, over the built package in
  *   dist/) run one every-second schedule for 15 s: every tick from the first to the last has
  *   exactly one job, and every job one tick — also after the jobs were run and archived;
+ *   (real time and real processes);
  * - a restart after downtime applies the missed-tick policy: `all` fills the gap, `skip` leaves
- *   it.
+ *   it (one process, on a `FakeClock` that engine and store share).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger, type Schedule } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { FakeClock } from '../../src/util/clock.js';
 import { withTimeout } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -191,10 +192,12 @@ describe.skipIf(!pgUp)('PostgreSQL: schedules across processes and restarts', ()
   );
 
   /**
-   * Runs an every-second schedule for 2.5 s, stops, waits 4 s, starts again for 2.5 s: the
-   * ticks, and the last tick before the stop and the store's now at the restart.
+   * Runs an every-second schedule for 2 s, stops, lets 4 s pass, starts again for 2 s: the ticks,
+   * the last tick before the stop and the store's now at the restart. Engines and store share a
+   * `FakeClock`, so no second is waited for: each step moves the clock over one scheduler pass
+   * and waits for that pass; `fires` is how many ticks have fired after each step.
    */
-  async function restart(missed: 'all' | 'skip') {
+  async function restart(missed: 'all' | 'skip', fires: readonly number[]) {
     const schema = uniqueSchema(`sched_${missed}`);
     schemas.push(schema);
     const tick = defineJob({ type: 'sched.restart.v1', handle: () => undefined });
@@ -205,27 +208,43 @@ describe.skipIf(!pgUp)('PostgreSQL: schedules across processes and restarts', ()
       missed,
       missedAfter: '1s',
     };
+    // Half a second past a whole one: each step of a second makes one tick due, half a second
+    // late (within missedAfter).
+    const clock = new FakeClock(Math.ceil(Date.now() / 1000) * 1000 + 500);
+    let fired = 0;
     const make = () => {
       const chokaq = new ChokaQ({
-        storage: postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger }),
+        storage: postgres({ connectionString: TEST_DATABASE_URL, schema, clock }),
         jobs: [tick],
         logger: silentLogger,
         schedules: [schedule],
+        clock,
       });
+      chokaq.on('schedule:fired', () => fired++);
       engines.push(chokaq);
       return chokaq;
     };
+    const expected = [...fires];
+    /** Moves the clock by `ms` over the scheduler's next pass and waits for that pass to end. */
+    const step = async (chokaq: ChokaQ, ms: number): Promise<void> => {
+      // The scheduler is the engine's own; its nextPass() is the hook LoopService keeps for tests.
+      const { scheduler } = chokaq as unknown as { scheduler: { nextPass(): Promise<void> } };
+      const passed = scheduler.nextPass();
+      await clock.advanceAsync(ms);
+      await withTimeout(passed, 10_000, `the scheduler pass at ${clock.now()}`);
+      expect(fired).toBe(expected.shift());
+    };
     const first = make();
     await first.start();
-    await sleep(2500);
+    for (const ms of [0, 1000, 1000]) await step(first, ms);
     await first.stop();
     const client = db as pg.Client;
     const before = await ticksOf(client, schema, 'restart');
-    await sleep(4000);
+    clock.advance(4000);
     const second = make();
     const restartAt = await second.storage.cluster.now();
     await second.start();
-    await sleep(2500);
+    for (const ms of [0, 1000, 1000]) await step(second, ms);
     await second.stop();
     return {
       ticks: await ticksOf(client, schema, 'restart'),
@@ -238,10 +257,11 @@ describe.skipIf(!pgUp)('PostgreSQL: schedules across processes and restarts', ()
     "a restart after downtime with missed: 'all' fires every missed tick once",
     { timeout: 30_000 },
     async () => {
-      const { ticks, lastBefore } = await restart('all');
+      // Two ticks, the four missed while down at the restart's first pass, then two more.
+      const { ticks, lastBefore } = await restart('all', [0, 1, 2, 6, 7, 8]);
       expect(lastBefore).toBeDefined();
       expect(ticks.map((t) => t.tick_at.toISOString())).toEqual(everySecond(ticks));
-      expect(ticks.length).toBeGreaterThanOrEqual(8);
+      expect(ticks).toHaveLength(8);
     },
   );
 
@@ -249,7 +269,8 @@ describe.skipIf(!pgUp)('PostgreSQL: schedules across processes and restarts', ()
     "a restart after downtime with missed: 'skip' fires none of the missed ticks",
     { timeout: 30_000 },
     async () => {
-      const { ticks, lastBefore, restartAt } = await restart('skip');
+      // Two ticks; at the restart only the one missed by less than missedAfter, then two more.
+      const { ticks, lastBefore, restartAt } = await restart('skip', [0, 1, 2, 3, 4, 5]);
       const gap = ticks.filter(
         (t) =>
           t.tick_at > (lastBefore?.tick_at ?? restartAt) &&
