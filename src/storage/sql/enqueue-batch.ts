@@ -23,16 +23,8 @@ export type EnqueueStatements = Pick<
 /** The parallel array parameters of `enqueue.sql`. */
 export function enqueueParams(jobs: readonly NewJob[]): EnqueueParams {
   return {
-    ids: jobs.map((j) => j.id),
-    queues: jobs.map((j) => j.queue),
-    types: jobs.map((j) => j.type),
-    payloads: jobs.map((j) => j.payload),
-    priorities: jobs.map((j) => j.priority),
-    delaysMs: jobs.map((j) => Math.max(0, j.delayMs)),
+    ...plainParams(jobs),
     idempotencyKeys: jobs.map((j) => j.idempotencyKey),
-    tags: jobs.map((j) => j.tags),
-    createdBy: jobs.map((j) => j.createdBy),
-    traceParents: jobs.map((j) => j.traceParent ?? null),
     concurrencyKeys: jobs.map((j) => j.concurrencyKey ?? null),
     concurrencyLimits: jobs.map((j) => j.concurrencyLimit ?? null),
   };
