@@ -1645,6 +1645,40 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         expect(woken).not.toContain('after');
       });
 
+      it('wakes listeners once the job can be claimed, for every enqueue of a busy queue', async (context) => {
+        if (!store.listen) context.skip(`${name} has no listen()`);
+        const listen = store.listen?.bind(store);
+        if (!listen) return;
+        // Each wake-up claims at once, as a worker does: the jobs it announces must be visible.
+        const claimed: string[] = [];
+        const claims: Promise<unknown>[] = [];
+        const unlisten = await listen((queue) => {
+          if (queue !== 'visible') return;
+          claims.push(
+            store
+              .claim({ workerId: 'w', limit: 10, queues: ['visible'] })
+              .then((rows) => claimed.push(...rows.map((row) => row.id))),
+          );
+        });
+        try {
+          // A quiet queue, then two enqueues at once and a failed one (a duplicate id) in between:
+          // whichever wake-ups are carried by the insert or sent after it, none is lost.
+          const first = await enqueueOne({ queue: 'visible' });
+          expect(await waitUntil(() => claimed.includes(first), 1_500)).toBe(true);
+          const both = await Promise.all([
+            enqueueOne({ queue: 'visible' }),
+            enqueueOne({ queue: 'visible' }),
+          ]);
+          await expect(store.enqueue([newJob({ id: first, queue: 'visible' })])).rejects.toThrow();
+          const last = await enqueueOne({ queue: 'visible' });
+          const all = [first, ...both, last];
+          expect(await waitUntil(() => all.every((id) => claimed.includes(id)), 1_500)).toBe(true);
+          await Promise.all(claims);
+        } finally {
+          await unlisten();
+        }
+      });
+
       it('opens and closes idempotently', async () => {
         await store.open();
         await enqueueOne();

@@ -44,15 +44,18 @@ export function enqueueParams(jobs: readonly NewJob[]): unknown[] {
  * hot job holding its idempotency key (`created: false`). A key whose holder finished between
  * the insert and the look-up is inserted again.
  *
+ * @param wakeIn Asked for a channel only when one `enqueue_uniform.sql` inserts every job (all
+ *   of one queue): the statement then notifies the queue on it, at its commit. `null`: it does not.
  * @throws `CHOKAQ_DUPLICATE_JOB_ID` when an id is already in the hot table (or twice in `jobs`).
  */
 export async function enqueueJobs(
   db: Executor,
   statements: EnqueueStatements,
   jobs: readonly NewJob[],
+  wakeIn?: (queue: string) => string | null,
 ): Promise<EnqueueResult[]> {
   if (jobs.every((job) => job.idempotencyKey === null && (job.concurrencyKey ?? null) === null)) {
-    const uniform = uniformParams(jobs);
+    const uniform = uniformParams(jobs, wakeIn);
     if (uniform) await insert(db, statements.uniform, uniform);
     else await insert(db, statements.plain, plainParams(jobs));
     return jobs.map((job) => ({ id: job.id, created: true }));
@@ -112,7 +115,10 @@ function plainParams(jobs: readonly NewJob[]): unknown[] {
  * The parameters of `enqueue_uniform.sql`, or `undefined` when the jobs differ in anything but
  * id and payload.
  */
-function uniformParams(jobs: readonly NewJob[]): unknown[] | undefined {
+function uniformParams(
+  jobs: readonly NewJob[],
+  wakeIn: ((queue: string) => string | null) | undefined,
+): unknown[] | undefined {
   const first = jobs[0];
   if (first === undefined) return undefined;
   const delayMs = Math.max(0, first.delayMs);
@@ -137,6 +143,7 @@ function uniformParams(jobs: readonly NewJob[]): unknown[] | undefined {
     first.tags,
     first.createdBy,
     first.traceParent ?? null,
+    wakeIn?.(first.queue) ?? null,
   ];
 }
 

@@ -270,8 +270,21 @@ export class SqlStore implements Store {
 
   async enqueue(jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
     if (jobs.length === 0) return [];
-    const results = await this.enqueueOn(await this.db(), jobs);
-    this.notifier?.wake(queuesCreated(jobs, results));
+    const db = await this.db();
+    // The insert may carry its queue's wake-up itself (WakeNotifier.carry); it then needs no other.
+    let carried: string | undefined;
+    const wakeIn = (queue: string): string | null => {
+      if (this.notifier?.carry(queue) !== true) return null;
+      carried = queue;
+      return this.channel;
+    };
+    let results: EnqueueResult[];
+    try {
+      results = await this.enqueueOn(db, jobs, wakeIn);
+    } finally {
+      if (carried !== undefined) this.notifier?.carried();
+    }
+    this.notifier?.wake(queuesCreated(jobs, results).filter((queue) => queue !== carried));
     return results;
   }
 
@@ -280,7 +293,11 @@ export class SqlStore implements Store {
    * queue not yet known as keyed (or limited) make this process re-read the list before its next
    * claim.
    */
-  protected async enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+  protected async enqueueOn(
+    db: Executor,
+    jobs: readonly NewJob[],
+    wakeIn?: (queue: string) => string | null,
+  ): Promise<EnqueueResult[]> {
     const results = await enqueueJobs(
       db,
       {
@@ -290,6 +307,7 @@ export class SqlStore implements Store {
         holders: this.sql.enqueue_holders,
       },
       jobs,
+      wakeIn,
     );
     const known = this.capped.peek();
     const unknown = (job: NewJob): boolean =>
