@@ -135,7 +135,7 @@ function uniformParams(
   if (!shared) return undefined;
   return [
     jobs.map((j) => j.id),
-    jobs.map((j) => j.payload),
+    JSON.stringify(jobs.map((j) => j.payload)),
     first.queue,
     first.type,
     first.priority,

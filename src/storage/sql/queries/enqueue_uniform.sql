@@ -1,11 +1,14 @@
 -- Purpose: bulk insert of new jobs without idempotency keys that share their queue, type,
 --   priority, delay, tags, creator and trace context (the usual enqueueMany of one job type): the insert of
 --   enqueue_plain.sql with the shared columns sent once, so only ids and payloads travel as
---   arrays (about a quarter faster than eight arrays for 1,000 rows here). Ensures the queue row.
+--   arrays (about a quarter faster than eight arrays for 1,000 rows here). The payloads travel
+--   as one JSON array of strings, which the client escapes in one native call rather than
+--   element by element as for a text[]. Ensures the queue row.
 --   Delayed jobs are scheduled, the others pending (as enqueue.sql). With a channel, it also
 --   notifies the queue's workers: PostgreSQL delivers the notification when the transaction
 --   commits, a round trip sooner than a notify.sql sent after it (WakeNotifier.carry says when).
--- Parameters: $1 id text[], $2 payload text[] (one element per job, same order), $3 queue text,
+-- Parameters: $1 id text[], $2 payloads json (an array of strings, one per job, same order;
+--   each string is stored as it is), $3 queue text,
 --   $4 type text, $5 priority int, $6 delay_ms float8, $7 tags text, $8 created_by text,
 --   $9 trace_parent text, $10 wake channel text (NULL: no notification).
 -- Locking: row inserts only; with a channel, the server's notify lock from the commit's start to
@@ -25,6 +28,6 @@ INSERT INTO :SCHEMA.jobs_hot (id, queue, type, payload, tags, priority, status, 
 SELECT id, $3::text, $4::text, payload, $7::text, $5::int,
        CASE WHEN $6::float8 > 0 THEN :SCHEDULED ELSE :PENDING END, 0,
        now() + $6::float8 * interval '1 millisecond', now(), now(), $8::text, $9::text
-FROM unnest($1::text[], $2::text[]) AS t(id, payload)
+FROM ROWS FROM (unnest($1::text[]), json_array_elements_text($2::json)) AS t(id, payload)
 -- A one-time filter that is always true: it makes the statement run the wake CTE, once.
 WHERE (SELECT count(*) FROM wake) >= 0
