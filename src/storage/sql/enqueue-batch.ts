@@ -134,7 +134,7 @@ function uniformParams(
   );
   if (!shared) return undefined;
   return [
-    jobs.map((j) => j.id),
+    textArray(jobs.map((j) => j.id)),
     JSON.stringify(jobs.map((j) => j.payload)),
     first.queue,
     first.type,
@@ -145,6 +145,16 @@ function uniformParams(
     first.traceParent ?? null,
     wakeIn?.(first.queue) ?? null,
   ];
+}
+
+/**
+ * `values` as the array literal `pg` sends for a `text[]` parameter, made in one join instead of
+ * an escaped and quoted string per element (enqueueMany sends an id per job). Values with a
+ * quote or a backslash, which need escaping, are left to the driver.
+ */
+function textArray(values: readonly string[]): string | readonly string[] {
+  if (values.length === 0 || values.some((v) => v.includes('"') || v.includes('\\'))) return values;
+  return `{"${values.join('","')}"}`;
 }
 
 async function insert(db: Executor, sql: string, params: unknown[]): Promise<{ id: unknown }[]> {
