@@ -379,8 +379,12 @@ for (const provider of providers) {
           'a hand-made definition with a bad queue, its first item setting a good one',
           () =>
             chokaq.enqueueMany(
-              { type: 'hand.made', queue: 'a b', handle: () => undefined } as never,
-              [{ payload: {}, queue: 'fine' }, { payload: {} }, { payload: {} }],
+              {
+                type: 'hand.made',
+                queue: 'a b',
+                handle: () => undefined,
+              } as unknown as typeof mail,
+              [{ payload: { to: 'a' }, queue: 'fine' }, { payload: { to: 'b' } }],
             ),
           'CHOKAQ_INVALID_QUEUE',
           'items[1].queue',
