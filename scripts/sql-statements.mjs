@@ -15,7 +15,7 @@
  *
  * `-- Parameters: none.` declares none; `-- Row: as other_statement` reuses another's row.
  * Types are SQL's: text, int, smallint, real, float8, bigint, numeric, boolean, timestamptz,
- * jsonb, each optionally an array (`text[]`, `(text or NULL)[]` for NULL elements) and
+ * json (a parameter: its JSON text), jsonb, each optionally an array (`text[]`, `(text or NULL)[]` for NULL elements) and
  * optionally nullable (`or NULL`).
  */
 
@@ -29,6 +29,7 @@ const PARAM_TYPES = {
   bigint: 'number',
   boolean: 'boolean',
   timestamptz: 'Date',
+  json: 'string',
 };
 
 /**

@@ -35,15 +35,18 @@ export function enqueueParams(jobs: readonly NewJob[]): EnqueueParams {
  * hot job holding its idempotency key (`created: false`). A key whose holder finished between
  * the insert and the look-up is inserted again.
  *
+ * @param wakeIn Asked for a channel only when one `enqueue_uniform.sql` inserts every job (all
+ *   of one queue): the statement then notifies the queue on it, at its commit. `null`: it does not.
  * @throws `CHOKAQ_DUPLICATE_JOB_ID` when an id is already in the hot table (or twice in `jobs`).
  */
 export async function enqueueJobs(
   db: Executor,
   sql: EnqueueStatements,
   jobs: readonly NewJob[],
+  wakeIn?: (queue: string) => string | null,
 ): Promise<EnqueueResult[]> {
   if (jobs.every((job) => job.idempotencyKey === null && (job.concurrencyKey ?? null) === null)) {
-    const uniform = uniformParams(jobs);
+    const uniform = uniformParams(jobs, wakeIn);
     if (uniform) await insert(() => run.enqueueUniform(db, sql, uniform));
     else await insert(() => run.enqueuePlain(db, sql, plainParams(jobs)));
     return jobs.map((job) => ({ id: job.id, created: true }));
@@ -108,7 +111,10 @@ function plainParams(jobs: readonly NewJob[]): EnqueuePlainParams {
  * The parameters of `enqueue_uniform.sql`, or `undefined` when the jobs differ in anything but
  * id and payload.
  */
-function uniformParams(jobs: readonly NewJob[]): EnqueueUniformParams | undefined {
+function uniformParams(
+  jobs: readonly NewJob[],
+  wakeIn: ((queue: string) => string | null) | undefined,
+): EnqueueUniformParams | undefined {
   const first = jobs[0];
   if (first === undefined) return undefined;
   const delayMs = Math.max(0, first.delayMs);
@@ -124,8 +130,8 @@ function uniformParams(jobs: readonly NewJob[]): EnqueueUniformParams | undefine
   );
   if (!shared) return undefined;
   return {
-    ids: jobs.map((j) => j.id),
-    payloads: jobs.map((j) => j.payload),
+    ids: textArray(jobs.map((j) => j.id)),
+    payloads: JSON.stringify(jobs.map((j) => j.payload)),
     queue: first.queue,
     type: first.type,
     priority: first.priority,
@@ -133,7 +139,19 @@ function uniformParams(jobs: readonly NewJob[]): EnqueueUniformParams | undefine
     tags: first.tags,
     createdBy: first.createdBy,
     traceParent: first.traceParent ?? null,
+    wakeChannel: wakeIn?.(first.queue) ?? null,
   };
+}
+
+/**
+ * `values` as the literal of a `text[]`, made in one join instead of the driver's escaped and
+ * quoted string per element (enqueueMany sends an id per job); an element with a quote or a
+ * backslash is escaped as the array syntax asks.
+ */
+function textArray(values: readonly string[]): string {
+  const plain = values.every((v) => !v.includes('"') && !v.includes('\\'));
+  const elements = plain ? values : values.map((v) => v.replace(/[\\"]/g, '\\$&'));
+  return values.length === 0 ? '{}' : `{"${elements.join('","')}"}`;
 }
 
 async function insert<R>(send: () => Promise<R[]>): Promise<R[]> {

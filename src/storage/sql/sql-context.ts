@@ -178,6 +178,19 @@ export class SqlContext {
     this.notifier?.wake(queues);
   }
 
+  /**
+   * Whether the caller's insert may notify `queue` inside its own statement (see
+   * `WakeNotifier.carry`); when it may, call {@link carried} once the statement ended.
+   */
+  carry(queue: string): boolean {
+    return this.notifier?.carry(queue) === true;
+  }
+
+  /** The statement {@link carry} allowed ended, whatever its outcome. */
+  carried(): void {
+    this.notifier?.carried();
+  }
+
   /** Wakes this store's own listeners of `queues` at once, then every process's (see {@link wake}). */
   wakeHereFirst(queues: Iterable<string>): void {
     const list = [...queues];

@@ -43,19 +43,37 @@ export class SqlJobs implements JobStore {
 
   async enqueue(jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
     if (jobs.length === 0) return [];
-    const results = await this.enqueueOn(await this.context.db(), jobs);
-    this.context.wake(queuesCreated(jobs, results));
+    const db = await this.context.db();
+    // The insert may carry its queue's wake-up itself (WakeNotifier.carry); it then needs no other.
+    let carried: string | undefined;
+    const wakeIn = (queue: string): string | null => {
+      if (!this.context.carry(queue)) return null;
+      carried = queue;
+      return this.context.channel;
+    };
+    let results: EnqueueResult[];
+    try {
+      results = await this.enqueueOn(db, jobs, wakeIn);
+    } finally {
+      if (carried !== undefined) this.context.carried();
+    }
+    this.context.wake(queuesCreated(jobs, results).filter((queue) => queue !== carried));
     return results;
   }
 
   /**
-   * Runs the enqueue algorithm on `db` (the pool, or a caller's transaction). Keyed jobs in a
+   * Runs the enqueue algorithm on `db` (the pool, or a caller's transaction; `wakeIn`: see
+   * `enqueueJobs`). Keyed jobs in a
    * queue not yet known as keyed (or limited) make this process re-read the list before its next
    * claim.
    */
-  async enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+  async enqueueOn(
+    db: Executor,
+    jobs: readonly NewJob[],
+    wakeIn?: (queue: string) => string | null,
+  ): Promise<EnqueueResult[]> {
     const { sql, capped } = this.context;
-    const results = await enqueueJobs(db, sql, jobs);
+    const results = await enqueueJobs(db, sql, jobs, wakeIn);
     const known = capped.peek();
     const unknown = (job: NewJob): boolean =>
       (job.concurrencyKey ?? null) !== null &&

@@ -697,10 +697,10 @@ export function enqueuePlain(
 
 /** Parameters of enqueue_uniform.sql. */
 export interface EnqueueUniformParams {
-  /** $1: the jobs' ids, one element per job */
-  readonly ids: readonly string[];
-  /** $2: their payloads, in the same order */
-  readonly payloads: readonly string[];
+  /** $1: the jobs' ids as the literal of a text[] (`{"a","b"}`), one element per job */
+  readonly ids: string;
+  /** $2: their payloads as a JSON array of strings, in the same order; each string is stored as it is */
+  readonly payloads: string;
   /** $3: the queue of every job */
   readonly queue: string;
   /** $4: their type key */
@@ -715,6 +715,8 @@ export interface EnqueueUniformParams {
   readonly createdBy: string | null;
   /** $9: their trace parent */
   readonly traceParent: string | null;
+  /** $10: the channel to notify the queue on; NULL: no notification */
+  readonly wakeChannel: string | null;
 }
 
 /** enqueue_uniform.sql: bulk insert of new jobs without idempotency keys that share their queue, type, priority, delay, tags, creator and trace context (the usual enqueueMany of one job type): the insert of enqueue_plain.sql with the shared columns sent once, so only ids and payloads travel as arrays (about a quarter faster than eight arrays for 1,000 rows here). */
@@ -724,7 +726,7 @@ export function enqueueUniform(
   params: EnqueueUniformParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.enqueue_uniform, [params.ids, params.payloads, params.queue, params.type, params.priority, params.delayMs, params.tags, params.createdBy, params.traceParent], options);
+  return db.query<Record<string, unknown>>(sql.enqueue_uniform, [params.ids, params.payloads, params.queue, params.type, params.priority, params.delayMs, params.tags, params.createdBy, params.traceParent, params.wakeChannel], options);
 }
 
 /** A row of error_group_hours.sql. */
