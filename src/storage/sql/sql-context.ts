@@ -29,6 +29,12 @@ export interface SqlBackend {
   listen?(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   /** Releases what `open` acquired. Idempotent. */
   close(): Promise<void>;
+  /**
+   * The executor of a caller's own open transaction (for PostgreSQL a `pg` client after `BEGIN`);
+   * omit when the provider cannot enqueue in one.
+   * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` naming `options.client` when it is no client.
+   */
+  within?(transaction: unknown): Executor;
 }
 
 /** Options of a SQL store (`SqlStore`). */
@@ -76,7 +82,8 @@ export class SqlContext {
   readonly contention = new ClaimContention();
   /** This store's wake listeners, told of new or freed work before the NOTIFY goes out. */
   readonly ownListeners = new Set<(queue: string) => void>();
-  private readonly backend: SqlBackend;
+  /** Connections, LISTEN and, when it can, a caller's transaction. */
+  readonly backend: SqlBackend;
   private readonly migrateOnOpen: MigrateOnOpen;
   private executor: Executor | null = null;
   private opening: Promise<void> | null = null;

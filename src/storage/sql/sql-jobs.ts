@@ -247,16 +247,38 @@ export class SqlJobs implements JobStore {
   }
 }
 
+/**
+ * The jobs part of a store whose backend runs statements in a caller's transaction
+ * (`SqlBackend.within`): {@link SqlJobs} plus `enqueueWithin`.
+ */
+export class SqlJobsWithin extends SqlJobs {
+  /**
+   * Enqueues inside the caller's open transaction, so the jobs commit or roll back with the
+   * caller's own writes. Listeners are woken by a `pg_notify` in that transaction, which
+   * PostgreSQL delivers only on commit.
+   */
+  async enqueueWithin(transaction: unknown, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+    const { backend } = this.context;
+    if (backend.within === undefined) throw new Error('enqueueWithin needs SqlBackend.within');
+    const db = backend.within(transaction);
+    if (jobs.length === 0) return [];
+    await this.context.db(); // migrations, and a closed store fails here
+    const results = await this.enqueueOn(db, jobs);
+    const queues = queuesCreated(jobs, results);
+    if (queues.length > 0) {
+      await run.notifyMany(db, this.context.sql, { channel: this.context.channel, queues });
+    }
+    return results;
+  }
+}
+
 /** Identity of one lease, for matching heartbeat rows to their input. */
 function leaseKey(id: string, workerId: string, leaseToken: string): string {
   return JSON.stringify([id, workerId, leaseToken]);
 }
 
 /** Distinct queues that received at least one new job. */
-export function queuesCreated(
-  jobs: readonly NewJob[],
-  results: readonly EnqueueResult[],
-): string[] {
+function queuesCreated(jobs: readonly NewJob[], results: readonly EnqueueResult[]): string[] {
   const queues = new Set<string>();
   jobs.forEach((job, index) => {
     if (results[index]?.created === true) queues.add(job.queue);
