@@ -21,7 +21,7 @@
  * (or the function it names), so a store given a clock sends its time and one without sends
  * NULL and reads the database's.
  * Types are SQL's: text, int, smallint, real, float8, bigint, numeric, boolean, timestamptz,
- * jsonb, each optionally an array (`text[]`, `(text or NULL)[]` for NULL elements) and
+ * json (a parameter: its JSON text), jsonb, each optionally an array (`text[]`, `(text or NULL)[]` for NULL elements) and
  * optionally nullable (`or NULL`).
  */
 
@@ -35,6 +35,7 @@ const PARAM_TYPES = {
   bigint: 'number',
   boolean: 'boolean',
   timestamptz: 'Date',
+  json: 'string',
 };
 
 /**

@@ -96,6 +96,7 @@ export class Enqueuer {
       maxPayloadBytes,
       nowMs: clock.now(),
       traceParent: activeTraceParent(),
+      defaultsChecked: { queue: false, priority: false },
     };
     // Synchronous checks of every item first; schema validation (possibly async) only after.
     const rows = items.map((item, i) => toNewJob(item, field(i), context));

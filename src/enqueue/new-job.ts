@@ -27,6 +27,12 @@ export interface NewJobContext {
   nowMs: number;
   /** The enqueuing code's trace context (W3C `traceparent`), or `null`. */
   traceParent: string | null;
+  /**
+   * Whether the queue and priority items take from the definition (or the defaults) passed
+   * their check in this call; {@link toNewJob} sets them, so later items skip a check of the
+   * same value. Start both `false`.
+   */
+  defaultsChecked: { queue: boolean; priority: boolean };
 }
 
 /**
@@ -40,13 +46,22 @@ export function toNewJob(
   context: NewJobContext,
 ): NewJob {
   checkOptions(item, field, ENQUEUE_ITEM_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
-  const { definition } = context;
+  const { definition, defaultsChecked } = context;
+  // Field names are built only where a check runs: enqueueMany checks thousands of items, most
+  // of which set nothing but a payload.
   const queue = item.queue ?? definition?.queue ?? 'default';
-  validateQueueName(queue, `${field}.queue`);
+  if (item.queue !== undefined || !defaultsChecked.queue) {
+    validateQueueName(queue, `${field}.queue`);
+    if (item.queue === undefined) defaultsChecked.queue = true;
+  }
   const priority = item.priority ?? definition?.priority ?? 10;
-  validatePriority(priority, `${field}.priority`);
+  if (item.priority !== undefined || !defaultsChecked.priority) {
+    validatePriority(priority, `${field}.priority`);
+    if (item.priority === undefined) defaultsChecked.priority = true;
+  }
+  // A generated id is valid by construction.
   const id = item.id ?? uuidv7(context.nowMs);
-  validateJobId(id, `${field}.id`);
+  if (item.id !== undefined) validateJobId(id, `${field}.id`);
   const concurrencyKey = concurrencyKeyOfItem(item, field, definition);
   const concurrencyLimit = concurrencyLimitOf(item, field, definition);
   if (item.concurrencyLimit !== undefined && concurrencyKey === null) {
@@ -68,9 +83,18 @@ export function toNewJob(
     payload: serializePayload(item.payload, context.maxPayloadBytes, `${field}.payload`),
     priority,
     delayMs: delayOf(item, field, context.nowMs),
-    idempotencyKey: normalizeIdempotencyKey(item.idempotencyKey, `${field}.idempotencyKey`),
-    tags: checkEnvelopeText(item.tags, `${field}.tags`, LIMITS.tagsLength),
-    createdBy: checkEnvelopeText(item.createdBy, `${field}.createdBy`, LIMITS.createdByLength),
+    idempotencyKey:
+      item.idempotencyKey === undefined
+        ? null
+        : normalizeIdempotencyKey(item.idempotencyKey, `${field}.idempotencyKey`),
+    tags:
+      item.tags === undefined
+        ? null
+        : checkEnvelopeText(item.tags, `${field}.tags`, LIMITS.tagsLength),
+    createdBy:
+      item.createdBy === undefined
+        ? null
+        : checkEnvelopeText(item.createdBy, `${field}.createdBy`, LIMITS.createdByLength),
     traceParent: context.traceParent,
     concurrencyKey,
     // The definition's limit applies only to jobs its key function gave a key.

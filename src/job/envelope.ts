@@ -135,6 +135,8 @@ export function serializePayload(payload: unknown, maxBytes: number, field = 'pa
       { field },
     );
   }
+  // A UTF-16 code unit takes at most 3 bytes of UTF-8: most payloads need no count of bytes.
+  if (json.length * 3 <= maxBytes) return json;
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > maxBytes) {
     throw new ChokaQError(

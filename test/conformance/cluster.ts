@@ -12,7 +12,7 @@ import type { ClusterStore } from '../../src/storage/cluster-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { waitFor } from '../helpers/wait.js';
 import type { ConformanceContext } from './context.js';
-import { leaseOf, waitUntil } from './helpers.js';
+import { leaseOf, newJob, waitUntil } from './helpers.js';
 
 /** The store's `listen`, bound, if it has one. */
 function listenOf(store: Store): ClusterStore['listen'] {
@@ -78,6 +78,42 @@ export function describeClusterStore(ctx: ConformanceContext): void {
         await stopHearing();
       }
       expect(woken).not.toContain('after');
+    });
+
+    it('wakes listeners once the job can be claimed, for every enqueue of a busy queue', async (context) => {
+      if (!store.cluster.listen) context.skip(`${name} has no listen()`);
+      const listen = store.cluster.listen?.bind(store.cluster);
+      if (!listen) return;
+      // Each wake-up claims at once, as a worker does: the jobs it announces must be visible.
+      const claimed: string[] = [];
+      const claims: Promise<unknown>[] = [];
+      const unlisten = await listen((queue) => {
+        if (queue !== 'visible') return;
+        claims.push(
+          store.jobs
+            .claim({ workerId: 'w', limit: 10, queues: ['visible'] })
+            .then((rows) => claimed.push(...rows.map((row) => row.id))),
+        );
+      });
+      try {
+        // A quiet queue, then two enqueues at once and a failed one (a duplicate id) in between:
+        // whichever wake-ups are carried by the insert or sent after it, none is lost.
+        const first = await enqueueOne({ queue: 'visible' });
+        expect(await waitUntil(() => claimed.includes(first), 1_500)).toBe(true);
+        const both = await Promise.all([
+          enqueueOne({ queue: 'visible' }),
+          enqueueOne({ queue: 'visible' }),
+        ]);
+        await expect(
+          store.jobs.enqueue([newJob({ id: first, queue: 'visible' })]),
+        ).rejects.toThrow();
+        const last = await enqueueOne({ queue: 'visible' });
+        const all = [first, ...both, last];
+        expect(await waitUntil(() => all.every((id) => claimed.includes(id)), 1_500)).toBe(true);
+        await Promise.all(claims);
+      } finally {
+        await unlisten();
+      }
     });
 
     it('reports its clock', async () => {

@@ -378,6 +378,23 @@ for (const provider of providers) {
           '1.5 (number)',
         ],
         [
+          // The default an item takes from its definition is checked with the first item that
+          // takes it, whatever came before (a hand-made definition is not checked by defineJob).
+          'a hand-made definition with a bad queue, its first item setting a good one',
+          () =>
+            chokaq.enqueueMany(
+              {
+                type: 'hand.made',
+                queue: 'a b',
+                handle: () => undefined,
+              } as unknown as typeof mail,
+              [{ payload: { to: 'a' }, queue: 'fine' }, { payload: { to: 'b' } }],
+            ),
+          'CHOKAQ_INVALID_QUEUE',
+          'items[1].queue',
+          '"a b"',
+        ],
+        [
           'a job that is neither a definition nor a key',
           () => chokaq.enqueue({ type: 1 } as never, {} as never),
           'CHOKAQ_INVALID_ARGUMENT',

@@ -46,7 +46,7 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      const results = await store.jobs.enqueueWithin(client, [
+      const results = await store.jobs.enqueueWithin!(client, [
         job('rolled-back-1'),
         job('rolled-back-2'),
       ]);
@@ -72,7 +72,9 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
       await client.query('BEGIN');
       await client.query(`create temp table caller_data (x int) on commit drop`);
       await client.query('insert into caller_data values (1)');
-      const [result] = await store.jobs.enqueueWithin(client, [job('committed-1', 'tx-new-queue')]);
+      const [result] = await store.jobs.enqueueWithin!(client, [
+        job('committed-1', 'tx-new-queue'),
+      ]);
       expect(result).toEqual({ id: 'committed-1', created: true });
       await client.query('COMMIT');
     } finally {
@@ -86,15 +88,15 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
 
   it('wakes listeners only when the caller commits', async () => {
     const woken: string[] = [];
-    const unlisten = await store.cluster.listen((queue) => woken.push(queue));
+    const unlisten = await store.cluster.listen!((queue) => woken.push(queue));
     try {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        await store.jobs.enqueueWithin(client, [job('wake-rolled-back', 'wake-rb')]);
+        await store.jobs.enqueueWithin!(client, [job('wake-rolled-back', 'wake-rb')]);
         await client.query('ROLLBACK');
         await client.query('BEGIN');
-        await store.jobs.enqueueWithin(client, [job('wake-committed', 'wake-ok')]);
+        await store.jobs.enqueueWithin!(client, [job('wake-committed', 'wake-ok')]);
         await client.query('COMMIT');
       } finally {
         client.release();
@@ -107,7 +109,7 @@ describe.skipIf(!available)('postgres enqueueWithin', () => {
   });
 
   it('rejects something that is not a client', async () => {
-    await expect(store.jobs.enqueueWithin({}, [job('x')])).rejects.toMatchObject({
+    await expect(store.jobs.enqueueWithin!({}, [job('x')])).rejects.toMatchObject({
       code: 'CHOKAQ_INVALID_ARGUMENT',
       field: 'options.client',
     });

@@ -170,6 +170,13 @@ describe('serializePayload', () => {
     expect(thrownCode(() => serializePayload(payload, 11))).toBe('CHOKAQ_PAYLOAD_TOO_LARGE');
   });
 
+  it('counts bytes only when the UTF-16 length could exceed the limit: "€" is 3 bytes, 1 unit', () => {
+    const json = JSON.stringify('€€€'); // 5 units, 2 + 9 = 11 bytes
+    expect(serializePayload('€€€', 15)).toBe(json); // 5 × 3 ≤ 15: no count needed
+    expect(serializePayload('€€€', 11)).toBe(json);
+    expect(thrownCode(() => serializePayload('€€€', 10))).toBe('CHOKAQ_PAYLOAD_TOO_LARGE');
+  });
+
   it('accepts exactly maxBytes and rejects maxBytes + 1', () => {
     const payload = 'ü'.repeat(500); // "…" quotes + 1000 bytes = 1002 bytes
     expect(serializePayload(payload, 1002)).toHaveLength(502);

@@ -7,18 +7,9 @@ import pg from 'pg';
 import { invalid } from '../../util/check.js';
 import type { Logger } from '../../observability/logging/logger.js';
 import { providerLogger } from '../../observability/logging/provider-logger.js';
-import type { EnqueueResult } from '../model.js';
-import type { NewJob } from '../model.js';
 import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
-import { notifyMany } from '../sql/statements.js';
-import {
-  SqlStore,
-  type SqlBackend,
-  type SqlStoreOptions,
-  type Unlisten,
-} from '../sql/sql-store.js';
-import { queuesCreated, SqlJobs } from '../sql/sql-jobs.js';
+import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
 import { PgListener } from './listener.js';
 import {
   checkPostgresMigrateOptions,
@@ -45,43 +36,11 @@ export type {
   PostgresStatement,
 } from './pool.js';
 
-/** The jobs part of the PostgreSQL store: the SQL one plus {@link PostgresJobs.enqueueWithin}. */
-export class PostgresJobs extends SqlJobs {
-  /**
-   * Enqueues on the caller's `pg` client inside their open transaction (after `BEGIN`), so the
-   * jobs commit or roll back with the caller's own writes. Listeners are woken by a
-   * `pg_notify` in that transaction, which PostgreSQL delivers only on commit.
-   */
-  async enqueueWithin(transaction: unknown, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
-    if (!isQueryable(transaction)) {
-      throw invalid(
-        'CHOKAQ_INVALID_ARGUMENT',
-        'options.client',
-        'a pg client (an object with query()) inside an open transaction',
-        transaction,
-      );
-    }
-    if (jobs.length === 0) return [];
-    await this.context.db(); // migrations, and a closed store fails here
-    const db = clientExecutor(transaction);
-    const results = await this.enqueueOn(db, jobs);
-    const queues = queuesCreated(jobs, results);
-    if (queues.length > 0) {
-      await notifyMany(db, this.context.sql, { channel: this.context.channel, queues });
-    }
-    return results;
-  }
-}
-
-/** The PostgreSQL store: the SQL store whose jobs part also enqueues in a caller's transaction. */
-export class PostgresStore extends SqlStore {
-  declare readonly jobs: PostgresJobs;
-
-  /** @param options See {@link SqlStoreOptions}. */
-  constructor(options: SqlStoreOptions) {
-    super(options, (context) => new PostgresJobs(context));
-  }
-}
+/**
+ * The PostgreSQL store: the SQL store over a `pg` pool, whose `jobs.enqueueWithin` enqueues on a
+ * caller's `pg` client inside their open transaction.
+ */
+export class PostgresStore extends SqlStore {}
 
 /**
  * A PostgreSQL store. Nothing connects until `open()` (or the first call), which also applies
@@ -154,6 +113,17 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
         logger,
       });
       return listener.add(channel, onPayload);
+    },
+    within(transaction: unknown): Executor {
+      if (!isQueryable(transaction)) {
+        throw invalid(
+          'CHOKAQ_INVALID_ARGUMENT',
+          'options.client',
+          'a pg client (an object with query()) inside an open transaction',
+          transaction,
+        );
+      }
+      return clientExecutor(transaction);
     },
     async close(): Promise<void> {
       const open = listener;

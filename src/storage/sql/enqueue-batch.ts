@@ -23,19 +23,10 @@ export type EnqueueStatements = Pick<
 /** The parallel array parameters of `enqueue.sql`. */
 export function enqueueParams(jobs: readonly NewJob[], now: Date | null): EnqueueParams {
   return {
-    ids: jobs.map((j) => j.id),
-    queues: jobs.map((j) => j.queue),
-    types: jobs.map((j) => j.type),
-    payloads: jobs.map((j) => j.payload),
-    priorities: jobs.map((j) => j.priority),
-    delaysMs: jobs.map((j) => Math.max(0, j.delayMs)),
+    ...plainParams(jobs, now),
     idempotencyKeys: jobs.map((j) => j.idempotencyKey),
-    tags: jobs.map((j) => j.tags),
-    createdBy: jobs.map((j) => j.createdBy),
-    traceParents: jobs.map((j) => j.traceParent ?? null),
     concurrencyKeys: jobs.map((j) => j.concurrencyKey ?? null),
     concurrencyLimits: jobs.map((j) => j.concurrencyLimit ?? null),
-    now,
   };
 }
 
@@ -45,6 +36,8 @@ export function enqueueParams(jobs: readonly NewJob[], now: Date | null): Enqueu
  * the insert and the look-up is inserted again. `now` is the time the rows get (`null`: the
  * database's).
  *
+ * @param wakeIn Asked for a channel only when one `enqueue_uniform.sql` inserts every job (all
+ *   of one queue): the statement then notifies the queue on it, at its commit. `null`: it does not.
  * @throws `CHOKAQ_DUPLICATE_JOB_ID` when an id is already in the hot table (or twice in `jobs`).
  */
 export async function enqueueJobs(
@@ -52,9 +45,10 @@ export async function enqueueJobs(
   sql: EnqueueStatements,
   jobs: readonly NewJob[],
   now: Date | null,
+  wakeIn?: (queue: string) => string | null,
 ): Promise<EnqueueResult[]> {
   if (jobs.every((job) => job.idempotencyKey === null && (job.concurrencyKey ?? null) === null)) {
-    const uniform = uniformParams(jobs, now);
+    const uniform = uniformParams(jobs, now, wakeIn);
     if (uniform) await insert(() => run.enqueueUniform(db, sql, uniform));
     else await insert(() => run.enqueuePlain(db, sql, plainParams(jobs, now)));
     return jobs.map((job) => ({ id: job.id, created: true }));
@@ -123,6 +117,7 @@ function plainParams(jobs: readonly NewJob[], now: Date | null): EnqueuePlainPar
 function uniformParams(
   jobs: readonly NewJob[],
   now: Date | null,
+  wakeIn: ((queue: string) => string | null) | undefined,
 ): EnqueueUniformParams | undefined {
   const first = jobs[0];
   if (first === undefined) return undefined;
@@ -139,8 +134,8 @@ function uniformParams(
   );
   if (!shared) return undefined;
   return {
-    ids: jobs.map((j) => j.id),
-    payloads: jobs.map((j) => j.payload),
+    ids: textArray(jobs.map((j) => j.id)),
+    payloads: JSON.stringify(jobs.map((j) => j.payload)),
     queue: first.queue,
     type: first.type,
     priority: first.priority,
@@ -148,8 +143,20 @@ function uniformParams(
     tags: first.tags,
     createdBy: first.createdBy,
     traceParent: first.traceParent ?? null,
+    wakeChannel: wakeIn?.(first.queue) ?? null,
     now,
   };
+}
+
+/**
+ * `values` as the literal of a `text[]`, made in one join instead of the driver's escaped and
+ * quoted string per element (enqueueMany sends an id per job); an element with a quote or a
+ * backslash is escaped as the array syntax asks.
+ */
+function textArray(values: readonly string[]): string {
+  const plain = values.every((v) => !v.includes('"') && !v.includes('\\'));
+  const elements = plain ? values : values.map((v) => v.replace(/[\\"]/g, '\\$&'));
+  return values.length === 0 ? '{}' : `{"${elements.join('","')}"}`;
 }
 
 async function insert<R>(send: () => Promise<R[]>): Promise<R[]> {

@@ -2,7 +2,8 @@
  * Post-commit wake-ups. A `pg_notify` inside the enqueue transaction serialises every commit on
  * the server's notify queue, so the store sends it after the enqueue committed, debounced per
  * queue: the first enqueue of a quiet queue notifies at once, later ones within the window are
- * folded into one trailing notification.
+ * folded into one trailing notification. The one exception is {@link WakeNotifier.carry}: one
+ * insert at a time into a quiet queue may notify inside its own statement.
  */
 import { logEvent } from '../../observability/logging/log-events.js';
 import type { Logger } from '../../observability/logging/logger.js';
@@ -23,6 +24,8 @@ interface QueueWindow {
 export class WakeNotifier {
   private readonly windows = new Map<string, QueueWindow>();
   private stopped = false;
+  /** A statement that carries its queue's notification is in flight. */
+  private carrying = false;
 
   /**
    * @param send Sends the notification (for SQL stores `SELECT pg_notify(channel, queue)`).
@@ -47,6 +50,27 @@ export class WakeNotifier {
       this.fire(queue);
       this.openWindow(queue);
     }
+  }
+
+  /**
+   * Lets one insert notify `queue` inside its own statement, which PostgreSQL delivers at its
+   * commit: the worker wakes a round trip sooner than by {@link wake} after the commit. Allowed
+   * while the queue is quiet (no window open: the window opens now, as for a notification sent)
+   * and no other carried notification is in flight, since a transaction that notifies holds the
+   * server's notify lock through its commit and carried ones would queue their commits behind
+   * each other. Returns whether the caller's statement carries it; then call {@link carried}
+   * when the statement ended, whatever its outcome.
+   */
+  carry(queue: string): boolean {
+    if (this.stopped || this.carrying || this.windows.has(queue)) return false;
+    this.carrying = true;
+    this.openWindow(queue);
+    return true;
+  }
+
+  /** The statement that {@link carry} allowed ended: another may carry its notification. */
+  carried(): void {
+    this.carrying = false;
   }
 
   /** Cancels pending trailing notifications; later {@link wake} calls do nothing. */

@@ -29,6 +29,12 @@ export interface SqlBackend {
   listen?(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   /** Releases what `open` acquired. Idempotent. */
   close(): Promise<void>;
+  /**
+   * The executor of a caller's own open transaction (for PostgreSQL a `pg` client after `BEGIN`);
+   * omit when the provider cannot enqueue in one.
+   * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` naming `options.client` when it is no client.
+   */
+  within?(transaction: unknown): Executor;
 }
 
 /** Options of a SQL store (`SqlStore`). */
@@ -81,7 +87,8 @@ export class SqlContext {
   readonly contention = new ClaimContention();
   /** This store's wake listeners, told of new or freed work before the NOTIFY goes out. */
   readonly ownListeners = new Set<(queue: string) => void>();
-  private readonly backend: SqlBackend;
+  /** Connections, LISTEN and, when it can, a caller's transaction. */
+  readonly backend: SqlBackend;
   private readonly clock: Clock | undefined;
   private readonly migrateOnOpen: MigrateOnOpen;
   private executor: Executor | null = null;
@@ -191,6 +198,19 @@ export class SqlContext {
   /** Wakes the workers of `queues` in every process, debounced (a NOTIFY per queue). */
   wake(queues: Iterable<string>): void {
     this.notifier?.wake(queues);
+  }
+
+  /**
+   * Whether the caller's insert may notify `queue` inside its own statement (see
+   * `WakeNotifier.carry`); when it may, call {@link carried} once the statement ended.
+   */
+  carry(queue: string): boolean {
+    return this.notifier?.carry(queue) === true;
+  }
+
+  /** The statement {@link carry} allowed ended, whatever its outcome. */
+  carried(): void {
+    this.notifier?.carried();
   }
 
   /** Wakes this store's own listeners of `queues` at once, then every process's (see {@link wake}). */

@@ -43,19 +43,37 @@ export class SqlJobs implements JobStore {
 
   async enqueue(jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
     if (jobs.length === 0) return [];
-    const results = await this.enqueueOn(await this.context.db(), jobs);
-    this.context.wake(queuesCreated(jobs, results));
+    const db = await this.context.db();
+    // The insert may carry its queue's wake-up itself (WakeNotifier.carry); it then needs no other.
+    let carried: string | undefined;
+    const wakeIn = (queue: string): string | null => {
+      if (!this.context.carry(queue)) return null;
+      carried = queue;
+      return this.context.channel;
+    };
+    let results: EnqueueResult[];
+    try {
+      results = await this.enqueueOn(db, jobs, wakeIn);
+    } finally {
+      if (carried !== undefined) this.context.carried();
+    }
+    this.context.wake(queuesCreated(jobs, results).filter((queue) => queue !== carried));
     return results;
   }
 
   /**
-   * Runs the enqueue algorithm on `db` (the pool, or a caller's transaction). Keyed jobs in a
+   * Runs the enqueue algorithm on `db` (the pool, or a caller's transaction; `wakeIn`: see
+   * `enqueueJobs`). Keyed jobs in a
    * queue not yet known as keyed (or limited) make this process re-read the list before its next
    * claim.
    */
-  async enqueueOn(db: Executor, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+  async enqueueOn(
+    db: Executor,
+    jobs: readonly NewJob[],
+    wakeIn?: (queue: string) => string | null,
+  ): Promise<EnqueueResult[]> {
     const { sql, capped } = this.context;
-    const results = await enqueueJobs(db, sql, jobs, this.context.now());
+    const results = await enqueueJobs(db, sql, jobs, this.context.now(), wakeIn);
     const known = capped.peek();
     const unknown = (job: NewJob): boolean =>
       (job.concurrencyKey ?? null) !== null &&
@@ -234,16 +252,38 @@ export class SqlJobs implements JobStore {
   }
 }
 
+/**
+ * The jobs part of a store whose backend runs statements in a caller's transaction
+ * (`SqlBackend.within`): {@link SqlJobs} plus `enqueueWithin`.
+ */
+export class SqlJobsWithin extends SqlJobs {
+  /**
+   * Enqueues inside the caller's open transaction, so the jobs commit or roll back with the
+   * caller's own writes. Listeners are woken by a `pg_notify` in that transaction, which
+   * PostgreSQL delivers only on commit.
+   */
+  async enqueueWithin(transaction: unknown, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+    const { backend } = this.context;
+    if (backend.within === undefined) throw new Error('enqueueWithin needs SqlBackend.within');
+    const db = backend.within(transaction);
+    if (jobs.length === 0) return [];
+    await this.context.db(); // migrations, and a closed store fails here
+    const results = await this.enqueueOn(db, jobs);
+    const queues = queuesCreated(jobs, results);
+    if (queues.length > 0) {
+      await run.notifyMany(db, this.context.sql, { channel: this.context.channel, queues });
+    }
+    return results;
+  }
+}
+
 /** Identity of one lease, for matching heartbeat rows to their input. */
 function leaseKey(id: string, workerId: string, leaseToken: string): string {
   return JSON.stringify([id, workerId, leaseToken]);
 }
 
 /** Distinct queues that received at least one new job. */
-export function queuesCreated(
-  jobs: readonly NewJob[],
-  results: readonly EnqueueResult[],
-): string[] {
+function queuesCreated(jobs: readonly NewJob[], results: readonly EnqueueResult[]): string[] {
   const queues = new Set<string>();
   jobs.forEach((job, index) => {
     if (results[index]?.created === true) queues.add(job.queue);

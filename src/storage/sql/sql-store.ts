@@ -6,6 +6,12 @@
  * wake-ups).
  */
 import type { Logger } from '../../observability/logging/logger.js';
+import type { BulkStore } from '../bulk.js';
+import type { ClusterStore } from '../cluster-store.js';
+import type { JobStore } from '../job-store.js';
+import type { OperatorStore } from '../operator-store.js';
+import type { QueueStore } from '../queue-store.js';
+import type { RetentionStore } from '../retention.js';
 import type { Store } from '../store.js';
 import { SqlBulk } from './bulk.js';
 import type { Executor } from './executor.js';
@@ -15,7 +21,7 @@ import { SqlRetention } from './retention.js';
 import { SqlSchedules } from './schedules.js';
 import { SqlCluster } from './sql-cluster.js';
 import { SqlContext, type SqlStoreOptions } from './sql-context.js';
-import { SqlJobs } from './sql-jobs.js';
+import { SqlJobs, SqlJobsWithin } from './sql-jobs.js';
 import { SqlOperator } from './sql-operator.js';
 import { SqlQueues } from './sql-queues.js';
 
@@ -27,31 +33,37 @@ export class SqlStore implements Store {
   readonly kind: string;
   /** The schema holding the tables. */
   readonly schema: string;
-  readonly jobs: SqlJobs;
-  readonly queues: SqlQueues;
-  readonly operator: SqlOperator;
-  readonly bulk: SqlBulk;
-  readonly cluster: SqlCluster;
-  readonly retention: SqlRetention;
+  /** {@inheritDoc Store.jobs} */
+  readonly jobs: JobStore;
+  /** {@inheritDoc Store.queues} */
+  readonly queues: QueueStore;
+  /** {@inheritDoc Store.operator} */
+  readonly operator: OperatorStore;
+  /** {@inheritDoc Store.bulk} */
+  readonly bulk: BulkStore;
+  /** {@inheritDoc Store.cluster} */
+  readonly cluster: ClusterStore;
+  /** {@inheritDoc Store.retention} */
+  readonly retention: RetentionStore;
   /** What the parts share: the connection, the bound statements, the wake-ups. */
-  protected readonly context: SqlContext;
+  private readonly context: SqlContext;
+  /** The jobs part, for the schedules' enqueue in their own transaction. */
+  private readonly jobsPart: SqlJobs;
   private claims: SqlIdempotencyClaims | undefined;
   private rates: SqlRateLimits | undefined;
   private scheduleStore: SqlSchedules | undefined;
 
-  /**
-   * @param options See {@link SqlStoreOptions}.
-   * @param jobs The jobs part (default: {@link SqlJobs}); a provider with more to offer there
-   *   (PostgreSQL's enqueue in the caller's transaction) passes its own.
-   */
-  constructor(
-    options: SqlStoreOptions,
-    jobs: (context: SqlContext) => SqlJobs = (context) => new SqlJobs(context),
-  ) {
+  /** @param options See {@link SqlStoreOptions}. */
+  constructor(options: SqlStoreOptions) {
     this.context = new SqlContext(options);
     this.kind = this.context.kind;
     this.schema = this.context.schema;
-    this.jobs = jobs(this.context);
+    // A backend that runs statements in a caller's transaction gets `jobs.enqueueWithin`.
+    this.jobsPart =
+      options.backend.within === undefined
+        ? new SqlJobs(this.context)
+        : new SqlJobsWithin(this.context);
+    this.jobs = this.jobsPart;
     this.queues = new SqlQueues(this.context);
     this.operator = new SqlOperator(this.context);
     this.bulk = new SqlBulk(this.context);
@@ -103,7 +115,7 @@ export class SqlStore implements Store {
       db: () => this.db(),
       sql: this.context.sql,
       now: () => this.context.now(),
-      enqueueOn: (db, jobs) => this.jobs.enqueueOn(db, jobs),
+      enqueueOn: (db, jobs) => this.jobsPart.enqueueOn(db, jobs),
       wake: (queues) => this.context.wake(queues),
     }));
   }

@@ -725,10 +725,10 @@ export function enqueuePlain(
 
 /** Parameters of enqueue_uniform.sql. */
 export interface EnqueueUniformParams {
-  /** $1: the jobs' ids, one element per job */
-  readonly ids: readonly string[];
-  /** $2: their payloads, in the same order */
-  readonly payloads: readonly string[];
+  /** $1: the jobs' ids as the literal of a text[] (`{"a","b"}`), one element per job */
+  readonly ids: string;
+  /** $2: their payloads as a JSON array of strings, in the same order; each string is stored as it is */
+  readonly payloads: string;
   /** $3: the queue of every job */
   readonly queue: string;
   /** $4: their type key */
@@ -743,7 +743,9 @@ export interface EnqueueUniformParams {
   readonly createdBy: string | null;
   /** $9: their trace parent */
   readonly traceParent: string | null;
-  /** $10: the store's clock; NULL reads the database's */
+  /** $10: the channel to notify the queue on; NULL: no notification */
+  readonly wakeChannel: string | null;
+  /** $11: the store's clock; NULL reads the database's */
   readonly now: Date | null;
 }
 
@@ -754,7 +756,7 @@ export function enqueueUniform(
   params: EnqueueUniformParams,
   options?: QueryOptions,
 ): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.enqueue_uniform, [params.ids, params.payloads, params.queue, params.type, params.priority, params.delayMs, params.tags, params.createdBy, params.traceParent, params.now], options);
+  return db.query<Record<string, unknown>>(sql.enqueue_uniform, [params.ids, params.payloads, params.queue, params.type, params.priority, params.delayMs, params.tags, params.createdBy, params.traceParent, params.wakeChannel, params.now], options);
 }
 
 /** A row of error_group_hours.sql. */

@@ -110,6 +110,17 @@ export function describeEnqueue(ctx: ConformanceContext): void {
       expect(queues).toEqual(expect.arrayContaining(['shared', 'shared-2']));
     });
 
+    it('stores ids with the characters an array literal quotes or escapes, as given', async () => {
+      // One batch of ids that need quoting only, one whose ids need escaping too.
+      const quoted = ['a,b', '{x}', ' sp ', 'NULL', 'ü 日本 🚀'];
+      const escaped = ['q"uote', 'back\\slash', '\\"', 'plain'];
+      for (const batch of [quoted, escaped]) {
+        const results = await store.jobs.enqueue(batch.map((id) => newJob({ id, queue: 'ids' })));
+        expect(results).toEqual(batch.map((id) => ({ id, created: true })));
+        for (const id of batch) expect((await hot(id)).id).toBe(id);
+      }
+    });
+
     it('hands the payload back byte for byte', async () => {
       const payload =
         '{"z":1,  "a":"héllo wörld — 日本語 🚀 ∑","esc":"\\u00e9\\n\\"q\\"\\\\","num":1.50,' +

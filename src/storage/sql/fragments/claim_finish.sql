@@ -10,7 +10,9 @@ claimed AS (
   SET status = :FETCHED, worker_id = $1::text, lease_token = $4::text, updated_at = :NOW,
       changed_at = :NOW
   WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
-  RETURNING h.*
+  -- The columns read below only: a data-modifying CTE is kept whole in memory, row by row.
+  RETURNING h.id, h.queue, h.type, h.payload, h.status, h.attempts, h.worker_id, h.lease_token,
+            h.trace_parent, h.run_at, h.created_at, h.priority
 )
 -- A claim need not wait for its WAL flush: one lost in a server crash leaves its jobs pending,
 -- and any later synchronous commit (a settle) flushes it first. Only this transaction is async.
