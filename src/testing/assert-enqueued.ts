@@ -1,5 +1,5 @@
 /** `assertEnqueued`: a job of a type, optionally with a matching payload, waits in a store. */
-import { ChokaQ } from '../chokaq.js';
+import type { ChokaQ } from '../chokaq.js';
 import type { JobDefinition } from '../job/define-job.js';
 import { WAITING_STATES } from '../job/state.js';
 import type { HotJob } from '../storage/model.js';
@@ -19,7 +19,8 @@ export async function assertEnqueued<In, Out>(
   job: JobDefinition<In, Out>,
   match: (payload: In) => boolean = () => true,
 ): Promise<HotJob> {
-  const store = source instanceof ChokaQ ? source.storage : source;
+  // By shape, not instanceof: the engine may come from another copy of the package.
+  const store = 'storage' in source ? source.storage : source;
   const hot = await store.operator.listHot({ limit: SCAN_LIMIT });
   const waiting = hot.filter((row) => row.type === job.type && WAITING_STATES.includes(row.state));
   // listHot lists newest first; the first enqueued of several matches is the one returned.

@@ -1,5 +1,5 @@
 /** `waitForJob`: wait, bounded in time, until a job reaches a state. */
-import { ChokaQ } from '../chokaq.js';
+import type { ChokaQ } from '../chokaq.js';
 import type { JobState } from '../job/state.js';
 import { stateOf } from '../operator/timeline.js';
 import type { ArchivedJob, DeadJob, HotJob } from '../storage/model.js';
@@ -35,7 +35,8 @@ export async function waitForJob<S extends JobState>(
   const intervalMs = options.intervalMs ?? 10;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = await (source instanceof ChokaQ ? source : source.operator).getJob(id);
+    // By shape, not instanceof: the engine may come from another copy of the package.
+    const found = await ('getJob' in source ? source : source.operator).getJob(id);
     // stateOf ties the state to the table, so the row is the one JobInState<S> names.
     if (found !== null && stateOf(found) === state) return found.job as JobInState<S>;
     if (Date.now() > deadline) {
