@@ -25,7 +25,6 @@ export interface ActiveRun {
   abort(why: AbortCause, message: string): void;
 }
 
-/** The runs in progress in this process, by job id: what heartbeats and local cancels act on. */
 /**
  * Aborts `run` as `lost` when its start, written behind it, found the lease gone. A start that
  * could not be written at all leaves the run going under its lease (see Completer.writeStarts).
@@ -38,6 +37,7 @@ export function abortIfStartLost(run: ActiveRun, recorded: Promise<boolean>): vo
 
 function ignoreFailure(): void {}
 
+/** The runs in progress in this process, by job id: what heartbeats and local cancels act on. */
 export class ActiveRuns {
   private readonly runs = new Map<string, ActiveRun>();
 

@@ -7,7 +7,14 @@ import type { Lease } from '../storage/job-store.js';
 import { withFields } from '../observability/logging/logger.js';
 import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing/spans.js';
 import { abortIfStartLost, type ActiveRun } from './active-runs.js';
-import type { CallResult, ExecutorOptions, RunResult } from './run-types.js';
+import { jobEventBase } from './events.js';
+import {
+  callReturned,
+  callThrew,
+  type CallResult,
+  type ExecutorOptions,
+  type RunResult,
+} from './run-types.js';
 import { GraceTimer } from './grace-timer.js';
 import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';
@@ -155,13 +162,7 @@ class BatchRun {
     let outcome = 'aborted';
     let failure: string | undefined;
     try {
-      const work = withSpan(span, () => this.chain(job, ctx, index)).then(
-        (value): CallResult => ({ done: true, value }),
-        (error: unknown): CallResult => ({
-          done: true,
-          error: error ?? new Error('handler threw undefined'),
-        }),
-      );
+      const work = withSpan(span, () => this.chain(job, ctx, index)).then(callReturned, callThrew);
       // A job that leaves before the call (bad payload, skipped or failed in middleware) no
       // longer holds the others back.
       void work.then(() => this.reach(index));
@@ -242,7 +243,7 @@ class BatchRun {
   /** Logs a job whose batch handler ignored its abort past the grace period, and its late end. */
   private abandoned(job: ClaimedJob, work: Promise<CallResult>): void {
     const { logger, abortGraceMs } = this.deps;
-    const base = { id: job.id, type: job.type, queue: job.queue };
+    const base = jobEventBase(job);
     logger.error('batch handler ignored its abort signal; abandoning the job', {
       ...logEvent('JobHandlerAbandoned'),
       ...base,

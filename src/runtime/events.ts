@@ -108,16 +108,12 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
   'schedule:fired': true,
 };
 
-/** Every event name, for checking a name given at run time. */
-/** The fields every job event (and log record about a job) starts with. */
-export function jobEventBase(job: { id: string; type: string; queue: string }): {
-  id: string;
-  type: string;
-  queue: string;
-} {
+/** The fields every job event (and log record about a job) starts with, copied from `job`. */
+export function jobEventBase(job: JobEventBase): JobEventBase {
   return { id: job.id, type: job.type, queue: job.queue };
 }
 
+/** Every event name, for checking a name given at run time. */
 export const EVENT_NAMES = Object.keys(EVENT_NAME_SET) as ChokaQEventName[];
 
 /**

@@ -244,19 +244,16 @@ export class Executor {
     const work = this.invoke(job, definition, ctx);
     const result = await grace.outcome(work);
     if (!result.done) {
+      const base = jobEventBase(job);
       this.options.logger.error('handler ignored its abort signal; abandoning it', {
         ...logEvent('JobHandlerAbandoned'),
-        id: job.id,
-        type: job.type,
-        queue: job.queue,
+        ...base,
         graceMs: this.options.abortGraceMs,
       });
       const late = (): void =>
         this.options.logger.warn('abandoned handler finished late; its result was discarded', {
           ...logEvent('JobLateResultDiscarded'),
-          id: job.id,
-          type: job.type,
-          queue: job.queue,
+          ...base,
         });
       void work.then(late, late);
     }

@@ -1,5 +1,5 @@
 import type { CancelTimer, Clock } from '../util/clock.js';
-import type { CallResult } from './run-types.js';
+import { callReturned, callThrew, type CallResult } from './run-types.js';
 
 /** The result of a call that did not return within its grace period. */
 const GRACE_EXPIRED: CallResult = { done: false };
@@ -41,9 +41,8 @@ export class GraceTimer {
       this.resolveExpired = resolve;
       this.arm();
       work.then(
-        (value) => resolve({ done: true, value }),
-        (error: unknown) =>
-          resolve({ done: true, error: error ?? new Error('handler threw undefined') }),
+        (value) => resolve(callReturned(value)),
+        (error: unknown) => resolve(callThrew(error)),
       );
     });
   }

@@ -64,3 +64,13 @@ export interface RunResult {
 
 /** What a finished or abandoned handler call produced. */
 export type CallResult = { done: true; error?: unknown; value?: unknown } | { done: false };
+
+/** A handler call that returned `value`. */
+export function callReturned(value: unknown): CallResult {
+  return { done: true, value };
+}
+
+/** A handler call that threw `error` (a throw of nothing still counts as a failure). */
+export function callThrew(error: unknown): CallResult {
+  return { done: true, error: error ?? new Error('handler threw undefined') };
+}

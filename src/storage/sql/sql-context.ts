@@ -87,8 +87,7 @@ export class SqlContext {
   readonly contention = new ClaimContention();
   /** This store's wake listeners, told of new or freed work before the NOTIFY goes out. */
   readonly ownListeners = new Set<(queue: string) => void>();
-  /** Connections, LISTEN and, when it can, a caller's transaction. */
-  readonly backend: SqlBackend;
+  private readonly backend: SqlBackend;
   private readonly clock: Clock | undefined;
   private readonly migrateOnOpen: MigrateOnOpen;
   private executor: Executor | null = null;

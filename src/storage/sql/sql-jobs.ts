@@ -257,15 +257,20 @@ export class SqlJobs implements JobStore {
  * (`SqlBackend.within`): {@link SqlJobs} plus `enqueueWithin`.
  */
 export class SqlJobsWithin extends SqlJobs {
+  constructor(
+    context: SqlContext,
+    private readonly within: (transaction: unknown) => Executor,
+  ) {
+    super(context);
+  }
+
   /**
    * Enqueues inside the caller's open transaction, so the jobs commit or roll back with the
    * caller's own writes. Listeners are woken by a `pg_notify` in that transaction, which
    * PostgreSQL delivers only on commit.
    */
   async enqueueWithin(transaction: unknown, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
-    const { backend } = this.context;
-    if (backend.within === undefined) throw new Error('enqueueWithin needs SqlBackend.within');
-    const db = backend.within(transaction);
+    const db = this.within(transaction);
     if (jobs.length === 0) return [];
     await this.context.db(); // migrations, and a closed store fails here
     const results = await this.enqueueOn(db, jobs);

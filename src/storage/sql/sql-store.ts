@@ -59,10 +59,11 @@ export class SqlStore implements Store {
     this.kind = this.context.kind;
     this.schema = this.context.schema;
     // A backend that runs statements in a caller's transaction gets `jobs.enqueueWithin`.
+    const { backend } = options;
     this.jobsPart =
-      options.backend.within === undefined
+      backend.within === undefined
         ? new SqlJobs(this.context)
-        : new SqlJobsWithin(this.context);
+        : new SqlJobsWithin(this.context, backend.within.bind(backend));
     this.jobs = this.jobsPart;
     this.queues = new SqlQueues(this.context);
     this.operator = new SqlOperator(this.context);
