@@ -101,6 +101,20 @@ describe('postgres(options) refuses', () => {
       says: 'must be an object',
     },
     {
+      name: 'a clock without schedule()',
+      call: () => postgres({ connectionString: url, clock: { now: () => 0 } as never }),
+      code: INVALID,
+      field: `${P}.clock`,
+      says: 'now() and schedule()',
+    },
+    {
+      name: 'Date as the clock',
+      call: () => postgres({ connectionString: url, clock: Date as never }),
+      code: INVALID,
+      field: `${P}.clock`,
+      says: 'a function',
+    },
+    {
       name: 'neither connectionString nor pool',
       call: () => postgres({}),
       code: INVALID,
@@ -329,6 +343,20 @@ describe('embedded(options) refuses', () => {
       code: UNKNOWN,
       field: `${E}.vacuumInterval`,
       says: 'did you mean vacuumIntervalMs?',
+    },
+    {
+      name: 'a clock without schedule()',
+      call: () => embedded({ dataDir, clock: { now: () => 0 } as never }),
+      code: INVALID,
+      field: `${E}.clock`,
+      says: 'now() and schedule()',
+    },
+    {
+      name: 'a number as the clock',
+      call: () => embedded({ dataDir, clock: 42 as never }),
+      code: INVALID,
+      field: `${E}.clock`,
+      says: '42 (number)',
     },
     {
       name: 'a blank dataDir',
