@@ -20,7 +20,7 @@ import type { IdempotencyOutcome } from '../runtime/idempotency-outcome.js';
 
 /** Options of {@link idempotency}. */
 export interface IdempotencyOptions {
-  /** Where claims live, for example `storage.idempotencyClaims()`. */
+  /** Where claims live, for example `storage.idempotencyClaims`. */
   claims: IdempotencyClaims;
   /**
    * The idempotency key of a run. `null`, `undefined` or a blank string: the job is not
@@ -196,7 +196,7 @@ function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
     claims === null ||
     typeof (claims as Partial<IdempotencyClaims>).begin !== 'function'
   ) {
-    throw invalid('idempotency() needs claims, for example storage.idempotencyClaims()');
+    throw invalid('idempotency() needs claims, for example storage.idempotencyClaims');
   }
   if (typeof options.key !== 'function') {
     throw invalid('idempotency() needs a key function: (ctx, payload) => string | null');

@@ -46,7 +46,7 @@ export class FlowApi {
     const checked = checkOptions(options, 'options', ['limit'], 'CHOKAQ_INVALID_ARGUMENT');
     const limit = checkLimit(checked.limit);
     await this.options.open();
-    return this.options.store.rateLimits().list(limit);
+    return this.options.store.rateLimits.list(limit);
   }
 }
 

@@ -82,7 +82,7 @@ export async function statusReport(store: Store): Promise<StatusReport> {
     store.operator.errorGroups({ limit: 5 }),
     store.cluster.listWorkers(PRESENCE_ALIVE_MS),
     store.queues.keyUsage({ limit: 5 }),
-    store.rateLimits().list(5),
+    store.rateLimits.list(5),
   ]);
   const rate = (queue: string, seconds: number): Rate => rateOf(buckets, queue, at, seconds);
   return {

@@ -111,7 +111,7 @@ export class Engine {
       ...(observer ? { onBatch: (size: number) => observer.settled(size) } : {}),
     });
     this.rates = new RateGate({
-      rates: storage.rateLimits(),
+      rates: storage.rateLimits,
       registry,
       clock,
       logger: logger.child('rates'),

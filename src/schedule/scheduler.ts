@@ -89,7 +89,7 @@ export class Scheduler {
   /** One pass over every schedule; resolves to what it fired. */
   async pass(): Promise<PassReport> {
     const { store } = this.options;
-    const schedules = await store.schedules().list();
+    const schedules = await store.schedules.list();
     const now = await store.cluster.now();
     let wait = this.maxWaitMs;
     const report: PassReport = [];
@@ -137,7 +137,7 @@ export class Scheduler {
       const ticks = await Promise.all(
         plan.fire.map((tick) => tickToFire(spec, local, tick, false, context)),
       );
-      results = await store.schedules().fire({
+      results = await store.schedules.fire({
         name: row.name,
         ticks,
         advanceTo: plan.upTo,

@@ -115,7 +115,7 @@ export class SchedulesApi {
     const changes = checkOptions(patch, 'patch', PATCH_KEYS, 'CHOKAQ_INVALID_SCHEDULE');
     const who = checkActorOptions(options);
     await this.options.open();
-    const row = await this.options.store.schedules().get(name);
+    const row = await this.options.store.schedules.get(name);
     if (row === null) throw notFound(name);
     const base = this.asSchedule(specFromJson(name, row.definition));
     if (changes.cron !== undefined || changes.every !== undefined) {
@@ -165,7 +165,7 @@ export class SchedulesApi {
     checkScheduleName(name, 'name');
     const who = checkActorOptions(options);
     await this.options.open();
-    const removed = await this.options.store.schedules().remove(name);
+    const removed = await this.options.store.schedules.remove(name);
     this.options.local.delete(name);
     if (removed) await this.audit(who, 'schedule-remove', name, { removed });
     return removed;
@@ -182,7 +182,7 @@ export class SchedulesApi {
     const who = checkActorOptions(options);
     const { store, clock } = this.options;
     await this.options.open();
-    const row = await store.schedules().get(name);
+    const row = await store.schedules.get(name);
     if (row === null) throw notFound(name);
     const spec = specFromJson(name, row.definition);
     const tickAt = await store.cluster.now();
@@ -198,7 +198,7 @@ export class SchedulesApi {
         { field: 'name' },
       );
     }
-    const [result] = await store.schedules().fire({
+    const [result] = await store.schedules.fire({
       name,
       ticks: [tick],
       advanceTo: null,
@@ -216,7 +216,7 @@ export class SchedulesApi {
   async list(): Promise<ScheduleInfo[]> {
     await this.options.open();
     const { store } = this.options;
-    const rows = await store.schedules().list();
+    const rows = await store.schedules.list();
     const now = await store.cluster.now();
     return Promise.all(
       rows.map(async (row) => scheduleInfo(row, now, await this.lastJob(row.lastTick?.jobId))),
@@ -228,7 +228,7 @@ export class SchedulesApi {
     checkScheduleName(name, 'name');
     await this.options.open();
     const { store } = this.options;
-    const row = await store.schedules().get(name);
+    const row = await store.schedules.get(name);
     if (row === null) return null;
     return scheduleInfo(row, await store.cluster.now(), await this.lastJob(row.lastTick?.jobId));
   }
@@ -241,7 +241,7 @@ export class SchedulesApi {
     checkScheduleName(name, 'name');
     const who = checkActorOptions(options);
     await this.options.open();
-    const row = await this.options.store.schedules().setPaused(name, paused);
+    const row = await this.options.store.schedules.setPaused(name, paused);
     if (row === null) throw notFound(name);
     await this.audit(who, paused ? 'schedule-pause' : 'schedule-resume', name, { paused });
     return this.mustGet(name);
@@ -255,7 +255,7 @@ export class SchedulesApi {
       await parsePayload(found, JSON.parse(spec.payload), `${field}.payload`);
     }
     await this.options.open();
-    await this.options.store.schedules().save(spec.name, specToJson(spec));
+    await this.options.store.schedules.save(spec.name, specToJson(spec));
     this.options.local.set(spec.name, { payloadFn, definition: found });
     this.options.changed();
   }

@@ -1,7 +1,7 @@
 /**
  * Rate buckets behind `defineJob({ rateLimit })`: token buckets kept in the store's database, so
  * every process sharing it draws from the same buckets. Every provider offers one through
- * `Store.rateLimits()`.
+ * `Store.rateLimits`.
  */
 
 /** A draw of tokens from one bucket. */

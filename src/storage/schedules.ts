@@ -1,7 +1,7 @@
 /**
  * The storage half of recurring jobs: schedules (a name, an opaque JSON definition, a pause flag
  * and a cursor) and their ticks, one row per fired tick, unique per (schedule, tick time). Every
- * provider offers them over its own database through `Store.schedules()`.
+ * provider offers them over its own database through `Store.schedules`.
  *
  * A tick fires at most once because {@link ScheduleStore.fire} runs in one transaction that locks
  * the schedule, refuses ticks at or before its cursor, inserts the tick under its unique key and

@@ -59,11 +59,9 @@ export interface Store {
   close(): Promise<void>;
 
   /** The idempotency claim store sharing this store's database (memory: this process). */
-  idempotencyClaims(): IdempotencyClaims;
-
+  readonly idempotencyClaims: IdempotencyClaims;
   /** The rate buckets of `rateLimit`s, in this store's database (memory: this process). */
-  rateLimits(): RateLimits;
-
+  readonly rateLimits: RateLimits;
   /** The schedules and ticks of recurring jobs, in this store's database. */
-  schedules(): ScheduleStore;
+  readonly schedules: ScheduleStore;
 }

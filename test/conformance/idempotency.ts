@@ -1,5 +1,5 @@
 /**
- * Conformance of the idempotency claims (`Store.idempotencyClaims()`) as the rescue pass keeps
+ * Conformance of the idempotency claims (`Store.idempotencyClaims`) as the rescue pass keeps
  * them: `JobStore.rescue` deletes the expired claims, reports how many, and leaves live claims
  * held. The claims' own protocol (begin, complete, races, expiry) is tested on PostgreSQL only,
  * directly and through the middleware, in test/pg/idempotency.test.ts. Registered by
@@ -13,7 +13,7 @@ export function describeIdempotencyClaims(ctx: ConformanceContext): void {
   describe('rescue and idempotency claims', () => {
     it('deletes expired idempotency claims and reports how many', async () => {
       const store = ctx.store();
-      const claims = store.idempotencyClaims();
+      const claims = store.idempotencyClaims;
       expect(await claims.begin('order-1', 'job-1', 1)).toEqual({ status: 'claimed' });
       expect(await claims.begin('order-2', 'job-2', 60_000)).toEqual({ status: 'claimed' });
       await ctx.storeTimePasses((await store.cluster.now()).getTime() + 1); // order-1 has expired

@@ -1,5 +1,5 @@
 /**
- * Conformance tests of rate buckets (`Store.rateLimits()`): a new bucket starts full, draws never
+ * Conformance tests of rate buckets (`Store.rateLimits`): a new bucket starts full, draws never
  * grant more than the bucket holds (also when concurrent), tokens refill with time, a block
  * refuses every draw until it ends, and operators see each bucket's counts. Registered by
  * `describeStoreConformance` in suite.ts for every provider.
@@ -14,7 +14,7 @@ const HOUR = 3_600_000;
 export function describeRateLimits(ctx: ConformanceContext): void {
   describe('rate buckets', () => {
     it('starts full, grants what it holds and tells how long until the next token', async () => {
-      const rates = ctx.store().rateLimits();
+      const rates = ctx.store().rateLimits;
       expect(await rates.take({ name: 'api', limit: 3, perMs: HOUR, count: 2 })).toEqual({
         granted: 2,
         waitMs: 0,
@@ -35,7 +35,7 @@ export function describeRateLimits(ctx: ConformanceContext): void {
     });
 
     it('never grants the same token twice to concurrent draws', async () => {
-      const rates = ctx.store().rateLimits();
+      const rates = ctx.store().rateLimits;
       const grants = await Promise.all(
         Array.from({ length: 20 }, () =>
           rates.take({ name: 'race', limit: 5, perMs: HOUR, count: 1 }),
@@ -45,7 +45,7 @@ export function describeRateLimits(ctx: ConformanceContext): void {
     });
 
     it('refills with time at limit per interval', async () => {
-      const rates = ctx.store().rateLimits();
+      const rates = ctx.store().rateLimits;
       // 1000 per second: a token every millisecond.
       expect(
         (await rates.take({ name: 'fast', limit: 1000, perMs: 1000, count: 1000 })).granted,
@@ -58,7 +58,7 @@ export function describeRateLimits(ctx: ConformanceContext): void {
     });
 
     it('refuses every draw while blocked, and lists the bucket with its counts', async () => {
-      const rates = ctx.store().rateLimits();
+      const rates = ctx.store().rateLimits;
       await rates.take({ name: 'tenant-9', limit: 10, perMs: 1000, count: 4 });
       await rates.block('tenant-9', 10, 1000, HOUR);
       await rates.block('tenant-9', 10, 1000, 1000); // a shorter block keeps the longer one
@@ -77,7 +77,7 @@ export function describeRateLimits(ctx: ConformanceContext): void {
     });
 
     it('rejects a bad draw with a coded error naming the field', async () => {
-      const rates = ctx.store().rateLimits();
+      const rates = ctx.store().rateLimits;
       const codeOf = async (fn: () => Promise<unknown>): Promise<[string, string]> => {
         const error = await failure(fn);
         return [error.code, error.field ?? ''];

@@ -459,7 +459,7 @@ export function describeDeckApi(
         { concurrencyKey: 'tenant-9', concurrencyLimit: 3, delay: '1h' },
       );
       expect(
-        await storage.rateLimits().take({ name: 'partner.api', limit: 5, perMs: 1000, count: 7 }),
+        await storage.rateLimits.take({ name: 'partner.api', limit: 5, perMs: 1000, count: 7 }),
       ).toMatchObject({ granted: 5 });
       const reader = new DeckClient(base, { authorization: `Bearer ${READ_TOKEN}` });
       const flow = await reader.get<FlowView>('api/flow');

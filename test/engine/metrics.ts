@@ -184,7 +184,7 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
         jobs: [okJob, flakyJob, fatalJob, breakerJob, onceJob, zombieJob, heldJob, ratedJob],
         middleware: [
           idempotency({
-            claims: storage.idempotencyClaims(),
+            claims: storage.idempotencyClaims,
             key: (ctx, payload) =>
               ctx.type === onceJob.type ? (payload as { key: string }).key : null,
           }),

@@ -197,7 +197,7 @@ describe.skipIf(!pgUp)('PostgreSQL: flow control across 4 worker processes', () 
     const from = (starts[0] ?? 0) + 1000;
     const inWindow = starts.filter((at) => at >= from && at < from + RATE_WINDOW_MS).length;
     const expected = (RATE * RATE_WINDOW_MS) / 1000;
-    const [bucket] = await chokaq.storage.rateLimits().list(1);
+    const [bucket] = await chokaq.storage.rateLimits.list(1);
     console.info(
       `flow-control rate: ${inWindow} starts in ${RATE_WINDOW_MS} ms (expected ${expected}); ` +
         `first second ${starts.filter((at) => at < from).length}; bucket ${JSON.stringify(bucket)}`,

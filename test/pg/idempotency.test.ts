@@ -37,7 +37,7 @@ describe.skipIf(!available)('SqlIdempotencyClaims on PostgreSQL', () => {
   beforeAll(async () => {
     store = open(clock);
     await store.open();
-    claims = store.idempotencyClaims();
+    claims = store.idempotencyClaims;
     pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
   });
 
@@ -156,7 +156,7 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
       jobs: [charge],
       middleware: [
         idempotency({
-          claims: storage.idempotencyClaims(),
+          claims: storage.idempotencyClaims,
           key: (_ctx, p) => (p as { key: string }).key,
           // The deferred duplicate looks again after 1 s of the database clock (its run_at); the
           // winner completes long before its claim would expire.
@@ -204,7 +204,7 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
       jobs: [flaky],
       middleware: [
         idempotency({
-          claims: storage.idempotencyClaims(),
+          claims: storage.idempotencyClaims,
           key: (_ctx, p) => (p as { key: string }).key,
           onOutcome: (outcome) => outcomes.push(outcome),
         }),
@@ -220,7 +220,7 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
     expect(runs).toBe(2);
     expect(outcomes).toEqual(['claimed', 'released', 'claimed', 'completed']);
     // The key is now completed by that job.
-    expect(await storage.idempotencyClaims().begin('flaky-1', 'someone-else', 1000)).toMatchObject({
+    expect(await storage.idempotencyClaims.begin('flaky-1', 'someone-else', 1000)).toMatchObject({
       status: 'completed',
       jobId: id,
     });
@@ -234,7 +234,7 @@ describe.skipIf(!available)('idempotency middleware with ChokaQ on PostgreSQL', 
         jobs: [],
         middleware: [
           idempotency({
-            claims: storage.idempotencyClaims(),
+            claims: storage.idempotencyClaims,
             key: (_ctx, p) => (p as { key: string }).key,
             resultTtl: resultTtl as '1h' | null,
             minResultTtl: '1m',

@@ -174,7 +174,7 @@ describe.skipIf(!pgUp)('no lock outlives its holder (PostgreSQL)', { timeout: 60
   });
 
   it("a schedule's row locked by a frozen firer goes; the others fire its tick", async () => {
-    const saved = await store.schedules().save('lb-minutely', '{"cron":"* * * * *"}');
+    const saved = await store.schedules.save('lb-minutely', '{"cron":"* * * * *"}');
     const tickAt = new Date(saved.cursorAt.getTime() + 1);
     const job = newJob({ queue: 'lb', type: 'lb.tick', payload: '{}' });
     const frozen = await freezeHolding(holder, (tx) =>
@@ -185,7 +185,7 @@ describe.skipIf(!pgUp)('no lock outlives its holder (PostgreSQL)', { timeout: 60
     const fired = await waitFor(
       async () => {
         try {
-          const [result] = await store.schedules().fire({
+          const [result] = await store.schedules.fire({
             name: 'lb-minutely',
             ticks: [{ tickAt, manual: true, job }],
             advanceTo: null,

@@ -78,7 +78,7 @@ describe.skipIf(!available)('RateLimitedError across workers (PostgreSQL)', () =
     expect(
       found?.where === 'archive' ? [found.job.attempts, found.job.lostAttempts] : null,
     ).toEqual([1, 1]);
-    const [bucket] = await first.storage.rateLimits().list(1);
+    const [bucket] = await first.storage.rateLimits.list(1);
     expect(bucket?.name).toBe('rl.call.v1');
     expect(bucket?.throttledTotal).toBeGreaterThan(0);
   }, 60_000);

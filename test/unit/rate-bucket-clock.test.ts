@@ -17,7 +17,7 @@ class TickingClock extends FakeClock {
 
 describe('memory rate bucket clock', () => {
   it('starts a new bucket full when the clock moves between readings', async () => {
-    const rates = memory({ clock: new TickingClock() }).rateLimits();
+    const rates = memory({ clock: new TickingClock() }).rateLimits;
     const hour = 3_600_000;
     expect(await rates.take({ name: 'api', limit: 3, perMs: hour, count: 3 })).toEqual({
       granted: 3,

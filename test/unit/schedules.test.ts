@@ -289,7 +289,7 @@ describe('schedules on a fake clock', () => {
     const clock = new FakeClock(START);
     const store = memory({ clock });
     // As if written by another version: a definition this one cannot use.
-    await store.schedules().save('alien', '{"cron":"not a cron","timeZone":"UTC"}');
+    await store.schedules.save('alien', '{"cron":"not a cron","timeZone":"UTC"}');
     const chokaq = await engine(store, clock, [{ name: 'fine', job: 'report.v1', every: '1m' }]);
     await clock.advanceAsync(61_000);
     expect(await origins(chokaq)).toEqual([tick('fine', '2026-01-01T10:01:00.000Z')]);

@@ -3,7 +3,7 @@
  * Every method does its work synchronously before its promise settles, so each call is atomic
  * with respect to every other call, like a single SQL statement.
  *
- * @internal Reach it through `memory().idempotencyClaims()`.
+ * @internal Reach it through `memory().idempotencyClaims`.
  */
 import type { Clock } from '../../util/clock.js';
 import { checkClaimKey, checkClaimTtl } from '../claim-input.js';

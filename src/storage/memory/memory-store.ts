@@ -42,19 +42,22 @@ export class MemoryStore implements Store {
   /** {@inheritDoc Store.retention} */
   readonly retention: RetentionStore;
   private readonly state: MemoryState;
-  private readonly claims: MemoryIdempotencyClaims;
-  private readonly rates: MemoryRateLimits;
-  private readonly scheduleStore: MemorySchedules;
+  /** {@inheritDoc Store.idempotencyClaims} */
+  readonly idempotencyClaims: MemoryIdempotencyClaims;
+  /** {@inheritDoc Store.rateLimits} */
+  readonly rateLimits: MemoryRateLimits;
+  /** {@inheritDoc Store.schedules} */
+  readonly schedules: MemorySchedules;
 
   /** @param clock Source of "now" for scheduling, eligibility and every timestamp. */
   constructor(clock: Clock) {
     const state = new MemoryState(clock);
     this.state = state;
-    this.claims = new MemoryIdempotencyClaims(clock);
-    this.rates = new MemoryRateLimits(clock);
-    const jobs = new MemoryJobs(state, this.claims);
+    this.idempotencyClaims = new MemoryIdempotencyClaims(clock);
+    this.rateLimits = new MemoryRateLimits(clock);
+    const jobs = new MemoryJobs(state, this.idempotencyClaims);
     const bulk = new MemoryBulk(state);
-    this.scheduleStore = new MemorySchedules({
+    this.schedules = new MemorySchedules({
       now: () => state.time(),
       enqueue: (job) => {
         jobs.insert([job]);
@@ -66,7 +69,7 @@ export class MemoryStore implements Store {
     this.operator = new MemoryOperator(state);
     this.bulk = bulk;
     this.cluster = new MemoryCluster(state);
-    this.retention = new MemoryRetention(state, bulk, this.scheduleStore);
+    this.retention = new MemoryRetention(state, bulk, this.schedules);
   }
 
   /** Nothing to open: a no-op, safe to call any number of times. */
@@ -78,20 +81,5 @@ export class MemoryStore implements Store {
   close(): Promise<void> {
     this.state.wake.clear();
     return Promise.resolve();
-  }
-
-  /** {@inheritDoc Store.idempotencyClaims} */
-  idempotencyClaims(): MemoryIdempotencyClaims {
-    return this.claims;
-  }
-
-  /** {@inheritDoc Store.rateLimits} */
-  rateLimits(): MemoryRateLimits {
-    return this.rates;
-  }
-
-  /** {@inheritDoc Store.schedules} */
-  schedules(): MemorySchedules {
-    return this.scheduleStore;
   }
 }

@@ -2,7 +2,7 @@
  * Rate buckets of the memory provider: one map per store, on the injected clock. Each call does
  * its work synchronously before its promise settles, so it is atomic like one SQL statement.
  *
- * @internal Reach it through `memory().rateLimits()`.
+ * @internal Reach it through `memory().rateLimits`.
  */
 import type { Clock } from '../../util/clock.js';
 import { checkInteger } from '../../util/check.js';

@@ -3,7 +3,7 @@
  * semantics as the SQL tables. Every method does its work synchronously before its promise
  * settles, so a fire is atomic with respect to every other call, like the SQL transaction.
  *
- * @internal Reach it through `memory().schedules()`.
+ * @internal Reach it through `memory().schedules`.
  */
 import {
   OVERLAP_SKIPPED,

@@ -4,7 +4,7 @@
  * taken: it then reads the live row with a second statement (a fresh snapshot, so it sees the
  * row a concurrent claimer just committed).
  *
- * @internal Reach it through `SqlStore.idempotencyClaims()`.
+ * @internal Reach it through `SqlStore.idempotencyClaims`.
  */
 import { checkClaimKey, checkClaimTtl } from '../claim-input.js';
 import type { ClaimBegin, IdempotencyClaims } from '../idempotency.js';

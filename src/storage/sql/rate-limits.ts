@@ -2,7 +2,7 @@
  * Rate buckets over SQL, in the `rate_buckets` table of the store's schema (migration 0015):
  * each call is one statement, on the database clock.
  *
- * @internal Reach it through `SqlStore.rateLimits()`.
+ * @internal Reach it through `SqlStore.rateLimits`.
  */
 import { checkBucket, checkDraw } from '../rate-input.js';
 import type { RateBucket, RateDraw, RateGrant, RateLimits } from '../rate-limits.js';

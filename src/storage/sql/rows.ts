@@ -19,6 +19,7 @@ import type {
 import type { MetricBucket } from '../queue-store.js';
 import { HOT_STATE_BY_CODE, failureReasonOf } from '../../job/state.js';
 import type {
+  ErrorGroupsRow,
   GetArchiveRow,
   GetDeadRow,
   GetHotRow,
@@ -197,28 +198,19 @@ export function historyOf(value: unknown): HistoryEntry[] {
 }
 
 /** Maps a row of the `error_groups` statement. */
-export function errorGroupOf(row: Row): ErrorGroup {
+export function errorGroupOf(row: ErrorGroupsRow): ErrorGroup {
   return {
-    fingerprint: toStr(row.fingerprint),
-    errorClass: toStr(row.error_class),
-    message: toStr(row.message),
-    frame: toStringOrNull(row.frame),
+    fingerprint: row.fingerprint,
+    errorClass: row.error_class,
+    message: row.message,
+    frame: row.frame,
     count: toNumber(row.dead_count),
     firstSeen: toDate(row.first_seen),
     lastSeen: toDate(row.last_seen),
-    queues: textArray(row.queues),
-    types: textArray(row.types),
-    sampleId: toStringOrNull(row.sample_id),
+    queues: [...row.queues],
+    types: [...row.types],
+    sampleId: row.sample_id,
   };
-}
-
-/** A text[] column (drivers hand back arrays; some the `{a,b}` literal). */
-function textArray(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(toStr);
-  if (typeof value === 'string' && value.startsWith('{')) {
-    return value.slice(1, -1).split(',').filter(Boolean);
-  }
-  return [];
 }
 
 /** Maps a `queues` row. */

@@ -3,7 +3,7 @@
  * Firing is one transaction: the schedule row is locked first, so fires of one schedule never
  * interleave, and each tick's row and job commit together (see `ScheduleStore.fire`).
  *
- * @internal Reach it through `SqlStore.schedules()`.
+ * @internal Reach it through `SqlStore.schedules`.
  */
 import type { EnqueueResult } from '../model.js';
 import {

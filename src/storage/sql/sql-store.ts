@@ -47,11 +47,12 @@ export class SqlStore implements Store {
   readonly retention: RetentionStore;
   /** What the parts share: the connection, the bound statements, the wake-ups. */
   private readonly context: SqlContext;
-  /** The jobs part, for the schedules' enqueue in their own transaction. */
-  private readonly jobsPart: SqlJobs;
-  private claims: SqlIdempotencyClaims | undefined;
-  private rates: SqlRateLimits | undefined;
-  private scheduleStore: SqlSchedules | undefined;
+  /** {@inheritDoc Store.idempotencyClaims} */
+  readonly idempotencyClaims: SqlIdempotencyClaims;
+  /** {@inheritDoc Store.rateLimits} */
+  readonly rateLimits: SqlRateLimits;
+  /** {@inheritDoc Store.schedules} */
+  readonly schedules: SqlSchedules;
 
   /** @param options See {@link SqlStoreOptions}. */
   constructor(options: SqlStoreOptions) {
@@ -60,16 +61,28 @@ export class SqlStore implements Store {
     this.schema = this.context.schema;
     // A backend that runs statements in a caller's transaction gets `jobs.enqueueWithin`.
     const { backend } = options;
-    this.jobsPart =
+    const jobs =
       backend.within === undefined
         ? new SqlJobs(this.context)
         : new SqlJobsWithin(this.context, backend.within.bind(backend));
-    this.jobs = this.jobsPart;
+    this.jobs = jobs;
     this.queues = new SqlQueues(this.context);
     this.operator = new SqlOperator(this.context);
     this.bulk = new SqlBulk(this.context);
     this.cluster = new SqlCluster(this.context);
     this.retention = new SqlRetention(this.context);
+    const db = (): Promise<Executor> => this.context.db();
+    const now = (): Date | null => this.context.now();
+    this.idempotencyClaims = new SqlIdempotencyClaims(db, this.context.sql, now);
+    this.rateLimits = new SqlRateLimits(db, this.context.sql, now);
+    // The schedules enqueue a tick's job in their own transaction, through the jobs part.
+    this.schedules = new SqlSchedules({
+      db,
+      sql: this.context.sql,
+      now,
+      enqueueOn: (executor, due) => jobs.enqueueOn(executor, due),
+      wake: (queues) => this.context.wake(queues),
+    });
   }
 
   /** {@inheritDoc Store.useLogger} */
@@ -85,39 +98,5 @@ export class SqlStore implements Store {
   /** Stops listeners and timers and closes the backend. Idempotent; safe without `open()`. */
   close(): Promise<void> {
     return this.context.close();
-  }
-
-  /** The open executor; opens on first use, fails after `close()`. */
-  protected db(): Promise<Executor> {
-    return this.context.db();
-  }
-
-  /** {@inheritDoc Store.rateLimits} */
-  rateLimits(): SqlRateLimits {
-    return (this.rates ??= new SqlRateLimits(
-      () => this.db(),
-      this.context.sql,
-      () => this.context.now(),
-    ));
-  }
-
-  /** {@inheritDoc Store.idempotencyClaims} */
-  idempotencyClaims(): SqlIdempotencyClaims {
-    return (this.claims ??= new SqlIdempotencyClaims(
-      () => this.db(),
-      this.context.sql,
-      () => this.context.now(),
-    ));
-  }
-
-  /** {@inheritDoc Store.schedules} */
-  schedules(): SqlSchedules {
-    return (this.scheduleStore ??= new SqlSchedules({
-      db: () => this.db(),
-      sql: this.context.sql,
-      now: () => this.context.now(),
-      enqueueOn: (db, jobs) => this.jobsPart.enqueueOn(db, jobs),
-      wake: (queues) => this.context.wake(queues),
-    }));
   }
 }

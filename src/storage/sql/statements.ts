@@ -784,6 +784,20 @@ export function errorGroupHours(
   return db.query<ErrorGroupHoursRow>(sql.error_group_hours, [params.fingerprints, params.since], options);
 }
 
+/** A row of error_groups.sql. */
+export type ErrorGroupsRow = {
+  readonly fingerprint: string;
+  readonly error_class: string;
+  readonly message: string;
+  readonly frame: string | null;
+  readonly dead_count: string | number | bigint;
+  readonly first_seen: Date | string;
+  readonly last_seen: Date | string;
+  readonly queues: readonly string[];
+  readonly types: readonly string[];
+  readonly sample_id: string | null;
+};
+
 /** Parameters of error_groups.sql. */
 export interface ErrorGroupsParams {
   /** $1: queue names; NULL for all */
@@ -800,8 +814,8 @@ export function errorGroups(
   sql: { readonly error_groups: string },
   params: ErrorGroupsParams,
   options?: QueryOptions,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql.error_groups, [params.queues, params.types, params.limit], options);
+): Promise<ErrorGroupsRow[]> {
+  return db.query<ErrorGroupsRow>(sql.error_groups, [params.queues, params.types, params.limit], options);
 }
 
 /** A row of get_archive.sql. */

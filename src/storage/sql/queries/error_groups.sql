@@ -7,6 +7,9 @@
 --   $3 limit: int — most groups
 -- Locking: none (reads).
 -- Returns: one row per group with jobs in the DLQ, largest first.
+-- Row: fingerprint text, error_class text, message text, frame text or NULL, dead_count numeric,
+--   first_seen timestamptz, last_seen timestamptz, queues text[], types text[],
+--   sample_id text or NULL
 SELECT g.fingerprint,
        min(g.error_class) AS error_class,
        min(g.message) AS message,
