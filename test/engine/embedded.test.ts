@@ -12,11 +12,12 @@ import { describeStatus } from './status.js';
 import { describeFlow } from './flow.js';
 import { describeTracing } from './tracing.js';
 import { describeMetrics } from './metrics.js';
-import { describeEngine, type EngineStoreFactory } from './suite.js';
+import { describeEngine, type EngineStoreFactory, type StoreRequest } from './suite.js';
 
 // One PGlite for the file (starting one costs seconds); a fresh schema per engine.
 let pglite: PGlite;
-const schemas = new WeakMap<Store, string>();
+// Each store's schema and request (its clock), for reopen().
+const made = new WeakMap<Store, { schema: string; request: StoreRequest }>();
 
 beforeAll(async () => {
   pglite = new PGlite();
@@ -28,16 +29,15 @@ afterAll(async () => {
 });
 
 const factory: EngineStoreFactory = {
-  make() {
+  make(request = {}) {
     const schema = uniqueSchema('eng');
-    const store = embedded({ dataDir: 'memory://', schema, pglite });
-    schemas.set(store, schema);
+    const store = embedded({ dataDir: 'memory://', schema, pglite, ...request });
+    made.set(store, { schema, request });
     return Promise.resolve(store);
   },
   reopen(store) {
-    return Promise.resolve(
-      embedded({ dataDir: 'memory://', schema: schemas.get(store) ?? '', pglite }),
-    );
+    const { schema = '', request = {} } = made.get(store) ?? {};
+    return Promise.resolve(embedded({ dataDir: 'memory://', schema, pglite, ...request }));
   },
 };
 

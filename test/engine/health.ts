@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { defineJob, systemClock, type Clock } from '../../src/index.js';
+import { defineJob } from '../../src/index.js';
+import { JumpingClock } from '../helpers/jumping-clock.js';
 import { waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
@@ -18,27 +19,6 @@ function blockEventLoop(ms: number): void {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     // spin
-  }
-}
-
-/**
- * Real time and timers, plus jumps forward: after a jump every pending timer fires as late as
- * the jump, which is what a stalled event loop looks like to the engine.
- */
-class JumpingClock implements Clock {
-  private offset = 0;
-
-  now(): number {
-    return systemClock.now() + this.offset;
-  }
-
-  schedule(callback: () => void, ms: number): () => void {
-    return systemClock.schedule(callback, ms);
-  }
-
-  /** Moves the time forward by `ms` at once. */
-  jump(ms: number): void {
-    this.offset += ms;
   }
 }
 
@@ -66,15 +46,24 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
     });
 
     it('turns degraded, then unhealthy, under a backed-up queue, and recovers when it drains', async () => {
-      const storage = await factory.make();
+      const clock = new JumpingClock();
+      const storage = await factory.make({ clock });
+      // The lag is store time, moved by jumps; to the loop probe a jump is a stall, which this
+      // test is not about.
+      const options = {
+        clock,
+        health: { lagDegraded: '10s', lagUnhealthy: '30s', stallTimeout: '1h' },
+      } as const;
       // This process serves the queue but cannot run the type: its jobs stay due.
       const stuck = engineOn(storage, {
         jobs: [defineJob({ type: 'health.other.v1', queue: 'health', handle: () => undefined })],
-        health: { lagDegraded: 300, lagUnhealthy: 900 },
+        ...options,
       });
       await stuck.start();
-      const producer = engineOn(storage, { jobs: [slowJob], worker: false });
+      const producer = engineOn(storage, { jobs: [slowJob], worker: false, ...options });
       await producer.enqueue(slowJob, undefined);
+      expect((await stuck.health.ready()).status).toBe('ok');
+      clock.jump(11_000);
       const degraded = await waitFor(
         async () => {
           const report = await stuck.health.ready();
@@ -84,6 +73,7 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       );
       expect(statuses(degraded).chokaq_queue_saturation).toBe('degraded');
       expect(degraded.checks[2]?.data).toMatchObject({ worstQueue: 'health', worstDue: 1 });
+      clock.jump(20_000);
       const unhealthy = await waitFor(
         async () => {
           const report = await stuck.health.ready();
@@ -98,7 +88,7 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       await stuck.queues.resume('health');
       expect((await stuck.health.ready()).status).toBe('unhealthy');
       // A worker that knows the type drains it: ready again.
-      const worker = engineOn(storage, { jobs: [slowJob] });
+      const worker = engineOn(storage, { jobs: [slowJob], ...options });
       await worker.start();
       await waitFor(async () => (await stuck.health.ready()).status === 'ok', {
         timeoutMs: 10_000,
@@ -107,8 +97,10 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
     });
 
     it('turns unhealthy after the event loop stalled, and live again once the stall is old', async () => {
-      const chokaq = engineOn(await factory.make(), {
+      const clock = new JumpingClock();
+      const chokaq = engineOn(await factory.make({ clock }), {
         jobs: [slowJob],
+        clock,
         health: { stallTimeout: 400 },
       });
       await chokaq.start();
@@ -121,6 +113,7 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       const report = await chokaq.health.live();
       expect(report.checks[0]?.message).toMatch(/^the event loop stalled for \d+ ms lately$/);
       // The stall stays visible for twice the stall timeout, then the worker is live again.
+      await clock.glide(800);
       await waitFor(async () => (await chokaq.health.live()).status === 'ok', {
         timeoutMs: 5000,
         message: 'live again',
@@ -129,16 +122,16 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
 
     it('turns degraded past half of stallTimeout, unhealthy past it, and live again after', async () => {
       const clock = new JumpingClock();
-      const chokaq = engineOn(await factory.make(), {
+      const chokaq = engineOn(await factory.make({ clock }), {
         jobs: [slowJob],
         clock,
-        health: { stallTimeout: 1600 },
+        health: { stallTimeout: 4000 },
       });
       await chokaq.start();
       expect((await chokaq.health.live()).status).toBe('ok');
       const worker = async () => (await chokaq.health.live()).checks[0]!;
-      // A stall of 1,000 ms: more than half of 1,600, less than all of it.
-      clock.jump(1000);
+      // A stall of 3,000 ms: more than half of 4,000, less than all of it.
+      clock.jump(3000);
       const degraded = await waitFor(
         async () => {
           const check = await worker();
@@ -148,17 +141,21 @@ export function describeHealth(name: string, factory: EngineStoreFactory): void 
       );
       expect(degraded.status).toBe('degraded');
       expect(degraded.message).toMatch(/^the event loop stalled for \d+ ms lately$/);
-      expect(degraded.data.worstLoopDelayMs).toBeGreaterThan(800);
-      expect(degraded.data.worstLoopDelayMs).toBeLessThanOrEqual(1600);
-      clock.jump(2000);
+      expect(degraded.data.worstLoopDelayMs).toBeGreaterThan(2500);
+      expect(degraded.data.worstLoopDelayMs).toBeLessThanOrEqual(4000);
+      clock.jump(5000);
       await waitFor(async () => (await worker()).status === 'unhealthy', {
         timeoutMs: 2000,
         message: 'an unhealthy live report after the longer stall',
       });
       expect((await chokaq.health.ready()).status).toBe('unhealthy');
-      // Stalls stay visible for twice stallTimeout (3.2 s), then the worker is live again.
+      // Stalls stay visible for twice stallTimeout (8 s of time passing without a stall; 3 s
+      // left for the real time this takes), then the worker is live again.
+      await clock.glide(5000);
+      expect((await worker()).status).toBe('unhealthy');
+      await clock.glide(3500);
       await waitFor(async () => (await worker()).status === 'ok', {
-        timeoutMs: 8000,
+        timeoutMs: 2000,
         message: 'live again',
       });
     });

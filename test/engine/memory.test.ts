@@ -11,7 +11,7 @@ import { describeMetrics } from './metrics.js';
 import { describeEngine, type EngineStoreFactory } from './suite.js';
 
 const factory: EngineStoreFactory = {
-  make: () => Promise.resolve(memory()),
+  make: (request = {}) => Promise.resolve(memory(request)),
   // A closed memory store keeps its data readable, so it can inspect itself.
   reopen: (store) => Promise.resolve(store),
 };

@@ -8,7 +8,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
 import { dropSchemas, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { pgbouncerInstalled, startPgbouncer, type Bouncer } from '../helpers/pgbouncer.js';
-import { describeEngine, type EngineStoreFactory } from './suite.js';
+import { describeEngine, type EngineStoreFactory, type StoreRequest } from './suite.js';
 
 const installed = pgbouncerInstalled();
 if (!installed && process.env.CI === 'true') {
@@ -17,7 +17,8 @@ if (!installed && process.env.CI === 'true') {
 if (!installed) console.warn('\n!!! SKIPPING the engine suite through PgBouncer: not installed\n');
 
 let bouncer: Bouncer | undefined;
-const schemas = new WeakMap<Store, string>();
+// Each store's schema and request (its clock), for reopen().
+const made = new WeakMap<Store, { schema: string; request: StoreRequest }>();
 const created: string[] = [];
 
 beforeAll(async () => {
@@ -29,25 +30,29 @@ afterAll(async () => {
   await bouncer?.stop();
 });
 
-const open = (schema: string): Store =>
+const open = (schema: string, request: StoreRequest): Store =>
   postgres({
     connectionString: bouncer?.url ?? '',
     schema,
     poolSize: 4,
     prepareStatements: false,
+    ...request,
   });
 
 const factory: EngineStoreFactory = {
   available: async () => installed && (await postgresAvailable()),
   notifications: false,
-  make() {
+  make(request = {}) {
     const schema = uniqueSchema('bounce');
     created.push(schema);
-    const store = open(schema);
-    schemas.set(store, schema);
+    const store = open(schema, request);
+    made.set(store, { schema, request });
     return Promise.resolve(store);
   },
-  reopen: (store) => Promise.resolve(open(schemas.get(store) ?? '')),
+  reopen(store) {
+    const { schema = '', request = {} } = made.get(store) ?? {};
+    return Promise.resolve(open(schema, request));
+  },
 };
 
 describeEngine('pgbouncer', factory);

@@ -11,10 +11,11 @@ import { describeStatus } from './status.js';
 import { describeFlow } from './flow.js';
 import { describeTracing } from './tracing.js';
 import { describeMetrics } from './metrics.js';
-import { describeEngine, type EngineStoreFactory } from './suite.js';
+import { describeEngine, type EngineStoreFactory, type StoreRequest } from './suite.js';
 
-// A fresh schema per engine, all dropped when the file ends.
-const schemas = new WeakMap<Store, string>();
+// A fresh schema per engine, all dropped when the file ends; each store's schema and request
+// (its clock) are kept for reopen().
+const made = new WeakMap<Store, { schema: string; request: StoreRequest }>();
 const created: string[] = [];
 
 afterAll(async () => {
@@ -23,17 +24,21 @@ afterAll(async () => {
 
 const factory: EngineStoreFactory = {
   available: postgresAvailable,
-  make() {
+  make(request = {}) {
     const schema = uniqueSchema('eng');
     created.push(schema);
-    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, poolSize: 4 });
-    schemas.set(store, schema);
+    const store = postgres({
+      connectionString: TEST_DATABASE_URL,
+      schema,
+      poolSize: 4,
+      ...request,
+    });
+    made.set(store, { schema, request });
     return Promise.resolve(store);
   },
   reopen(store) {
-    return Promise.resolve(
-      postgres({ connectionString: TEST_DATABASE_URL, schema: schemas.get(store) ?? '' }),
-    );
+    const { schema = '', request = {} } = made.get(store) ?? {};
+    return Promise.resolve(postgres({ connectionString: TEST_DATABASE_URL, schema, ...request }));
   },
 };
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChokaQ } from '../../src/index.js';
 import { defineJob } from '../../src/index.js';
 import { RETENTION_LEASE } from '../../src/runtime/retention.js';
-import type { Store } from '../../src/storage/store.js';
+import { JumpingClock } from '../helpers/jumping-clock.js';
 import { waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
@@ -13,6 +13,15 @@ const job = defineJob({ type: 'retention.job.v1', queue: 'retention', handle: ()
 export function describeRetentionPurge(name: string, factory: EngineStoreFactory): void {
   describe(`retention on ${name}`, () => {
     const { started } = useEngines(name, factory);
+
+    /** A started engine on a fresh store, both on one clock the test moves. */
+    async function engineOnClock(
+      options: Parameters<typeof started>[1],
+    ): Promise<{ chokaq: ChokaQ; clock: JumpingClock }> {
+      const clock = new JumpingClock();
+      const chokaq = await started(await factory.make({ clock }), { ...options, clock });
+      return { chokaq, clock };
+    }
 
     /** Runs `n` jobs to the archive. */
     async function archived(chokaq: ChokaQ, n: number): Promise<void> {
@@ -25,29 +34,22 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
       });
     }
 
-    /** Waits until the store's clock is `ms` past now. */
-    async function storeTimePasses(storage: Store, ms: number): Promise<void> {
-      const until = (await storage.cluster.now()).getTime() + ms;
-      await waitFor(async () => (await storage.cluster.now()).getTime() > until, {
-        message: `${ms} ms of store time`,
-      });
-    }
-
     it('previews and purges on demand with ages given to the call, counters untouched', async () => {
-      const storage = await factory.make();
-      const chokaq = await started(storage, { jobs: [job], retention: false });
+      const { chokaq, clock } = await engineOnClock({ jobs: [job], retention: false });
       await archived(chokaq, 3);
-      await storeTimePasses(storage, 1100);
-      const preview = await chokaq.retention.preview({ archive: '1s' });
-      expect(preview.find((e) => e.table === 'archive')).toEqual({
+      const archive = async () =>
+        (await chokaq.retention.preview({ archive: '1m' })).find((e) => e.table === 'archive');
+      expect((await archive())?.rows).toBe(0); // younger than the age
+      clock.jump(61_000);
+      expect(await archive()).toEqual({
         table: 'archive',
         queue: null,
-        olderThanMs: 1000,
+        olderThanMs: 60_000,
         rows: 3,
       });
       // Nothing moves with the configured ages (7 days).
       expect((await chokaq.retention.purge()).entries.every((e) => e.rows === 0)).toBe(true);
-      const purged = await chokaq.retention.purge({ archive: '1s', dlq: null });
+      const purged = await chokaq.retention.purge({ archive: '1m', dlq: null });
       expect(purged.led).toBe(true);
       expect(purged.entries.find((e) => e.table === 'archive')?.rows).toBe(3);
       expect(purged.entries.some((e) => e.table === 'dlq')).toBe(false);
@@ -55,12 +57,12 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
       const [stats] = (await chokaq.queues.stats()).filter((s) => s.queue === 'retention');
       expect(stats?.succeededTotal).toBe(3);
       // Each purge on demand is in the audit trail, with what it deleted.
-      await chokaq.retention.purge({ archive: '1s' }, { actor: 'ops', reason: 'disk' });
+      await chokaq.retention.purge({ archive: '1m' }, { actor: 'ops', reason: 'disk' });
       expect((await chokaq.audit.list())[0]).toMatchObject({
         action: 'retention-purge',
         actor: 'ops',
         reason: 'disk',
-        target: { ages: { archive: '1s' } },
+        target: { ages: { archive: '1m' } },
         outcome: { led: true },
       });
       await expect(chokaq.retention.purge(undefined, { actor: '' })).rejects.toMatchObject({
@@ -69,17 +71,18 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
     });
 
     it('runs in the background, by queue, and reports what it purged', async () => {
-      const storage = await factory.make();
-      const chokaq = await started(storage, {
+      const { chokaq, clock } = await engineOnClock({
         jobs: [job],
-        retention: { archive: null, interval: '1s' },
-        queues: { retention: { retention: { archive: '1s' } } },
+        retention: { archive: null, interval: '1m' },
+        queues: { retention: { retention: { archive: '1m' } } },
       });
       const purged: number[] = [];
       chokaq.on('retention:purged', (e) => {
         if (e.table === 'archive' && e.queue === 'retention') purged.push(e.rows);
       });
       await archived(chokaq, 4);
+      // Two minutes pass: the loop's next pass (at most one interval away) finds them a minute old.
+      clock.jump(120_000);
       await waitFor(async () => (await chokaq.jobs.count({ state: 'succeeded' })).count === 0, {
         timeoutMs: 15_000,
         message: 'the background purge',
@@ -88,20 +91,19 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
     });
 
     it('does nothing while another process holds the lease', async () => {
-      const storage = await factory.make();
-      const chokaq = await started(storage, { jobs: [job], retention: false });
+      const { chokaq, clock } = await engineOnClock({ jobs: [job], retention: false });
+      const storage = chokaq.storage;
       await archived(chokaq, 2);
-      await storeTimePasses(storage, 1100);
+      clock.jump(61_000);
       expect(await storage.cluster.takeLease(RETENTION_LEASE, 'another-process', 60_000)).toBe(
         true,
       );
-      expect(await chokaq.retention.purge({ archive: '1s' })).toEqual({ led: false, entries: [] });
+      expect(await chokaq.retention.purge({ archive: '1m' })).toEqual({ led: false, entries: [] });
       expect((await chokaq.jobs.count({ state: 'succeeded' })).count).toBe(2);
     });
 
     it('purges ended bulk actions with their items', async () => {
-      const storage = await factory.make();
-      const chokaq = await started(storage, { jobs: [job], retention: false });
+      const { chokaq, clock } = await engineOnClock({ jobs: [job], retention: false });
       const [enqueued] = await chokaq.enqueueMany(job, [{ payload: undefined, delay: '1h' }]);
       const preview = await chokaq.bulk.preview({
         action: 'cancel',
@@ -111,8 +113,14 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
       await waitFor(async () => (await chokaq.bulk.get(preview.id))?.status === 'succeeded', {
         message: 'the bulk action to end',
       });
-      await storeTimePasses(storage, 1100);
-      const purged = await chokaq.retention.purge({ bulkActions: '1s' });
+      const bulkActions = async () =>
+        (await chokaq.retention.preview({ bulkActions: '1m' })).find(
+          (e) => e.table === 'bulkActions',
+        )?.rows;
+      expect(await bulkActions()).toBe(0); // ended less than the age ago
+      clock.jump(61_000);
+      expect(await bulkActions()).toBeGreaterThan(0);
+      const purged = await chokaq.retention.purge({ bulkActions: '1m' });
       expect(purged.entries.find((e) => e.table === 'bulkActions')?.rows).toBeGreaterThan(0);
       expect(await chokaq.bulk.get(preview.id)).toBeNull();
     });

@@ -6,6 +6,7 @@ import {
   FatalError,
   ThrottledError,
   type ChokaQOptions,
+  type Clock,
   type JobContext,
 } from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
@@ -14,10 +15,22 @@ import { watchClaims, type ClaimWatch } from '../helpers/watch-claims.js';
 import { useEngines } from './engines.js';
 import { waitForJob } from '../../src/testing/index.js';
 
+/** What a test asks of a fresh store. */
+export interface StoreRequest {
+  /**
+   * The clock every statement of the store reads (its `clock` option). A test that moves time
+   * gives the same clock to the engine. Default: the database's own clock.
+   */
+  clock?: Clock;
+}
+
 /** How a test file provides fresh stores to the engine suite. */
 export interface EngineStoreFactory {
-  make(): Promise<Store>;
-  /** A store over the same data as `store`, usable after `store` was closed. */
+  make(request?: StoreRequest): Promise<Store>;
+  /**
+   * A store over the same data as `store`, usable after `store` was closed; on the clock `store`
+   * was made with.
+   */
   reopen(store: Store): Promise<Store>;
   /** `false` skips every test (e.g. no PostgreSQL reachable). Default: always available. */
   available?(): Promise<boolean>;
