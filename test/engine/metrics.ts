@@ -13,7 +13,8 @@ import type { ChokaQ } from '../../src/index.js';
 import { defineJob, FatalError, idempotency } from '../../src/index.js';
 import { ALL_METRICS } from '../../src/observability/metrics/catalogue.js';
 import { prometheusName } from '../../src/observability/metrics/prometheus-sink.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { JumpingClock } from '../helpers/jumping-clock.js';
+import { waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
 
@@ -152,7 +153,8 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
     });
 
     it('serves the Prometheus text format with the value of every instrument after known work', async () => {
-      const storage = await factory.make();
+      const clock = new JumpingClock();
+      const storage = await factory.make({ clock });
       // Real storage whose heartbeat writes fail while the test says so (a lost database).
       let failHeartbeats = false;
       const heartbeat = storage.jobs.heartbeat.bind(storage.jobs);
@@ -191,7 +193,8 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
         ],
         // 'metrics.unserved' is not worked here: its job stays due and its lag grows.
         workerQueues: ['metrics', 'metrics.zombie', 'metrics.held', 'metrics.rated'],
-        queues: { 'metrics.zombie': { zombieTimeout: '1s' } },
+        queues: { 'metrics.zombie': { zombieTimeout: '1m' } },
+        clock,
         heartbeatInterval: 100,
         rescueInterval: 100,
       });
@@ -221,21 +224,29 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       await settled(7, 'the first keyed job');
       await chokaq.enqueue(onceJob, { key: 'k1' });
       await settled(8, 'the duplicate');
-      // Heartbeats fail: the run becomes a zombie (1 s), is rescued, and its archive conflicts.
+      // Heartbeats fail: once its start is written and a heartbeat failed, a minute passes; the
+      // run is a zombie then (1 min), is rescued, and its archive conflicts.
       failHeartbeats = true;
       const conflicts: string[] = [];
       chokaq.on('job:conflict', (e) => conflicts.push(e.step));
       await chokaq.enqueue(zombieJob, undefined);
+      await waitFor(
+        async () =>
+          chokaq.counters.heartbeatFailures > 0 &&
+          (await chokaq.jobs.count({ state: 'processing' })).count === 1,
+        { timeoutMs: 15_000, message: 'the zombie run started, its heartbeats failing' },
+      );
+      clock.jump(61_000);
       await waitFor(() => conflicts.length === 1, { timeoutMs: 15_000, message: 'the conflict' });
       failHeartbeats = false;
       expect(conflicts).toEqual(['archive']);
       const heartbeatFailures = chokaq.counters.heartbeatFailures;
       expect(heartbeatFailures).toBeGreaterThan(0);
       // Every succeeded job is purged from the archive (5: 2 ok, flaky, both keyed ones), all
-      // finished more than the shortest age (1 s) ago.
-      await sleep(1100);
+      // finished more than the age (1 min) ago after another minute.
+      clock.jump(61_000);
       const purge = await chokaq.retention.purge({
-        archive: '1s',
+        archive: '1m',
         dlq: null,
         metricBuckets: null,
         audit: null,
@@ -247,7 +258,7 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       await chokaq.enqueue(heldJob, undefined);
       await waitFor(() => chokaq.running === 1, { message: 'the held run' });
       await chokaq.enqueue(okJob, undefined, { queue: 'metrics.unserved' });
-      await sleep(250);
+      clock.jump(250);
       const text = await chokaq.metrics.prometheusText();
       releaseHeld();
 
