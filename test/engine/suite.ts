@@ -10,6 +10,7 @@ import {
   type JobContext,
 } from '../../src/index.js';
 import type { Store } from '../../src/storage/store.js';
+import { JumpingClock } from '../helpers/jumping-clock.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { watchClaims, type ClaimWatch } from '../helpers/watch-claims.js';
 import { useEngines } from './engines.js';
@@ -59,16 +60,21 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       return start ? engines.started(storage, options) : engines.engineOn(storage, options);
     }
 
+    /** A fresh store, on the engine's clock when the options give one. */
+    function storeFor(options: EngineOptions): Promise<Store> {
+      return factory.make(options.clock ? { clock: options.clock } : {});
+    }
+
     /** An engine on a fresh store, started unless `start` is false. */
     async function engine(options: EngineOptions, start = true): Promise<ChokaQ> {
-      return engineOn(await factory.make(), options, start);
+      return engineOn(await storeFor(options), options, start);
     }
 
     /** An engine not yet started whose claims can be awaited (see watchClaims). */
     async function watchedEngine(
       options: EngineOptions,
     ): Promise<{ chokaq: ChokaQ; nextClaim: ClaimWatch['nextClaim'] }> {
-      const watch = watchClaims(await factory.make());
+      const watch = watchClaims(await storeFor(options));
       return { chokaq: await engineOn(watch.store, options, false), nextClaim: watch.nextClaim };
     }
 
@@ -280,6 +286,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
     });
 
     it('holds delayed jobs until due and runs higher priority first', async () => {
+      const clock = new JumpingClock();
       const order: string[] = [];
       const ranAt = new Map<string, number>();
       const job = defineJob<{ name: string }>({
@@ -287,29 +294,32 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
         queue: 'ordered',
         handle(payload) {
           order.push(payload.name);
-          ranAt.set(payload.name, Date.now());
+          ranAt.set(payload.name, clock.now());
         },
       });
       const { chokaq, nextClaim } = await watchedEngine({
         jobs: [job],
         concurrency: 1,
         prefetch: 0,
+        clock,
       });
       await chokaq.queues.pause('ordered');
       await chokaq.enqueue(job, { name: 'low' }, { priority: 1 });
       await chokaq.enqueue(job, { name: 'high' }, { priority: 50 });
-      // Due in 400 ms of the store's clock, which reads this machine's: not before `dueAt`.
-      const dueAt = Date.now() + 400;
-      await chokaq.enqueue(job, { name: 'later' }, { priority: 99, delay: 400 });
+      // Due in a minute of the clock the store and the engine share: only a jump gets there.
+      const dueAt = clock.now() + 60_000;
+      await chokaq.enqueue(job, { name: 'later' }, { priority: 99, delay: '1m' });
       const firstClaim = nextClaim();
       await chokaq.start();
       expect(await firstClaim).toEqual([]); // the paused queue is not claimed
       expect(order).toEqual([]);
       await chokaq.queues.resume('ordered');
-      await waitFor(() => order.length === 3, { timeoutMs: 5000 });
-      // Usually ['high', 'low', 'later']; a slow machine may reach the delayed job's time first,
-      // and then its priority puts it ahead. Never before it is due.
-      expect(order.indexOf('high')).toBeLessThan(order.indexOf('low'));
+      await waitFor(() => order.length >= 2, { timeoutMs: 10_000, message: 'two runs' });
+      // One job a claim, highest priority first: a claimable delayed job would have come first.
+      expect(order).toEqual(['high', 'low']);
+      clock.jump(60_000);
+      await waitFor(() => order.length === 3, { timeoutMs: 10_000, message: 'the delayed run' });
+      expect(order).toEqual(['high', 'low', 'later']);
       expect(ranAt.get('later')).toBeGreaterThanOrEqual(dueAt);
     });
 
@@ -594,21 +604,38 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
     });
 
     it("keeps a long job alive with heartbeats and rescues a dead worker's job as a zombie", async () => {
-      // Runs well past the 300 ms zombie timeout, which the SQL stores judge by the database
-      // clock: only its heartbeats keep it from being rescued.
-      const long = defineJob({ type: 'long.v1', handle: () => sleep(700) });
+      const clock = new JumpingClock();
+      const rescued = new Set<string>();
+      // Runs until the orphan was rescued, 70 s of the clock after its start, well past the
+      // zombie timeout (1 min): only its heartbeats keep it from being rescued with it.
+      const long = defineJob({
+        type: 'long.v1',
+        handle: () => waitFor(() => rescued.size > 0, { message: 'the rescue of the orphan' }),
+      });
       const orphan = defineJob({ type: 'orphan.v1', handle: () => undefined });
       const chokaq = await engine(
         {
           jobs: [long, orphan],
+          clock,
           heartbeatInterval: 60,
-          zombieTimeout: 300,
+          zombieTimeout: '1m',
           rescueInterval: 100,
           workerQueues: ['long'],
         },
         false,
       );
+      chokaq.on('job:rescued', (e) => rescued.add(e.id));
       const storage = chokaq.storage;
+      // Counts the heartbeats whose statement read the time at or after `since`.
+      let since = Number.POSITIVE_INFINITY;
+      let beats = 0;
+      const heartbeat = storage.jobs.heartbeat.bind(storage.jobs);
+      storage.jobs.heartbeat = async (leases) => {
+        const at = clock.now();
+        const results = await heartbeat(leases);
+        if (at >= since) beats++;
+        return results;
+      };
       // A job claimed and started by a worker that then "died": nobody heartbeats it.
       await chokaq.enqueue(orphan, {}, { queue: 'gone' });
       const [claimed] = await storage.jobs.claim({
@@ -621,6 +648,16 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       ]);
       const alive = await chokaq.enqueue(long, {}, { queue: 'long' });
       await chokaq.start();
+      await waitFor(async () => (await chokaq.jobs.count({ state: 'processing' })).count === 2, {
+        message: 'both runs started',
+      });
+      // 40 s: neither is a zombie yet. The long job heartbeats after it; the orphan cannot.
+      since = clock.now() + 40_000;
+      clock.jump(40_000);
+      await waitFor(() => beats > 0, { message: 'a heartbeat after the jump' });
+      expect(rescued.size).toBe(0);
+      // 30 s more: the orphan has been silent for 70 s, the long job for about 30.
+      clock.jump(30_000);
       const zombie = await waitForJob(chokaq, claimed!.id, 'dead');
       expect(zombie).toMatchObject({ reason: 'Zombie', attempts: 1 });
       expect(chokaq.counters.lostRuns).toBe(1);
@@ -637,8 +674,9 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
           runs++;
         },
       });
+      const clock = new JumpingClock();
       const chokaq = await engine(
-        { jobs: [safe], zombieTimeout: 200, heartbeatInterval: 50, rescueInterval: 100 },
+        { jobs: [safe], clock, zombieTimeout: '1m', heartbeatInterval: 50, rescueInterval: 100 },
         false,
       );
       const storage = chokaq.storage;
@@ -650,6 +688,7 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       await storage.jobs.start([{ id, workerId: 'dead-worker', leaseToken: claimed!.leaseToken! }]);
       await chokaq.start();
+      clock.jump(61_000); // past the zombie timeout
       const archived = await waitForJob(chokaq, id, 'succeeded');
       expect(runs).toBe(1);
       expect(archived).toMatchObject({ attempts: 1, lostAttempts: 1 });
