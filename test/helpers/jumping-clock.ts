@@ -13,11 +13,12 @@ interface Timer {
  * statements, ages, leases, heartbeats and due times read moves with {@link JumpingClock.jump}
  * while the engine keeps polling, claiming and settling on real timers.
  *
- * A jump fires at once, in due order, every pending timer that the new time has passed: time
- * passed, so the promoter, the rescuer or the retention loop waiting for it runs now instead of
- * at its real time. Each of them sees the new time: to the event-loop probe a jump longer than
- * 50 ms looks like a stall of that length (use {@link JumpingClock.glide} for time that passes
- * without one). Jump while the engine holds no running or claimed job, unless the test is about
+ * A jump fires at once, in due order, every pending timer that the new time has passed: that
+ * time passed, so the promoter, the rescuer or the retention loop waiting for it runs now, where
+ * a jump that left the timers alone would still wait up to a whole interval of real time (a
+ * minute of retention loop). Each callback sees the new time, so to the event-loop probe a jump
+ * longer than 50 ms looks like a stall of that length; {@link JumpingClock.glide} lets time pass
+ * without one. Jump while the engine holds no running or claimed job, unless the test is about
  * what a jump does to them: a jump past a zombie or fetched timeout makes their rows stale.
  */
 export class JumpingClock implements Clock {
