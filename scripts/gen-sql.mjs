@@ -3,7 +3,7 @@
  * Compiles the SQL sources into src/storage/sql/generated.ts:
  * - src/storage/sql/migrations/NNNN_name.sql → MIGRATIONS (ordered by version);
  * - src/storage/sql/queries/name.sql → QUERIES (header comment lines dropped), with the hot-state
- *   names `:PENDING`, `:FETCHED`, `:PROCESSING` and `:SCHEDULED` replaced by their codes from HOT_STATE_CODE in
+ *   names `:PENDING`, `:FETCHED`, `:PROCESSING`, `:SCHEDULED` and `:AWAITING` replaced by their codes from HOT_STATE_CODE in
  *   src/job/state.ts (literal constants, so the planner still matches the partial indexes) and
  *   `:MAX_HISTORY`, `:MAX_HISTORY_ERROR` by the history bounds of src/storage/model.ts;
  *   a line `:INCLUDE name` stands for src/storage/sql/fragments/name.sql (the end several
@@ -35,7 +35,7 @@ function hotStateCodes() {
   if (!body) throw new Error('HOT_STATE_CODE not found in src/job/state.ts');
   const codes = {};
   for (const [, name, code] of body.matchAll(/(\w+):\s*(\d+)/g)) codes[name.toUpperCase()] = code;
-  for (const name of ['PENDING', 'FETCHED', 'PROCESSING', 'SCHEDULED']) {
+  for (const name of ['PENDING', 'FETCHED', 'PROCESSING', 'SCHEDULED', 'AWAITING']) {
     if (codes[name] === undefined) throw new Error(`HOT_STATE_CODE has no ${name.toLowerCase()}`);
   }
   return codes;
@@ -56,7 +56,7 @@ function historyBounds() {
 /** Replaces the state names (`:PENDING`, …) and history bounds (`:MAX_HISTORY`, …) by values. */
 function withConstants(sql, constants) {
   return sql.replace(
-    /(?<!:):(PENDING|FETCHED|PROCESSING|SCHEDULED|MAX_HISTORY_ERROR|MAX_HISTORY)\b/g,
+    /(?<!:):(PENDING|FETCHED|PROCESSING|SCHEDULED|AWAITING|MAX_HISTORY_ERROR|MAX_HISTORY)\b/g,
     (_, name) => constants[name],
   );
 }

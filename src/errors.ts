@@ -31,6 +31,10 @@ export const ERROR_CODES = {
   CHOKAQ_UNKNOWN_JOB_TYPE: 'No job definition is registered for a type key.',
   CHOKAQ_DUPLICATE_JOB_TYPE: 'Two job definitions use the same type key.',
   CHOKAQ_DUPLICATE_JOB_ID: 'A job with this id is already active.',
+  CHOKAQ_UNKNOWN_DEPENDENCY:
+    'A dependsOn names a job that is not hot, archived or dead (never enqueued, or purged).',
+  CHOKAQ_DEPENDENCY_CYCLE:
+    'The dependencies of an enqueue form a cycle (a job that waits, directly or not, for itself).',
   CHOKAQ_INVALID_BATCH_RESULT:
     'A batch handler returned something other than nothing or one outcome per job, in order; every job of that batch failed (and retries).',
   CHOKAQ_NO_HANDLER:

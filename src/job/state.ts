@@ -1,24 +1,27 @@
 /**
- * The job state machine as data. Hot rows are `scheduled` (due later), `pending` (due, waiting
- * for a worker), `fetched` or `processing`; a finished job lives in the archive (`succeeded`), a
- * terminal failure in the dead-letter queue (`dead`). docs/state-machine.md draws the same table.
+ * The job state machine as data. Hot rows are `awaiting` (their dependencies), `scheduled` (due
+ * later), `pending` (due, waiting for a worker), `fetched` or `processing`; a finished job lives
+ * in the archive (`succeeded`), a terminal failure in the dead-letter queue (`dead`).
+ * docs/state-machine.md draws the same table.
  */
 
-/** Where a job is: the four hot states, the archive or the DLQ. */
-export type JobState = 'scheduled' | 'pending' | 'fetched' | 'processing' | 'succeeded' | 'dead';
+/** Where a job is: the five hot states, the archive or the DLQ. */
+export type JobState =
+  'awaiting' | 'scheduled' | 'pending' | 'fetched' | 'processing' | 'succeeded' | 'dead';
 
 /** States of a row in the hot table. */
-export type HotState = 'scheduled' | 'pending' | 'fetched' | 'processing';
+export type HotState = 'awaiting' | 'scheduled' | 'pending' | 'fetched' | 'processing';
 
 /**
- * Integer codes of the hot states as stored in `jobs_hot.status`. `scheduled` came last (schema
- * 21), so the older codes kept their values.
+ * Integer codes of the hot states as stored in `jobs_hot.status`. `scheduled` (schema 21) and
+ * `awaiting` (schema 23) came last, so the older codes kept their values.
  */
 export const HOT_STATE_CODE: Record<HotState, number> = {
   pending: 0,
   fetched: 1,
   processing: 2,
   scheduled: 3,
+  awaiting: 4,
 };
 
 /** Reverse of {@link HOT_STATE_CODE}. */
@@ -27,6 +30,7 @@ export const HOT_STATE_BY_CODE: readonly HotState[] = [
   'fetched',
   'processing',
   'scheduled',
+  'awaiting',
 ];
 
 /** The hot states of a job waiting for a worker or for its time (not claimed). */
@@ -50,6 +54,7 @@ export const FAILURE_REASON_CODE = {
   Transient: 8,
   HeartbeatFailure: 9,
   RetryLifetimeExpired: 10,
+  DependencyFailed: 11,
 } as const;
 
 /** Name of a DLQ failure reason. */
@@ -84,6 +89,31 @@ export interface Transition {
 export const TRANSITIONS: readonly Transition[] = [
   { from: null, to: 'pending', actor: 'producer', trigger: 'enqueue (due now)' },
   { from: null, to: 'scheduled', actor: 'producer', trigger: 'enqueue (due later)' },
+  { from: null, to: 'awaiting', actor: 'producer', trigger: 'enqueue with dependencies' },
+  {
+    from: null,
+    to: 'dead',
+    actor: 'producer',
+    trigger: 'enqueue with a dependency already dead under `fail` (reason DependencyFailed)',
+  },
+  // The resolver decides an awaiting job in the call that moved its dependency out of the hot
+  // table (a worker's settle, a rescue, an operator's cancel) or in its own pass (recovery).
+  ...(['worker', 'recovery', 'operator'] as const).flatMap((actor): Transition[] => [
+    {
+      from: 'awaiting',
+      to: 'pending',
+      actor,
+      trigger: 'its dependencies finished (or one died under `continue`)',
+    },
+    { from: 'awaiting', to: 'scheduled', actor, trigger: 'as above, before its delay passed' },
+    {
+      from: 'awaiting',
+      to: 'dead',
+      actor,
+      trigger: 'a dependency died under `fail` (reason DependencyFailed)',
+    },
+  ]),
+  { from: 'awaiting', to: 'dead', actor: 'operator', trigger: 'cancel' },
   {
     from: 'scheduled',
     to: 'pending',

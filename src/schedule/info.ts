@@ -12,6 +12,7 @@ export const NEXT_RUNS = 5;
 
 /** Where the job of a schedule's last run is now. */
 export type RunJobState =
+  | 'awaiting'
   | 'scheduled'
   | 'pending'
   | 'fetched'

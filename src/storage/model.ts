@@ -2,6 +2,7 @@
  * The public read model: the shapes of jobs, queues and results that ChokaQ's calls return.
  * Every storage provider returns exactly these shapes (the conformance suite checks it).
  */
+import type { DependencyPolicy } from '../job/dependencies.js';
 import type { FailureReason, HotState, JobState } from '../job/state.js';
 
 /**
@@ -104,6 +105,11 @@ export interface HotJob {
   concurrencyKey: string | null;
   /** Most jobs of the key fetched or processing at once in its queue; `null`: no limit. */
   concurrencyLimit: number | null;
+  /**
+   * Whether other jobs depend on this one (docs/workflows.md): it then keeps its archive row
+   * when it succeeds, even where its queue or type keeps none.
+   */
+  hasDependents: boolean;
 }
 
 /**
@@ -124,6 +130,7 @@ export type ClaimedJob = Pick<
   | 'runAt'
   | 'createdAt'
   | 'traceParent'
+  | 'hasDependents'
 >;
 
 /** A row of the archive: a job that succeeded. */
@@ -255,6 +262,8 @@ export interface QueueInfo {
 /** Counts and lifetime counters of one queue. */
 export interface QueueStats {
   queue: string;
+  /** Jobs waiting for their dependencies (docs/workflows.md). */
+  awaiting: number;
   /** Jobs due and waiting for a worker. */
   pending: number;
   /** Jobs waiting for their due time (see docs/state-machine.md, "Scheduled jobs"). */
@@ -402,4 +411,18 @@ export interface NewJob {
   concurrencyKey?: string | null;
   /** Most jobs of the key fetched or processing at once in the queue. Default: `null` (no limit). */
   concurrencyLimit?: number | null;
+  /**
+   * The jobs this one waits for (docs/workflows.md): jobs of the same call or ones already
+   * stored (hot, archived or dead). A job with any is `awaiting` until the resolver releases it.
+   * Default: none.
+   */
+  dependsOn?: readonly NewDependency[];
+}
+
+/** One dependency of a {@link NewJob}. */
+export interface NewDependency {
+  /** The id of the job waited for. */
+  id: string;
+  /** What its death does to the waiting job. */
+  onDeath: DependencyPolicy;
 }

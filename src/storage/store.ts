@@ -4,10 +4,10 @@
  * it. The verbs are domain verbs, not SQL: a SQL Server provider could implement them too. `Store`
  * is an aggregate of capabilities, each its own interface: jobs (`job-store.ts`), queues
  * (`queue-store.ts`), operator reads and edits (`operator-store.ts`), bulk actions and the audit
- * trail (`bulk.ts`), the cluster (`cluster-store.ts`) and retention (`retention.ts`), beside the
- * idempotency claims, rate limits and schedules a store hands out. Code that needs part of the
- * store names the capabilities it uses (`Pick<Store, 'jobs' | 'cluster'>`) and reaches each through
- * its property (`store.jobs.claim(…)`).
+ * trail (`bulk.ts`), the cluster (`cluster-store.ts`), retention (`retention.ts`) and workflows
+ * (`workflow-store.ts`), beside the idempotency claims, rate limits and schedules a store hands
+ * out. Code that needs part of the store names the capabilities it uses (`Pick<Store, 'jobs' |
+ * 'cluster'>`) and reaches each through its property (`store.jobs.claim(…)`).
  *
  * Times: the store owns the clock used for scheduling and eligibility (the database clock for SQL
  * stores, the injected clock for memory), so callers pass delays, never timestamps.
@@ -27,6 +27,7 @@ import type { QueueStore } from './queue-store.js';
 import type { RateLimits } from './rate-limits.js';
 import type { RetentionStore } from './retention.js';
 import type { ScheduleStore } from './schedules.js';
+import type { WorkflowStore } from './workflow-store.js';
 
 /** What every storage provider offers. All methods may throw `ChokaQError` with a stable code. */
 export interface Store {
@@ -45,6 +46,8 @@ export interface Store {
   readonly cluster: ClusterStore;
   /** Deleting what retention allows. */
   readonly retention: RetentionStore;
+  /** Jobs that wait for other jobs: the resolver and the dependencies' states. */
+  readonly workflows: WorkflowStore;
 
   /**
    * Adopts ChokaQ's logger (scoped to the provider, e.g. `chokaq:postgres`) unless the provider was

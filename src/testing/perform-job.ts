@@ -57,6 +57,7 @@ export async function performJob<In, Out>(
     runAt: createdAt,
     createdAt,
     traceParent: null,
+    hasDependents: false,
   };
   const logger = options.logger ?? silentLogger;
   // The worker's own context class, so progress clamps, skip notes and the signal behave alike.

@@ -14,7 +14,8 @@
  * - `store.bulk`: bulk.ts (the audit trail);
  * - `store.cluster`: cluster.ts (wake-ups, broadcasts, leases, clock);
  * - `store.retention`: retention.ts;
- * - `idempotencyClaims()`: idempotency.ts; `rateLimits()`: rate-limits.ts; `schedules()`:
+ * - `store.workflows`: workflows.ts;
+ * - `idempotencyClaims`: idempotency.ts; `rateLimits`: rate-limits.ts; `schedules`:
  *   schedules.ts.
  *
  * Every store is given a `FakeClock` (the SQL stores read it in every statement instead of the
@@ -39,6 +40,7 @@ import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
 import { checkTransitions } from './transition-check.js';
+import { describeWorkflows } from './workflows.js';
 
 /** How the suite obtains stores of one provider. */
 export interface StoreFactory {
@@ -228,6 +230,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeIdempotencyClaims(context);
     describeRateLimits(context);
     describeSchedules(context);
+    describeWorkflows(context);
 
     // ----------------------------------------------------------- the aggregate's own lifecycle
 

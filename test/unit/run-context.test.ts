@@ -33,6 +33,7 @@ const job: HotJob = {
   traceParent: null,
   concurrencyKey: null,
   concurrencyLimit: null,
+  hasDependents: false,
 };
 
 function context(logger: Logger = silentLogger): { ctx: RunContext; events: ChokaQEvents } {

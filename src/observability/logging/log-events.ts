@@ -47,6 +47,8 @@ export const LOG_EVENTS = {
   ZombieRescueCycleFailed: 4003,
   JobsPromoted: 4005,
   PromotionFailed: 4006,
+  DependentsNotResolved: 4007,
+  ResolverPassFailed: 4008,
   RetentionPurged: 4010,
   RetentionPassFailed: 4011,
   SchedulerPassFailed: 4020,

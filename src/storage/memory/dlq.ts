@@ -22,6 +22,7 @@ function toResurrected(
   options: ResurrectRequest,
   now: Date,
   payload: string | undefined,
+  hasDependents: boolean,
 ): HotJob {
   return {
     id: row.id,
@@ -47,6 +48,7 @@ function toResurrected(
     lastModifiedBy: options.actor,
     lastError: row.errorDetails, // the failure it was resurrected from, until the next run
     traceParent: null, // the DLQ keeps no trace context: a resurrected run starts its own trace
+    hasDependents,
     history: appendHistory(
       row.history,
       {
@@ -114,7 +116,7 @@ export function resurrectJobs(
     tables.dead.delete(id);
     tables.removeFromGroup(row);
     tables.ensureQueue(row.queue, now);
-    tables.insertHot(toResurrected(row, options, now, target.payload));
+    tables.insertHot(toResurrected(row, options, now, target.payload, tables.dependents.has(id)));
     moved.push(id);
     wokenQueues.add(row.queue);
   }

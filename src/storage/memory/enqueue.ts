@@ -47,6 +47,7 @@ function toHotRow(job: NewJob, now: Date): HotJob {
     traceParent: job.traceParent ?? null,
     concurrencyKey: job.concurrencyKey ?? null,
     concurrencyLimit: job.concurrencyLimit ?? null,
+    hasDependents: false,
   };
 }
 

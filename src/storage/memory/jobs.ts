@@ -18,6 +18,7 @@ import type {
   RescueResult,
   Settlement,
 } from '../job-store.js';
+import { hasDependencies, linkedJobs } from '../dependency-links.js';
 import type { CancelResult, EnqueueResult, HotJob, NewJob } from '../model.js';
 import { cancelJobs } from './cancel.js';
 import { claimJobs, startJobs } from './claim.js';
@@ -28,6 +29,7 @@ import type { MemoryIdempotencyClaims } from './idempotency-claims.js';
 import { promoteDue } from './promote.js';
 import { heartbeatJobs, rescueJobs } from './recovery.js';
 import { settleOne } from './settle.js';
+import { checkDependencies, linkJobs, resolveDependentsOf } from './workflows.js';
 import { atomically, type MemoryState } from './state.js';
 
 /** The memory {@link JobStore}. */
@@ -51,7 +53,12 @@ export class MemoryJobs implements JobStore {
    * schedule's fire): inserts `jobs` and wakes the workers of their queues.
    */
   insert(jobs: readonly NewJob[]): EnqueueResult[] {
-    const outcome = enqueueJobs(this.state.tables, jobs, this.state.time());
+    const { tables } = this.state;
+    const now = this.state.time();
+    const linked = jobs.some(hasDependencies);
+    if (linked) checkDependencies(tables, jobs); // before anything is written
+    const outcome = enqueueJobs(tables, jobs, now);
+    if (linked) linkJobs(tables, linkedJobs(jobs, outcome.results), now);
     this.state.wake.notify(outcome.wokenQueues);
     return outcome.results;
   }
@@ -104,6 +111,7 @@ export class MemoryJobs implements JobStore {
     const seen = new Set<string>();
     const released: string[] = [];
     const archived: string[] = [];
+    const left: string[] = [];
     const applied = settlements.map((settlement) => {
       if (seen.has(settlement.lease.id)) return false;
       seen.add(settlement.lease.id);
@@ -111,9 +119,11 @@ export class MemoryJobs implements JobStore {
       const done = settleOne(this.state.tables, settlement, now);
       if (done && row !== undefined) {
         (settlement.kind === 'archive' ? archived : released).push(row.queue);
+        if (row.hasDependents) left.push(row.id);
       }
       return done;
     });
+    this.resolveDependentsOf(left, now);
     return { applied, released, archived };
   }
 
@@ -142,7 +152,12 @@ export class MemoryJobs implements JobStore {
    */
   rescue(options: RescueOptions): Promise<RescueResult> {
     return atomically(() => {
-      const outcome = rescueJobs(this.state.tables, options, this.state.time());
+      const now = this.state.time();
+      const outcome = rescueJobs(this.state.tables, options, now);
+      this.resolveDependentsOf(
+        [...outcome.dead, ...outcome.cancelled].map((j) => j.id),
+        now,
+      );
       this.wakeCapped(
         [...outcome.dead, ...outcome.retried, ...outcome.cancelled].map((j) => j.queue),
       );
@@ -161,6 +176,21 @@ export class MemoryJobs implements JobStore {
 
   /** {@inheritDoc JobStore.cancel} */
   cancel(ids: readonly string[], actor: string): Promise<CancelResult> {
-    return atomically(() => cancelJobs(this.state.tables, ids, actor, this.state.time()));
+    return atomically(() => {
+      const now = this.state.time();
+      const result = cancelJobs(this.state.tables, ids, actor, now);
+      this.resolveDependentsOf(result.cancelled, now);
+      return result;
+    });
+  }
+
+  /**
+   * Decides the awaiting jobs that depend on `ids` (jobs that just left the hot table), in the
+   * same atomic step, and wakes the queues of those released.
+   */
+  private resolveDependentsOf(ids: readonly string[], now: Date): void {
+    if (ids.length === 0) return;
+    const { released } = resolveDependentsOf(this.state.tables, ids, now);
+    this.state.wake.notify([...new Set(released.map((job) => job.queue))]);
   }
 }

@@ -14,6 +14,7 @@ import type { OperatorStore } from '../operator-store.js';
 import type { QueueStore } from '../queue-store.js';
 import type { RetentionStore } from '../retention.js';
 import type { Store } from '../store.js';
+import type { WorkflowStore } from '../workflow-store.js';
 import { MemoryBulk } from './bulk.js';
 import { MemoryCluster } from './cluster.js';
 import { MemoryIdempotencyClaims } from './idempotency-claims.js';
@@ -24,6 +25,7 @@ import { MemoryRateLimits } from './rate-limits.js';
 import { MemoryRetention } from './retention.js';
 import { MemorySchedules } from './schedules.js';
 import { MemoryState } from './state.js';
+import { MemoryWorkflows } from './workflows.js';
 
 /** A volatile, single-process {@link Store} kept in memory. */
 export class MemoryStore implements Store {
@@ -41,6 +43,8 @@ export class MemoryStore implements Store {
   readonly cluster: ClusterStore;
   /** {@inheritDoc Store.retention} */
   readonly retention: RetentionStore;
+  /** {@inheritDoc Store.workflows} */
+  readonly workflows: WorkflowStore;
   private readonly state: MemoryState;
   /** {@inheritDoc Store.idempotencyClaims} */
   readonly idempotencyClaims: MemoryIdempotencyClaims;
@@ -70,6 +74,7 @@ export class MemoryStore implements Store {
     this.bulk = bulk;
     this.cluster = new MemoryCluster(state);
     this.retention = new MemoryRetention(state, bulk, this.schedules);
+    this.workflows = new MemoryWorkflows(state);
   }
 
   /** Nothing to open: a no-op, safe to call any number of times. */

@@ -97,6 +97,7 @@ export function queueStatsOf(tables: Tables): QueueStats[] {
     stats.set(queue.name, {
       queue: queue.name,
       pending: 0,
+      awaiting: 0,
       scheduled: 0,
       fetched: 0,
       processing: 0,

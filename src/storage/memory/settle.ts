@@ -147,7 +147,8 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
       }
       tables.deleteHot(row);
       const kept = tables.queues.get(row.queue)?.keepSucceeded ?? true;
-      if (settlement.keep !== false && kept) {
+      // A job others depend on keeps its row: they read its success (and result) there.
+      if ((settlement.keep !== false && kept) || row.hasDependents) {
         tables.archive.set(row.id, toArchived(row, now, settlement));
       }
       recordSuccess(tables, now, row.queue, settlement.durationMs);

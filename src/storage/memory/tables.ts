@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import type { DependencyPolicy } from '../../job/dependencies.js';
 import type { ErrorSignature } from '../../job/fingerprint.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
 import type { MetricBucket } from '../queue-store.js';
@@ -31,6 +32,12 @@ export interface GroupRow extends Omit<ErrorSignature, 'fingerprint'> {
 const HOUR_MS = 3_600_000;
 /** How far back a group's hours are kept (as move_to_dlq.sql: two days). */
 const GROUP_HOURS_KEPT_MS = 48 * HOUR_MS;
+
+/** One stored dependency edge: what a job waits for and what that job's death does to it. */
+export interface StoredDependency {
+  id: string;
+  onDeath: DependencyPolicy;
+}
 
 /** The queue that exists before anything is enqueued. */
 export const DEFAULT_QUEUE = 'default';
@@ -60,6 +67,13 @@ export class Tables {
    * in a retention pass.
    */
   readonly groupHours = new Map<string, Map<number, number>>();
+  /**
+   * `job_dependencies`: a job's dependencies in their enqueued order, by the waiting job's id.
+   * Kept while the waiting job has a row anywhere (the flow's graph stays readable).
+   */
+  readonly dependencies = new Map<string, StoredDependency[]>();
+  /** The reverse of {@link Tables.dependencies}: a job's id → the jobs that wait for it. */
+  readonly dependents = new Map<string, Set<string>>();
   /** Unique index: idempotency key → id of the hot row holding it. */
   private readonly hotIdByKey = new Map<string, string>();
   /**

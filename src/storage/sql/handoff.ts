@@ -18,6 +18,8 @@ import type {
 export interface HandoffRows {
   /** Archived job id → its queue. */
   moved: Map<string, string>;
+  /** The archived jobs that others depend on. */
+  dependents: string[];
   /** Jobs started for the worker, in claim order. */
   started: ClaimedJob[];
   /** Queues whose freed room was all taken by the worker: nobody else need be woken. */
@@ -56,10 +58,12 @@ export function handoffParams(
 
 /** Splits the rows of settle_archive_claim.sql by their part (see its header). */
 export function readHandoffRows(rows: readonly SettleArchiveClaimRow[]): HandoffRows {
-  const result: HandoffRows = { moved: new Map(), started: [], filled: new Set() };
+  const result: HandoffRows = { moved: new Map(), dependents: [], started: [], filled: new Set() };
   for (const row of rows) {
-    if (row.part === 0) result.moved.set(String(row.id), row.queue);
-    else if (row.part === 1) result.started.push(claimedJobOf(row));
+    if (row.part === 0) {
+      result.moved.set(String(row.id), row.queue);
+      if (row.has_dependents === true) result.dependents.push(String(row.id));
+    } else if (row.part === 1) result.started.push(claimedJobOf(row));
     else result.filled.add(row.queue);
   }
   return result;

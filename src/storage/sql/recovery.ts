@@ -20,7 +20,7 @@ import type { MoveToDlqRow } from './statements.js';
 import type { BoundQueries } from './schema.js';
 
 /** One row for `move_to_dlq.sql`. */
-interface DlqMove {
+export interface DlqMove {
   id: string;
   fromStatus: number;
   reason: number;
@@ -173,7 +173,7 @@ export async function cancelIn(
  * Moves hot rows this transaction has locked to the DLQ (`move_to_dlq.sql`: failed counter and
  * failure bucket per queue and reason). Returns the moved jobs by id.
  */
-async function moveToDlq(
+export async function moveToDlq(
   tx: Executor,
   sql: BoundQueries,
   now: Date | null,

@@ -109,6 +109,7 @@ export function claimedJobOf(row: Row): ClaimedJob {
     runAt: toDate(row.run_at),
     createdAt: toDate(row.created_at),
     traceParent: toStringOrNull(row.trace_parent),
+    hasDependents: row.has_dependents === true,
   };
 }
 
@@ -230,6 +231,7 @@ export function queueInfoOf(row: ListQueuesRow): QueueInfo {
 export function queueStatsOf(row: QueueStatsRow): QueueStats {
   return {
     queue: row.queue,
+    awaiting: toNumber(row.awaiting),
     pending: toNumber(row.pending),
     scheduled: toNumber(row.scheduled),
     fetched: toNumber(row.fetched),

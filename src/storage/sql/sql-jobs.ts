@@ -18,6 +18,7 @@ import type {
   Settlement,
 } from '../job-store.js';
 import type { CancelResult, ClaimedJob, EnqueueResult, NewJob } from '../model.js';
+import { hasDependencies, linkedJobs } from '../dependency-links.js';
 import { claimJobs } from './claim.js';
 import { enqueueJobs } from './enqueue-batch.js';
 import { isArchiveIdTaken } from './errors.js';
@@ -28,18 +29,31 @@ import { claimedJobOf, toNumber } from './rows.js';
 import { evictParams, groupSettlements, settleOutcome } from './settle-batch.js';
 import type { SqlContext } from './sql-context.js';
 import * as run from './statements.js';
+import { linkIn, type SqlWorkflows } from './workflows.js';
 import type { SettleArchiveParams } from './statements.js';
 
-/** What a settle moved: job ids, the queues whose slots it freed for others, jobs it started. */
+/**
+ * What a settle moved: job ids, the queues whose slots it freed for others, the moved jobs that
+ * others depend on, jobs it started.
+ */
 interface SettledRows {
   moved: Set<string>;
   freed: string[];
+  dependents: string[];
   started: ClaimedJob[];
 }
 
 /** A job's life cycle over SQL. */
 export class SqlJobs implements JobStore {
-  constructor(protected readonly context: SqlContext) {}
+  /**
+   * @param context The connection, statements and wake-ups shared by the store's parts.
+   * @param workflows The resolver, asked about the dependents of the jobs a settle, rescue or
+   *   cancel moved out of the hot table.
+   */
+  constructor(
+    protected readonly context: SqlContext,
+    private readonly workflows: SqlWorkflows,
+  ) {}
 
   async enqueue(jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
     if (jobs.length === 0) return [];
@@ -73,7 +87,16 @@ export class SqlJobs implements JobStore {
     wakeIn?: (queue: string) => string | null,
   ): Promise<EnqueueResult[]> {
     const { sql, capped } = this.context;
-    const results = await enqueueJobs(db, sql, jobs, this.context.now(), wakeIn);
+    const now = this.context.now();
+    // Jobs with dependencies need their links in the insert's transaction (a caller's
+    // transaction is one already).
+    const results = jobs.some(hasDependencies)
+      ? await db.transaction(async (tx) => {
+          const inserted = await enqueueJobs(tx, sql, jobs, now);
+          await linkIn(tx, sql, now, linkedJobs(jobs, inserted));
+          return inserted;
+        })
+      : await enqueueJobs(db, sql, jobs, now, wakeIn);
     const known = capped.peek();
     const unknown = (job: NewJob): boolean =>
       (job.concurrencyKey ?? null) !== null &&
@@ -134,7 +157,9 @@ export class SqlJobs implements JobStore {
         ? handoffParams(archive, handoff, queues)
         : null;
     // The statements whose rows are the id and queue of each job they moved, in this order.
-    const moves: ((on: Executor) => Promise<readonly { id: string; queue: string }[]>)[] = [];
+    const moves: ((
+      on: Executor,
+    ) => Promise<readonly { id: string; queue: string; has_dependents?: boolean | null }[]>)[] = [];
     if (archive !== null && claiming === null) {
       moves.push((on) => run.settleArchive(on, sql, archive));
     }
@@ -143,7 +168,7 @@ export class SqlJobs implements JobStore {
     if (release !== null) moves.push((on) => run.settleRelease(on, sql, release));
     const statements = moves.length + (claiming === null ? 0 : 1);
     const runAll = async (on: Executor): Promise<SettledRows> => {
-      const done: SettledRows = { moved: new Set(), freed: [], started: [] };
+      const done: SettledRows = { moved: new Set(), freed: [], dependents: [], started: [] };
       if (claiming !== null) {
         const handed = readHandoffRows(await run.settleArchiveClaim(on, sql, claiming));
         for (const [id, queue] of handed.moved) {
@@ -151,11 +176,13 @@ export class SqlJobs implements JobStore {
           if (!handed.filled.has(queue)) done.freed.push(queue);
         }
         done.started.push(...handed.started);
+        done.dependents.push(...handed.dependents);
       }
       for (const move of moves) {
         for (const row of await move(on)) {
           done.moved.add(row.id);
           done.freed.push(row.queue);
+          if (row.has_dependents === true) done.dependents.push(row.id);
         }
       }
       return done;
@@ -179,6 +206,7 @@ export class SqlJobs implements JobStore {
       return evictFirst(archive);
     });
     this.context.wakeCapped(done.freed);
+    await this.workflows.resolveDependentsOf(done.dependents);
     return { applied: settleOutcome(settlements, done.moved), started: done.started };
   }
 
@@ -220,6 +248,9 @@ export class SqlJobs implements JobStore {
     this.context.wakeCapped(
       [...result.dead, ...result.retried, ...result.cancelled].map((j) => j.queue),
     );
+    await this.workflows.resolveDependentsOf(
+      [...result.dead, ...result.cancelled].map((j) => j.id),
+    );
     return result;
   }
 
@@ -243,12 +274,14 @@ export class SqlJobs implements JobStore {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return { cancelled: [], requested: [] };
     const db = await this.context.db();
-    return this.context.retryOnConflict('cancel', () =>
+    const result = await this.context.retryOnConflict('cancel', () =>
       db.transaction(
         (tx) => cancelIn(tx, this.context.sql, this.context.now(), unique, actor),
         'operator',
       ),
     );
+    await this.workflows.resolveDependentsOf(result.cancelled);
+    return result;
   }
 }
 
@@ -259,9 +292,10 @@ export class SqlJobs implements JobStore {
 export class SqlJobsWithin extends SqlJobs {
   constructor(
     context: SqlContext,
+    workflows: SqlWorkflows,
     private readonly within: (transaction: unknown) => Executor,
   ) {
-    super(context);
+    super(context, workflows);
   }
 
   /**

@@ -2,7 +2,7 @@
  * The storage contract over SQL, shared by the `postgres` and `embedded` providers: both send
  * the same statements (PostgreSQL ≥ 13 dialect) through an {@link Executor}. A composition: each
  * capability is a part of its own (`sql-jobs.ts`, `sql-queues.ts`, `sql-operator.ts`, `bulk.ts`,
- * `sql-cluster.ts`, `retention.ts`), all over one {@link SqlContext} (connection, statements,
+ * `sql-cluster.ts`, `retention.ts`, `workflows.ts`), all over one {@link SqlContext} (connection, statements,
  * wake-ups).
  */
 import type { Logger } from '../../observability/logging/logger.js';
@@ -13,6 +13,7 @@ import type { OperatorStore } from '../operator-store.js';
 import type { QueueStore } from '../queue-store.js';
 import type { RetentionStore } from '../retention.js';
 import type { Store } from '../store.js';
+import type { WorkflowStore } from '../workflow-store.js';
 import { SqlBulk } from './bulk.js';
 import type { Executor } from './executor.js';
 import { SqlIdempotencyClaims } from './idempotency-claims.js';
@@ -24,6 +25,7 @@ import { SqlContext, type SqlStoreOptions } from './sql-context.js';
 import { SqlJobs, SqlJobsWithin } from './sql-jobs.js';
 import { SqlOperator } from './sql-operator.js';
 import { SqlQueues } from './sql-queues.js';
+import { SqlWorkflows } from './workflows.js';
 
 export type { SqlBackend, SqlStoreOptions, Unlisten } from './sql-context.js';
 
@@ -45,6 +47,8 @@ export class SqlStore implements Store {
   readonly cluster: ClusterStore;
   /** {@inheritDoc Store.retention} */
   readonly retention: RetentionStore;
+  /** {@inheritDoc Store.workflows} */
+  readonly workflows: WorkflowStore;
   /** What the parts share: the connection, the bound statements, the wake-ups. */
   private readonly context: SqlContext;
   /** {@inheritDoc Store.idempotencyClaims} */
@@ -61,10 +65,12 @@ export class SqlStore implements Store {
     this.schema = this.context.schema;
     // A backend that runs statements in a caller's transaction gets `jobs.enqueueWithin`.
     const { backend } = options;
+    const workflows = new SqlWorkflows(this.context);
+    this.workflows = workflows;
     const jobs =
       backend.within === undefined
-        ? new SqlJobs(this.context)
-        : new SqlJobsWithin(this.context, backend.within.bind(backend));
+        ? new SqlJobs(this.context, workflows)
+        : new SqlJobsWithin(this.context, workflows, backend.within.bind(backend));
     this.jobs = jobs;
     this.queues = new SqlQueues(this.context);
     this.operator = new SqlOperator(this.context);

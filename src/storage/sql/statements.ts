@@ -429,6 +429,7 @@ export type ClaimRow = {
   readonly trace_parent: string | null;
   readonly run_at: number | null;
   readonly created_at: number | null;
+  readonly has_dependents: boolean | null;
   readonly stale: boolean;
 };
 
@@ -1348,6 +1349,7 @@ export type MoveToDlqRow = {
   readonly id: string;
   readonly queue: string;
   readonly type: string;
+  readonly has_dependents: boolean | null;
 };
 
 /** Parameters of move_to_dlq.sql. */
@@ -1529,6 +1531,7 @@ export function queueGauges(
 /** A row of queue_stats.sql. */
 export type QueueStatsRow = {
   readonly queue: string;
+  readonly awaiting: string | number | bigint;
   readonly pending: string | number | bigint;
   readonly scheduled: string | number | bigint;
   readonly fetched: string | number | bigint;
@@ -2258,6 +2261,7 @@ export function scheduleTickInsert(
 export type SettleArchiveRow = {
   readonly id: string;
   readonly queue: string;
+  readonly has_dependents: boolean | null;
 };
 
 /** Parameters of settle_archive.sql. */
@@ -2304,6 +2308,7 @@ export type SettleArchiveClaimRow = {
   readonly trace_parent: string | null;
   readonly run_at: number | null;
   readonly created_at: number | null;
+  readonly has_dependents: boolean | null;
 };
 
 /** Parameters of settle_archive_claim.sql. */
@@ -2423,6 +2428,7 @@ export type StartRow = {
   readonly trace_parent: string | null;
   readonly run_at: number;
   readonly created_at: number;
+  readonly has_dependents: boolean | null;
 };
 
 /** Parameters of start.sql. */
@@ -2563,4 +2569,113 @@ export function workersList(
   options?: QueryOptions,
 ): Promise<WorkersListRow[]> {
   return db.query<WorkersListRow>(sql.workers_list, [params.withinMs, params.now], options);
+}
+
+/** A row of workflow_dependencies.sql. */
+export type WorkflowDependenciesRow = {
+  readonly job_id: string;
+  readonly depends_on: string;
+  readonly on_death: number;
+  readonly hot_status: number | null;
+  readonly archived: boolean;
+  readonly result: string | null;
+  readonly dead: boolean;
+  readonly failure_reason: number | null;
+  readonly error_details: string | null;
+};
+
+/** Parameters of workflow_dependencies.sql. */
+export interface WorkflowDependenciesParams {
+  /** $1: the waiting jobs */
+  readonly jobs: readonly string[];
+}
+
+/** workflow_dependencies.sql: the dependencies of jobs, in their enqueued order, each with where it is now: its hot status, or archived with its result, or dead with its reason and error, or none of these (purged). */
+export function workflowDependencies(
+  db: Executor,
+  sql: { readonly workflow_dependencies: string },
+  params: WorkflowDependenciesParams,
+  options?: QueryOptions,
+): Promise<WorkflowDependenciesRow[]> {
+  return db.query<WorkflowDependenciesRow>(sql.workflow_dependencies, [params.jobs], options);
+}
+
+/** A row of workflow_link.sql. */
+export type WorkflowLinkRow = {
+  readonly depends_on: string;
+};
+
+/** Parameters of workflow_link.sql. */
+export interface WorkflowLinkParams {
+  /** $1: the waiting jobs */
+  readonly jobIds: readonly string[];
+  /** $2: the jobs each waits for */
+  readonly dependsOn: readonly string[];
+  /** $3: the policy code of each edge (src/job/dependencies.ts) */
+  readonly onDeath: readonly number[];
+  /** $4: each edge's place in its job's list */
+  readonly ords: readonly number[];
+}
+
+/** workflow_link.sql: an enqueue's dependencies, in the enqueue's transaction after its insert: stores the edges, makes the new jobs that have dependencies awaiting (no claim could see them: they are not committed yet), and marks every job depended on (the new ones and those already hot) so that its worker asks the resolver about its dependents when it settles. */
+export function workflowLink(
+  db: Executor,
+  sql: { readonly workflow_link: string },
+  params: WorkflowLinkParams,
+  options?: QueryOptions,
+): Promise<WorkflowLinkRow[]> {
+  return db.query<WorkflowLinkRow>(sql.workflow_link, [params.jobIds, params.dependsOn, params.onDeath, params.ords], options);
+}
+
+/** A row of workflow_lock.sql. */
+export type WorkflowLockRow = {
+  readonly id: string;
+  readonly queue: string;
+};
+
+/** Parameters of workflow_lock.sql. */
+export interface WorkflowLockParams {
+  /** $1: these awaiting jobs; NULL for any */
+  readonly jobs: readonly string[] | null;
+  /** $2: only awaiting jobs that depend on one of these; NULL for any */
+  readonly dependenciesOf: readonly string[] | null;
+  /** $3: only jobs whose id sorts after this one; NULL from the first */
+  readonly after: string | null;
+  /** $4: most jobs */
+  readonly limit: number;
+}
+
+/** workflow_lock.sql: the resolver's first step: lock awaiting jobs to decide (docs/workflows.md). */
+export function workflowLock(
+  db: Executor,
+  sql: { readonly workflow_lock: string },
+  params: WorkflowLockParams,
+  options?: QueryOptions,
+): Promise<WorkflowLockRow[]> {
+  return db.query<WorkflowLockRow>(sql.workflow_lock, [params.jobs, params.dependenciesOf, params.after, params.limit], options);
+}
+
+/** A row of workflow_release.sql. */
+export type WorkflowReleaseRow = {
+  readonly id: string;
+  readonly queue: string;
+  readonly status: number;
+};
+
+/** Parameters of workflow_release.sql. */
+export interface WorkflowReleaseParams {
+  /** $1: the jobs (locked by workflow_lock.sql in this transaction) */
+  readonly ids: readonly string[];
+  /** $2: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
+/** workflow_release.sql: the resolver's release: awaiting jobs whose dependencies allow it become pending, or scheduled when the delay they were enqueued with has not passed. */
+export function workflowRelease(
+  db: Executor,
+  sql: { readonly workflow_release: string },
+  params: WorkflowReleaseParams,
+  options?: QueryOptions,
+): Promise<WorkflowReleaseRow[]> {
+  return db.query<WorkflowReleaseRow>(sql.workflow_release, [params.ids, params.now], options);
 }

@@ -25,7 +25,8 @@ moved AS (
             CASE WHEN h.status = :FETCHED
                  THEN :NOW - i.duration_ms * interval '1 millisecond'
                  ELSE h.started_at END AS started_at,
-            h.history, h.concurrency_key, i.duration_ms, i.note, i.result, i.keep
+            h.history, h.concurrency_key, i.duration_ms, i.note, i.result, i.keep,
+            h.has_dependents
 ),
 ins AS (
   INSERT INTO :SCHEMA.jobs_archive (id, queue, type, payload, tags, attempts, lost_attempts,
@@ -37,9 +38,10 @@ ins AS (
          m.note, m.history, m.result, m.concurrency_key
   FROM moved m
   -- A job type or queue that keeps no succeeded rows: counted below, not archived. One join
-  -- with the few queues, not a lookup per moved row.
+  -- with the few queues, not a lookup per moved row. A job others depend on is archived all the
+  -- same: its dependents read its success (and result) there.
   LEFT JOIN :SCHEMA.queues q ON q.name = m.queue
-  WHERE coalesce(m.keep, true) AND coalesce(q.keep_succeeded, true)
+  WHERE (coalesce(m.keep, true) AND coalesce(q.keep_succeeded, true)) OR m.has_dependents
   -- No ON CONFLICT: a plain insert costs a WAL record and a unique-index probe less per job than
   -- an upsert. A job id that an archived job had is rare (ids are UUIDv7 unless the caller gives
   -- one): the store then deletes those archive rows first (archive_evict.sql) and runs this again.

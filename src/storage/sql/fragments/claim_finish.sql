@@ -12,7 +12,7 @@ claimed AS (
   WHERE h.id = ANY(ARRAY(SELECT id FROM picked))
   -- The columns read below only: a data-modifying CTE is kept whole in memory, row by row.
   RETURNING h.id, h.queue, h.type, h.payload, h.status, h.attempts, h.worker_id, h.lease_token,
-            h.trace_parent, h.run_at, h.created_at, h.priority
+            h.trace_parent, h.run_at, h.created_at, h.priority, h.has_dependents
 )
 -- A claim need not wait for its WAL flush: one lost in a server crash leaves its jobs pending,
 -- and any later synchronous commit (a settle) flushes it first. Only this transaction is async.
@@ -24,7 +24,7 @@ SELECT c.id, c.queue, c.type, c.payload, c.status, c.attempts, c.worker_id,
        c.lease_token, c.trace_parent,
        date_part('epoch', c.run_at) * 1000 AS run_at,
        date_part('epoch', c.created_at) * 1000 AS created_at,
-       f.stale
+       c.has_dependents, f.stale
 FROM claim_flags f
 LEFT JOIN claimed c ON true
 CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit

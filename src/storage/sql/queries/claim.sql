@@ -28,7 +28,8 @@
 --   one row with a NULL id when nothing was claimed.
 -- Row: id text or NULL, queue text or NULL, type text or NULL, payload text or NULL,
 --   status smallint or NULL, attempts int or NULL, worker_id text or NULL, lease_token text or NULL,
---   trace_parent text or NULL, run_at float8 or NULL, created_at float8 or NULL, stale boolean
+--   trace_parent text or NULL, run_at float8 or NULL, created_at float8 or NULL,
+--   has_dependents boolean or NULL, stale boolean
 WITH eligible AS (
   SELECT q.name,
          CASE

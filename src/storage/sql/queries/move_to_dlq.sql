@@ -27,8 +27,8 @@
 -- Locking: row locks on the moved hot rows; stats_summary, metric_buckets, dlq_error_groups and
 --   dlq_error_group_hours rows are upserted once per key, in key order, so concurrent movers
 --   cannot deadlock on them; the first two in this session's shard (counter_shard()).
--- Returns: id, queue, type of each moved job.
--- Row: id text, queue text, type text
+-- Returns: id, queue, type of each moved job, and whether others depend on it.
+-- Row: id text, queue text, type text, has_dependents boolean or NULL
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[],
                        $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
@@ -42,7 +42,7 @@ moved AS (
     AND h.status = i.from_status
     AND (i.worker_id IS NULL OR (h.worker_id = i.worker_id AND h.lease_token = i.lease_token))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
-            h.created_by, h.concurrency_key, h.concurrency_limit,
+            h.created_by, h.concurrency_key, h.concurrency_limit, h.has_dependents,
             coalesce(i.actor, CASE WHEN i.reason = 1 THEN h.cancel_requested_by END,
                      h.last_modified_by) AS last_modified_by,
             h.created_at,
@@ -122,4 +122,4 @@ buckets AS (
     completed_count = b.completed_count + EXCLUDED.completed_count,
     updated_at = EXCLUDED.updated_at
 )
-SELECT id, queue, type FROM moved
+SELECT id, queue, type, has_dependents FROM moved

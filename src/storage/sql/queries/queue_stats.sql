@@ -2,10 +2,11 @@
 --   row counts, and the lifetime counters (0 when the queue never settled a job).
 -- Parameters: none
 -- Locking: none (one snapshot for all three tables).
--- Row: queue text, pending bigint, scheduled bigint, fetched bigint, processing bigint, archived bigint,
+-- Row: queue text, awaiting bigint, pending bigint, scheduled bigint, fetched bigint, processing bigint, archived bigint,
 --   dead bigint, succeeded_total numeric, failed_total numeric, retried_total numeric,
 --   last_activity_at timestamptz or NULL
 SELECT q.name AS queue,
+       coalesce(h.awaiting, 0) AS awaiting,
        coalesce(h.pending, 0) AS pending,
        coalesce(h.scheduled, 0) AS scheduled,
        coalesce(h.fetched, 0) AS fetched,
@@ -19,6 +20,7 @@ SELECT q.name AS queue,
 FROM :SCHEMA.queues q
 LEFT JOIN (
   SELECT queue,
+         count(*) FILTER (WHERE status = :AWAITING) AS awaiting,
          count(*) FILTER (WHERE status = :PENDING) AS pending,
          count(*) FILTER (WHERE status = :SCHEDULED) AS scheduled,
          count(*) FILTER (WHERE status = :FETCHED) AS fetched,

@@ -22,7 +22,7 @@
 -- Fails with a unique violation of jobs_archive_pkey, changing nothing, when an archived job has
 --   the id of a job it archives (a caller-given id used again): the store then runs
 --   archive_evict.sql and this again in one transaction.
--- Returns: id and queue of each moved job.
--- Row: id text, queue text
+-- Returns: id and queue of each moved job, and whether others depend on it.
+-- Row: id text, queue text, has_dependents boolean or NULL
 :INCLUDE archive_moved
-SELECT id, queue FROM moved
+SELECT id, queue, has_dependents FROM moved

@@ -29,13 +29,14 @@
 --   an older snapshot (the archived rows still active, the started ones still pending) counts as
 --   many, and its cap stays exact. A queue whose cap was lowered below its active count gets fewer
 --   (room below). Commits as the server's synchronous_commit says (it archives).
--- Returns, ordered by part: part 0 — id and queue of each archived job; part 1 — the started
+-- Returns, ordered by part: part 0 — id, queue and has_dependents of each archived job; part 1 — the started
 --   jobs as claim.sql returns them (id, queue, type, payload, status, attempts, worker_id,
 --   lease_token, trace_parent, run_at and created_at in epoch ms), in claim order; part 2 — the
 --   queues whose freed room was all taken here (queue only): no other process need be woken.
 -- Row: part int, id text or NULL, queue text, type text or NULL, payload text or NULL,
 --   status smallint or NULL, attempts int or NULL, worker_id text or NULL, lease_token text or NULL,
---   trace_parent text or NULL, run_at float8 or NULL, created_at float8 or NULL
+--   trace_parent text or NULL, run_at float8 or NULL, created_at float8 or NULL,
+--   has_dependents boolean or NULL
 :INCLUDE archive_moved
 , handoff AS (
   -- Room after this settle. The statement's snapshot still counts the archived rows as active,
@@ -77,15 +78,16 @@ claimed AS (
 SELECT 1 AS part, c.id, c.queue, c.type, c.payload, c.status, c.attempts, c.worker_id,
        c.lease_token, c.trace_parent,
        date_part('epoch', c.run_at) * 1000 AS run_at,
-       date_part('epoch', c.created_at) * 1000 AS created_at,
+       date_part('epoch', c.created_at) * 1000 AS created_at, c.has_dependents,
        p.rank
 FROM claimed c
 JOIN picked p ON p.id = c.id
 UNION ALL
-SELECT 0, m.id, m.queue, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT 0, m.id, m.queue, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, m.has_dependents,
+       NULL
 FROM moved m
 UNION ALL
-SELECT 2, NULL, h.name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT 2, NULL, h.name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM handoff h
 WHERE h.room <= (SELECT count(*) FROM picked p WHERE p.queue = h.name)
 ORDER BY part, rank

@@ -8,7 +8,7 @@
 -- Returns: the started rows' columns a worker needs, as claim.sql returns them.
 -- Row: id text, queue text, type text, payload text or NULL, status smallint, attempts int,
 --   worker_id text or NULL, lease_token text or NULL, trace_parent text or NULL, run_at float8,
---   created_at float8
+--   created_at float8, has_dependents boolean or NULL
 UPDATE :SCHEMA.jobs_hot h
 SET status = :PROCESSING,
     attempts = h.attempts + 1,
@@ -23,4 +23,4 @@ WHERE h.id = l.id
 RETURNING h.id, h.queue, h.type, h.payload, h.status, h.attempts, h.worker_id,
           h.lease_token, h.trace_parent,
           date_part('epoch', h.run_at) * 1000 AS run_at,
-          date_part('epoch', h.created_at) * 1000 AS created_at
+          date_part('epoch', h.created_at) * 1000 AS created_at, h.has_dependents
