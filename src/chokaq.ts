@@ -2,6 +2,7 @@ import type { ChokaQOptions } from './config/options.js';
 import type { ChokaQSettings } from './config/resolve.js';
 import { compose, setConcurrency } from './composition.js';
 import type { Enqueuer } from './enqueue/enqueuer.js';
+import { WorkflowCollector, type WorkflowBuilder } from './enqueue/workflow-builder.js';
 import type {
   EnqueueItem,
   EnqueueManyOptions,
@@ -56,7 +57,7 @@ import type {
   HotJob,
 } from './storage/model.js';
 import type { Store } from './storage/store.js';
-import { checkInteger, checkOptions } from './util/check.js';
+import { checkInteger, checkOptions, invalid } from './util/check.js';
 
 export type { ActorOptions } from './operator/audit.js';
 export type { DeadJobEdit, ResurrectOptions } from './operator/dlq-api.js';
@@ -255,6 +256,28 @@ export class ChokaQ {
   ): Promise<EnqueueResult[]> {
     this.assertNotStopped();
     return this.enqueuer.many(job, items, options);
+  }
+
+  /**
+   * Enqueues a workflow: jobs of any types that may wait for each other (`dependsOn`), written
+   * in a single atomic step (also in your transaction, with `options.client`). `build` adds the
+   * jobs; each `add` returns the job's id for the `dependsOn` of later ones. A job that waits
+   * is `awaiting` until its dependencies finish; see docs/workflows.md. Results follow the order
+   * of the adds.
+   * @throws ChokaQError naming the job and field (`workflow[2].dependsOn[0]`), or
+   *   `CHOKAQ_DEPENDENCY_CYCLE`, `CHOKAQ_UNKNOWN_DEPENDENCY`; nothing is written.
+   */
+  async enqueueWorkflow(
+    build: (workflow: WorkflowBuilder) => void,
+    options?: EnqueueManyOptions,
+  ): Promise<EnqueueResult[]> {
+    this.assertNotStopped();
+    if (typeof build !== 'function') {
+      throw invalid('CHOKAQ_INVALID_ARGUMENT', 'build', 'a function', build);
+    }
+    const workflow = new WorkflowCollector();
+    build(workflow);
+    return this.enqueuer.workflow(workflow.entries, options);
   }
 
   /**

@@ -78,6 +78,9 @@ export {
   type SingleJobSpec,
 } from './job/define-job.js';
 export type { JobContext } from './job/context.js';
+export type { DependencyPolicy, JobDependency } from './job/dependencies.js';
+export type { Dependency } from './enqueue/dependencies.js';
+export type { WorkflowBuilder, WorkflowJobOptions } from './enqueue/workflow-builder.js';
 export type {
   BatchContext,
   BatchHandler,

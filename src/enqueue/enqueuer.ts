@@ -10,7 +10,8 @@ import { Batcher, ItemFailure } from '../util/batcher.js';
 import { checkArray, checkOptions, describeValue } from '../util/check.js';
 import type { Clock } from '../util/clock.js';
 import { activeTraceParent } from '../observability/tracing/spans.js';
-import { toNewJob } from './new-job.js';
+import { checkAcyclic } from './dependencies.js';
+import { toNewJob, type NewJobContext } from './new-job.js';
 import {
   ENQUEUE_OPTION_KEYS,
   MAX_ENQUEUE_ITEMS,
@@ -21,6 +22,18 @@ import {
 
 /** Names of `enqueueMany`'s options. */
 const MANY_KEYS = ['client'] as const;
+
+/** A job definition (or a bare type key) as the enqueue pipeline resolved it. */
+interface EnqueueTarget {
+  definition: AnyJobDefinition | undefined;
+  type: string;
+}
+
+/** One job of {@link Enqueuer.workflow}: its definition or type key, and its item. */
+export interface WorkflowEntry {
+  job: unknown;
+  item: EnqueueItem<unknown>;
+}
 
 /** Dependencies of an {@link Enqueuer}. */
 export interface EnqueuerOptions {
@@ -81,30 +94,80 @@ export class Enqueuer {
     return this.write(job, list, client, (i) => `items[${i}]`);
   }
 
-  private async write(
+  /**
+   * Enqueues the jobs of a workflow (jobs of any types, which may wait for each other) atomically,
+   * as {@link Enqueuer.many} does; errors name the job: `workflow[2].dependsOn[0]`.
+   * @throws ChokaQError with a stable code naming the field; nothing is written.
+   */
+  async workflow(
+    jobs: readonly WorkflowEntry[],
+    options: EnqueueManyOptions | undefined,
+  ): Promise<EnqueueResult[]> {
+    const list = checkArray(jobs, 'workflow', MAX_ENQUEUE_ITEMS) as readonly WorkflowEntry[];
+    const { client } = checkOptions(options, 'options', MANY_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
+    const targets = new Map<unknown, EnqueueTarget>();
+    const entries = list.map((entry, i) => {
+      let target = targets.get(entry.job);
+      if (target === undefined) {
+        target = this.targetOf(entry.job, `workflow[${i}].job`);
+        targets.set(entry.job, target);
+      }
+      return { target, item: entry.item };
+    });
+    return this.writeAll(entries, client, (i) => `workflow[${i}]`);
+  }
+
+  private write(
     job: unknown,
     items: readonly EnqueueItem<unknown>[],
     client: unknown,
     field: (index: number) => string,
   ): Promise<EnqueueResult[]> {
+    const target = this.targetOf(job, 'job');
+    return this.writeAll(
+      items.map((item) => ({ target, item })),
+      client,
+      field,
+    );
+  }
+
+  private async writeAll(
+    entries: readonly { target: EnqueueTarget; item: EnqueueItem<unknown> }[],
+    client: unknown,
+    field: (index: number) => string,
+  ): Promise<EnqueueResult[]> {
     const { store, clock, maxPayloadBytes } = this.options;
-    const definition = this.definitionFor(job);
-    const type = definition?.type ?? (job as string);
-    const context = {
-      type,
-      definition,
-      maxPayloadBytes,
-      nowMs: clock.now(),
-      traceParent: activeTraceParent(),
-      defaultsChecked: { queue: false, priority: false },
+    const nowMs = clock.now();
+    const traceParent = activeTraceParent();
+    const contexts = new Map<EnqueueTarget, NewJobContext>();
+    const contextOf = (target: EnqueueTarget): NewJobContext => {
+      // enqueueMany's thousands of items share one target: no map lookup for each.
+      if (target === entries[0]?.target && first !== undefined) return first;
+      let context = contexts.get(target);
+      if (context === undefined) {
+        context = {
+          type: target.type,
+          definition: target.definition,
+          maxPayloadBytes,
+          nowMs,
+          traceParent,
+          defaultsChecked: { queue: false, priority: false },
+        };
+        contexts.set(target, context);
+      }
+      return context;
     };
+    const first = entries[0] === undefined ? undefined : contextOf(entries[0].target);
     // Synchronous checks of every item first; schema validation (possibly async) only after.
-    const rows = items.map((item, i) => toNewJob(item, field(i), context));
-    if (definition?.schema) {
-      await Promise.all(
-        items.map((item, i) => parsePayload(definition, item.payload, `${field(i)}.payload`)),
-      );
-    }
+    const rows = entries.map((entry, i) => toNewJob(entry.item, field(i), contextOf(entry.target)));
+    if (rows.some((row) => row.dependsOn !== undefined)) checkAcyclic(rows);
+    await Promise.all(
+      entries.map(({ target, item }, i) =>
+        target.definition?.schema
+          ? parsePayload(target.definition, item.payload, `${field(i)}.payload`)
+          : undefined,
+      ),
+    );
     if (rows.length === 0) return [];
     await this.options.open();
     let results: EnqueueResult[];
@@ -134,23 +197,29 @@ export class Enqueuer {
     return results;
   }
 
+  /** The definition and type key enqueues of `job` use (`field` names it in errors). */
+  private targetOf(job: unknown, field: string): EnqueueTarget {
+    const definition = this.definitionFor(job, field);
+    return { definition, type: definition?.type ?? (job as string) };
+  }
+
   /** The definition enqueues of `job` use; a bare type key needs a definition or the pipe. */
-  private definitionFor(job: unknown): AnyJobDefinition | undefined {
+  private definitionFor(job: unknown, field: string): AnyJobDefinition | undefined {
     if (typeof job !== 'string') {
       if (isJobDefinition(job)) return job;
       throw new ChokaQError(
         'CHOKAQ_INVALID_ARGUMENT',
-        `job must be a job definition (from defineJob) or a type key, got ${describeValue(job)}`,
-        { field: 'job' },
+        `${field} must be a job definition (from defineJob) or a type key, got ${describeValue(job)}`,
+        { field },
       );
     }
-    validateTypeKey(job, 'job');
+    validateTypeKey(job, field);
     const definition = this.options.registry.find(job);
     if (!definition && !this.options.hasPipe) {
       throw new ChokaQError(
         'CHOKAQ_UNKNOWN_JOB_TYPE',
         `no job definition for type '${job}' and no pipe handler`,
-        { field: 'job' },
+        { field },
       );
     }
     return definition;

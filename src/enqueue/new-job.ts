@@ -14,6 +14,7 @@ import type { NewJob } from '../storage/model.js';
 import { checkOptions, invalid } from '../util/check.js';
 import { MAX_DURATION_MS, toMs } from '../util/duration.js';
 import { uuidv7 } from '../util/uuid.js';
+import { checkDependsOn } from './dependencies.js';
 import { ENQUEUE_ITEM_KEYS, type EnqueueItem } from './options.js';
 
 /** What {@link toNewJob} needs besides the item. */
@@ -76,7 +77,7 @@ export function toNewJob(
   if (definition?.rateLimit) {
     bucketOf(definition.rateLimit, context.type, item.payload, `${field}.payload`);
   }
-  return {
+  const job: NewJob = {
     id,
     queue,
     type: context.type,
@@ -100,6 +101,11 @@ export function toNewJob(
     // The definition's limit applies only to jobs its key function gave a key.
     concurrencyLimit: concurrencyKey === null ? null : concurrencyLimit,
   };
+  if (item.dependsOn !== undefined) {
+    const dependsOn = checkDependsOn(item.dependsOn, `${field}.dependsOn`, id);
+    if (dependsOn.length > 0) job.dependsOn = dependsOn;
+  }
+  return job;
 }
 
 /** The item's concurrency key: its own option, else its definition's; `null` when neither. */

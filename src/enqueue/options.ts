@@ -1,5 +1,6 @@
 import type { JobDefinition } from '../job/define-job.js';
 import type { Duration } from '../util/duration.js';
+import type { Dependency } from './dependencies.js';
 
 /** Options of one enqueue. */
 export interface EnqueueOptions {
@@ -38,6 +39,13 @@ export interface EnqueueOptions {
    */
   concurrencyLimit?: number;
   /**
+   * The jobs this one waits for (docs/workflows.md): ids of jobs enqueued before, or in the same
+   * call (`enqueueMany`, `enqueueWorkflow`), each a string or `{ id, onDeath }` (what its death
+   * does to this job: `'fail'`, `'skip'` or `'continue'`; default `'fail'`); at most 1,000. The
+   * job is `awaiting` until they finish. Default: none.
+   */
+  dependsOn?: readonly Dependency[];
+  /**
    * Enqueue inside your own open transaction (PostgreSQL: a `pg` client after `BEGIN`): the job
    * commits or rolls back with your data. Default: ChokaQ's own transaction.
    */
@@ -71,6 +79,7 @@ export const ENQUEUE_OPTION_KEYS = [
   'createdBy',
   'concurrencyKey',
   'concurrencyLimit',
+  'dependsOn',
   'client',
 ] as const satisfies readonly (keyof EnqueueOptions)[];
 

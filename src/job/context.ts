@@ -3,6 +3,7 @@
  * `defineJob` (./define-job.ts) imports, can name it without importing the definitions back.
  */
 import type { Logger } from '../observability/logging/logger.js';
+import type { JobDependency } from './dependencies.js';
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {
@@ -29,4 +30,9 @@ export interface JobContext {
    * error, the job is archived with this note and a `job:skipped` event is emitted.
    */
   skip(reason: string): void;
+  /**
+   * The jobs this one waited for (its `dependsOn`, docs/workflows.md), in the order they were
+   * given, each with its state and what its handler returned; `[]` for a job without.
+   */
+  dependencies(): Promise<JobDependency[]>;
 }

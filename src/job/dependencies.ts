@@ -4,6 +4,7 @@
  * released, failed or left waiting. See docs/workflows.md.
  */
 import { ChokaQError } from '../errors.js';
+import type { FailureReason, JobState } from './state.js';
 
 /**
  * What a dependency's death (the DLQ, or purged from it) does to the job waiting for it:
@@ -71,6 +72,22 @@ export function dependencyFailedError(dependency: string, place: 'dead' | 'purge
   return place === 'dead'
     ? `its dependency ${dependency} died`
     : `its dependency ${dependency} was purged from the DLQ`;
+}
+
+/** A dependency of the running job, as its handler reads it (`ctx.dependencies()`). */
+export interface JobDependency {
+  /** The id of the job depended on. */
+  id: string;
+  /** What its death does to the job waiting for it. */
+  onDeath: DependencyPolicy;
+  /** Its state now; `purged`: it was dead and is gone from the DLQ. */
+  state: JobState | 'purged';
+  /** What its handler returned, once it succeeded; `undefined` before, or when it returned none. */
+  result: unknown;
+  /** Why it is dead (`null` unless `state` is `dead`). */
+  reason: FailureReason | null;
+  /** Its error text when dead; else `null`. */
+  error: string | null;
 }
 
 /** The error of a dependency that is not a job (never enqueued, or purged). */

@@ -39,6 +39,7 @@ export interface BatchRunDeps extends Pick<
   | 'runs'
   | 'abortGraceMs'
   | 'tracer'
+  | 'dependencies'
 > {
   /** Settles one job of the batch the way a single run is settled (`Executor.finish`). */
   finish(
@@ -106,7 +107,9 @@ class BatchRun {
     this.type = first.type;
     this.queue = first.queue;
     this.grace = new GraceTimer(deps.clock, deps.abortGraceMs);
-    this.contexts = entries.map((entry) => new RunContext(entry.job, deps.events, deps.logger));
+    this.contexts = entries.map(
+      (entry) => new RunContext(entry.job, deps.events, deps.logger, deps.dependencies),
+    );
     this.active = entries.map((entry, index) => this.register(entry, index));
     this.timeoutMs = definition.timeoutMs ?? deps.queueTimeoutsMs[this.queue] ?? deps.timeoutMs;
     this.startedMs = deps.clock.now();

@@ -16,6 +16,8 @@ import { Executor } from './executor.js';
 import { Heartbeater } from './heartbeater.js';
 import { Presence } from './presence.js';
 import { Promoter } from './promoter.js';
+import { Resolver } from './resolver.js';
+import { dependencyReader } from './dependency-reader.js';
 import { Rescuer } from './rescuer.js';
 import { Retention } from './retention.js';
 import type { EngineSettings } from './settings.js';
@@ -84,6 +86,7 @@ export class Engine {
   private heartbeater: Heartbeater | undefined;
   private rescuer: Rescuer | undefined;
   private promoter: Promoter | undefined;
+  private resolver: Resolver | undefined;
   private presence: Presence | undefined;
   /** The retention purge: its loop runs with the worker, its passes also on demand. */
   readonly retention: Retention;
@@ -134,6 +137,7 @@ export class Engine {
       runs: this.runs,
       abortGraceMs: settings.abortGraceMs,
       tracer: chokaqTracer(settings.telemetry.tracerProvider, packageVersion()),
+      dependencies: dependencyReader(storage),
     });
     this.circuits =
       settings.circuitBreaker === false
@@ -302,6 +306,15 @@ export class Engine {
       clock,
     });
     this.promoter.start();
+    // Jobs that wait for others, left undecided by a process that died after a settle.
+    this.resolver = new Resolver({
+      store: storage,
+      intervalMs: settings.rescueIntervalMs,
+      events,
+      logger: logger.child('resolve'),
+      clock,
+    });
+    this.resolver.start();
     this.retention.start();
     this.presence = new Presence({
       store: storage,
@@ -380,6 +393,7 @@ export class Engine {
     await this.retention.stop();
     await this.rescuer?.stop();
     await this.promoter?.stop();
+    await this.resolver?.stop();
     if (this.worker) {
       const stillRunning = await this.worker.stop(settings.shutdownGraceMs);
       if (stillRunning > 0) {

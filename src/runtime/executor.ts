@@ -91,7 +91,12 @@ export class Executor {
   async run(job: ClaimedJob, lease: Lease, recorded?: Promise<boolean>): Promise<RunResult> {
     const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
-    const ctx = new RunContext(job, this.options.events, this.options.logger);
+    const ctx = new RunContext(
+      job,
+      this.options.events,
+      this.options.logger,
+      this.options.dependencies,
+    );
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
     const run = new SingleRun(job, lease, ctx, grace);
     runs.add(run);

@@ -1,5 +1,7 @@
 import type { IdempotencyOutcome } from './idempotency-outcome.js';
 import type { JobContext } from '../job/context.js';
+import type { JobDependency } from '../job/dependencies.js';
+import type { DependencyReader } from './dependency-reader.js';
 import type { ChokaQEvents } from './events.js';
 import { withFields, type Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
@@ -29,6 +31,7 @@ export class RunContext implements JobContext {
   #abortedBy: RunAborted | undefined;
   #skipNote: string | undefined;
   #progress: number | undefined;
+  readonly #readDependencies: DependencyReader;
 
   /** `signal`: the run's signal, its controller made on the first read. */
   static readonly #signalProperty: PropertyDescriptor = {
@@ -39,7 +42,15 @@ export class RunContext implements JobContext {
     enumerable: true,
   };
 
-  constructor(job: ClaimedJob, events: ChokaQEvents, parentLogger: Logger) {
+  /**
+   * @param readDependencies Reads the job's dependencies for {@link RunContext.dependencies}.
+   */
+  constructor(
+    job: ClaimedJob,
+    events: ChokaQEvents,
+    parentLogger: Logger,
+    readDependencies: DependencyReader,
+  ) {
     this.id = job.id;
     this.type = job.type;
     this.queue = job.queue;
@@ -50,6 +61,7 @@ export class RunContext implements JobContext {
     Object.defineProperty(this, 'signal', RunContext.#signalProperty);
     this.#events = events;
     this.#parentLogger = parentLogger;
+    this.#readDependencies = readDependencies;
   }
 
   /** Logger scoped to this job; its records carry the job's id, type, queue and attempt. */
@@ -77,6 +89,8 @@ export class RunContext implements JobContext {
   get skipNote(): string | undefined {
     return this.#skipNote;
   }
+
+  readonly dependencies = (): Promise<JobDependency[]> => this.#readDependencies(this.id);
 
   readonly skip = (reason: string): void => {
     this.#skipNote = reason;

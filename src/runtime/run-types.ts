@@ -3,6 +3,7 @@
  * executor's dependencies, a pipe handler, and how a run and a handler call ended. Apart from
  * executor.ts so that batch-run.ts and grace-timer.ts, which executor.ts uses, need not import it.
  */
+import type { DependencyReader } from './dependency-reader.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { JobContext } from '../job/context.js';
 import type { JobRegistry } from '../job/registry.js';
@@ -41,6 +42,8 @@ export interface ExecutorOptions {
   abortGraceMs: number;
   /** Where each run's span goes (a no-op without an OpenTelemetry SDK). */
   tracer: Tracer;
+  /** Reads a job's dependencies for `ctx.dependencies()`. */
+  dependencies: DependencyReader;
   /**
    * Called when a handler threw `RateLimitedError`, with the wait in ms (blocks the job's rate
    * bucket for every process). Default: none.

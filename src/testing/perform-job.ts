@@ -1,5 +1,6 @@
 /** `performJob`: run one job's handler with a payload and a context, without storage. */
 import { parsePayload, type JobDefinition } from '../job/define-job.js';
+import type { JobDependency } from '../job/dependencies.js';
 import { serializePayload } from '../job/envelope.js';
 import { silentLogger, type Logger } from '../observability/logging/logger.js';
 import { ChokaQEvents } from '../runtime/events.js';
@@ -20,6 +21,8 @@ export interface PerformJobOptions {
   logger?: Logger;
   /** Aborts `ctx.signal` (its reason a `RunAborted` with `why: 'cancel'`) when it aborts. Default: none. */
   signal?: AbortSignal;
+  /** What `ctx.dependencies()` resolves to. Default: `[]` (a job without dependencies). */
+  dependencies?: readonly JobDependency[];
 }
 
 /** What one {@link performJob} run ended with. */
@@ -61,7 +64,10 @@ export async function performJob<In, Out>(
   };
   const logger = options.logger ?? silentLogger;
   // The worker's own context class, so progress clamps, skip notes and the signal behave alike.
-  const ctx = new RunContext(claimed, new ChokaQEvents(logger), logger);
+  const dependencies = [...(options.dependencies ?? [])];
+  const ctx = new RunContext(claimed, new ChokaQEvents(logger), logger, () =>
+    Promise.resolve(dependencies),
+  );
   const { signal } = options;
   const onAbort = (): void => {
     ctx.abort('cancel', String(signal?.reason));

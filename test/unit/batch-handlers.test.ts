@@ -105,6 +105,7 @@ describe('defineJob with handleBatch', () => {
       progress: () => Promise.resolve(),
       log: silentLogger,
       skip: () => undefined,
+      dependencies: () => Promise.resolve([]),
     } satisfies JobContext;
     expect(await job.handle({ n: 4 }, ctx)).toBe(8);
     await expect(Promise.resolve(job.handle({ n: 0 }, ctx))).rejects.toThrow('no');

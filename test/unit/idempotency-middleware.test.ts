@@ -28,6 +28,7 @@ function context(id: string): FakeContext {
     createdAt: new Date(START),
     signal: new AbortController().signal,
     progress: () => Promise.resolve(),
+    dependencies: () => Promise.resolve([]),
     log,
     skip: (reason: string) => void skipped.push(reason),
     skipped,

@@ -38,7 +38,7 @@ const job: HotJob = {
 
 function context(logger: Logger = silentLogger): { ctx: RunContext; events: ChokaQEvents } {
   const events = new ChokaQEvents(silentLogger);
-  return { ctx: new RunContext(job, events, logger), events };
+  return { ctx: new RunContext(job, events, logger, () => Promise.resolve([])), events };
 }
 
 describe('RunContext', () => {

@@ -1,0 +1,88 @@
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
+import type { Store } from '../storage/store.js';
+import type { Clock } from '../util/clock.js';
+import type { ChokaQEvents } from './events.js';
+import { LoopService } from './service.js';
+
+/** Most awaiting jobs one page of a pass decides (one transaction). */
+export const RESOLVE_PAGE = 500;
+/** Most pages one pass walks (a quarter of a million jobs at the default page size). */
+const MAX_PAGES = 500;
+
+/** Settings of a {@link Resolver}. */
+export interface ResolverOptions {
+  store: Pick<Store, 'workflows'>;
+  /** Mean time between passes, in ms (±20 % jitter). The engine passes `rescueInterval`. */
+  intervalMs: number;
+  /** Most jobs a page decides. Default: {@link RESOLVE_PAGE}. */
+  pageSize?: number;
+  events: ChokaQEvents;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** What one pass of a {@link Resolver} moved. */
+export interface ResolverPass {
+  released: number;
+  failed: number;
+}
+
+/**
+ * The resolver's safety net: a job that waits for others is decided by the call that moved its
+ * last dependency out of the hot table (a settle, a rescue, a cancel), after that call
+ * committed. A process that died in between leaves the waiting job undecided; this loop walks
+ * every awaiting job, a page after another, and decides it from where its dependencies are.
+ * Every started worker runs it, as the rescue loop, at the same interval; the store's row locks
+ * make concurrent passes decide each job once.
+ */
+export class Resolver {
+  private readonly loop: LoopService;
+  private readonly pageSize: number;
+
+  constructor(private readonly options: ResolverOptions) {
+    this.pageSize = options.pageSize ?? RESOLVE_PAGE;
+    this.loop = new LoopService({
+      intervalMs: options.intervalMs,
+      firstDelayMs: options.intervalMs,
+      pass: async () => {
+        await this.runOnce();
+      },
+      onError: () => undefined, // runOnce() logs and reports its own failures
+      clock: options.clock,
+    });
+  }
+
+  /** Starts the loop; the first pass runs one interval after. */
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops the loop and waits for a pass in flight. */
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** Runs one whole pass now and reports what moved. Errors are logged and rethrown. */
+  async runOnce(): Promise<ResolverPass> {
+    const { store, events, logger } = this.options;
+    const moved: ResolverPass = { released: 0, failed: 0 };
+    try {
+      let after: string | null = null;
+      for (let page = 0; page < MAX_PAGES && (page === 0 || after !== null); page++) {
+        const result = await store.workflows.resolve({ after, limit: this.pageSize });
+        moved.released += result.released.length;
+        moved.failed += result.failed.length;
+        after = result.next;
+      }
+      return moved;
+    } catch (error) {
+      logger.warn('resolver pass failed', {
+        ...logEvent('ResolverPassFailed'),
+        error: String(error),
+      });
+      events.emit('worker:error', { where: 'resolve', error });
+      throw error;
+    }
+  }
+}
