@@ -140,6 +140,7 @@ export class Enqueuer {
     const nowMs = clock.now();
     const traceParent = activeTraceParent();
     const contexts = new Map<EnqueueTarget, NewJobContext>();
+    let first: NewJobContext | undefined;
     const contextOf = (target: EnqueueTarget): NewJobContext => {
       // enqueueMany's thousands of items share one target: no map lookup for each.
       if (target === entries[0]?.target && first !== undefined) return first;
@@ -157,7 +158,7 @@ export class Enqueuer {
       }
       return context;
     };
-    const first = entries[0] === undefined ? undefined : contextOf(entries[0].target);
+    first = entries[0] === undefined ? undefined : contextOf(entries[0].target);
     // Synchronous checks of every item first; schema validation (possibly async) only after.
     const rows = entries.map((entry, i) => toNewJob(entry.item, field(i), contextOf(entry.target)));
     if (rows.some((row) => row.dependsOn !== undefined)) checkAcyclic(rows);
