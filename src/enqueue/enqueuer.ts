@@ -140,10 +140,10 @@ export class Enqueuer {
     const nowMs = clock.now();
     const traceParent = activeTraceParent();
     const contexts = new Map<EnqueueTarget, NewJobContext>();
-    let first: NewJobContext | undefined;
+    // enqueueMany's thousands of items share one target: no map lookup for each.
+    let last: { target: EnqueueTarget; context: NewJobContext } | undefined;
     const contextOf = (target: EnqueueTarget): NewJobContext => {
-      // enqueueMany's thousands of items share one target: no map lookup for each.
-      if (target === entries[0]?.target && first !== undefined) return first;
+      if (last?.target === target) return last.context;
       let context = contexts.get(target);
       if (context === undefined) {
         context = {
@@ -156,17 +156,17 @@ export class Enqueuer {
         };
         contexts.set(target, context);
       }
+      last = { target, context };
       return context;
     };
-    first = entries[0] === undefined ? undefined : contextOf(entries[0].target);
     // Synchronous checks of every item first; schema validation (possibly async) only after.
     const rows = entries.map((entry, i) => toNewJob(entry.item, field(i), contextOf(entry.target)));
     if (rows.some((row) => row.dependsOn !== undefined)) checkAcyclic(rows);
     await Promise.all(
-      entries.map(({ target, item }, i) =>
+      entries.flatMap(({ target, item }, i) =>
         target.definition?.schema
-          ? parsePayload(target.definition, item.payload, `${field(i)}.payload`)
-          : undefined,
+          ? [parsePayload(target.definition, item.payload, `${field(i)}.payload`)]
+          : [],
       ),
     );
     if (rows.length === 0) return [];

@@ -235,6 +235,30 @@ export function describeWorkflows(ctx: ConformanceContext): void {
       expect((await hot(parent.id)).state).toBe('pending');
     });
 
+    it("keeps an awaited dependency's archive row from retention; a purged job's dependencies go", async () => {
+      const store = ctx.store();
+      const done = newJob({ queue: 'wf-ret-c' });
+      const slow = newJob({ queue: 'wf-ret-slow' });
+      const parent = waiting('wf-ret-p', [done.id, slow.id]);
+      await store.jobs.enqueue([done, slow, parent]);
+      await finishAll('wf-ret-c', 'archive');
+      await ctx.storeTimePasses((await store.cluster.now()).getTime() + 5_000);
+      const rule = { table: 'archive', olderThanMs: 1_000, queue: 'wf-ret-c' } as const;
+      expect(await store.retention.countPurgeable(rule)).toBe(0);
+      expect(await store.retention.purgeBatch(rule, 100)).toBe(0);
+      // Once nothing waits for it, it goes as any archived job.
+      await finishAll('wf-ret-slow', 'dead');
+      expect((await dead(parent.id)).reason).toBe('DependencyFailed');
+      expect(await store.retention.countPurgeable(rule)).toBe(1);
+      expect(await store.retention.purgeBatch(rule, 100)).toBe(1);
+      expect((await store.workflows.dependencies(parent.id)).map((d) => d.state)).toEqual([
+        'purged',
+        'dead',
+      ]);
+      expect(await store.operator.purgeDead([parent.id])).toBe(1);
+      expect(await store.workflows.dependencies(parent.id)).toEqual([]);
+    });
+
     it('refuses an unknown dependency and writes nothing', async () => {
       const store = ctx.store();
       const other = newJob({ queue: 'wf-unknown' });

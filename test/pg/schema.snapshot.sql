@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards, 23 dependencies
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -78,6 +78,17 @@ CREATE TABLE :SCHEMA.idempotency_claims (
 CREATE INDEX idempotency_claims_expires_idx ON :SCHEMA.idempotency_claims USING btree (expires_at) WHERE (expires_at IS NOT NULL);
 CREATE UNIQUE INDEX idempotency_claims_pkey ON :SCHEMA.idempotency_claims USING btree (key);
 
+CREATE TABLE :SCHEMA.job_dependencies (
+  depends_on text NOT NULL,
+  job_id text NOT NULL,
+  on_death smallint NOT NULL,
+  ord integer NOT NULL,
+  CONSTRAINT job_dependencies_on_death_check CHECK ((on_death = ANY (ARRAY[0, 1, 2]))),
+  CONSTRAINT job_dependencies_pkey PRIMARY KEY (job_id, depends_on)
+);
+CREATE INDEX job_dependencies_depends_on_idx ON :SCHEMA.job_dependencies USING btree (depends_on);
+CREATE UNIQUE INDEX job_dependencies_pkey ON :SCHEMA.job_dependencies USING btree (job_id, depends_on);
+
 CREATE TABLE :SCHEMA.jobs_archive (
   attempts integer DEFAULT 1 NOT NULL,
   concurrency_key character varying(255) COLLATE "C",
@@ -151,6 +162,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
   concurrency_limit integer,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   created_by character varying(100),
+  has_dependents boolean,
   heartbeat_at timestamp with time zone,
   history jsonb,
   id character varying(50) COLLATE "C" NOT NULL,
@@ -173,10 +185,11 @@ CREATE TABLE :SCHEMA.jobs_hot (
   worker_id character varying(100),
   CONSTRAINT jobs_hot_concurrency_limit_check CHECK (((concurrency_limit IS NULL) OR (concurrency_limit > 0))),
   CONSTRAINT jobs_hot_pkey PRIMARY KEY (id),
-  CONSTRAINT jobs_hot_status_check CHECK ((status = ANY (ARRAY[0, 1, 2, 3])))
+  CONSTRAINT jobs_hot_status_check CHECK ((status = ANY (ARRAY[0, 1, 2, 3, 4])))
 ) WITH (fillfactor=80);
 CREATE INDEX jobs_hot_active_idx ON :SCHEMA.jobs_hot USING btree (queue, status) WHERE (status = ANY (ARRAY[1, 2]));
 CREATE INDEX jobs_hot_attempts_idx ON :SCHEMA.jobs_hot USING btree (attempts, created_at) WHERE (attempts > 1);
+CREATE INDEX jobs_hot_awaiting_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (status = 4);
 CREATE INDEX jobs_hot_cancel_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (cancel_requested_at IS NOT NULL);
 CREATE INDEX jobs_hot_error_words_idx ON :SCHEMA.jobs_hot USING gin (to_tsvector('simple'::regconfig, COALESCE(last_error, ''::text))) WHERE (last_error IS NOT NULL);
 CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NULL));
@@ -188,7 +201,7 @@ CREATE INDEX jobs_hot_limited_idx ON :SCHEMA.jobs_hot USING btree (queue) WHERE 
 CREATE UNIQUE INDEX jobs_hot_pkey ON :SCHEMA.jobs_hot USING btree (id);
 CREATE INDEX jobs_hot_scheduled_idx ON :SCHEMA.jobs_hot USING btree (run_at, id) INCLUDE (queue) WHERE (status = 3);
 CREATE INDEX jobs_hot_tags_idx ON :SCHEMA.jobs_hot USING gin (regexp_split_to_array(btrim((tags)::text), '\s*,\s*'::text)) WHERE (tags IS NOT NULL);
-CREATE INDEX jobs_hot_waiting_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id) WHERE (status = ANY (ARRAY[0, 3]));
+CREATE INDEX jobs_hot_waiting_created_idx ON :SCHEMA.jobs_hot USING btree (created_at, id) WHERE (status = ANY (ARRAY[0, 3, 4]));
 
 CREATE TABLE :SCHEMA.leases (
   expires_at timestamp with time zone NOT NULL,

@@ -1,5 +1,5 @@
 /**
- * Every ```ts block of README.md type-checks against the built package, resolved as `chokaq`
+ * Every ```ts block of README.md (and of the documents in DOCS) type-checks against the built package, resolved as `chokaq`
  * through its `exports`, under the settings `tsc --init` writes (strict,
  * exactOptionalPropertyTypes, noUncheckedIndexedAccess, verbatimModuleSyntax, nodenext…) with
  * Node's lib and types and `skipLibCheck: false`.
@@ -21,6 +21,9 @@ import { blockFileName, codeBlocks, type CodeBlock } from './readme-blocks.js';
 import { README_CONTEXT } from './readme-context.js';
 
 /** Hono's declarations use the DOM's WebSocket types, so its example is checked with that library. */
+/** The documents besides README.md whose ts blocks are checked the same way. */
+const DOCS = ['docs/workflows.md'];
+
 const needsDom = (code: string) => /from '(hono|@hono\/node-server)/.test(code);
 
 const MODULES = [
@@ -72,7 +75,9 @@ describe('README.md', () => {
   // Two full tsc runs with the libraries' types checked: ~50 s on a loaded two-core machine, 85 s
   // under a heavier load, so the default minute is too tight a bound.
   it('type-checks every ts block against the built package', { timeout: 240_000 }, () => {
-    const blocks = codeBlocks(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'), 'ts');
+    const blocks = ['README.md', ...DOCS].flatMap((file) =>
+      codeBlocks(readFileSync(join(REPO_ROOT, file), 'utf8'), 'ts'),
+    );
     expect(blocks.map((b) => b.heading)).toContain('Quick start');
     const dom = blocks.filter((b) => needsDom(b.code));
     expect(dom).toHaveLength(1);

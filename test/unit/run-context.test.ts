@@ -46,7 +46,17 @@ describe('RunContext', () => {
     const { ctx } = context();
     const copy = { ...ctx };
     expect(Object.keys(copy).sort()).toEqual(
-      ['attempt', 'createdAt', 'id', 'progress', 'queue', 'signal', 'skip', 'type'].sort(),
+      [
+        'attempt',
+        'createdAt',
+        'dependencies',
+        'id',
+        'progress',
+        'queue',
+        'signal',
+        'skip',
+        'type',
+      ].sort(),
     );
     expect(copy).toMatchObject({
       id: 'job-1',

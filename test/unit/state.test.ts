@@ -12,6 +12,7 @@ import {
 } from '../../src/job/state.js';
 
 const STATES: readonly JobState[] = [
+  'awaiting',
   'scheduled',
   'pending',
   'fetched',
@@ -89,13 +90,18 @@ describe('canTransition', () => {
     expect(allowed).toEqual(['pending/operator', 'dead/operator']);
   });
 
-  it('lets only the producer create jobs, as pending or scheduled', () => {
+  it('lets only the producer create jobs: pending, scheduled, awaiting, or dead by a dependency', () => {
     const allowed: string[] = [];
     for (const to of STATES) {
       for (const actor of ACTORS)
         if (canTransition(null, to, actor)) allowed.push(`${to}/${actor}`);
     }
-    expect(allowed).toEqual(['scheduled/producer', 'pending/producer']);
+    expect(allowed.sort()).toEqual([
+      'awaiting/producer',
+      'dead/producer',
+      'pending/producer',
+      'scheduled/producer',
+    ]);
   });
 
   it('agrees with the TRANSITIONS table and allows nothing outside it', () => {
@@ -114,8 +120,11 @@ describe('canTransition', () => {
     // 13 worker moves (claim or hand-off, start, release, circuit reschedule, circuit death,
     // succeed, succeed before the start was recorded, both without an archive row, delayed
     // retry, retry without delay or refund, die), 7 of recovery (the promotion among them), the
-    // producer's two enqueues (due now, due later) and 9 operator actions.
-    expect(listed.size).toBe(31);
+    // producer's four enqueues (due now, due later, awaiting, dead by a dependency), 9 operator
+    // actions, and the resolver's three decisions of an awaiting job (pending, scheduled, dead)
+    // for each of worker, recovery and operator (the operator's awaiting → dead is also its
+    // cancel of an awaiting job).
+    expect(listed.size).toBe(42);
   });
 
   it('gives every transition a trigger', () => {
@@ -124,8 +133,14 @@ describe('canTransition', () => {
 });
 
 describe('hot state codes', () => {
-  it('stores pending, fetched, processing, scheduled as 0, 1, 2, 3', () => {
-    expect(HOT_STATE_CODE).toEqual({ pending: 0, fetched: 1, processing: 2, scheduled: 3 });
+  it('stores pending, fetched, processing, scheduled, awaiting as 0, 1, 2, 3, 4', () => {
+    expect(HOT_STATE_CODE).toEqual({
+      pending: 0,
+      fetched: 1,
+      processing: 2,
+      scheduled: 3,
+      awaiting: 4,
+    });
   });
 
   it('round-trips every hot state through its code', () => {
@@ -133,7 +148,7 @@ describe('hot state codes', () => {
       expect(HOT_STATE_BY_CODE[HOT_STATE_CODE[state]]).toBe(state);
     }
     HOT_STATE_BY_CODE.forEach((state, code) => expect(HOT_STATE_CODE[state]).toBe(code));
-    expect(HOT_STATE_BY_CODE).toHaveLength(4);
+    expect(HOT_STATE_BY_CODE).toHaveLength(5);
   });
 });
 
@@ -152,10 +167,11 @@ describe('failureReasonOf', () => {
       Transient: 8,
       HeartbeatFailure: 9,
       RetryLifetimeExpired: 10,
+      DependencyFailed: 11,
     });
   });
 
-  it.each([0, 3, 4, 11, -1, 99, 1.5])('reads unknown or reserved code %d as Fatal', (code) => {
+  it.each([0, 3, 4, 12, -1, 99, 1.5])('reads unknown or reserved code %d as Fatal', (code) => {
     expect(failureReasonOf(code)).toBe('Fatal');
   });
 

@@ -134,6 +134,7 @@ export function purgeDeadJobs(tables: Tables, targets: readonly DeadTarget[]): s
     if (row === undefined) continue;
     tables.dead.delete(row.id);
     tables.removeFromGroup(row);
+    tables.forgetDependencies(row.id);
     deleted.push(row.id);
   }
   return deleted;

@@ -30,11 +30,12 @@ function expiredRows(tables: Tables, rule: RetentionRule, cutoff: Date): string[
       .map(([key]) => key);
   switch (rule.table) {
     case 'archive':
+      // A row an awaiting job depends on stays: the job reads the success there.
       return older(
         tables.archive,
         (row) => row.finishedAt,
         (row) => row.queue,
-      );
+      ).filter((id) => !tables.isAwaited(id));
     case 'dlq':
       return older(
         tables.dead,
@@ -67,13 +68,16 @@ function deleteRows(
   // Before this batch empties any group, as in the SQL statement (its CTEs share one snapshot).
   if (rule.table === 'dlq') tables.pruneGroups((queue) => inScope(rule, queue), cutoff, now);
   for (const key of keys) {
-    if (rule.table === 'archive') tables.archive.delete(key);
-    else if (rule.table === 'metricBuckets') tables.buckets.delete(key);
+    if (rule.table === 'archive') {
+      tables.archive.delete(key);
+      tables.forgetDependencies(key);
+    } else if (rule.table === 'metricBuckets') tables.buckets.delete(key);
     else if (rule.table === 'dlq') {
       const row = tables.dead.get(key);
       if (row === undefined) continue;
       tables.dead.delete(key);
       tables.removeFromGroup(row);
+      tables.forgetDependencies(key);
     }
   }
   return keys.length;

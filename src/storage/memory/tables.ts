@@ -74,6 +74,27 @@ export class Tables {
   readonly dependencies = new Map<string, StoredDependency[]>();
   /** The reverse of {@link Tables.dependencies}: a job's id → the jobs that wait for it. */
   readonly dependents = new Map<string, Set<string>>();
+  /**
+   * Deletes the dependencies of job `id` (its row left the store for good): they go with the job
+   * that waited, and the jobs it waited for no longer count it among their dependents.
+   */
+  forgetDependencies(id: string): void {
+    for (const dependency of this.dependencies.get(id) ?? []) {
+      const waiting = this.dependents.get(dependency.id);
+      waiting?.delete(id);
+      if (waiting?.size === 0) this.dependents.delete(dependency.id);
+    }
+    this.dependencies.delete(id);
+  }
+
+  /** Whether an awaiting job depends on job `id` (its archive row must stay). */
+  isAwaited(id: string): boolean {
+    for (const waiting of this.dependents.get(id) ?? []) {
+      if (this.hot.get(waiting)?.state === 'awaiting') return true;
+    }
+    return false;
+  }
+
   /** Unique index: idempotency key → id of the hot row holding it. */
   private readonly hotIdByKey = new Map<string, string>();
   /**

@@ -27,5 +27,11 @@ CREATE TABLE IF NOT EXISTS :SCHEMA.job_dependencies (
 CREATE INDEX IF NOT EXISTS job_dependencies_depends_on_idx
   ON :SCHEMA.job_dependencies (depends_on);
 
+-- The operator query's creation order of the rows not claimed (src/storage/sql/job-query.ts
+-- reads them apart from the active ones): awaiting rows join pending and scheduled ones.
+DROP INDEX IF EXISTS :SCHEMA.jobs_hot_waiting_created_idx;
+CREATE INDEX IF NOT EXISTS jobs_hot_waiting_created_idx
+  ON :SCHEMA.jobs_hot (created_at, id) WHERE status IN (0, 3, 4);
+
 -- The resolver's periodic pass: awaiting rows in id order, a page after another.
 CREATE INDEX IF NOT EXISTS jobs_hot_awaiting_idx ON :SCHEMA.jobs_hot (id) WHERE status = 4;

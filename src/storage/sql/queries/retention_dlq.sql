@@ -21,7 +21,7 @@ WITH picked AS (
   FOR UPDATE SKIP LOCKED
 ), deleted AS (
   DELETE FROM :SCHEMA.jobs_dlq d USING picked p WHERE d.id = p.id
-  RETURNING d.fingerprint, d.queue, d.type
+  RETURNING d.id, d.fingerprint, d.queue, d.type
 ), ungrouped AS (
   UPDATE :SCHEMA.dlq_error_groups g
   SET dead_count = greatest(g.dead_count - d.n, 0)
@@ -49,5 +49,9 @@ WITH picked AS (
          LIMIT $2::int
          FOR UPDATE OF o SKIP LOCKED) x
   WHERE h.fingerprint = x.fingerprint AND h.hour_start = x.hour_start
+)
+-- The dependencies of a deleted job go with it (docs/workflows.md).
+, edges AS (
+  DELETE FROM :SCHEMA.job_dependencies e USING deleted d WHERE e.job_id = d.id
 )
 SELECT count(*) AS n FROM deleted
