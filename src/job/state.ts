@@ -115,6 +115,12 @@ export const TRANSITIONS: readonly Transition[] = [
   ]),
   { from: 'awaiting', to: 'dead', actor: 'operator', trigger: 'cancel' },
   {
+    from: 'dead',
+    to: 'awaiting',
+    actor: 'operator',
+    trigger: 'resurrect of a job it died (DependencyFailed) waiting for: the workflow resumes',
+  },
+  {
     from: 'scheduled',
     to: 'pending',
     actor: 'recovery',

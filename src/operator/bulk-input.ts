@@ -97,7 +97,7 @@ const STATES_OF: Record<BulkActionKind, readonly string[]> = {
   resurrect: ['dead'],
   'edit-resurrect': ['dead'],
   purge: ['dead'],
-  cancel: ['scheduled', 'pending', 'fetched', 'processing'],
+  cancel: ['awaiting', 'scheduled', 'pending', 'fetched', 'processing'],
 };
 
 /**

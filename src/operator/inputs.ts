@@ -17,7 +17,13 @@ export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_IDS = 10_000;
 
 /** The hot states a list filter may name. */
-export const HOT_STATES: readonly HotState[] = ['scheduled', 'pending', 'fetched', 'processing'];
+export const HOT_STATES: readonly HotState[] = [
+  'awaiting',
+  'scheduled',
+  'pending',
+  'fetched',
+  'processing',
+];
 
 /** The failure reasons a DLQ filter may name. */
 export const FAILURE_REASONS = Object.keys(FAILURE_REASON_CODE) as FailureReason[];

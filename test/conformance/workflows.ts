@@ -259,6 +259,25 @@ export function describeWorkflows(ctx: ConformanceContext): void {
       expect(await store.workflows.dependencies(parent.id)).toEqual([]);
     });
 
+    it('resumes a workflow when a dead dependency is resurrected: the jobs that failed come back', async () => {
+      const store = ctx.store();
+      const a = newJob({ queue: 'wf-res-a' });
+      const b = waiting('wf-res-b', [a.id]);
+      const c = waiting('wf-res-c', [b.id]);
+      await store.jobs.enqueue([a, b, c]);
+      await finishAll('wf-res-a', 'dead');
+      expect((await dead(c.id)).reason).toBe('DependencyFailed');
+      expect(await store.operator.resurrect([a.id], { actor: 'ops' })).toEqual([a.id]);
+      expect((await hot(a.id)).hasDependents).toBe(true);
+      for (const id of [b.id, c.id]) {
+        expect(await hot(id)).toMatchObject({ state: 'awaiting', lastModifiedBy: 'ops' });
+      }
+      expect(await store.operator.getJob(b.id)).toMatchObject({ where: 'hot' });
+      await finishAll('wf-res-a', 'archive');
+      expect((await hot(b.id)).state).toBe('pending');
+      expect((await hot(c.id)).state).toBe('awaiting');
+    });
+
     it('refuses an unknown dependency and writes nothing', async () => {
       const store = ctx.store();
       const other = newJob({ queue: 'wf-unknown' });

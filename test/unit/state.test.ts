@@ -81,13 +81,13 @@ describe('canTransition', () => {
     }
   });
 
-  it('lets only the operator move a dead job: resurrect it to pending, or edit it in place', () => {
+  it('lets only the operator move a dead job: resurrect it (pending, or awaiting when it died waiting), or edit it', () => {
     const allowed: string[] = [];
     for (const to of STATES) {
       for (const actor of ACTORS)
         if (canTransition('dead', to, actor)) allowed.push(`${to}/${actor}`);
     }
-    expect(allowed).toEqual(['pending/operator', 'dead/operator']);
+    expect(allowed).toEqual(['awaiting/operator', 'pending/operator', 'dead/operator']);
   });
 
   it('lets only the producer create jobs: pending, scheduled, awaiting, or dead by a dependency', () => {
@@ -120,11 +120,11 @@ describe('canTransition', () => {
     // 13 worker moves (claim or hand-off, start, release, circuit reschedule, circuit death,
     // succeed, succeed before the start was recorded, both without an archive row, delayed
     // retry, retry without delay or refund, die), 7 of recovery (the promotion among them), the
-    // producer's four enqueues (due now, due later, awaiting, dead by a dependency), 9 operator
-    // actions, and the resolver's three decisions of an awaiting job (pending, scheduled, dead)
+    // producer's four enqueues (due now, due later, awaiting, dead by a dependency), 10 operator
+    // actions (a resurrect bringing back the jobs that died waiting among them), and the resolver's three decisions of an awaiting job (pending, scheduled, dead)
     // for each of worker, recovery and operator (the operator's awaiting → dead is also its
     // cancel of an awaiting job).
-    expect(listed.size).toBe(42);
+    expect(listed.size).toBe(43);
   });
 
   it('gives every transition a trigger', () => {

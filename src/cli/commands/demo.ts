@@ -138,7 +138,7 @@ async function runTotals(chokaq: ChokaQ, tag: string): Promise<Totals> {
   const [succeeded, failed, hot] = await Promise.all([
     count(['succeeded']),
     count(['dead']),
-    count(['scheduled', 'pending', 'fetched', 'processing']),
+    count(['awaiting', 'scheduled', 'pending', 'fetched', 'processing']),
   ]);
   return { succeeded, failed, hot };
 }

@@ -120,7 +120,38 @@ export function resurrectJobs(
     moved.push(id);
     wokenQueues.add(row.queue);
   }
+  reviveFailedDependents(tables, moved, options, now);
   return { moved, wokenQueues: [...wokenQueues] };
+}
+
+/**
+ * Brings back, awaiting, the jobs that died as `DependencyFailed` waiting for one of `ids` (just
+ * resurrected), and those that died so waiting for them, up their chains: the workflow resumes,
+ * and the resolver decides them again (as resurrect.sql does). They keep their payload and tags.
+ */
+function reviveFailedDependents(
+  tables: Tables,
+  ids: readonly string[],
+  options: ResurrectRequest,
+  now: Date,
+): void {
+  const request: ResurrectRequest = {
+    actor: options.actor,
+    ...(options.priority === undefined ? {} : { priority: options.priority }),
+  };
+  const todo = [...ids];
+  for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+    for (const waiting of tables.dependents.get(id) ?? []) {
+      const row = tables.dead.get(waiting);
+      if (row?.reason !== 'DependencyFailed' || tables.hot.has(waiting)) continue;
+      tables.dead.delete(waiting);
+      tables.removeFromGroup(row);
+      const revived = toResurrected(row, request, now, undefined, tables.dependents.has(waiting));
+      revived.state = 'awaiting';
+      tables.insertHot(revived);
+      todo.push(waiting);
+    }
+  }
 }
 
 /**

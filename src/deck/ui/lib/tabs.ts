@@ -4,7 +4,10 @@ import type { JobQuery } from '../../../operator/query-input.js';
 
 /** The tabs and the states each shows. */
 export const TABS = {
-  active: { label: 'Active', states: ['scheduled', 'pending', 'fetched', 'processing'] },
+  active: {
+    label: 'Active',
+    states: ['awaiting', 'scheduled', 'pending', 'fetched', 'processing'],
+  },
   archive: { label: 'Archive', states: ['succeeded'] },
   dlq: { label: 'DLQ', states: ['dead'] },
 } as const;
