@@ -153,11 +153,7 @@ interface Claimed {
  * The jobs of a claim's rows (a row with a NULL id only carries the flag) and its `stale` flag.
  * Every job is fetched under the claim's worker id and lease token, which the rows do not repeat.
  */
-function claimedOf(
-  rows: readonly ClaimRow[],
-  workerId: string,
-  leaseToken: string,
-): Claimed {
+function claimedOf(rows: readonly ClaimRow[], workerId: string, leaseToken: string): Claimed {
   const jobs: ClaimedJob[] = [];
   for (const row of rows) {
     if (row.id === null) continue;
