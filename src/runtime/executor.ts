@@ -11,7 +11,6 @@ import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from '../job/
 import type { ClaimedJob } from '../storage/model.js';
 import type { Lease, Settlement } from '../storage/job-store.js';
 import {
-  abortIfStartLost,
   type AbortCause,
   type ActiveRun,
   type RunAborted,
@@ -19,6 +18,7 @@ import {
 import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';
 import { GraceTimer } from './grace-timer.js';
+import type { StartRecord } from './start-record.js';
 import { runBatch, type BatchEntry } from './batch-run.js';
 import { jobEventBase } from './events.js';
 import {
@@ -91,17 +91,17 @@ export class Executor {
    * the next job while the settlement is still being written (the completer batches it; `stop()`
    * drains it); the result's `settled` follows the write. Never throws.
    *
-   * `recorded` (default: none, the start is already stored) resolves once the run's start is
-   * written behind it: `false` means the lease was lost first, and the run is aborted as `lost`.
+   * `recorded` (default: none, the start is already stored) is the write of the run's start
+   * behind it: when that write finds the lease lost, the run is aborted as `lost`.
    */
-  async run(job: ClaimedJob, lease: Lease, recorded?: Promise<boolean>): Promise<RunResult> {
+  async run(job: ClaimedJob, lease: Lease, recorded?: StartRecord): Promise<RunResult> {
     const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
     const ctx = new RunContext(job, this.options.events, this.options.logger);
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
     const run = new SingleRun(job, lease, ctx, grace);
     runs.add(run);
-    if (recorded) abortIfStartLost(run, recorded);
+    recorded?.watch(run);
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
     const cancelTimeout = clock.schedule(
