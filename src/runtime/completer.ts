@@ -31,7 +31,6 @@ export interface HandoffTaker {
   take(request: HandoffRequest, started: readonly ClaimedJob[]): void;
 }
 
-
 /** What one settle round writes: settlements and start marks. */
 type RoundItem = Settlement | StartMark;
 

@@ -10,11 +10,7 @@ import type { AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from '../job/retry.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { Lease, Settlement } from '../storage/job-store.js';
-import {
-  type AbortCause,
-  type ActiveRun,
-  type RunAborted,
-} from './active-runs.js';
+import { type AbortCause, type ActiveRun, type RunAborted } from './active-runs.js';
 import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';
 import { GraceTimer } from './grace-timer.js';
