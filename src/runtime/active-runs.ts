@@ -25,18 +25,6 @@ export interface ActiveRun {
   abort(why: AbortCause, message: string): void;
 }
 
-/**
- * Aborts `run` as `lost` when its start, written behind it, found the lease gone. A start that
- * could not be written at all leaves the run going under its lease (see Completer.writeStarts).
- */
-export function abortIfStartLost(run: ActiveRun, recorded: Promise<boolean>): void {
-  recorded.then((held) => {
-    if (!held) run.abort('lost', 'Lease lost before the start of the run was recorded');
-  }, ignoreFailure);
-}
-
-function ignoreFailure(): void {}
-
 /** The runs in progress in this process, by job id: what heartbeats and local cancels act on. */
 export class ActiveRuns {
   private readonly runs = new Map<string, ActiveRun>();

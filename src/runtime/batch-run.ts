@@ -6,7 +6,8 @@ import type { ClaimedJob } from '../storage/model.js';
 import type { Lease } from '../storage/job-store.js';
 import { withFields } from '../observability/logging/logger.js';
 import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing/spans.js';
-import { abortIfStartLost, type ActiveRun } from './active-runs.js';
+import type { ActiveRun } from './active-runs.js';
+import type { StartRecord } from './start-record.js';
 import { jobEventBase } from './events.js';
 import {
   callReturned,
@@ -23,8 +24,8 @@ import { RunContext } from './run-context.js';
 export interface BatchEntry {
   job: ClaimedJob;
   lease: Lease;
-  /** Resolves once the start is written (`false`: the lease was lost); none when already stored. */
-  recorded: Promise<boolean> | undefined;
+  /** The write of its start when it began on trust (see `StartRecord`); none when stored. */
+  recorded: StartRecord | undefined;
 }
 
 /** What a batch run needs of the executor: its options and its outcome → settlement mapping. */
@@ -145,7 +146,7 @@ class BatchRun {
       },
     };
     this.deps.runs.add(run);
-    if (entry.recorded) abortIfStartLost(run, entry.recorded);
+    entry.recorded?.watch(run);
     return run;
   }
 

@@ -5,6 +5,7 @@ import type { ClaimedJob } from '../storage/model.js';
 import type { HandoffRequest, Lease, Settlement } from '../storage/job-store.js';
 import { Batcher, ItemFailure } from '../util/batcher.js';
 import { sleep, type Clock } from '../util/clock.js';
+import { StartRecord, type StartMark } from './start-record.js';
 
 /** Options of a {@link Completer}. */
 export interface CompleterOptions {
@@ -28,12 +29,6 @@ export interface HandoffTaker {
   offer(items: readonly Settlement[]): HandoffRequest | null;
   /** Receives the jobs started for it (none when the write failed); frees the slots left over. */
   take(request: HandoffRequest, started: readonly ClaimedJob[]): void;
-}
-
-/** A run's start, recorded with the next settle round (see {@link Completer.recordStart}). */
-interface StartMark {
-  kind: 'start';
-  lease: Lease;
 }
 
 /** What one settle round writes: settlements and start marks. */
@@ -99,11 +94,13 @@ export class Completer {
 
   /**
    * Records that the run of a fetched job under `lease` began (fetched → processing, attempts + 1)
-   * with the next round; resolves `false` when the lease was lost before (the run must stop). A
+   * with the next round; the record aborts the run it watches when the lease was lost before. A
    * run that ends within the same round has its start written with its settlement.
    */
-  recordStart(lease: Lease): Promise<boolean> {
-    return this.batcher.add({ kind: 'start', lease });
+  recordStart(lease: Lease): StartRecord {
+    const record = new StartRecord(lease);
+    this.batcher.push(record);
+    return record;
   }
 
   /** Waits for every queued settlement. */

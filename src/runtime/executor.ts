@@ -10,18 +10,20 @@ import type { AnyJobDefinition } from '../job/registry.js';
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from '../job/retry.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { Lease, Settlement } from '../storage/job-store.js';
-import {
-  abortIfStartLost,
-  type AbortCause,
-  type ActiveRun,
-  type RunAborted,
-} from './active-runs.js';
+import { type AbortCause, type ActiveRun, type RunAborted } from './active-runs.js';
 import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';
 import { GraceTimer } from './grace-timer.js';
+import type { StartRecord } from './start-record.js';
 import { runBatch, type BatchEntry } from './batch-run.js';
 import { jobEventBase } from './events.js';
-import type { CallResult, ExecutorOptions, RunResult } from './run-types.js';
+import {
+  callReturned,
+  callThrew,
+  type CallResult,
+  type ExecutorOptions,
+  type RunResult,
+} from './run-types.js';
 import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing/spans.js';
 
 /** Largest handler result kept with an archived job, in UTF-8 bytes of its JSON. */
@@ -85,10 +87,10 @@ export class Executor {
    * the next job while the settlement is still being written (the completer batches it; `stop()`
    * drains it); the result's `settled` follows the write. Never throws.
    *
-   * `recorded` (default: none, the start is already stored) resolves once the run's start is
-   * written behind it: `false` means the lease was lost first, and the run is aborted as `lost`.
+   * `recorded` (default: none, the start is already stored) is the write of the run's start
+   * behind it: when that write finds the lease lost, the run is aborted as `lost`.
    */
-  async run(job: ClaimedJob, lease: Lease, recorded?: Promise<boolean>): Promise<RunResult> {
+  async run(job: ClaimedJob, lease: Lease, recorded?: StartRecord): Promise<RunResult> {
     const { clock, runs } = this.options;
     const definition = this.options.registry.find(job.type);
     const ctx = new RunContext(
@@ -100,7 +102,7 @@ export class Executor {
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
     const run = new SingleRun(job, lease, ctx, grace);
     runs.add(run);
-    if (recorded) abortIfStartLost(run, recorded);
+    recorded?.watch(run);
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
     const cancelTimeout = clock.schedule(
@@ -239,14 +241,33 @@ export class Executor {
     );
   }
 
-  /** Runs the handler; once the run is aborted, waits at most the grace period for it to return. */
-  private async call(
+  /**
+   * Runs the handler; once the run is aborted, waits at most the grace period for it to return.
+   * A handler that returned without a promise (or threw) has its result at once: no promise
+   * made, nothing to race against the grace period.
+   */
+  private call(
     job: ClaimedJob,
     definition: AnyJobDefinition | undefined,
     ctx: JobContext,
     grace: GraceTimer,
+  ): CallResult | Promise<CallResult> {
+    let work: unknown;
+    try {
+      work = this.invoke(job, definition, ctx);
+    } catch (error) {
+      return callThrew(error);
+    }
+    if (!isThenable(work)) return callReturned(work);
+    return this.awaitHandler(job, Promise.resolve(work), grace);
+  }
+
+  /** The outcome of a handler still running: see {@link call}. */
+  private async awaitHandler(
+    job: ClaimedJob,
+    work: Promise<unknown>,
+    grace: GraceTimer,
   ): Promise<CallResult> {
-    const work = this.invoke(job, definition, ctx);
     const result = await grace.outcome(work);
     if (!result.done) {
       const base = jobEventBase(job);
@@ -314,26 +335,38 @@ export class Executor {
   }
 
   /**
-   * Runs the middleware onion around the handler; resolves to what the handler returned. Without
-   * middleware the handler is called directly (the common case, and one closure less per run).
+   * Calls the handler, inside the middleware onion if there is one; returns what the handler
+   * returned (a value or a promise) and throws what it threw. Without a payload schema or
+   * middleware the handler is called directly, in this turn (the common case: no promise or
+   * closure of ours per run).
    */
-  private async invoke(
+  private invoke(
     job: ClaimedJob,
     definition: AnyJobDefinition | undefined,
     ctx: JobContext,
-  ): Promise<unknown> {
+  ): unknown {
     const { middleware, pipe } = this.options;
     if (definition) {
       const parsed: unknown = JSON.parse(job.payload);
-      const payload: unknown = definition.schema ? await parsePayload(definition, parsed) : parsed;
-      if (middleware.length === 0) return await definition.handle(payload, ctx);
-      return await this.throughMiddleware(ctx, payload, () => definition.handle(payload, ctx));
+      if (!definition.schema && middleware.length === 0) return definition.handle(parsed, ctx);
+      return this.invokeChecked(definition, parsed, ctx);
     }
     if (pipe) {
-      if (middleware.length === 0) return await pipe(job.type, job.payload, ctx);
-      return await this.throughMiddleware(ctx, job.payload, () => pipe(job.type, job.payload, ctx));
+      if (middleware.length === 0) return pipe(job.type, job.payload, ctx);
+      return this.throughMiddleware(ctx, job.payload, () => pipe(job.type, job.payload, ctx));
     }
     throw new ChokaQError('CHOKAQ_UNKNOWN_JOB_TYPE', `no job definition for type '${job.type}'`);
+  }
+
+  /** The handler called with the payload checked against its schema, inside the middleware. */
+  private async invokeChecked(
+    definition: AnyJobDefinition,
+    parsed: unknown,
+    ctx: JobContext,
+  ): Promise<unknown> {
+    const payload: unknown = definition.schema ? await parsePayload(definition, parsed) : parsed;
+    if (this.options.middleware.length === 0) return await definition.handle(payload, ctx);
+    return await this.throughMiddleware(ctx, payload, () => definition.handle(payload, ctx));
   }
 
   /** Runs `handle` inside the middleware onion; resolves to what it returned. */
@@ -463,4 +496,13 @@ export class Executor {
   private policyOf(definition: AnyJobDefinition | undefined): RetryPolicy {
     return (definition && this.policies.get(definition)) ?? this.options.retry;
   }
+}
+
+/** Whether a handler returned a promise (or another thenable) rather than its value. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -15,6 +15,7 @@ import { takeBatch, type Buffered } from './batch-group.js';
 import type { RateGate } from './rate-gate.js';
 import { PrefetchWindow } from './prefetch-window.js';
 import { Slots } from './slots.js';
+import type { StartRecord } from './start-record.js';
 import { jitter, Wakeup } from './wakeup.js';
 
 /** Settings of a {@link Worker}. */
@@ -63,7 +64,7 @@ interface Begun {
   job: ClaimedJob;
   lease: Lease;
   /** The write of its start when it began on trust; `undefined` when the start is stored. */
-  recorded: Promise<boolean> | undefined;
+  recorded: StartRecord | undefined;
   permit: CircuitPermit | null;
 }
 
@@ -556,7 +557,7 @@ export class Worker implements HandoffTaker {
   private started(
     job: ClaimedJob,
     lease: Lease,
-    recorded: Promise<boolean> | undefined,
+    recorded: StartRecord | undefined,
     permit: CircuitPermit | null,
   ): Begun {
     this.options.events.emit('job:started', {

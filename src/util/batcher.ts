@@ -13,8 +13,9 @@ export interface BatcherOptions<T, R> {
   counts?: (item: T) => boolean;
 }
 
-interface Pending<T, R> {
-  item: T;
+/** An item with where its result goes (see {@link Batcher.push}). */
+export interface Pending<T, R> {
+  readonly item: T;
   resolve(result: R): void;
   reject(error: unknown): void;
 }
@@ -54,11 +55,17 @@ export class Batcher<T, R> {
 
   /** Adds an item; resolves with its result once its batch ran. */
   add(item: T): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      if (this.counts(item)) this.queued += 1;
-      this.schedule();
-    });
+    return new Promise<R>((resolve, reject) => this.push({ item, resolve, reject }));
+  }
+
+  /**
+   * Adds an item that receives its result itself, once its batch ran: no promise and no
+   * closures, for an item added once per job whose result few wait for.
+   */
+  push(pending: Pending<T, R>): void {
+    this.queue.push(pending);
+    if (this.counts(pending.item)) this.queued += 1;
+    this.schedule();
   }
 
   /** Resolves once every item added so far has been run. */

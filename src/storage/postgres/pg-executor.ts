@@ -1,6 +1,7 @@
 /** {@link Executor} over a `pg` pool: one pooled client per transaction, BEGIN/COMMIT/ROLLBACK. */
 import { createHash } from 'node:crypto';
 import { mapDriverError } from '../sql/errors.js';
+import { statementValues } from './array-param.js';
 import type { Executor, QueryOptions, TransactionKind } from '../sql/executor.js';
 import type { SessionTimeouts } from './options.js';
 import type {
@@ -22,7 +23,7 @@ function prepared(sql: string, params: readonly unknown[]): PostgresStatement {
     name = `chokaq_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
     statementNames.set(sql, name);
   }
-  return { name, text: sql, values: [...params] };
+  return { name, text: sql, values: statementValues(params) };
 }
 
 /** `query` (as a prepared statement unless told otherwise) and `run` over a pool or a checked-out client, errors mapped. */
@@ -37,7 +38,9 @@ function statementsOn(
       options?: QueryOptions,
     ): Promise<R[]> {
       const statement =
-        (options?.prepare ?? prepare) ? prepared(sql, params) : { text: sql, values: [...params] };
+        (options?.prepare ?? prepare)
+          ? prepared(sql, params)
+          : { text: sql, values: statementValues(params) };
       try {
         return (await target.query(statement)).rows as R[];
       } catch (error) {

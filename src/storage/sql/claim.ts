@@ -16,9 +16,9 @@ import type { BackgroundRefresh } from '../../util/background-refresh.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { uuidv7 } from '../../util/uuid.js';
 import type { Executor } from './executor.js';
-import { claimedJobOf } from './rows.js';
+import { toDate, toNumber, toStr } from './rows.js';
 import * as run from './statements.js';
-import type { ClaimRow } from './statements.js';
+import type { ClaimParams, ClaimRow } from './statements.js';
 import type { BoundQueries } from './schema.js';
 
 /** The queues a claim must lock first, as capped_queues.sql reads them. */
@@ -87,7 +87,7 @@ export async function claimJobs(
   const lockLimited = limited.filter(wanted);
   const lockAll = [...new Set([...cappedWanted, ...lockLimited])];
   // Claims that want neither keep claim.sql's smaller plan; see claim_keyed.sql, claim_capped.sql.
-  const send = (on: Executor, limit: number, inLock: boolean): Promise<ClaimRow[]> => {
+  const send = async (on: Executor, limit: number, inLock: boolean): Promise<Claimed> => {
     const params = {
       workerId: request.workerId,
       limit,
@@ -97,12 +97,15 @@ export async function claimJobs(
       types,
       now,
     };
+    return claimedOf(await statement(on, params), params.workerId, params.leaseToken);
+  };
+  const statement = (on: Executor, params: ClaimParams): Promise<ClaimRow[]> => {
     if (keyedWanted.length > 0) {
       return run.claimKeyed(on, sql, {
         ...params,
         keyedQueues: keyedWanted,
         // In the transaction every queue it locked is named, so claims of capped ones count too.
-        limitedQueues: orNull(inLock ? lockAll : lockLimited),
+        limitedQueues: orNull(params.withCapped ? lockAll : lockLimited),
       });
     }
     if (cappedWanted.length > 0) {
@@ -112,12 +115,12 @@ export async function claimJobs(
   };
   const claimed: ClaimedJob[] = [];
   const inTransaction = async (): Promise<ClaimedJob[]> => {
-    const rows = await db.transaction(async (tx) => {
+    const result = await db.transaction(async (tx) => {
       // Two statements on purpose: see the header of claim_lock_capped_queues.sql.
       await run.claimLockCappedQueues(tx, sql, { queues: lockAll });
       return send(tx, request.limit - claimed.length, true);
     });
-    return [...claimed, ...claimedOf(rows).jobs];
+    return [...claimed, ...result.jobs];
   };
   if (
     (cappedWanted.length > 0 && keyedWanted.length > 0) ||
@@ -127,7 +130,7 @@ export async function claimJobs(
   }
   for (let tries = keyedWanted.length === 0 ? CAPPED_TRIES_ALONE : 1; tries > 0; tries--) {
     const limit = request.limit - claimed.length;
-    const result = claimedOf(await send(db, limit, false));
+    const result = await send(db, limit, false);
     claimed.push(...result.jobs);
     if (!result.stale || claimed.length >= request.limit) return claimed;
   }
@@ -140,9 +143,34 @@ function orNull(names: readonly string[]): readonly string[] | null {
   return names.length === 0 ? null : names;
 }
 
-/** The jobs of a claim's rows (a row with a NULL id only carries the flag) and its `stale` flag. */
-function claimedOf(rows: readonly ClaimRow[]): { jobs: ClaimedJob[]; stale: boolean } {
+/** A claim's jobs and whether it should be made again (see claim_keyed.sql). */
+interface Claimed {
+  jobs: ClaimedJob[];
+  stale: boolean;
+}
+
+/**
+ * The jobs of a claim's rows (a row with a NULL id only carries the flag) and its `stale` flag.
+ * Every job is fetched under the claim's worker id and lease token, which the rows do not repeat.
+ */
+function claimedOf(rows: readonly ClaimRow[], workerId: string, leaseToken: string): Claimed {
   const jobs: ClaimedJob[] = [];
-  for (const row of rows) if (row.id !== null) jobs.push(claimedJobOf(row));
+  for (const row of rows) {
+    if (row.id === null) continue;
+    jobs.push({
+      id: row.id,
+      queue: toStr(row.queue),
+      type: toStr(row.type),
+      payload: row.payload ?? '',
+      state: 'fetched',
+      attempts: toNumber(row.attempts),
+      workerId,
+      leaseToken,
+      runAt: toDate(row.run_at),
+      createdAt: toDate(row.created_at),
+      traceParent: row.trace_parent,
+      hasDependents: row.has_dependents === true,
+    });
+  }
   return { jobs, stale: rows[0]?.stale === true };
 }

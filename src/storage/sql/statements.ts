@@ -422,10 +422,7 @@ export type ClaimRow = {
   readonly queue: string | null;
   readonly type: string | null;
   readonly payload: string | null;
-  readonly status: number | null;
   readonly attempts: number | null;
-  readonly worker_id: string | null;
-  readonly lease_token: string | null;
   readonly trace_parent: string | null;
   readonly run_at: number | null;
   readonly created_at: number | null;

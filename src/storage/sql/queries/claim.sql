@@ -23,13 +23,12 @@
 --   path: one round trip). With capped queues it would have to run in a transaction right after
 --   claim_lock_capped_queues, so their caps are exact; the store sends claim_capped.sql for
 --   claims that want capped queues instead (it locks them itself), and this one with $5 false.
--- Returns: id, queue, type, payload, status, attempts, worker_id, lease_token, trace_parent,
---   run_at and created_at (epoch ms) of the claimed rows, in claim order, and stale (false);
---   one row with a NULL id when nothing was claimed.
+-- Returns: id, queue, type, payload, attempts, trace_parent, run_at and created_at (epoch ms) of
+--   the claimed rows, in claim order, and stale (false); one row with a NULL id when nothing was
+--   claimed. Every claimed row is fetched under $1 and $4, which are not sent back.
 -- Row: id text or NULL, queue text or NULL, type text or NULL, payload text or NULL,
---   status smallint or NULL, attempts int or NULL, worker_id text or NULL, lease_token text or NULL,
---   trace_parent text or NULL, run_at float8 or NULL, created_at float8 or NULL,
---   has_dependents boolean or NULL, stale boolean
+--   attempts int or NULL, trace_parent text or NULL, run_at float8 or NULL,
+--   created_at float8 or NULL, has_dependents boolean or NULL, stale boolean
 WITH eligible AS (
   SELECT q.name,
          CASE

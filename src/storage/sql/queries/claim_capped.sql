@@ -27,9 +27,8 @@
 --   A claim that takes jobs of a $7 queue adds 1 to its claim_seq. Runs alone as one autocommit
 --   statement (the fast path: one round trip), or with $5 true in a transaction right after
 --   claim_lock_capped_queues (the store's fall-back; its snapshot is always fresh there).
--- Returns: id, queue, type, payload, status, attempts, worker_id, lease_token, trace_parent,
---   run_at and created_at (epoch ms) of the claimed rows, in claim order, and stale (a $7 queue
---   was not fresh); one row with a NULL id when nothing was claimed.
+-- Returns: as claim.sql (id, queue, type, payload, attempts, trace_parent, run_at, created_at),
+--   and stale (a $7 queue was not fresh); one row with a NULL id when nothing was claimed.
 -- Row: as claim
 WITH queue_locks AS MATERIALIZED (
   SELECT q.name, q.claim_seq
