@@ -60,6 +60,7 @@ export type {
 } from './operator/bulk-input.js';
 export type { AuditEntry, BulkAction, BulkSkip, BulkStatus } from './storage/bulk.js';
 export type { JobCount, JobDetail, JobPage } from './operator/jobs.js';
+export type { DependencyState } from './storage/workflow-store.js';
 export type { JobQuery, TimeRange } from './operator/query-input.js';
 export type { TimelineEntry } from './operator/timeline.js';
 export type { JobSortKey } from './storage/job-query.js';

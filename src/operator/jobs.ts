@@ -7,6 +7,7 @@ import type { Store } from '../storage/store.js';
 import type { JobState } from '../job/state.js';
 import type { JobTable, SortPosition, TablePage } from '../storage/job-query.js';
 import type { FoundJob, JobSummary } from '../storage/model.js';
+import type { DependencyState } from '../storage/workflow-store.js';
 import { encodeCursor } from './cursor.js';
 import type { CheckedQuery } from './query-input.js';
 import { stateOf, timelineOf, type TimelineEntry } from './timeline.js';
@@ -41,7 +42,14 @@ export interface JobDetail {
   timeline: TimelineEntry[];
   /** Runs that happened but fell out of the bounded history (the oldest first). */
   runsNotKept: number;
+  /** The jobs it waits (or waited) for, in `dependsOn` order, each where it is now. */
+  dependencies: DependencyState[];
+  /** The ids of the jobs that wait (or waited) for it, in id order, at most {@link MAX_DEPENDENTS}. */
+  dependents: string[];
 }
+
+/** Most ids {@link JobDetail.dependents} lists. */
+export const MAX_DEPENDENTS = 100;
 
 /** Compares two positions in the query's order. */
 function compareIn(order: 'asc' | 'desc', a: SortPosition, b: SortPosition): number {
@@ -114,7 +122,7 @@ export async function countJobs(
 
 /** A job's detail, or `null` when no table holds it. */
 export async function jobDetail(
-  store: Pick<Store, 'operator'>,
+  store: Pick<Store, 'operator' | 'workflows'>,
   id: string,
 ): Promise<JobDetail | null> {
   const found = await store.operator.getJob(id);
@@ -122,5 +130,9 @@ export async function jobDetail(
   const timeline = timelineOf(found);
   const runsKept = timeline.filter((entry) => entry.kind === 'run').length;
   const runsNotKept = Math.max(0, found.job.attempts + found.job.lostAttempts - runsKept);
-  return { state: stateOf(found), found, timeline, runsNotKept };
+  const [dependencies, dependents] = await Promise.all([
+    store.workflows.dependencies(id),
+    store.workflows.dependents(id, MAX_DEPENDENTS),
+  ]);
+  return { state: stateOf(found), found, timeline, runsNotKept, dependencies, dependents };
 }

@@ -75,4 +75,10 @@ export interface WorkflowStore {
 
   /** The dependencies of job `id`, in the order they were enqueued; `[]` for a job with none. */
   dependencies(id: string): Promise<DependencyState[]>;
+
+  /**
+   * The ids of the jobs that wait (or waited) for job `id`, in id order, at most `limit`; their
+   * dependencies are kept until they are purged.
+   */
+  dependents(id: string, limit: number): Promise<string[]>;
 }

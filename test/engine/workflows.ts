@@ -66,6 +66,13 @@ export function describeWorkflows(name: string, factory: EngineStoreFactory): vo
         const done = await waitForJob(chokaq, child, 'succeeded');
         expect(done.finishedAt.getTime()).toBeLessThanOrEqual(archived.startedAt!.getTime());
       }
+      // The operator's detail shows both ends of each edge.
+      const detail = await chokaq.jobs.get(parent);
+      expect(detail?.dependencies.map((d) => [d.id, d.state, d.onDeath])).toEqual(
+        children.map((id) => [id, 'succeeded', 'fail']),
+      );
+      expect(detail?.dependents).toEqual([]);
+      expect((await chokaq.jobs.get(children[0]!))?.dependents).toEqual([parent]);
     });
 
     it("applies each dependency's death policy: fail to the DLQ, continue with the rest", async () => {

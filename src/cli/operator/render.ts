@@ -157,6 +157,15 @@ export function jobDetailText(detail: JobDetail): string {
         ? found.job.lastError
         : null;
   if (error) out += `\n${found.where === 'dlq' ? 'error' : 'last error'}\n${indent(error)}\n`;
+  if (detail.dependencies.length > 0) {
+    const lines = detail.dependencies.map(
+      (d) => `  ${d.id}  ${d.state}  (on death: ${d.onDeath})${d.reason ? `  ${d.reason}` : ''}`,
+    );
+    out += `\nwaits for\n${lines.join('\n')}\n`;
+  }
+  if (detail.dependents.length > 0) {
+    out += `\nwaited for by\n${detail.dependents.map((id) => `  ${id}`).join('\n')}\n`;
+  }
   out += `\ntimeline\n${detail.timeline.map(timelineLine).join('\n')}\n`;
   if (detail.runsNotKept > 0) out += `  (${detail.runsNotKept} earlier runs are no longer kept)\n`;
   return out;

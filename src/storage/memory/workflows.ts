@@ -48,6 +48,13 @@ export class MemoryWorkflows implements WorkflowStore {
     });
   }
 
+  /** {@inheritDoc WorkflowStore.dependents} */
+  dependents(id: string, limit: number): Promise<string[]> {
+    return atomically(() =>
+      [...(this.state.tables.dependents.get(id) ?? [])].sort(cmp).slice(0, Math.max(0, limit)),
+    );
+  }
+
   /** {@inheritDoc WorkflowStore.dependencies} */
   dependencies(id: string): Promise<DependencyState[]> {
     return atomically(() => {

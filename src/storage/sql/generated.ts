@@ -136,6 +136,7 @@ export type QueryName =
   | "worker_seen"
   | "workers_list"
   | "workflow_dependencies"
+  | "workflow_dependents"
   | "workflow_link"
   | "workflow_lock"
   | "workflow_release";
@@ -241,6 +242,7 @@ export const QUERIES: Readonly<Record<QueryName, string>> = {
   worker_seen: "WITH pruned AS (\n  DELETE FROM :SCHEMA.workers WHERE last_seen_at < coalesce($6::timestamptz, now()) - interval '1 day'\n)\nINSERT INTO :SCHEMA.workers (id, host, pid, started_at, last_seen_at, info)\nVALUES ($1::text, $2::text, $3::int, $4::timestamptz, coalesce($6::timestamptz, now()), $5::jsonb)\nON CONFLICT (id) DO UPDATE SET last_seen_at = coalesce($6::timestamptz, now()), info = EXCLUDED.info",
   workers_list: "SELECT *, coalesce($2::timestamptz, now()) AS read_at\nFROM :SCHEMA.workers\nWHERE last_seen_at >= coalesce($2::timestamptz, now()) - $1::bigint * interval '1 millisecond'\nORDER BY started_at DESC, id",
   workflow_dependencies: "SELECT d.job_id, d.depends_on, d.on_death, h.status AS hot_status,\n       a.id IS NOT NULL AS archived, a.result,\n       q.id IS NOT NULL AS dead, q.failure_reason, q.error_details\nFROM :SCHEMA.job_dependencies d\nLEFT JOIN :SCHEMA.jobs_hot h ON h.id = d.depends_on\nLEFT JOIN :SCHEMA.jobs_archive a ON a.id = d.depends_on AND h.id IS NULL\nLEFT JOIN :SCHEMA.jobs_dlq q ON q.id = d.depends_on AND h.id IS NULL AND a.id IS NULL\nWHERE d.job_id = ANY($1::text[])\nORDER BY d.job_id, d.ord",
+  workflow_dependents: "SELECT job_id\nFROM :SCHEMA.job_dependencies\nWHERE depends_on = $1::text\nORDER BY job_id\nLIMIT $2::int",
   workflow_link: "WITH input AS (\n  SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[], $4::int[])\n    AS t(job_id, depends_on, on_death, ord)\n),\nedges AS (\n  INSERT INTO :SCHEMA.job_dependencies (job_id, depends_on, on_death, ord)\n  SELECT job_id, depends_on, on_death, ord FROM input\n),\nmarked AS (\n  UPDATE :SCHEMA.jobs_hot h\n  SET status = CASE WHEN h.id IN (SELECT job_id FROM input) THEN 4 ELSE h.status END,\n      has_dependents = CASE WHEN h.id IN (SELECT depends_on FROM input) THEN true\n                            ELSE h.has_dependents END\n  WHERE h.id IN (SELECT job_id FROM input UNION SELECT depends_on FROM input ORDER BY 1)\n)\nSELECT DISTINCT i.depends_on\nFROM input i\nWHERE NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = i.depends_on)\n  AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_archive a WHERE a.id = i.depends_on)\n  AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_dlq q WHERE q.id = i.depends_on)",
   workflow_lock: "SELECT h.id, h.queue\nFROM :SCHEMA.jobs_hot h\nWHERE h.status = 4\n  AND ($1::text[] IS NULL OR h.id = ANY($1::text[]))\n  AND ($2::text[] IS NULL OR h.id IN (SELECT d.job_id\n                                      FROM :SCHEMA.job_dependencies d\n                                      WHERE d.depends_on = ANY($2::text[])))\n  AND ($3::text IS NULL OR h.id > $3::text)\nORDER BY h.id\nLIMIT $4::int\nFOR UPDATE OF h",
   workflow_release: "UPDATE :SCHEMA.jobs_hot h\nSET status = CASE WHEN h.run_at > coalesce($2::timestamptz, now()) THEN 3 ELSE 0 END\nWHERE h.id = ANY($1::text[]) AND h.status = 4\nRETURNING h.id, h.queue, h.status",

@@ -2597,6 +2597,29 @@ export function workflowDependencies(
   return db.query<WorkflowDependenciesRow>(sql.workflow_dependencies, [params.jobs], options);
 }
 
+/** A row of workflow_dependents.sql. */
+export type WorkflowDependentsRow = {
+  readonly job_id: string;
+};
+
+/** Parameters of workflow_dependents.sql. */
+export interface WorkflowDependentsParams {
+  /** $1: the job depended on */
+  readonly id: string;
+  /** $2: most ids */
+  readonly limit: number;
+}
+
+/** workflow_dependents.sql: the jobs that wait (or waited) for a job: the other end of its edges, for the operator's job detail. */
+export function workflowDependents(
+  db: Executor,
+  sql: { readonly workflow_dependents: string },
+  params: WorkflowDependentsParams,
+  options?: QueryOptions,
+): Promise<WorkflowDependentsRow[]> {
+  return db.query<WorkflowDependentsRow>(sql.workflow_dependents, [params.id, params.limit], options);
+}
+
 /** A row of workflow_link.sql. */
 export type WorkflowLinkRow = {
   readonly depends_on: string;

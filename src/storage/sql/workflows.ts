@@ -79,6 +79,13 @@ export class SqlWorkflows implements WorkflowStore {
     return result;
   }
 
+  /** {@inheritDoc WorkflowStore.dependents} */
+  async dependents(id: string, limit: number): Promise<string[]> {
+    const db = await this.context.db();
+    const rows = await run.workflowDependents(db, this.context.sql, { id, limit });
+    return rows.map((row) => row.job_id);
+  }
+
   /** {@inheritDoc WorkflowStore.dependencies} */
   async dependencies(id: string): Promise<DependencyState[]> {
     const db = await this.context.db();

@@ -3,7 +3,7 @@
  * an operator needs first — its payload, then its error with the stack collapsed (engine frames
  * folded) — then its metadata, result and progress, and the timeline of every kept run (each
  * with its duration and error), operator actions and cancel requests; times absolute beside
- * relative. Also what an operator can do to it there. `Esc` goes back to the job matrix.
+ * relative; the jobs it waits for (each with its state) and those that wait for it. Also what an operator can do to it there. `Esc` goes back to the job matrix.
  */
 import { useState } from 'preact/hooks';
 import type { JobDetail } from '../../../operator/jobs.js';
@@ -190,6 +190,37 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
         <>
           <h2>Result</h2>
           <JsonView value={JSON.parse(found.job.result) as unknown} label="Result" />
+        </>
+      )}
+      {detail.data.dependencies.length > 0 && (
+        <>
+          <h2>Waits for</h2>
+          <ul class="dependencies" aria-label="Waits for">
+            {detail.data.dependencies.map((d) => (
+              <li key={d.id}>
+                <a class="mono" href={href('job', d.id)}>
+                  {d.id}
+                </a>{' '}
+                · {d.state}
+                {d.reason !== null && <> ({d.reason})</>}
+                <span class="muted"> · on death: {d.onDeath}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {detail.data.dependents.length > 0 && (
+        <>
+          <h2>Waited for by</h2>
+          <ul class="dependencies" aria-label="Waited for by">
+            {detail.data.dependents.map((dependent) => (
+              <li key={dependent}>
+                <a class="mono" href={href('job', dependent)}>
+                  {dependent}
+                </a>
+              </li>
+            ))}
+          </ul>
         </>
       )}
       <h2>Timeline</h2>
