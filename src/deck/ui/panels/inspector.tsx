@@ -130,7 +130,13 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
             <dd>{found.job.priority}</dd>
             <dt>Runs at</dt>
             <dd>
-              <When value={found.job.runAt} />
+              {state === 'awaiting' ? (
+                <>
+                  once the jobs it waits for finish, not before <When value={found.job.runAt} />
+                </>
+              ) : (
+                <When value={found.job.runAt} />
+              )}
             </dd>
           </>
         )}

@@ -389,7 +389,7 @@ function JobTable(props: {
                 <td class="num">{job.attempts}</td>
                 {active && (
                   <td title={exact(job.runAt)} data-run-at>
-                    {ago(job.runAt)}
+                    {job.state === 'awaiting' ? 'after its dependencies' : ago(job.runAt)}
                   </td>
                 )}
                 <td title={exact(when)}>{ago(when)}</td>
