@@ -169,6 +169,37 @@ describe.skipIf(!available)('ChokaQ.enqueue with a caller client', () => {
     }
   });
 
+  it('writes a workflow in the caller transaction: all of it on commit, none on rollback', async () => {
+    const client = await pool.connect();
+    let parent = '';
+    let dropped = '';
+    try {
+      await client.query('BEGIN');
+      await chokaq.enqueueWorkflow(
+        (workflow) => {
+          const first = workflow.add(welcome, { user: 'wf-dropped-child' });
+          dropped = workflow.add(welcome, { user: 'wf-dropped' }, { dependsOn: [first] });
+        },
+        { client },
+      );
+      await client.query('ROLLBACK');
+      await client.query('BEGIN');
+      await chokaq.enqueueWorkflow(
+        (workflow) => {
+          const first = workflow.add(welcome, { user: 'wf-child' });
+          parent = workflow.add(welcome, { user: 'wf-parent' }, { dependsOn: [first] });
+        },
+        { client },
+      );
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await waitForJob(chokaq, parent, 'succeeded');
+    expect(await chokaq.getJob(dropped)).toBeNull();
+    expect(ran.filter((user) => user.startsWith('wf-'))).toEqual(['wf-child', 'wf-parent']);
+  });
+
   it('refuses a caller client on a provider without external transactions', async () => {
     const local = new ChokaQ({
       storage: memory(),
