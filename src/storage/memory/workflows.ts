@@ -36,7 +36,12 @@ export class MemoryWorkflows implements WorkflowStore {
       const after = request.after ?? null;
       const limit = Math.max(1, Math.floor(request.limit));
       const ids = (of === null ? [...tables.hot.keys()] : dependentsOf(tables, of))
-        .filter((id) => tables.hot.get(id)?.state === 'awaiting' && (after === null || id > after))
+        .filter(
+          (id) =>
+            tables.hot.get(id)?.state === 'awaiting' &&
+            (after === null || id > after) &&
+            decidable(tables, id),
+        )
         .sort(cmp)
         .slice(0, limit);
       const result = {
@@ -166,6 +171,11 @@ function resolveAwaiting(tables: Tables, ids: readonly string[], now: Date): Dec
     released: [...result.released, ...up.released],
     failed: [...result.failed, ...up.failed],
   };
+}
+
+/** Whether a dependency of job `id` left the hot table (else it can only wait), as SQL looks. */
+function decidable(tables: Tables, id: string): boolean {
+  return (tables.dependencies.get(id) ?? []).some((d) => !tables.hot.has(d.id));
 }
 
 /** Where job `id` is now. */

@@ -1,5 +1,7 @@
 -- Purpose: the resolver's first step: lock awaiting jobs to decide (docs/workflows.md). The
---   given jobs, or those that depend on the given jobs, or (both NULL) any, in id order.
+--   given jobs, or those that depend on the given jobs, or (both NULL) any, in id order; only
+--   those with a dependency that left the hot table (the others can only wait), so that a pass
+--   over many waiting jobs reads them and locks none (a row lock writes the row).
 -- Parameters:
 --   $1 jobs: text[] or NULL — these awaiting jobs; NULL for any
 --   $2 dependenciesOf: text[] or NULL — only awaiting jobs that depend on one of these; NULL for any
@@ -19,6 +21,10 @@ WHERE h.status = :AWAITING
                                       FROM :SCHEMA.job_dependencies d
                                       WHERE d.depends_on = ANY($2::text[])))
   AND ($3::text IS NULL OR h.id > $3::text)
+  AND EXISTS (SELECT 1
+              FROM :SCHEMA.job_dependencies e
+              WHERE e.job_id = h.id
+                AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot c WHERE c.id = e.depends_on))
 ORDER BY h.id
 LIMIT $4::int
 FOR UPDATE OF h
