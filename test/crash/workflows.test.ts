@@ -1,9 +1,9 @@
 /**
  * Workflows under SIGKILL with real processes: 1,000 fan-out/fan-in flows (ten children and a
- * parent that waits for them, 11,000 jobs) drained from PostgreSQL by two worker processes while
- * the test SIGKILLs a random one every 1–3 s and starts a replacement. A kill lands in every
- * window of a workflow: a child's run, a child's settle before its resolver ran (the periodic
- * pass releases the parent), a parent's run.
+ * parent that waits for them, 11,000 jobs) drained from PostgreSQL by three worker processes while
+ * the test SIGKILLs a random one every 1–3 s and starts a replacement. The kills land in any
+ * window of a workflow: a child's run, between a child's settle and its resolver (the periodic
+ * pass then releases the parent), a parent's run.
  *
  * Children opt in to `retryZombies`, so every child succeeds in the end and every parent is
  * released. Half the parents opt in too; the other half keep the default zombie policy, whose
@@ -36,8 +36,8 @@ const JOBS = FLOWS * (FAN_OUT + 1);
 /** Flows written per `enqueueWorkflow` call. */
 const FLOWS_PER_CALL = 50;
 /** Children become due over this span, so there is always work in flight when a kill lands. */
-const SPREAD_MS = 12_000;
-const WORKERS = 2;
+const SPREAD_MS = 15_000;
+const WORKERS = 3;
 /** Concurrency of each worker (see the fixture). */
 const CONCURRENCY = 8;
 /** Most runs a kill can lose: those in flight plus the settlements not yet written. */
@@ -63,9 +63,10 @@ interface EndTimes {
 
 /**
  * The parents that ran before one of their children had finished: a parent's first run was
- * called before a child's last run, or before the child's archive row was finished (its last
- * start before that too). `Date.now()` in the workers and the archive's timestamps read the one
- * clock of this machine; the mark has whole milliseconds, hence 1 ms of slack.
+ * called before a child's last run or before the child's archive row says it finished, or the
+ * parent's own archive row says it started before that. `Date.now()` in the workers and the
+ * archive's timestamps read the one clock of this machine; a mark has whole milliseconds, hence
+ * 1 ms of slack.
  */
 function parentsTooEarly(
   flows: ReadonlyMap<string, { children: readonly string[] }>,
