@@ -36,18 +36,29 @@ export class ThrottledError extends Error {
  * bucket before it ends.
  */
 export class RateLimitedError extends Error {
-  /** The wait in ms: until `until`, else `retryAfter`. Default: 1000 (one second). */
+  /**
+   * The wait in ms: until `until` (from this machine's clock when the error was made), else
+   * `retryAfter`. Default: 1000 (one second).
+   */
   readonly retryAfterMs: number;
+  /** The time the wait ends, when given; the engine measures it with its own clock. */
+  readonly until: Date | undefined;
 
   constructor(message: string, options?: { until?: Date; retryAfter?: Duration; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RateLimitedError';
     const until = options?.until;
+    this.until = until instanceof Date && !Number.isNaN(until.getTime()) ? until : undefined;
     this.retryAfterMs =
-      until instanceof Date && !Number.isNaN(until.getTime())
-        ? Math.max(0, until.getTime() - Date.now())
+      this.until !== undefined
+        ? Math.max(0, this.until.getTime() - Date.now())
         : options?.retryAfter === undefined
           ? 1000
           : toMs(options.retryAfter, 'retryAfter');
+  }
+
+  /** The wait in ms at `nowMs`: until `until` when given, else `retryAfterMs`. */
+  waitMs(nowMs: number): number {
+    return this.until === undefined ? this.retryAfterMs : Math.max(0, this.until.getTime() - nowMs);
   }
 }

@@ -296,15 +296,17 @@ export class Executor {
     error: RateLimitedError,
     text: string,
   ): RunResult {
+    // Measured with the engine's clock: an `until` is a time on the engine's timeline.
+    const waitMs = error.waitMs(this.options.clock.now());
     const settled = this.settle(job, {
       kind: 'retry',
       lease,
       from: 'processing',
-      delayMs: error.retryAfterMs,
+      delayMs: waitMs,
       error: text,
       lost: true,
     });
-    void this.options.onRateLimited?.(job, error.retryAfterMs);
+    void this.options.onRateLimited?.(job, waitMs);
     return { outcome: 'neutral', settled };
   }
 

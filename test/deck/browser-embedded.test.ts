@@ -3,7 +3,6 @@
  * that holds the PGlite folder (as docs/deck.md says it must be), from the built package in
  * dist/. The overview and the job matrix show the jobs that ran, failed and wait there.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,12 +15,7 @@ import type * as Root from '../../src/index.js';
 import type * as Embedded from '../../src/storage/embedded/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
 import { waitFor } from '../helpers/wait.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumThere = existsSync(CHROMIUM);
-if (!chromiumThere && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing under CI=true: apt-get install -y chromium`);
-}
+import { chromiumThere, launchChromium } from '../helpers/chromium.js';
 
 const SUCCEEDED = 12;
 const FAILED = 7;
@@ -40,7 +34,6 @@ describe.skipIf(!chromiumThere)('The Deck in a browser (embedded store)', () => 
     const root = (await import(`${ROOT}dist/index.js`)) as typeof Root;
     const { embedded } = (await import(`${ROOT}dist/storage/embedded/index.js`)) as typeof Embedded;
     const { createDeck } = (await import(`${ROOT}dist/deck/index.js`)) as typeof DeckModule;
-    const { chromium } = await import('playwright-core');
     dataDir = await mkdtemp(join(tmpdir(), 'chokaq-deck-embedded-'));
     const invoice = root.defineJob({
       type: 'invoice.render.v1',
@@ -81,10 +74,7 @@ describe.skipIf(!chromiumThere)('The Deck in a browser (embedded store)', () => 
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin/jobs/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

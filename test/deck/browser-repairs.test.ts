@@ -5,7 +5,6 @@
  * package, without and with `--module`. The jobs are written and failed by an app that then
  * stops, so no live worker knows their type.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,14 +18,10 @@ import type * as Postgres from '../../src/storage/postgres/index.js';
 import { ROOT, killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
+import { chromiumThere, launchChromium } from '../helpers/chromium.js';
 import { statusFor } from './client.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const pgUp = await postgresAvailable();
-const chromiumThere = existsSync(CHROMIUM);
-if (!chromiumThere && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing under CI=true: apt-get install -y chromium`);
-}
 
 const TYPE = 'invoice.render.v2';
 const DEAD = 8;
@@ -89,7 +84,6 @@ describe.skipIf(!pgUp || !chromiumThere)(
       root = (await import(`${ROOT}dist/index.js`)) as typeof Root;
       ({ postgres } = (await import(`${ROOT}dist/storage/postgres/index.js`)) as typeof Postgres);
       const { createDeck } = (await import(`${ROOT}dist/deck/index.js`)) as typeof DeckModule;
-      const { chromium } = await import('playwright-core');
       dir = await mkdtemp(join(tmpdir(), 'chokaq-deck-fix-'));
       await writeFile(join(dir, 'jobs.mjs'), MODULE_SOURCE);
 
@@ -134,10 +128,7 @@ describe.skipIf(!pgUp || !chromiumThere)(
       servers.push(server);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu'],
-      });
+      browser = await launchChromium();
     }, 120_000);
 
     afterAll(async () => {
@@ -673,12 +664,8 @@ describe.skipIf(!chromiumThere)('The Deck of `chokaq demo`: the type is known th
 
   beforeAll(async () => {
     requireDist(['dist/cli/main.js', 'dist/deck/ui/app.js']);
-    const { chromium } = await import('playwright-core');
     dir = await mkdtemp(join(tmpdir(), 'chokaq-deck-demo-'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -7,7 +7,6 @@
  * archive; "Trigger now" for a schedule; charts of one queue that one spike cannot flatten; `?`
  * for the keys.
  */
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -20,10 +19,9 @@ import { ROOT, requireDist } from '../fixtures/crash-process.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
 import { waitForJob } from '../../src/testing/index.js';
+import { chromiumThere, launchChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const pgUp = await postgresAvailable();
-const chromiumThere = existsSync(CHROMIUM);
 
 const DEAD = 40;
 const DONE = 5;
@@ -42,7 +40,6 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck for triage (PostgreSQL, 1280Ã
     const root = (await import(`${ROOT}dist/index.js`)) as typeof Root;
     const { postgres } = (await import(`${ROOT}dist/storage/postgres/index.js`)) as typeof Postgres;
     const { createDeck } = (await import(`${ROOT}dist/deck/index.js`)) as typeof DeckModule;
-    const { chromium } = await import('playwright-core');
     const charge = root.defineJob({
       type: 'triage.charge.v1',
       queue: 'billing',
@@ -83,10 +80,7 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck for triage (PostgreSQL, 1280Ã
     server = http.createServer((req, res) => deck(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

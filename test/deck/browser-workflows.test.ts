@@ -3,7 +3,6 @@
  * shows an awaiting job (due after its dependencies), its page lists what it waits for with each
  * job's state and death policy, and a dependency's page links back to the job waiting for it.
  */
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -12,12 +11,7 @@ import type * as DeckModule from '../../src/deck/index.js';
 import type * as Root from '../../src/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
 import { waitFor } from '../helpers/wait.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumThere = existsSync(CHROMIUM);
-if (!chromiumThere && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing under CI=true: apt-get install -y chromium`);
-}
+import { chromiumThere, launchChromium } from '../helpers/chromium.js';
 
 describe.skipIf(!chromiumThere)('a workflow in The Deck (browser)', () => {
   let chokaq: Root.ChokaQ;
@@ -33,7 +27,6 @@ describe.skipIf(!chromiumThere)('a workflow in The Deck (browser)', () => {
     requireDist(['dist/index.js', 'dist/deck/index.js', 'dist/deck/ui/app.js']);
     const root = (await import(`${ROOT}dist/index.js`)) as typeof Root;
     const { createDeck } = (await import(`${ROOT}dist/deck/index.js`)) as typeof DeckModule;
-    const { chromium } = await import('playwright-core');
     const resize = root.defineJob({
       type: 'image.resize.v1',
       queue: 'images',
@@ -68,10 +61,7 @@ describe.skipIf(!chromiumThere)('a workflow in The Deck (browser)', () => {
     server = http.createServer((req, res) => deck(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

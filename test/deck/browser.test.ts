@@ -5,7 +5,6 @@
  * that changes anything and get 403; a cross-site page cannot change anything; a 10,000-job error
  * group is resurrected through preview, typed confirmation, progress and completion.
  */
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -16,13 +15,9 @@ import type * as Postgres from '../../src/storage/postgres/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
+import { CHROMIUM, chromiumThere, launchChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const pgUp = await postgresAvailable();
-const chromiumThere = existsSync(CHROMIUM);
-if (!chromiumThere && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing under CI=true: apt-get install -y chromium`);
-}
 if (!chromiumThere) console.warn(`\n!!! SKIPPING browser tests: ${CHROMIUM} is missing\n`);
 
 const GROUP_SIZE = 10_000;
@@ -45,7 +40,6 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
     const root = (await import(`${ROOT}dist/index.js`)) as typeof Root;
     const { postgres } = (await import(`${ROOT}dist/storage/postgres/index.js`)) as typeof Postgres;
     const { createDeck } = (await import(`${ROOT}dist/deck/index.js`)) as typeof DeckModule;
-    const { chromium } = await import('playwright-core');
     const send = root.defineJob({
       type: 'mail.send.v1',
       queue: 'mail',
@@ -98,10 +92,7 @@ describe.skipIf(!pgUp || !chromiumThere)('The Deck in a browser (PostgreSQL)', (
     });
     servers.push(server);
     origin = await listen(server);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-    });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {

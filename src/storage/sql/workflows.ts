@@ -25,13 +25,21 @@ import type {
   ResolveResult,
   WorkflowStore,
 } from '../workflow-store.js';
-import type { Executor } from './executor.js';
+import type { Executor, QueryOptions } from './executor.js';
 import { logEvent } from '../../observability/logging/log-events.js';
 import { moveToDlq } from './recovery.js';
 import type { SqlContext } from './sql-context.js';
 import type { BoundQueries } from './schema.js';
 import * as run from './statements.js';
 import type { WorkflowDependenciesRow } from './statements.js';
+
+/**
+ * The workflow statements are planned at each call, not kept prepared: they run per settle round
+ * with dependents or per enqueue of a workflow, not per job, and a plan kept from when
+ * job_dependencies was new (no statistics yet) read it, jobs_hot and jobs_archive in full on every
+ * call as they grew (7 ms per call in the bench's flow workload; docs/benchmarks.md).
+ */
+const PLANNED_PER_CALL: QueryOptions = { prepare: false };
 
 /** Most jobs one enqueue's links, or one settle's dependents, decide at once (all, in practice). */
 const LINK_RESOLVE_LIMIT = 100_000;
@@ -89,7 +97,12 @@ export class SqlWorkflows implements WorkflowStore {
   /** {@inheritDoc WorkflowStore.dependencies} */
   async dependencies(id: string): Promise<DependencyState[]> {
     const db = await this.context.db();
-    const rows = await run.workflowDependencies(db, this.context.sql, { jobs: [id] });
+    const rows = await run.workflowDependencies(
+      db,
+      this.context.sql,
+      { jobs: [id] },
+      PLANNED_PER_CALL,
+    );
     return rows.map(dependencyStateOf);
   }
 }
@@ -116,9 +129,14 @@ export async function resolveIn(
   now: Date | null,
   targets: ResolveTargets,
 ): Promise<ResolveResult> {
-  const locked = await run.workflowLock(tx, sql, targets);
+  const locked = await run.workflowLock(tx, sql, targets, PLANNED_PER_CALL);
   if (locked.length === 0) return { released: [], failed: [], next: null };
-  const rows = await run.workflowDependencies(tx, sql, { jobs: locked.map((job) => job.id) });
+  const rows = await run.workflowDependencies(
+    tx,
+    sql,
+    { jobs: locked.map((job) => job.id) },
+    PLANNED_PER_CALL,
+  );
   const byJob = new Map<string, DependencyView[]>();
   for (const row of rows) {
     const views = byJob.get(row.job_id) ?? [];
@@ -201,7 +219,12 @@ export async function linkIn(
     }
   }
   if (jobIds.length === 0) return;
-  const missing = await run.workflowLink(tx, sql, { jobIds, dependsOn, onDeath, ords });
+  const missing = await run.workflowLink(
+    tx,
+    sql,
+    { jobIds, dependsOn, onDeath, ords },
+    PLANNED_PER_CALL,
+  );
   const [first] = missing;
   if (first !== undefined) throw unknownDependency(first.depends_on);
   await resolveIn(tx, sql, now, {
