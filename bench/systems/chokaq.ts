@@ -186,7 +186,11 @@ export class ChokaQAdapter implements SystemAdapter {
   }
 
   async analyze(): Promise<void> {
-    await this.db().query(`ANALYZE ${SCHEMA}.jobs_hot, ${SCHEMA}.queues`);
+    // job_dependencies holds W10's edges (empty elsewhere): without statistics the dependency
+    // reads plan seq scans of it, which a live system's autovacuum would not leave in place.
+    await this.db().query(
+      `ANALYZE ${SCHEMA}.jobs_hot, ${SCHEMA}.queues, ${SCHEMA}.job_dependencies`,
+    );
   }
 
   unsettled(): Promise<number> {
