@@ -19,7 +19,7 @@ docs/benchmarks.md.
   --quick              scaled-down counts for development and smoke runs (every row still printed)
   --only LIST          rows (default: all):
 ${ROW_LIST}
-  --workloads LIST     W1 … W9, sweep, or full names (${WORKLOADS.join(', ')})
+  --workloads LIST     W1 … W10, sweep, or full names (${WORKLOADS.join(', ')})
   --json FILE          also write {"rows":[{"workload","system","value","unit"},…],…} to FILE
   --database-url URL   default: CHOKAQ_DATABASE_URL, else ${DEFAULT_BENCH_URL} (created if missing)
   --help               print this text
@@ -44,6 +44,7 @@ const WORKLOAD_ALIASES: Record<string, readonly WorkloadName[]> = {
   w7: ['W7-observability'],
   w8: ['W8-capped'],
   w9: ['W9-keyed'],
+  w10: ['W10-flow'],
   sweep: ['W2-sweep'],
 };
 
@@ -115,7 +116,7 @@ function parseWorkloads(text: string): WorkloadName[] {
     const expanded = exact === undefined ? WORKLOAD_ALIASES[key] : [exact];
     if (expanded === undefined) {
       throw new BenchUsageError(
-        `unknown workload '${name}'; expected W1…W9, sweep or ${WORKLOADS.join(', ')}`,
+        `unknown workload '${name}'; expected W1…W10, sweep or ${WORKLOADS.join(', ')}`,
       );
     }
     expanded.forEach((w) => chosen.add(w));

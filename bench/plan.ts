@@ -30,7 +30,14 @@ const CHOKAQ_ONLY = {
     'not applicable: ChokaQ-only (its metrics and cross-process events on vs off)',
   'W9-keyed':
     'not applicable: ChokaQ-only (concurrency keys with limits across processes; pg-boss has groups, graphile-worker none)',
+  'W10-flow':
+    'not applicable: ChokaQ-only (jobs that wait for other jobs and read their results; neither peer has dependencies between jobs)',
 } as const;
+
+/** Whether only ChokaQ runs `workload`, at its defaults. */
+function isChokaQOnly(workload: WorkloadName): workload is keyof typeof CHOKAQ_ONLY {
+  return Object.hasOwn(CHOKAQ_ONLY, workload);
+}
 
 /** Whether `system` runs `workload` at `scale`, and the reason when it does not. */
 export function applicability(
@@ -52,7 +59,7 @@ export function applicability(
         'not applicable: the embedded store belongs to one process (exclusive lock on its data directory)',
     };
   }
-  if (workload === 'W6-operator' || workload === 'W7-observability' || workload === 'W9-keyed') {
+  if (isChokaQOnly(workload)) {
     if (family !== 'chokaq') {
       return { run: false, reason: CHOKAQ_ONLY[workload] };
     }

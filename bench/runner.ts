@@ -40,6 +40,7 @@ import { runOperator } from './workloads/w6-operator.js';
 import { runObservability } from './workloads/w7-observability.js';
 import { runCapped } from './workloads/w8-capped.js';
 import { runKeyed } from './workloads/w9-keyed.js';
+import { runFlow } from './workloads/w10-flow.js';
 
 /** Output streams of the runner. */
 export interface BenchIo {
@@ -199,6 +200,8 @@ function runWorkload(workload: WorkloadName, ctx: WorkloadContext): Promise<Work
       return runCapped(ctx);
     case 'W9-keyed':
       return runKeyed(ctx);
+    case 'W10-flow':
+      return runFlow(ctx);
     case 'W2-sweep':
       return runSweep(ctx);
     case 'W6-operator':

@@ -20,6 +20,7 @@ export const WORKLOADS = [
   'W5',
   'W8-capped',
   'W9-keyed',
+  'W10-flow',
   'W2-sweep',
   'W6-operator',
   'W7-observability',
@@ -87,6 +88,8 @@ export interface BenchJob {
   t: number;
   /** Its concurrency key, in W9 only (the peers carry it as payload). */
   k?: string;
+  /** W10's fan-in job only: how many jobs it waits for (set by the adapter; its handler checks). */
+  d?: number;
 }
 
 /** Called by a system's handler for every job it runs. */

@@ -79,6 +79,8 @@ export interface SystemAdapter {
   failed(): Promise<number>;
   /** The operator side (queries over history, error groups), where the system has one. */
   readonly operator?: OperatorSide;
+  /** Jobs that wait for other jobs (W10), where the system has them. */
+  readonly flows?: FlowSide;
   /** A worker side in this process (connected, not started). */
   createWorker(setup: WorkerSetup): Promise<WorkerSide>;
   /** Closes the client side. */
@@ -100,6 +102,19 @@ export interface OperatorSide {
   requests(): Promise<[name: string, call: () => Promise<unknown>][]>;
   /** Releases what the requests held (a server), after they were timed. */
   close?(): Promise<void>;
+}
+
+/**
+ * Flows of jobs: only ChokaQ has jobs that wait for other jobs and read their results, so the
+ * peers have no flow side and W10 does not apply to them.
+ */
+export interface FlowSide {
+  /**
+   * Enqueues one flow in one call: the no-op `children`, then `fanIn`, a job that waits for all
+   * of them and reads their results when it runs (it fails unless it reads `children.length`
+   * dependencies, every one succeeded).
+   */
+  enqueueFlow(children: readonly BenchJob[], fanIn: BenchJob): Promise<void>;
 }
 
 /** Thrown by a loader when the peer package is not installed. */

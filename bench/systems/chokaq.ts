@@ -16,6 +16,7 @@ import type { BenchJob, JobSink } from '../types.js';
 import {
   runJob,
   type AdapterOptions,
+  type FlowSide,
   type OperatorSide,
   type QueueSetup,
   type SystemAdapter,
@@ -28,6 +29,8 @@ import { ChokaQOperatorSide } from './chokaq-operator.js';
 const SCHEMA = 'bench_chokaq';
 const QUEUE = 'bench';
 const TYPE = 'bench.noop';
+/** W10's fan-in job type (see bench/workloads/w10-flow.ts). */
+const FAN_IN_TYPE = 'bench.fanin';
 /** The concurrency limit of every key in W9 (see bench/workloads/w9-keyed.ts). */
 export const KEY_LIMIT = 2;
 /** How often the workers of W7's 'on' setting are scraped for Prometheus, in ms. */
@@ -57,6 +60,32 @@ export class ChokaQAdapter implements SystemAdapter {
     concurrencyKey: (payload) => payload.k ?? null,
     handle: (payload) => runJob(this.sink, payload, this.jobMs),
   });
+  /**
+   * W10's fan-in job: runs once its flow's children finished and reads them. Its start is
+   * recorded first, then it fails unless it read `d` dependencies, every one succeeded.
+   */
+  private readonly fanIn = defineJob<BenchJob>({
+    type: FAN_IN_TYPE,
+    queue: QUEUE,
+    handle: async (payload, ctx) => {
+      this.sink(payload);
+      const dependencies = await ctx.dependencies();
+      const succeeded = dependencies.filter((d) => d.state === 'succeeded').length;
+      if (dependencies.length !== payload.d || succeeded !== payload.d) {
+        throw new Error(
+          `fan-in job ${payload.i} read ${dependencies.length} dependencies (${succeeded} succeeded), expected ${payload.d}`,
+        );
+      }
+    },
+  });
+  readonly flows: FlowSide = {
+    enqueueFlow: async (children, fanIn) => {
+      await this.requireClient().enqueueWorkflow((workflow) => {
+        const dependsOn = children.map((payload) => workflow.add(this.job, payload));
+        workflow.add(this.fanIn, { ...fanIn, d: children.length }, { dependsOn });
+      });
+    },
+  };
   private client: ChokaQ | undefined;
   private pool: pg.Pool | undefined;
   private pglite: PGlite | undefined;
@@ -80,6 +109,7 @@ export class ChokaQAdapter implements SystemAdapter {
           ? `postgres({ connectionString, schema: '${SCHEMA}' }), default poolSize 10`
           : `embedded() on a PGlite instance in a fresh temp data dir (shared_buffers ${EMBEDDED_SHARED_BUFFERS}, as the provider starts it)`,
       job: `defineJob({ type: '${TYPE}', queue: '${QUEUE}', concurrencyKey: (p) => p.k ?? null }) without a schema (only W9's jobs have a key, each enqueued with concurrencyLimit ${KEY_LIMIT}); ${system === 'chokaq-postgres-nohistory' ? `queues: { ${QUEUE}: { keepSucceeded: false } }: succeeded jobs counted, not archived` : 'every finished job kept in the archive'}`,
+      flows: `W10: one chokaq.enqueueWorkflow per flow: its '${TYPE}' children, then a '${FAN_IN_TYPE}' job in the same queue with dependsOn all of them, whose handler reads ctx.dependencies()`,
       logger: "consoleLogger('error')",
       capped: 'W8: queues: { bench: { maxWorkers: 3 } } on every process',
     };
@@ -156,7 +186,11 @@ export class ChokaQAdapter implements SystemAdapter {
   }
 
   async analyze(): Promise<void> {
-    await this.db().query(`ANALYZE ${SCHEMA}.jobs_hot, ${SCHEMA}.queues`);
+    // job_dependencies holds W10's edges (empty elsewhere): without statistics the dependency
+    // reads plan seq scans of it, which a live system's autovacuum would not leave in place.
+    await this.db().query(
+      `ANALYZE ${SCHEMA}.jobs_hot, ${SCHEMA}.queues, ${SCHEMA}.job_dependencies`,
+    );
   }
 
   unsettled(): Promise<number> {
@@ -227,7 +261,7 @@ export class ChokaQAdapter implements SystemAdapter {
     }
     return new ChokaQ({
       storage,
-      jobs: [this.job],
+      jobs: [this.job, this.fanIn],
       worker,
       concurrency: setup.concurrency,
       logger,

@@ -28,6 +28,8 @@ export interface Scale {
   deadRows: number;
   /** W8 jobs (20 ms each, at most 3 at once: 150 jobs/s at best). */
   cappedJobs: number;
+  /** W10 flows (10 children and a fan-in job each: 11 jobs per flow). */
+  flows: number;
   /** Jobs run at once per worker process, unless a row or the sweep says otherwise. */
   concurrency: number;
 }
@@ -44,6 +46,7 @@ export const FULL_SCALE: Scale = {
   archiveRows: 1_000_000,
   deadRows: 100_000,
   cappedJobs: 2250,
+  flows: 2000,
   concurrency: 32,
 };
 
@@ -57,6 +60,7 @@ export const QUICK_SCALE: Scale = {
   archiveRows: 50_000,
   deadRows: 5000,
   cappedJobs: 300,
+  flows: 200,
 };
 
 /** Shows what is running; the runner prints it to stderr. */

@@ -118,21 +118,21 @@ export function cpuPerJob(
 }
 
 /**
- * One drain: `n` jobs enqueued beforehand (on the state `reset()` left; job `i` keyed
- * `keyOf(i)` if given), worked off by `processes` worker processes working as `setup` says;
- * checked for correctness. Resolves to jobs/s and each process's result.
+ * One drain: `n` jobs enqueued beforehand by `enqueue` (on the state `reset()` left; by default
+ * jobs `0..n-1` in bulk calls, see `preEnqueue`), worked off by `processes` worker processes
+ * working as `setup` says; checked for correctness. Resolves to jobs/s and each process's result.
  */
 export async function drainOnce(
   ctx: WorkloadContext,
   processes: number,
   setup: WorkerSetup,
   n = ctx.scale.drainJobs,
-  keyOf?: (i: number) => string,
+  enqueue: () => Promise<void> = () => preEnqueue(ctx, n),
 ): Promise<Drain> {
   const { adapter } = ctx;
   // The embedded store's PGlite runs in this process, not in the server.
   const server = adapter.inProcessWorkers ? null : ctx.serverCpu;
-  await preEnqueue(ctx, n, keyOf);
+  await enqueue();
   ctx.progress.status(`starting ${processes} worker process${processes > 1 ? 'es' : ''}`);
   let group: WorkerGroup | undefined;
   try {

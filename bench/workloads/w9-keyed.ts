@@ -8,7 +8,7 @@
  */
 import { KEY_LIMIT } from '../systems/chokaq.js';
 import type { Detail } from '../types.js';
-import { noopWorkers, type WorkloadContext, type WorkloadOutcome } from './common.js';
+import { noopWorkers, preEnqueue, type WorkloadContext, type WorkloadOutcome } from './common.js';
 import { cpuPerJob, drainOnce } from './w2-drain.js';
 
 /** Concurrency keys the jobs are spread over. */
@@ -18,19 +18,16 @@ const KEYS = 100;
 export async function runKeyed(ctx: WorkloadContext): Promise<WorkloadOutcome> {
   const { system } = ctx;
   await ctx.adapter.reset();
-  const drain = await drainOnce(
-    ctx,
-    1,
-    noopWorkers(ctx),
-    ctx.scale.drainJobs,
-    (i) => `tenant-${i % KEYS}`,
+  const n = ctx.scale.drainJobs;
+  const drain = await drainOnce(ctx, 1, noopWorkers(ctx), n, () =>
+    preEnqueue(ctx, n, (i) => `tenant-${i % KEYS}`),
   );
   const { rate } = drain;
   const details: Detail[] = cpuPerJob(
     ctx,
     'W9-keyed',
     drain,
-    ctx.scale.drainJobs,
+    n,
     `${KEYS} keys, limit ${KEY_LIMIT} each`,
   );
   const w2 = ctx.earlier.find((r) => r.workload === 'W2-1p' && r.system === system);

@@ -44,6 +44,15 @@ describe('parseBenchArgs', () => {
     expect(options).toMatchObject({ databaseUrl: 'postgres://env/db', workloads: ['W2-2p'] });
   });
 
+  it('tells W10 from W1 and keeps it after W9', () => {
+    expect(parseBenchArgs(['--workloads', 'w10,W9,w1'], {})).toMatchObject({
+      workloads: ['W1-single', 'W1-bulk', 'W9-keyed', 'W10-flow'],
+    });
+    expect(parseBenchArgs(['--workloads', 'W10-flow'], {})).toMatchObject({
+      workloads: ['W10-flow'],
+    });
+  });
+
   it('answers --help and -h with help', () => {
     expect(parseBenchArgs(['--help'], {})).toBe('help');
     expect(parseBenchArgs(['-h'], {})).toBe('help');
@@ -59,7 +68,7 @@ describe('parseBenchArgs', () => {
   it.each([
     [['--only', 'sidekiq'], "unknown row 'sidekiq'"],
     [['--only', ' , '], '--only names no row'],
-    [['--workloads', 'W10'], "unknown workload 'W10'"],
+    [['--workloads', 'W11'], "unknown workload 'W11'"],
     [['--workloads', ','], '--workloads names no workload'],
     [['--fast'], "'--fast'"],
     [['--json'], '--json'],

@@ -49,6 +49,17 @@ describe('applicability', () => {
     expect(reason('pg-boss-batch500', 'W9-keyed')).toContain('ChokaQ-only');
   });
 
+  it('runs the flow workload for ChokaQ at its defaults only, on both providers', () => {
+    expect(runs('chokaq-postgres')).toContain('W10-flow');
+    expect(runs('chokaq-embedded')).toContain('W10-flow');
+    expect(runs('chokaq-postgres-c128')).not.toContain('W10-flow');
+    expect(runs('chokaq-postgres-nohistory')).not.toContain('W10-flow');
+    expect(reason('graphile-worker-batched', 'W10-flow')).toContain(
+      'neither peer has dependencies',
+    );
+    expect(reason('pg-boss-batch500', 'W10-flow')).toContain('ChokaQ-only');
+  });
+
   it('leaves graphile-worker out of the capped queue, with the reason', () => {
     expect(reason('graphile-worker-batched', 'W8-capped')).toContain('no cap');
     expect(runs('pg-boss-batch500')).toContain('W8-capped');
