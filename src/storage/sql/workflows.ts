@@ -41,10 +41,11 @@ import type { WorkflowDependenciesRow } from './statements.js';
  */
 const PLANNED_PER_CALL: QueryOptions = { prepare: false };
 
-/** Most jobs one enqueue's links, or one settle's dependents, decide at once (all, in practice). */
-const LINK_RESOLVE_LIMIT = 100_000;
-/** As {@link LINK_RESOLVE_LIMIT}, for the dependents of the jobs one settle moved. */
-const DEPENDENTS_LIMIT = 100_000;
+/**
+ * Most awaiting jobs a targeted decision (an enqueue's links, the dependents of the jobs a
+ * settle, rescue or cancel moved) decides at once: all of them in practice; the pass takes more.
+ */
+const TARGETED_LIMIT = 100_000;
 
 /** {@link WorkflowStore} over SQL. */
 export class SqlWorkflows implements WorkflowStore {
@@ -59,7 +60,7 @@ export class SqlWorkflows implements WorkflowStore {
   async resolveDependentsOf(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     try {
-      await this.resolve({ dependenciesOf: ids, limit: DEPENDENTS_LIMIT });
+      await this.resolve({ dependenciesOf: ids, limit: TARGETED_LIMIT });
     } catch (error) {
       this.context.logger.warn('could not resolve the jobs waiting for settled jobs', {
         ...logEvent('DependentsNotResolved'),
@@ -231,7 +232,7 @@ export async function linkIn(
     jobs: [...new Set(jobIds)],
     dependenciesOf: null,
     after: null,
-    limit: LINK_RESOLVE_LIMIT,
+    limit: TARGETED_LIMIT,
   });
 }
 
