@@ -115,6 +115,25 @@ export function describeWorkflows(name: string, factory: EngineStoreFactory): vo
       expect(done.result).toBe(String(36 + 49));
     });
 
+    it('decides the jobs waiting for jobs a bulk cancel moved, and a bulk resurrect brings them back', async () => {
+      const chokaq = await started(await factory.make(), { jobs, concurrency: 2 });
+      let later = '';
+      let parent = '';
+      await chokaq.enqueueWorkflow((workflow) => {
+        later = workflow.add(square, { n: 2 }, { delay: '1h' });
+        parent = workflow.add(sum, { label: 'never' }, { dependsOn: [later] });
+      });
+      const cancel = await chokaq.bulk.preview({ action: 'cancel', target: { ids: [later] } });
+      await chokaq.bulk.run(cancel.token, { actor: 'ana', reason: 'not needed' });
+      const failed = await waitForJob(chokaq, parent, 'dead', { timeoutMs: 15_000 });
+      expect(failed.reason).toBe('DependencyFailed');
+      const back = await chokaq.bulk.preview({ action: 'resurrect', target: { ids: [later] } });
+      await chokaq.bulk.run(back.token, { actor: 'ana', reason: 'needed after all' });
+      // The parent comes back with it, and runs once it succeeded.
+      const done = await waitForJob(chokaq, parent, 'succeeded', { timeoutMs: 15_000 });
+      expect(done.result).toBe('4');
+    });
+
     it('refuses cycles, unknown and repeated dependencies and bad policies, writing nothing', async () => {
       const chokaq = await started(await factory.make(), { jobs });
       const count = async (): Promise<number> =>

@@ -20,6 +20,7 @@ import type {
 } from '../bulk.js';
 import { cancelJobs } from './cancel.js';
 import { purgeDeadJobs, resurrectJobs } from './dlq.js';
+import { resolveDependentsOf } from './workflows.js';
 import { atomically, type MemoryState } from './state.js';
 
 /** A stored bulk action with its snapshot and token hash. */
@@ -194,6 +195,8 @@ export class MemoryBulk implements BulkStore {
         now,
         new Map(items.map((item) => [item.jobId, item.version])),
       );
+      const { released } = resolveDependentsOf(this.state.tables, result.cancelled, now);
+      this.state.wake.notify([...new Set(released.map((job) => job.queue))]);
       return [...result.cancelled, ...result.requested];
     }
     const targets = items.map((item) => ({

@@ -21,6 +21,7 @@ import type {
 } from '../bulk.js';
 import type { Executor } from './executor.js';
 import { cancelIn } from './recovery.js';
+import { TARGETED_LIMIT, resolveIn } from './workflows.js';
 import { toDate, toDateOrNull, toNumber } from './rows.js';
 import type { BoundQueries } from './schema.js';
 import type { SqlContext } from './sql-context.js';
@@ -183,7 +184,16 @@ export class SqlBulk implements BulkStore {
     const ids = items.map((item) => item.jobId);
     if (batch.kind === 'cancel') {
       const versions = new Map(items.map((item) => [item.jobId, item.version]));
-      const result = await cancelIn(tx, this.sql, this.context.now(), ids, batch.actor, versions);
+      const now = this.context.now();
+      const result = await cancelIn(tx, this.sql, now, ids, batch.actor, versions);
+      // The jobs that waited for the cancelled ones are decided with them (their workers find
+      // the released ones at their next poll).
+      await resolveIn(tx, this.sql, now, {
+        jobs: null,
+        dependenciesOf: result.cancelled,
+        after: null,
+        limit: TARGETED_LIMIT,
+      });
       return [...result.cancelled, ...result.requested];
     }
     const versions = items.map((item) => item.version);

@@ -45,7 +45,7 @@ const PLANNED_PER_CALL: QueryOptions = { prepare: false };
  * Most awaiting jobs a targeted decision (an enqueue's links, the dependents of the jobs a
  * settle, rescue or cancel moved) decides at once: all of them in practice; the pass takes more.
  */
-const TARGETED_LIMIT = 100_000;
+export const TARGETED_LIMIT = 100_000;
 
 /** {@link WorkflowStore} over SQL. */
 export class SqlWorkflows implements WorkflowStore {
