@@ -55,20 +55,34 @@ export function asPostgres(
   });
 }
 
-/** A TCP port nobody listens on right now (bound to port 0 on 127.0.0.1, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports below Linux's ephemeral range (32768–60999): a port the kernel hands out for binding port
+ * 0 is one it also hands to outgoing connections, so the thousands of client connections of a
+ * test run could take it between this check and the server's bind (a cluster then failed to
+ * start in CI: "could not start server").
+ */
+const PORT_RANGE = { from: 20_000, to: 32_000 } as const;
+/** Ports tried before giving up. */
+const PORT_TRIES = 50;
+
+/** A TCP port nobody listens on right now, outside the ephemeral range (then released). */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < PORT_TRIES; attempt++) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${PORT_RANGE.from}–${PORT_RANGE.to} after ${PORT_TRIES} tries`);
+}
+
+/** Whether a server can listen on `port` of 127.0.0.1 now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
-/** Options of {@link createCluster}. */
 export interface ClusterOptions {
   /** Addresses to listen on besides 127.0.0.1. Default: none. */
   listen?: readonly string[];
