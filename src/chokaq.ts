@@ -11,6 +11,8 @@ import type {
 } from './enqueue/options.js';
 import { ChokaQError } from './errors.js';
 import { validateJobId, validateQueueName } from './job/envelope.js';
+import { checkEvent } from './runtime/steps.js';
+import type { SendEventResult } from './storage/step-store.js';
 import type { AnyJobDefinition } from './job/registry.js';
 import type { HealthApi } from './observability/health/health-api.js';
 import type { MetricsApi } from './observability/metrics/metrics-api.js';
@@ -278,6 +280,21 @@ export class ChokaQ {
     const workflow = new WorkflowCollector();
     build(workflow);
     return this.enqueuer.workflow(workflow.entries, options);
+  }
+
+  /**
+   * Sends an event to job `id` on `topic` (docs/workflows.md#events): the job's
+   * `ctx.waitForEvent(…, topic, …)` takes it — at once when the job waits for it now (the job is
+   * due at once), or when it reaches the wait later (events wait in order, each taken once).
+   * `data` must be JSON (at most 64 KiB). Resolves `woke: true` when the event woke a waiting job.
+   * @throws ChokaQError `CHOKAQ_INVALID_JOB_ID`, `CHOKAQ_INVALID_ARGUMENT` (topic, data), or
+   *   `CHOKAQ_JOB_NOT_ACTIVE` when the job is finished, dead or unknown; nothing is kept then.
+   */
+  async sendEvent(id: string, topic: string, data?: unknown): Promise<SendEventResult> {
+    validateJobId(id);
+    const text = checkEvent(topic, data);
+    await this.open();
+    return this.config.storage.steps.send(id, topic, text);
   }
 
   /**

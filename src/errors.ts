@@ -56,7 +56,17 @@ export const ERROR_CODES = {
   CHOKAQ_INTERNAL_QUEUE:
     "A queue of ChokaQ's own (chokaq.*, such as chokaq.operator, which runs bulk actions) cannot be paused or deactivated.",
   CHOKAQ_TRANSACTION_UNSUPPORTED:
-    'Enqueue with a caller transaction is only possible on PostgreSQL storage.',
+    'Enqueue (or a step) with a caller transaction is only possible on PostgreSQL storage.',
+  CHOKAQ_STEP_RECORDED:
+    "A transactional step's name was recorded already by another run of the job; the step's record failed, so the caller's transaction cannot commit.",
+  CHOKAQ_STEP_REPEATED:
+    'A run called two steps (step, sleep or waitForEvent) with one name; step names are unique within a job.',
+  CHOKAQ_STEP_CHANGED:
+    'A step name is recorded as another kind (a step that is now a sleep, …): the handler changed its steps incompatibly (docs/workflows.md, changing steps).',
+  CHOKAQ_STEP_RESULT_INVALID:
+    "A step's result cannot be serialized to JSON, or is larger than maxPayloadBytes.",
+  CHOKAQ_JOB_NOT_ACTIVE:
+    'An event was sent to a job that is not active (finished, dead, purged or never enqueued): no wait could take it.',
 } as const;
 
 /** One of the stable codes in {@link ERROR_CODES}. */

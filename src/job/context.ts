@@ -3,7 +3,30 @@
  * `defineJob` (./define-job.ts) imports, can name it without importing the definitions back.
  */
 import type { Logger } from '../observability/logging/logger.js';
+import type { Duration } from '../util/duration.js';
 import type { JobDependency } from './dependencies.js';
+
+/** Options of one {@link JobContext.step}. */
+export interface StepOptions {
+  /**
+   * A transactional step (PostgreSQL): a `pg` client inside your open transaction (after
+   * `BEGIN`). The step's record is written on it after `fn` returns, so your writes in `fn`, the
+   * jobs you enqueue there with `{ client }` and the record commit together or not at all; commit
+   * (or roll back) yourself after the step. When another run of the job recorded the step first,
+   * the record fails with `CHOKAQ_STEP_RECORDED` and your transaction cannot commit. Default: none
+   * (the record is written on its own once `fn` returns).
+   */
+  client?: unknown;
+}
+
+/** Options of one {@link JobContext.waitForEvent}. */
+export interface WaitForEventOptions {
+  /** How long to wait, from the first time the run reached the wait: at most 365 days. */
+  timeout: Duration;
+}
+
+/** What {@link JobContext.waitForEvent} returns: the event's data, or that none came in time. */
+export type EventResult<T> = { received: true; data: T } | { received: false };
 
 /** What a handler (and middleware) receives besides the payload. */
 export interface JobContext {
@@ -35,4 +58,32 @@ export interface JobContext {
    * given, each with its state and what its handler returned; `[]` for a job without.
    */
   dependencies(): Promise<JobDependency[]>;
+  /**
+   * A durable step (docs/workflows.md#durable-steps): the first run of the job to reach it calls
+   * `fn` and records what it returned (as JSON) under `name`; a later run of the job — a retry, a
+   * rescue, a resurrection — gets the recorded result without calling `fn`. Either way it resolves
+   * to the result as read back from JSON, so every run sees the same value. `name` is unique
+   * within the job (1–200 characters). A result that cannot be JSON or is larger than 64 KiB
+   * fails with `CHOKAQ_STEP_RESULT_INVALID`. `fn` runs at least once: a crash after it returned
+   * and before its record runs it again, unless it is a transactional step (`options.client`).
+   */
+  step<T>(name: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<T>;
+  /**
+   * A durable sleep: the job gives its slot back and is scheduled again at the end of the sleep,
+   * measured from the first time a run reached it; the run that reaches it afterwards goes on.
+   * It ends this run (the call does not return), so code after it runs in a later run, with the
+   * recorded steps before it replayed. `name` is a step name, as in {@link step}.
+   */
+  sleep(name: string, duration: Duration): Promise<void>;
+  /**
+   * Waits for an event sent to this job on `topic` (`chokaq.sendEvent(id, topic, data)`), without
+   * holding a slot: an event already sent is taken at once (the oldest first); otherwise the job
+   * gives its slot back until an event comes or `options.timeout` passes, and this run ends. The
+   * outcome is recorded under `name`, so later runs get the same one.
+   */
+  waitForEvent<T = unknown>(
+    name: string,
+    topic: string,
+    options: WaitForEventOptions,
+  ): Promise<EventResult<T>>;
 }

@@ -123,6 +123,12 @@ export const TRANSITIONS: readonly Transition[] = [
   {
     from: 'scheduled',
     to: 'pending',
+    actor: 'producer',
+    trigger: 'an event sent to a job suspended in a wait for its topic (sendEvent)',
+  },
+  {
+    from: 'scheduled',
+    to: 'pending',
     actor: 'recovery',
     trigger: 'promotion: the due time came (the promoter every worker process runs)',
   },
@@ -149,7 +155,7 @@ export const TRANSITIONS: readonly Transition[] = [
     from: 'fetched',
     to: 'scheduled',
     actor: 'worker',
-    trigger: 'circuit open (delayed, no attempt used)',
+    trigger: 'circuit open (delayed, no attempt used); a durable sleep or event wait',
   },
   { from: 'fetched', to: 'dead', actor: 'worker', trigger: 'circuit open past the retry lifetime' },
   { from: 'processing', to: 'succeeded', actor: 'worker', trigger: 'handler succeeded' },
@@ -169,7 +175,8 @@ export const TRANSITIONS: readonly Transition[] = [
     from: 'processing',
     to: 'scheduled',
     actor: 'worker',
-    trigger: 'retryable failure, or a rate-limited run (delayed)',
+    trigger:
+      'retryable failure, or a rate-limited run (delayed); a durable sleep or event wait (run refunded)',
   },
   {
     from: 'processing',

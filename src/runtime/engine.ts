@@ -18,6 +18,7 @@ import { Presence } from './presence.js';
 import { Promoter } from './promoter.js';
 import { Resolver } from './resolver.js';
 import { dependencyReader } from './dependency-reader.js';
+import { durableSteps } from './steps.js';
 import { Rescuer } from './rescuer.js';
 import { Retention } from './retention.js';
 import type { EngineSettings } from './settings.js';
@@ -138,6 +139,7 @@ export class Engine {
       abortGraceMs: settings.abortGraceMs,
       tracer: chokaqTracer(settings.telemetry.tracerProvider, packageVersion()),
       dependencies: dependencyReader(storage),
+      steps: durableSteps(storage.steps, clock),
     });
     this.circuits =
       settings.circuitBreaker === false

@@ -98,6 +98,8 @@ export class Executor {
       this.options.events,
       this.options.logger,
       this.options.dependencies,
+      this.options.steps,
+      lease,
     );
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
     const run = new SingleRun(job, lease, ctx, grace);
@@ -135,6 +137,7 @@ export class Executor {
 
   /**
    * Turns how a started job's handler call ended into its settlement (handed to the completer):
+   * a sleep or wait that gave the job back → nothing (the store moved it already);
    * success → archive; an aborted run → its abort's settlement; `RateLimitedError` → back after
    * the wait; any other failure → `decideFailure`. Also returns the outcome and failure text of
    * the run's span. Shared by single runs and batches (`batch-run.ts`).
@@ -149,6 +152,15 @@ export class Executor {
   ): { run: RunResult; outcome: string; failure?: string } {
     const { clock } = this.options;
     const cause = ctx.abortedBy;
+    // A sleep or wait gave the job back to the store (whatever the handler did with the throw).
+    const suspended = ctx.suspended;
+    if (suspended !== undefined) {
+      return {
+        run: { outcome: 'neutral', settled: Promise.resolve(true) },
+        outcome: 'suspended',
+        failure: suspended.message,
+      };
+    }
     if (result.done && result.error === undefined) {
       const durationMs = Math.max(0, clock.now() - startedMs);
       const skipNote = ctx.skipNote;

@@ -1,11 +1,14 @@
 import type { IdempotencyOutcome } from './idempotency-outcome.js';
-import type { JobContext } from '../job/context.js';
+import type { EventResult, JobContext, StepOptions, WaitForEventOptions } from '../job/context.js';
 import type { JobDependency } from '../job/dependencies.js';
 import type { DependencyReader } from './dependency-reader.js';
 import type { ChokaQEvents } from './events.js';
 import { withFields, type Logger } from '../observability/logging/logger.js';
+import type { Lease } from '../storage/job-store.js';
 import type { ClaimedJob } from '../storage/model.js';
+import type { Duration } from '../util/duration.js';
 import { RunAborted, type AbortCause } from './active-runs.js';
+import type { JobSuspended, StepRunner, StepSource } from './steps.js';
 
 /**
  * The context a handler gets for one run, and the run's abort state.
@@ -14,8 +17,9 @@ import { RunAborted, type AbortCause } from './active-runs.js';
  * a getter cost microseconds per job), and what most handlers never touch is made on first use:
  * the scoped logger when a handler reads `log`, the signal's `AbortController` (5–7 µs each on
  * the benchmark machine, about a tenth of the worker's CPU per no-op job) when something reads
- * `signal` or the run is aborted. `progress` and `skip` are bound, so handlers may destructure
- * them; a spread copy (`{ ...ctx }`) has every field but `log`.
+ * `signal` or the run is aborted, and the durable steps' runner at the first step. `progress`,
+ * `skip`, `dependencies` and the steps' functions are bound, so handlers may destructure them; a
+ * spread copy (`{ ...ctx }`) has every field but `log`.
  */
 export class RunContext implements JobContext {
   readonly id: string;
@@ -32,6 +36,9 @@ export class RunContext implements JobContext {
   #skipNote: string | undefined;
   #progress: number | undefined;
   readonly #readDependencies: DependencyReader;
+  readonly #stepSource: StepSource;
+  readonly #lease: Lease | null;
+  #steps: StepRunner | undefined;
 
   /** `signal`: the run's signal, its controller made on the first read. */
   static readonly #signalProperty: PropertyDescriptor = {
@@ -44,12 +51,16 @@ export class RunContext implements JobContext {
 
   /**
    * @param readDependencies Reads the job's dependencies for {@link RunContext.dependencies}.
+   * @param steps Makes the runner of the durable steps, at the run's first step.
+   * @param lease The run's lease, which a sleep or wait gives back; `null` outside a worker.
    */
   constructor(
     job: ClaimedJob,
     events: ChokaQEvents,
     parentLogger: Logger,
     readDependencies: DependencyReader,
+    steps: StepSource,
+    lease: Lease | null,
   ) {
     this.id = job.id;
     this.type = job.type;
@@ -62,6 +73,8 @@ export class RunContext implements JobContext {
     this.#events = events;
     this.#parentLogger = parentLogger;
     this.#readDependencies = readDependencies;
+    this.#stepSource = steps;
+    this.#lease = lease;
   }
 
   /** Logger scoped to this job; its records carry the job's id, type, queue and attempt. */
@@ -90,7 +103,24 @@ export class RunContext implements JobContext {
     return this.#skipNote;
   }
 
+  /** Set once a sleep or wait gave the job back to the store: the run settles nothing. */
+  get suspended(): JobSuspended | undefined {
+    return this.#steps?.suspended;
+  }
+
   readonly dependencies = (): Promise<JobDependency[]> => this.#readDependencies(this.id);
+
+  readonly step = <T>(name: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<T> =>
+    this.#runner().step(name, fn, options);
+
+  readonly sleep = (name: string, duration: Duration): Promise<void> =>
+    this.#runner().sleep(name, duration);
+
+  readonly waitForEvent = <T = unknown>(
+    name: string,
+    topic: string,
+    options: WaitForEventOptions,
+  ): Promise<EventResult<T>> => this.#runner().waitForEvent<T>(name, topic, options);
 
   readonly skip = (reason: string): void => {
     this.#skipNote = reason;
@@ -107,6 +137,12 @@ export class RunContext implements JobContext {
     });
     return Promise.resolve();
   };
+
+  /** The run's step runner, made at its first step. */
+  #runner(): StepRunner {
+    this.#steps ??= this.#stepSource(this.id, this.#lease);
+    return this.#steps;
+  }
 
   /** Reports a decision of the idempotency middleware about this run (`idempotency:outcome`). */
   idempotencyOutcome(outcome: IdempotencyOutcome): void {

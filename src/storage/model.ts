@@ -22,9 +22,11 @@ export interface HistoryRun {
   workerId: string | null;
   /**
    * `retried` (failed, rescheduled), `lost` (aborted by shutdown, refunded), `zombie` (its
-   * worker stopped heartbeating, requeued) or `dead` (moved to the DLQ, then resurrected).
+   * worker stopped heartbeating, requeued), `dead` (moved to the DLQ, then resurrected) or
+   * `suspended` (a durable step's sleep or event wait gave its slot back, refunded; `error` says
+   * what it waits for).
    */
-  outcome: 'retried' | 'lost' | 'zombie' | 'dead';
+  outcome: 'retried' | 'lost' | 'zombie' | 'dead' | 'suspended';
   /** For `dead`: the DLQ reason. */
   reason?: FailureReason;
   /** Error text, cut to 1000 characters. */

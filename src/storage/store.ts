@@ -28,6 +28,7 @@ import type { RateLimits } from './rate-limits.js';
 import type { RetentionStore } from './retention.js';
 import type { ScheduleStore } from './schedules.js';
 import type { WorkflowStore } from './workflow-store.js';
+import type { StepStore } from './step-store.js';
 
 /** What every storage provider offers. All methods may throw `ChokaQError` with a stable code. */
 export interface Store {
@@ -48,6 +49,8 @@ export interface Store {
   readonly retention: RetentionStore;
   /** Jobs that wait for other jobs: the resolver and the dependencies' states. */
   readonly workflows: WorkflowStore;
+  /** Durable steps: each job's recorded steps, its sleeps and event waits, the events sent to it. */
+  readonly steps: StepStore;
 
   /**
    * Adopts ChokaQ's logger (scoped to the provider, e.g. `chokaq:postgres`) unless the provider was

@@ -6,6 +6,7 @@ import { silentLogger, type Logger } from '../observability/logging/logger.js';
 import { ChokaQEvents } from '../runtime/events.js';
 import { RunContext } from '../runtime/run-context.js';
 import type { ClaimedJob } from '../storage/model.js';
+import { localSteps } from './local-steps.js';
 
 /** Options of {@link performJob}: the context the handler gets. */
 export interface PerformJobOptions {
@@ -23,6 +24,16 @@ export interface PerformJobOptions {
   signal?: AbortSignal;
   /** What `ctx.dependencies()` resolves to. Default: `[]` (a job without dependencies). */
   dependencies?: readonly JobDependency[];
+  /**
+   * Results of `ctx.step` calls an earlier run recorded, by step name: those steps return them
+   * without calling their function, as in a retried job. Default: `{}` (every step runs).
+   */
+  steps?: Readonly<Record<string, unknown>>;
+  /**
+   * The data of the event each topic's `ctx.waitForEvent` receives, by topic; a wait on another
+   * topic returns `{ received: false }` (timed out). `ctx.sleep` returns at once. Default: `{}`.
+   */
+  events?: Readonly<Record<string, unknown>>;
 }
 
 /** What one {@link performJob} run ended with. */
@@ -33,6 +44,8 @@ export interface PerformedJob {
   progress: number | undefined;
   /** The reason the handler gave `ctx.skip`; `undefined`: it did not skip. */
   skipped: string | undefined;
+  /** What the run's steps recorded (each step's result, each wait's outcome), by step name. */
+  steps: Record<string, unknown>;
 }
 
 /**
@@ -65,8 +78,14 @@ export async function performJob<In, Out>(
   const logger = options.logger ?? silentLogger;
   // The worker's own context class, so progress clamps, skip notes and the signal behave alike.
   const dependencies = [...(options.dependencies ?? [])];
-  const ctx = new RunContext(claimed, new ChokaQEvents(logger), logger, () =>
-    Promise.resolve(dependencies),
+  const steps: Record<string, unknown> = {};
+  const ctx = new RunContext(
+    claimed,
+    new ChokaQEvents(logger),
+    logger,
+    () => Promise.resolve(dependencies),
+    localSteps(options.steps ?? {}, options.events ?? {}, steps),
+    null,
   );
   const { signal } = options;
   const onAbort = (): void => {
@@ -77,7 +96,7 @@ export async function performJob<In, Out>(
   try {
     const parsed = await parsePayload(job, JSON.parse(claimed.payload));
     const result: unknown = await job.handle(parsed, ctx);
-    return { result, progress: ctx.reportedProgress, skipped: ctx.skipNote };
+    return { result, progress: ctx.reportedProgress, skipped: ctx.skipNote, steps };
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }

@@ -15,6 +15,7 @@
  * - `store.cluster`: cluster.ts (wake-ups, broadcasts, leases, clock);
  * - `store.retention`: retention.ts;
  * - `store.workflows`: workflows.ts;
+ * - `store.steps`: steps.ts;
  * - `idempotencyClaims`: idempotency.ts; `rateLimits`: rate-limits.ts; `schedules`:
  *   schedules.ts.
  *
@@ -40,6 +41,7 @@ import { describeRateLimits } from './rate-limits.js';
 import { describeRetention } from './retention.js';
 import { describeSchedules } from './schedules.js';
 import { checkTransitions } from './transition-check.js';
+import { describeSteps } from './steps.js';
 import { describeWorkflows } from './workflows.js';
 
 /** How the suite obtains stores of one provider. */
@@ -231,6 +233,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeRateLimits(context);
     describeSchedules(context);
     describeWorkflows(context);
+    describeSteps(context);
 
     // ----------------------------------------------------------- the aggregate's own lifecycle
 

@@ -11,6 +11,7 @@ import { canTransition, type Actor, type JobState } from '../../src/job/state.js
 import type { JobStore } from '../../src/storage/job-store.js';
 import type { OperatorStore } from '../../src/storage/operator-store.js';
 import type { Store } from '../../src/storage/store.js';
+import type { StepStore } from '../../src/storage/step-store.js';
 import type { WorkflowStore } from '../../src/storage/workflow-store.js';
 
 /** The actor behind each method of a store capability that may move jobs. */
@@ -18,6 +19,7 @@ const ACTORS: {
   jobs: Partial<Record<keyof JobStore, Actor>>;
   operator: Partial<Record<keyof OperatorStore, Actor>>;
   workflows: Partial<Record<keyof WorkflowStore, Actor>>;
+  steps: Partial<Record<keyof StepStore, Actor>>;
 } = {
   jobs: {
     enqueue: 'producer',
@@ -37,6 +39,7 @@ const ACTORS: {
     editPending: 'operator',
   },
   workflows: { resolve: 'recovery' },
+  steps: { sleep: 'worker', wait: 'worker', send: 'producer' },
 };
 
 /** Most rows of each table a snapshot reads; the suite's tests stay far below it. */
@@ -104,11 +107,13 @@ export function checkTransitions(store: Store, violations: string[]): Store {
   const jobs = watch(store.jobs, ACTORS.jobs);
   const operator = watch(store.operator, ACTORS.operator);
   const workflows = watch(store.workflows, ACTORS.workflows);
+  const steps = watch(store.steps, ACTORS.steps);
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property === 'jobs') return jobs;
       if (property === 'operator') return operator;
       if (property === 'workflows') return workflows;
+      if (property === 'steps') return steps;
       return Reflect.get(target, property, receiver) as unknown;
     },
   });

@@ -1,3 +1,4 @@
+import { localSteps } from '../../src/testing/local-steps.js';
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/index.js';
 import { ChokaQEvents } from '../../src/runtime/events.js';
@@ -38,7 +39,11 @@ const job: HotJob = {
 
 function context(logger: Logger = silentLogger): { ctx: RunContext; events: ChokaQEvents } {
   const events = new ChokaQEvents(silentLogger);
-  return { ctx: new RunContext(job, events, logger, () => Promise.resolve([])), events };
+  const steps = localSteps({}, {}, {});
+  return {
+    ctx: new RunContext(job, events, logger, () => Promise.resolve([]), steps, null),
+    events,
+  };
 }
 
 describe('RunContext', () => {

@@ -165,7 +165,7 @@ export function purgeDeadJobs(tables: Tables, targets: readonly DeadTarget[]): s
     if (row === undefined) continue;
     tables.dead.delete(row.id);
     tables.removeFromGroup(row);
-    tables.forgetDependencies(row.id);
+    tables.forgetJob(row.id);
     deleted.push(row.id);
   }
   return deleted;

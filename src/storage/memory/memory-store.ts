@@ -15,6 +15,7 @@ import type { QueueStore } from '../queue-store.js';
 import type { RetentionStore } from '../retention.js';
 import type { Store } from '../store.js';
 import type { WorkflowStore } from '../workflow-store.js';
+import type { StepStore } from '../step-store.js';
 import { MemoryBulk } from './bulk.js';
 import { MemoryCluster } from './cluster.js';
 import { MemoryIdempotencyClaims } from './idempotency-claims.js';
@@ -25,6 +26,7 @@ import { MemoryRateLimits } from './rate-limits.js';
 import { MemoryRetention } from './retention.js';
 import { MemorySchedules } from './schedules.js';
 import { MemoryState } from './state.js';
+import { MemorySteps } from './steps.js';
 import { MemoryWorkflows } from './workflows.js';
 
 /** A volatile, single-process {@link Store} kept in memory. */
@@ -45,6 +47,8 @@ export class MemoryStore implements Store {
   readonly retention: RetentionStore;
   /** {@inheritDoc Store.workflows} */
   readonly workflows: WorkflowStore;
+  /** {@inheritDoc Store.steps} */
+  readonly steps: StepStore;
   private readonly state: MemoryState;
   /** {@inheritDoc Store.idempotencyClaims} */
   readonly idempotencyClaims: MemoryIdempotencyClaims;
@@ -75,6 +79,7 @@ export class MemoryStore implements Store {
     this.cluster = new MemoryCluster(state);
     this.retention = new MemoryRetention(state, bulk, this.schedules);
     this.workflows = new MemoryWorkflows(state);
+    this.steps = new MemorySteps(state);
   }
 
   /** Nothing to open: a no-op, safe to call any number of times. */

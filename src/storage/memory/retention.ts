@@ -70,14 +70,14 @@ function deleteRows(
   for (const key of keys) {
     if (rule.table === 'archive') {
       tables.archive.delete(key);
-      tables.forgetDependencies(key);
+      tables.forgetJob(key);
     } else if (rule.table === 'metricBuckets') tables.buckets.delete(key);
     else if (rule.table === 'dlq') {
       const row = tables.dead.get(key);
       if (row === undefined) continue;
       tables.dead.delete(key);
       tables.removeFromGroup(row);
-      tables.forgetDependencies(key);
+      tables.forgetJob(key);
     }
   }
   return keys.length;

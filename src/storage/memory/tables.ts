@@ -10,6 +10,7 @@ import type { DependencyPolicy } from '../../job/dependencies.js';
 import type { ErrorSignature } from '../../job/fingerprint.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
 import type { MetricBucket } from '../queue-store.js';
+import type { StepRecord } from '../step-store.js';
 
 /** Lifetime counters of one queue (the `stats_summary` row). */
 export interface QueueCounters {
@@ -37,6 +38,13 @@ const GROUP_HOURS_KEPT_MS = 48 * HOUR_MS;
 export interface StoredDependency {
   id: string;
   onDeath: DependencyPolicy;
+}
+
+/** An event sent to a job (`job_events`). */
+export interface StoredEvent {
+  topic: string;
+  /** JSON text. */
+  data: string;
 }
 
 /** The queue that exists before anything is enqueued. */
@@ -75,10 +83,21 @@ export class Tables {
   /** The reverse of {@link Tables.dependencies}: a job's id → the jobs that wait for it. */
   readonly dependents = new Map<string, Set<string>>();
   /**
-   * Deletes the dependencies of job `id` (its row left the store for good): they go with the job
-   * that waited, and the jobs it waited for no longer count it among their dependents.
+   * `job_steps`: a job's recorded steps in record order, by job id. Kept while the job has a row
+   * anywhere (its timeline shows them).
    */
-  forgetDependencies(id: string): void {
+  readonly steps = new Map<string, StepRecord[]>();
+  /** `job_events`: the events sent to a job and not taken yet, oldest first, by job id. */
+  readonly events = new Map<string, StoredEvent[]>();
+
+  /**
+   * Deletes what job `id` leaves behind once its row left the store for good: its steps, its
+   * events, and its dependencies (they go with the job that waited, and the jobs it waited for no
+   * longer count it among their dependents).
+   */
+  forgetJob(id: string): void {
+    this.steps.delete(id);
+    this.events.delete(id);
     for (const dependency of this.dependencies.get(id) ?? []) {
       const waiting = this.dependents.get(dependency.id);
       waiting?.delete(id);

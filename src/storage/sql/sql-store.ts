@@ -14,6 +14,7 @@ import type { QueueStore } from '../queue-store.js';
 import type { RetentionStore } from '../retention.js';
 import type { Store } from '../store.js';
 import type { WorkflowStore } from '../workflow-store.js';
+import type { StepStore } from '../step-store.js';
 import { SqlBulk } from './bulk.js';
 import type { Executor } from './executor.js';
 import { SqlIdempotencyClaims } from './idempotency-claims.js';
@@ -26,6 +27,7 @@ import { SqlJobs, SqlJobsWithin } from './sql-jobs.js';
 import { SqlOperator } from './sql-operator.js';
 import { SqlQueues } from './sql-queues.js';
 import { SqlWorkflows } from './workflows.js';
+import { SqlSteps } from './steps.js';
 
 export type { SqlBackend, SqlStoreOptions, Unlisten } from './sql-context.js';
 
@@ -49,6 +51,8 @@ export class SqlStore implements Store {
   readonly retention: RetentionStore;
   /** {@inheritDoc Store.workflows} */
   readonly workflows: WorkflowStore;
+  /** {@inheritDoc Store.steps} */
+  readonly steps: StepStore;
   /** What the parts share: the connection, the bound statements, the wake-ups. */
   private readonly context: SqlContext;
   /** {@inheritDoc Store.idempotencyClaims} */
@@ -77,6 +81,7 @@ export class SqlStore implements Store {
     this.bulk = new SqlBulk(this.context);
     this.cluster = new SqlCluster(this.context);
     this.retention = new SqlRetention(this.context);
+    this.steps = new SqlSteps(this.context, backend.within?.bind(backend));
     const db = (): Promise<Executor> => this.context.db();
     const now = (): Date | null => this.context.now();
     this.idempotencyClaims = new SqlIdempotencyClaims(db, this.context.sql, now);

@@ -2450,6 +2450,253 @@ export function start(
   return db.query<StartRow>(sql.start, [params.ids, params.workerIds, params.leaseTokens, params.now], options);
 }
 
+/** Parameters of step_get.sql. */
+export interface StepGetParams {
+  /** $1: the job */
+  readonly id: string;
+  /** $2: the step */
+  readonly name: string;
+}
+
+/** step_get.sql: one recorded step of a job, by name. */
+export function stepGet(
+  db: Executor,
+  sql: { readonly step_get: string },
+  params: StepGetParams,
+  options?: QueryOptions,
+): Promise<StepListRow[]> {
+  return db.query<StepListRow>(sql.step_get, [params.id, params.name], options);
+}
+
+/** A row of step_hold.sql. */
+export type StepHoldRow = {
+  readonly status: number;
+};
+
+/** Parameters of step_hold.sql. */
+export interface StepHoldParams {
+  /** $1: the job */
+  readonly id: string;
+  /** $2: the worker holding its lease */
+  readonly workerId: string;
+  /** $3: its lease token */
+  readonly leaseToken: string;
+}
+
+/** step_hold.sql: lock a job held by a run (fetched or processing under its lease) before its sleep or wait; a send (step_send_hold.sql) takes the same lock, so the two never miss each other. */
+export function stepHold(
+  db: Executor,
+  sql: { readonly step_hold: string },
+  params: StepHoldParams,
+  options?: QueryOptions,
+): Promise<StepHoldRow[]> {
+  return db.query<StepHoldRow>(sql.step_hold, [params.id, params.workerId, params.leaseToken], options);
+}
+
+/** A row of step_list.sql. */
+export type StepListRow = {
+  readonly name: string;
+  readonly kind: number;
+  readonly done: boolean;
+  readonly result: string | null;
+  readonly topic: string | null;
+  readonly wake_at: Date | string | null;
+  readonly recorded_at: Date | string;
+};
+
+/** Parameters of step_list.sql. */
+export interface StepListParams {
+  /** $1: the job */
+  readonly id: string;
+}
+
+/** step_list.sql: the recorded steps of a job (durable steps, docs/workflows.md), in record order. */
+export function stepList(
+  db: Executor,
+  sql: { readonly step_list: string },
+  params: StepListParams,
+  options?: QueryOptions,
+): Promise<StepListRow[]> {
+  return db.query<StepListRow>(sql.step_list, [params.id], options);
+}
+
+/** Parameters of step_record.sql. */
+export interface StepRecordParams {
+  /** $1: the job */
+  readonly id: string;
+  /** $2: the step */
+  readonly name: string;
+  /** $3: JSON text of its result; NULL for undefined */
+  readonly result: string | null;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
+/** step_record.sql: record a run step as done; the first record of a name wins, and this returns it. */
+export function stepRecord(
+  db: Executor,
+  sql: { readonly step_record: string },
+  params: StepRecordParams,
+  options?: QueryOptions,
+): Promise<StepListRow[]> {
+  return db.query<StepListRow>(sql.step_record, [params.id, params.name, params.result, params.now], options);
+}
+
+/** Parameters of step_record_within.sql. */
+export interface StepRecordWithinParams {
+  /** $1: the job */
+  readonly id: string;
+  /** $2: the step */
+  readonly name: string;
+  /** $3: JSON text of its result; NULL for undefined */
+  readonly result: string | null;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
+/** step_record_within.sql: record a run step as done inside the caller's transaction (a transactional step). */
+export function stepRecordWithin(
+  db: Executor,
+  sql: { readonly step_record_within: string },
+  params: StepRecordWithinParams,
+  options?: QueryOptions,
+): Promise<Record<string, unknown>[]> {
+  return db.query<Record<string, unknown>>(sql.step_record_within, [params.id, params.name, params.result, params.now], options);
+}
+
+/** Parameters of step_save.sql. */
+export interface StepSaveParams {
+  /** $1: the job */
+  readonly id: string;
+  /** $2: the step */
+  readonly name: string;
+  /** $3: 1 sleep, 2 event wait */
+  readonly kind: number;
+  /** $4: whether the step is over */
+  readonly done: boolean;
+  /** $5: JSON text of the outcome when done */
+  readonly result: string | null;
+  /** $6: an event wait's topic */
+  readonly topic: string | null;
+  /** $7: the sleep's end or the wait's timeout */
+  readonly wakeAt: Date;
+  /** $8: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
+/** step_save.sql: record a sleep or an event wait, or its end: inserts the step, or updates the record of the same name and kind that is not done (its first wake_at stays). */
+export function stepSave(
+  db: Executor,
+  sql: { readonly step_save: string },
+  params: StepSaveParams,
+  options?: QueryOptions,
+): Promise<StepListRow[]> {
+  return db.query<StepListRow>(sql.step_save, [params.id, params.name, params.kind, params.done, params.result, params.topic, params.wakeAt, params.now], options);
+}
+
+/** A row of step_send.sql. */
+export type StepSendRow = {
+  readonly queue: string;
+};
+
+/** Parameters of step_send.sql. */
+export interface StepSendParams {
+  /** $1: the job */
+  readonly id: string;
+  /** $2: the event's topic */
+  readonly topic: string;
+  /** $3: JSON text of the event */
+  readonly data: string;
+  /** $4: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
+/** step_send.sql: keep an event for a job (locked by step_send_hold.sql) and, when the job is scheduled in a wait on the event's topic, make it due now. */
+export function stepSend(
+  db: Executor,
+  sql: { readonly step_send: string },
+  params: StepSendParams,
+  options?: QueryOptions,
+): Promise<StepSendRow[]> {
+  return db.query<StepSendRow>(sql.step_send, [params.id, params.topic, params.data, params.now], options);
+}
+
+/** A row of step_send_hold.sql. */
+export type StepSendHoldRow = {
+  readonly queue: string;
+};
+
+/** Parameters of step_send_hold.sql. */
+export interface StepSendHoldParams {
+  /** $1: the job */
+  readonly id: string;
+}
+
+/** step_send_hold.sql: lock the hot job an event is sent to, so a run deciding to wait (step_hold.sql) and the send take turns: the wait sees the event, or the send sees the wait. */
+export function stepSendHold(
+  db: Executor,
+  sql: { readonly step_send_hold: string },
+  params: StepSendHoldParams,
+  options?: QueryOptions,
+): Promise<StepSendHoldRow[]> {
+  return db.query<StepSendHoldRow>(sql.step_send_hold, [params.id], options);
+}
+
+/** A row of step_suspend.sql. */
+export type StepSuspendRow = {
+  readonly id: string;
+  readonly queue: string;
+};
+
+/** Parameters of step_suspend.sql. */
+export interface StepSuspendParams {
+  /** $1: the job */
+  readonly id: string;
+  /** $2: the worker holding its lease */
+  readonly workerId: string;
+  /** $3: its lease token */
+  readonly leaseToken: string;
+  /** $4: when it is due again */
+  readonly wakeAt: Date;
+  /** $5: what it waits for, kept in the history entry's error field */
+  readonly note: string;
+  /** $6: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
+/** step_suspend.sql: a sleep or event wait gives the job's slot back: the held job (fetched or processing under the lease) becomes scheduled until wakeAt, unless wakeAt has passed. */
+export function stepSuspend(
+  db: Executor,
+  sql: { readonly step_suspend: string },
+  params: StepSuspendParams,
+  options?: QueryOptions,
+): Promise<StepSuspendRow[]> {
+  return db.query<StepSuspendRow>(sql.step_suspend, [params.id, params.workerId, params.leaseToken, params.wakeAt, params.note, params.now], options);
+}
+
+/** A row of step_take_event.sql. */
+export type StepTakeEventRow = {
+  readonly data: string;
+};
+
+/** Parameters of step_take_event.sql. */
+export interface StepTakeEventParams {
+  /** $1: the job */
+  readonly id: string;
+  /** $2: the topic */
+  readonly topic: string;
+}
+
+/** step_take_event.sql: take (delete and return) the oldest event sent to a job on a topic. */
+export function stepTakeEvent(
+  db: Executor,
+  sql: { readonly step_take_event: string },
+  params: StepTakeEventParams,
+  options?: QueryOptions,
+): Promise<StepTakeEventRow[]> {
+  return db.query<StepTakeEventRow>(sql.step_take_event, [params.id, params.topic], options);
+}
+
 /** Parameters of update_queue.sql. */
 export interface UpdateQueueParams {
   /** $1: the queue's name */

@@ -27,8 +27,5 @@ ungrouped AS (
   ) d
   WHERE g.fingerprint = d.fingerprint AND g.queue = d.queue AND g.type = d.type
 )
--- The dependencies of a deleted job go with it (docs/workflows.md).
-, edges AS (
-  DELETE FROM :SCHEMA.job_dependencies e USING deleted d WHERE e.job_id = d.id
-)
+:INCLUDE deleted_leftovers
 SELECT id FROM deleted

@@ -25,7 +25,6 @@ WITH picked AS (
   FOR UPDATE SKIP LOCKED
 ), deleted AS (
   DELETE FROM :SCHEMA.jobs_archive a USING picked p WHERE a.id = p.id RETURNING a.id
-), edges AS (
-  DELETE FROM :SCHEMA.job_dependencies e USING deleted d WHERE e.job_id = d.id
 )
+:INCLUDE deleted_leftovers
 SELECT count(*) AS n FROM deleted

@@ -50,8 +50,5 @@ WITH picked AS (
          FOR UPDATE OF o SKIP LOCKED) x
   WHERE h.fingerprint = x.fingerprint AND h.hour_start = x.hour_start
 )
--- The dependencies of a deleted job go with it (docs/workflows.md).
-, edges AS (
-  DELETE FROM :SCHEMA.job_dependencies e USING deleted d WHERE e.job_id = d.id
-)
+:INCLUDE deleted_leftovers
 SELECT count(*) AS n FROM deleted
