@@ -78,7 +78,8 @@ export {
   type JobSpecFields,
   type SingleJobSpec,
 } from './job/define-job.js';
-export type { JobContext } from './job/context.js';
+export type { EventResult, JobContext, StepOptions, WaitForEventOptions } from './job/context.js';
+export type { SendEventResult } from './storage/step-store.js';
 export type { DependencyPolicy, JobDependency } from './job/dependencies.js';
 export type { Dependency } from './enqueue/dependencies.js';
 export type { WorkflowBuilder, WorkflowJobOptions } from './enqueue/workflow-builder.js';

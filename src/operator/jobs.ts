@@ -10,7 +10,14 @@ import type { FoundJob, JobSummary } from '../storage/model.js';
 import type { DependencyState } from '../storage/workflow-store.js';
 import { encodeCursor } from './cursor.js';
 import type { CheckedQuery } from './query-input.js';
-import { stateOf, timelineOf, type TimelineEntry } from './timeline.js';
+import {
+  jobStepOf,
+  stateOf,
+  timelineOf,
+  withSteps,
+  type JobStep,
+  type TimelineEntry,
+} from './timeline.js';
 
 /** One page of `jobs.query`. */
 export interface JobPage {
@@ -46,6 +53,8 @@ export interface JobDetail {
   dependencies: DependencyState[];
   /** The ids of the jobs that wait (or waited) for it, in id order, at most {@link MAX_DEPENDENTS}. */
   dependents: string[];
+  /** Its durable steps, in the order runs first reached them (also in {@link timeline}). */
+  steps: JobStep[];
 }
 
 /** Most ids {@link JobDetail.dependents} lists. */
@@ -122,17 +131,21 @@ export async function countJobs(
 
 /** A job's detail, or `null` when no table holds it. */
 export async function jobDetail(
-  store: Pick<Store, 'operator' | 'workflows'>,
+  store: Pick<Store, 'operator' | 'workflows' | 'steps' | 'cluster'>,
   id: string,
 ): Promise<JobDetail | null> {
   const found = await store.operator.getJob(id);
   if (found === null) return null;
-  const timeline = timelineOf(found);
-  const runsKept = timeline.filter((entry) => entry.kind === 'run').length;
+  const runs = timelineOf(found);
+  const runsKept = runs.filter((entry) => entry.kind === 'run').length;
   const runsNotKept = Math.max(0, found.job.attempts + found.job.lostAttempts - runsKept);
-  const [dependencies, dependents] = await Promise.all([
+  const [dependencies, dependents, records, now] = await Promise.all([
     store.workflows.dependencies(id),
     store.workflows.dependents(id, MAX_DEPENDENTS),
+    store.steps.list(id),
+    store.cluster.now(),
   ]);
-  return { state: stateOf(found), found, timeline, runsNotKept, dependencies, dependents };
+  const steps = records.map((record) => jobStepOf(record, now));
+  const timeline = withSteps(runs, steps);
+  return { state: stateOf(found), found, timeline, runsNotKept, dependencies, dependents, steps };
 }

@@ -6,6 +6,23 @@
  */
 import type { FailureReason, JobState } from '../job/state.js';
 import type { FoundJob, HistoryRun } from '../storage/model.js';
+import type { StepKind, StepRecord } from '../storage/step-store.js';
+
+/** A recorded durable step (docs/workflows.md#durable-steps) as the operator sees it. */
+export interface JobStep {
+  name: string;
+  kind: StepKind;
+  /** `done`; `sleeping` (a sleep whose end has not come); `waiting` (an event wait not over). */
+  state: 'done' | 'sleeping' | 'waiting';
+  /** JSON text: a step's result, a wait's outcome (`{"received":…}`); `null` while not done. */
+  result: string | null;
+  /** The topic an event wait listens on; `null` for other kinds. */
+  topic: string | null;
+  /** A sleep's end or a wait's timeout; `null` for run steps. */
+  wakeAt: Date | null;
+  /** When a run first reached the step. */
+  recordedAt: Date;
+}
 
 /** One step of a job's life, oldest first in {@link timelineOf}. */
 export type TimelineEntry =
@@ -25,7 +42,9 @@ export type TimelineEntry =
   | { kind: 'action'; at: Date; action: 'edit' | 'resurrect'; actor: string }
   | { kind: 'cancel-requested'; at: Date; actor: string | null }
   /** Moved to the DLQ without a run (cancelled while pending or fetched, an open circuit). */
-  | { kind: 'dead'; at: Date; reason: FailureReason; error: string | null };
+  | { kind: 'dead'; at: Date; reason: FailureReason; error: string | null }
+  /** A durable step, at the time a run first reached it. */
+  | { kind: 'step'; at: Date; step: JobStep };
 
 /** The state a found job is in. */
 export function stateOf(found: FoundJob): JobState {
@@ -119,4 +138,43 @@ export function timelineOf(found: FoundJob): TimelineEntry[] {
     );
   }
   return entries.sort((a, b) => a.at.getTime() - b.at.getTime());
+}
+
+/** A stored step as the operator sees it, its state as of `now`. */
+export function jobStepOf(record: StepRecord, now: Date): JobStep {
+  const state: JobStep['state'] =
+    record.kind === 'sleep'
+      ? record.wakeAt !== null && record.wakeAt.getTime() > now.getTime()
+        ? 'sleeping'
+        : 'done'
+      : record.done
+        ? 'done'
+        : 'waiting';
+  return {
+    name: record.name,
+    kind: record.kind,
+    state,
+    result: record.result,
+    topic: record.topic,
+    wakeAt: record.wakeAt,
+    recordedAt: record.recordedAt,
+  };
+}
+
+/** `timeline` with an entry per step, each at its time (a step after what happened before it). */
+export function withSteps(
+  timeline: readonly TimelineEntry[],
+  steps: readonly JobStep[],
+): TimelineEntry[] {
+  const entries = [...timeline];
+  for (const step of steps) {
+    const at = step.recordedAt.getTime();
+    const index = entries.findIndex((entry) => entry.at.getTime() > at);
+    entries.splice(index < 0 ? entries.length : index, 0, {
+      kind: 'step',
+      at: step.recordedAt,
+      step,
+    });
+  }
+  return entries;
 }

@@ -16,6 +16,13 @@
  * said. The test checks that every parent ran only after all of its children succeeded (what
  * it read, and the times of the marks and archive rows), that every job ended exactly once,
  * and that every re-execution is explained by a kill.
+ *
+ * Children run durable steps (docs/workflows.md#durable-steps): a step `compute` whose function
+ * marks each call, a transactional step `write` that inserts a row into the app's table in the
+ * worker's own `pg` transaction with the step's record, and (one child per flow) a durable sleep
+ * that gives the slot back first. The test checks that every transactional write is in the table
+ * exactly once, that a step's function ran again only after a kill cut its run short before the
+ * record, and that a job's suspended runs used no attempt.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,6 +128,8 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining workflows (PostgreSQL
     await producer.storage.open(); // creates and migrates the schema
     db = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
+    // The application's table the transactional step writes to: no key, so a double would show.
+    await db.query(`CREATE TABLE "${schema}".app_writes (job_id text NOT NULL, pid int NOT NULL)`);
     for (let first = 0; first < FLOWS; first += FLOWS_PER_CALL) {
       await producer.enqueueWorkflow((workflow) => {
         for (let flow = first; flow < Math.min(first + FLOWS_PER_CALL, FLOWS); flow++) {
@@ -209,7 +218,7 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining workflows (PostgreSQL
     // Every child succeeded; no parent failed by a dependency.
     expect([...childIds].filter((id) => !archive.has(id))).toEqual([]);
 
-    const { runs, deps, runsOf } = readMarks(runsDir);
+    const { runs, deps, runsOf, stepsOf } = readMarks(runsDir);
     const known = new Set([...childIds, ...flows.keys()]);
     expect([...runsOf.keys()].filter((id) => !known.has(id))).toEqual([]);
     const runsFor = (id: string): RunMark[] => runsOf.get(id) ?? [];
@@ -236,10 +245,40 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining workflows (PostgreSQL
       return new Set(pids).size !== pids.length;
     });
     expect(rerunInOneProcess).toEqual([]);
-    // A job carries at most as many lost runs as it ran again.
-    for (const row of archived) {
+    // A job carries at most as many lost runs as it ran again. A child that naps first marks
+    // its runs after the nap: a run killed in its nap is lost without a mark.
+    const napped = new Set(
+      (
+        await q<{ job_id: string }>(`SELECT job_id FROM "${schema}".job_steps WHERE name = 'nap'`)
+      ).map((r) => r.job_id),
+    );
+    for (const row of archived.filter((r) => !napped.has(r.id))) {
       expect(row.lost_attempts, row.id).toBeLessThanOrEqual(runsFor(row.id).length - 1);
     }
+
+    // Durable steps. Each transactional write is in the app's table exactly once.
+    const writes = await q<{ job_id: string; n: string }>(
+      `SELECT job_id, count(*) AS n FROM "${schema}".app_writes GROUP BY job_id`,
+    );
+    expect(writes.filter((w) => Number(w.n) !== 1)).toEqual([]);
+    expect(new Set(writes.map((w) => w.job_id))).toEqual(childIds);
+    // Every child recorded its steps (and its nap); a step's function ran again only when a kill
+    // cut its run short before the record: every call but the last in a killed process.
+    const recorded = await q<{ job_id: string; names: string }>(
+      `SELECT job_id, string_agg(name, ',' ORDER BY seq) AS names FROM "${schema}".job_steps
+       GROUP BY job_id`,
+    );
+    const namesOf = new Map(recorded.map((r) => [r.job_id, r.names]));
+    const wrongSteps = [...childIds].filter((id) => {
+      const names = namesOf.get(id);
+      return names !== 'compute,write' && names !== 'nap,compute,write';
+    });
+    expect(wrongSteps).toEqual([]);
+    expect([...childIds].filter((id) => (stepsOf.get(id) ?? []).length < 1)).toEqual([]);
+    const stepRerunsUnexplained = [...childIds].flatMap((id) =>
+      (stepsOf.get(id) ?? []).slice(0, -1).filter((call) => !killed.has(call.pid)),
+    );
+    expect(stepRerunsUnexplained).toEqual([]);
 
     // Parents: each ran only after all its children succeeded, as it read and as the clocks say.
     const depsOf = new Map<string, number>();
@@ -309,7 +348,8 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining workflows (PostgreSQL
         `retryZombies ${twice(retryParents)} of ${retryParents.length}, ` +
         `default ${twice(defaultParents)} of ${defaultParents.length}; ` +
         `default parents buried as Zombie ${deadParents.length}; ` +
-        `lost runs refunded (lostAttempts) ${archived.reduce((sum, r) => sum + r.lost_attempts, 0)}`,
+        `lost runs refunded (lostAttempts) ${archived.reduce((sum, r) => sum + r.lost_attempts, 0)}; ` +
+        `step functions called again ${[...stepsOf.values()].filter((c) => c.length > 1).length}`,
     );
   }, 240_000);
 });

@@ -3,7 +3,7 @@
  * its timeline. (`--json` prints the API's own results instead.)
  */
 import type { JobDetail } from '../../operator/jobs.js';
-import type { TimelineEntry } from '../../operator/timeline.js';
+import type { JobStep, TimelineEntry } from '../../operator/timeline.js';
 import type { BulkAction } from '../../storage/bulk.js';
 import type { ErrorGroup, JobSummary } from '../../storage/model.js';
 
@@ -90,6 +90,24 @@ function indent(text: string, pad = '    '): string {
     .join('\n');
 }
 
+/** Longest step result a timeline line shows, in characters. */
+const STEP_RESULT_WIDTH = 60;
+
+/** A durable step in a line: its kind, name and state, with its result or what it waits for. */
+function stepText(step: JobStep): string {
+  const name = JSON.stringify(step.name);
+  const until = step.wakeAt ? ` until ${time(step.wakeAt)}` : '';
+  if (step.kind === 'sleep') return `sleep ${name}: ${step.state}${until}`;
+  const result = step.result === null ? '' : ` → ${cut(step.result, STEP_RESULT_WIDTH)}`;
+  if (step.kind === 'event') {
+    const topic = JSON.stringify(step.topic);
+    return step.state === 'waiting'
+      ? `wait ${name}: waiting for an event on ${topic}${until}`
+      : `wait ${name} on ${topic}: done${result}`;
+  }
+  return `step ${name}: done${result}`;
+}
+
 /** One timeline entry as a line (and the error of a failed run below it). */
 function timelineLine(entry: TimelineEntry): string {
   const at = time(entry.at);
@@ -100,6 +118,8 @@ function timelineLine(entry: TimelineEntry): string {
       return `  ${at}  ${entry.action} by ${entry.actor}`;
     case 'cancel-requested':
       return `  ${at}  cancel requested${entry.actor ? ` by ${entry.actor}` : ''}`;
+    case 'step':
+      return `  ${at}  ${stepText(entry.step)}`;
     case 'dead': {
       const head = `  ${at}  dead (${entry.reason}) without running`;
       return entry.error ? `${head}\n${'      ' + (entry.error.split('\n', 1)[0] ?? '')}` : head;

@@ -164,8 +164,8 @@ export class MemorySteps implements StepStore {
   }
 
   /**
-   * Makes the held `row` scheduled until `wakeAt`, its processing run refunded and kept in its
-   * history as `suspended`; `false` (nothing changed) when `wakeAt` has passed.
+   * Makes the held `row` scheduled until `wakeAt`, its processing run refunded, and the run kept
+   * in its history as `suspended`; `false` (nothing changed) when `wakeAt` has passed.
    */
   private suspend(row: HotJob, wakeAt: Date, note: string): boolean {
     const now = this.state.time();
@@ -173,6 +173,10 @@ export class MemorySteps implements StepStore {
     if (row.state === 'processing') {
       row.history = appendHistory(row.history, runEntry(row, now, 'suspended', note));
       row.attempts = Math.max(0, row.attempts - 1);
+    } else {
+      // A run whose start was not recorded yet: its attempt number, no start time.
+      const run = { attempts: row.attempts + 1, startedAt: null, workerId: row.workerId };
+      row.history = appendHistory(row.history, runEntry(run, now, 'suspended', note));
     }
     toPending(row, now);
     row.state = 'scheduled';

@@ -11,6 +11,7 @@ import type { TimelineEntry } from '../../../operator/timeline.js';
 import { ErrorStack } from '../components/error-view.js';
 import { JobActionButton } from '../components/job-action-button.js';
 import { JsonView } from '../components/json-view.js';
+import { StepEntry } from '../components/step-entry.js';
 import { When } from '../components/when.js';
 import { get } from '../lib/api.js';
 import { useData } from '../lib/data.js';
@@ -310,5 +311,7 @@ function TimelineItem({ entry }: { entry: TimelineEntry }) {
           Cancel requested {entry.actor && `by ${entry.actor}`} <When value={entry.at} />
         </li>
       );
+    case 'step':
+      return <StepEntry step={entry.step} at={entry.at} />;
   }
 }

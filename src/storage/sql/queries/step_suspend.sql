@@ -1,7 +1,8 @@
 -- Purpose: a sleep or event wait gives the job's slot back: the held job (fetched or processing
 --   under the lease) becomes scheduled until wakeAt, unless wakeAt has passed. A processing run
---   is refunded (attempts − 1, never below 0: a suspension is no attempt) and appended to the
---   bounded history as `suspended` with what it waits for; no counter moves.
+--   is refunded (attempts − 1, never below 0: a suspension is no attempt); a fetched one (its
+--   start not recorded yet) used none. Either run is appended to the bounded history as
+--   `suspended` with what it waits for (a fetched one without its start); no counter moves.
 -- Parameters:
 --   $1 id: text — the job
 --   $2 workerId: text — the worker holding its lease
@@ -20,11 +21,14 @@ SET status = :SCHEDULED,
     attempts = CASE WHEN h.status = :PROCESSING THEN greatest(h.attempts - 1, 0) ELSE h.attempts END,
     run_at = $4,
     progress = NULL,
-    history = CASE WHEN h.status = :PROCESSING THEN jsonb_path_query_array(
+    history = jsonb_path_query_array(
       coalesce(h.history, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-        'kind', 'run', 'attempt', h.attempts, 'startedAt', h.started_at, 'endedAt', :NOW,
-        'workerId', h.worker_id, 'outcome', 'suspended', 'error', left($5, :MAX_HISTORY_ERROR))),
-      '$[last - :MAX_HISTORY + 1 to last]') ELSE h.history END,
+        'kind', 'run',
+        'attempt', CASE WHEN h.status = :PROCESSING THEN h.attempts ELSE h.attempts + 1 END,
+        'startedAt', CASE WHEN h.status = :PROCESSING THEN h.started_at END,
+        'endedAt', :NOW, 'workerId', h.worker_id, 'outcome', 'suspended',
+        'error', left($5, :MAX_HISTORY_ERROR))),
+      '$[last - :MAX_HISTORY + 1 to last]'),
     updated_at = :NOW
 WHERE h.id = $1
   AND h.worker_id = $2
