@@ -171,6 +171,7 @@ export class Executor {
         durationMs,
       };
       if (definition?.keepSucceeded === false) settlement.keep = false;
+      if (ctx.usedSteps) settlement.steps = true;
       if (skipNote !== undefined) settlement.note = skipNote;
       if (stored !== undefined) settlement.result = stored;
       let settled = this.settle(job, settlement);

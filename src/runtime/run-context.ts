@@ -103,6 +103,11 @@ export class RunContext implements JobContext {
     return this.#skipNote;
   }
 
+  /** Whether the run called a durable step (`step`, `sleep`, `waitForEvent`). */
+  get usedSteps(): boolean {
+    return this.#steps !== undefined;
+  }
+
   /** Set once a sleep or wait gave the job back to the store: the run settles nothing. */
   get suspended(): JobSuspended | undefined {
     return this.#steps?.suspended;

@@ -76,6 +76,11 @@ export type Settlement =
       result?: string;
       /** `false`: counted as succeeded but not archived (the job type keeps no rows). Default: `true`. */
       keep?: boolean;
+      /**
+       * The run used durable steps: when the job keeps no archive row, its steps and events go
+       * with it. Default: `false`.
+       */
+      steps?: boolean;
     }
   | {
       kind: 'retry';

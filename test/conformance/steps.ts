@@ -170,6 +170,21 @@ export function describeSteps(ctx: ConformanceContext): void {
       expect(await codeOf(store.steps.send('no-such-job', 't', '1'))).toBe('CHOKAQ_JOB_NOT_ACTIVE');
     });
 
+    it('deletes the steps of a run that used them when its job keeps no archive row', async () => {
+      const store = ctx.store();
+      const [kept, gone] = await ctx.processing('st-keep', 2);
+      for (const job of [kept!, gone!]) {
+        await store.steps.record(job.id, { name: 's', result: '1' });
+        await store.steps.send(job.id, 'unread', '1');
+      }
+      await store.jobs.settle([
+        { kind: 'archive', lease: leaseOf(kept!), durationMs: 1, steps: true },
+        { kind: 'archive', lease: leaseOf(gone!), durationMs: 1, steps: true, keep: false },
+      ]);
+      expect(await store.steps.list(kept!.id)).toHaveLength(1);
+      expect(await store.steps.list(gone!.id)).toEqual([]);
+    });
+
     it('deletes the steps and events of a job purged from the DLQ', async () => {
       const store = ctx.store();
       const lease = await running('st-purge');

@@ -150,6 +150,8 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
       // A job others depend on keeps its row: they read its success (and result) there.
       if ((settlement.keep !== false && kept) || row.hasDependents) {
         tables.archive.set(row.id, toArchived(row, now, settlement));
+      } else {
+        tables.forgetSteps(row.id);
       }
       recordSuccess(tables, now, row.queue, settlement.durationMs);
       return true;

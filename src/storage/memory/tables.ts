@@ -96,14 +96,19 @@ export class Tables {
    * longer count it among their dependents).
    */
   forgetJob(id: string): void {
-    this.steps.delete(id);
-    this.events.delete(id);
+    this.forgetSteps(id);
     for (const dependency of this.dependencies.get(id) ?? []) {
       const waiting = this.dependents.get(dependency.id);
       waiting?.delete(id);
       if (waiting?.size === 0) this.dependents.delete(dependency.id);
     }
     this.dependencies.delete(id);
+  }
+
+  /** Deletes the steps of job `id` and the events sent to it. */
+  forgetSteps(id: string): void {
+    this.steps.delete(id);
+    this.events.delete(id);
   }
 
   /** Whether an awaiting job depends on job `id` (its archive row must stay). */

@@ -166,7 +166,11 @@ export class SqlJobs implements JobStore {
     if (dead !== null) moves.push((on) => run.moveToDlq(on, sql, dead));
     if (retry !== null) moves.push((on) => run.settleRetry(on, sql, retry));
     if (release !== null) moves.push((on) => run.settleRelease(on, sql, release));
-    const statements = moves.length + (claiming === null ? 0 : 1);
+    // Runs that used durable steps: the steps of those that kept no row go in the same commit.
+    const stepIds = settlements.flatMap((s) =>
+      s.kind === 'archive' && s.steps === true ? [s.lease.id] : [],
+    );
+    const statements = moves.length + (claiming === null ? 0 : 1) + (stepIds.length > 0 ? 1 : 0);
     const runAll = async (on: Executor): Promise<SettledRows> => {
       const done: SettledRows = { moved: new Set(), freed: [], dependents: [], started: [] };
       if (claiming !== null) {
@@ -185,6 +189,7 @@ export class SqlJobs implements JobStore {
           if (row.has_dependents === true) done.dependents.push(row.id);
         }
       }
+      if (stepIds.length > 0) await run.stepForget(on, sql, { ids: stepIds });
       return done;
     };
     // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.

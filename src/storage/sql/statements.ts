@@ -2450,6 +2450,22 @@ export function start(
   return db.query<StartRow>(sql.start, [params.ids, params.workerIds, params.leaseTokens, params.now], options);
 }
 
+/** Parameters of step_forget.sql. */
+export interface StepForgetParams {
+  /** $1: the settled jobs whose runs used steps */
+  readonly ids: readonly string[];
+}
+
+/** step_forget.sql: after an archive settle, delete the steps and events of the settled jobs that left no row (their queue or type keeps no succeeded rows); jobs still held in a table keep them until their row is purged. */
+export function stepForget(
+  db: Executor,
+  sql: { readonly step_forget: string },
+  params: StepForgetParams,
+  options?: QueryOptions,
+): Promise<Record<string, unknown>[]> {
+  return db.query<Record<string, unknown>>(sql.step_forget, [params.ids], options);
+}
+
 /** Parameters of step_get.sql. */
 export interface StepGetParams {
   /** $1: the job */
