@@ -68,6 +68,28 @@ export function describeSteps(name: string, factory: EngineStoreFactory): void {
       ]);
     });
 
+    it('replays recorded steps in a job resurrected from the DLQ', async () => {
+      let calls = 0;
+      let broken = true;
+      const job = defineJob({
+        type: 'steps.resurrect.v1',
+        retry: { maxAttempts: 1 },
+        async handle(_payload, ctx) {
+          const value = await ctx.step('once', () => ++calls);
+          if (broken) throw new Error('downstream is down');
+          return value;
+        },
+      });
+      const { chokaq } = await engineOnClock({ jobs: [job] });
+      const { id } = await chokaq.enqueue(job, {});
+      await waitForJob(chokaq, id, 'dead', { timeoutMs: 10_000 });
+      broken = false;
+      await chokaq.dlq.resurrect([id]);
+      const done = await waitForJob(chokaq, id, 'succeeded', { timeoutMs: 10_000 });
+      expect(done.result).toBe('1');
+      expect(calls).toBe(1);
+    });
+
     it('sleeps without holding a slot, then goes on after the recorded steps', async () => {
       const order: string[] = [];
       const sleeper = defineJob({

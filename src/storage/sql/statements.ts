@@ -2487,6 +2487,7 @@ export function stepGet(
 /** A row of step_hold.sql. */
 export type StepHoldRow = {
   readonly status: number;
+  readonly queue: string;
 };
 
 /** Parameters of step_hold.sql. */

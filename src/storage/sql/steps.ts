@@ -63,76 +63,68 @@ export class SqlSteps implements StepStore {
   }
 
   /** {@inheritDoc StepStore.sleep} */
-  async sleep(lease: Lease, request: SleepRequest): Promise<WaitOutcome> {
-    const db = await this.context.db();
-    return this.context.retryOnConflict('sleep', () =>
-      db.transaction(async (tx) => {
-        if (!(await this.hold(tx, lease))) return { kind: 'lost' };
-        const saved = await this.save(tx, lease.id, {
-          name: request.name,
-          kind: STEP_KIND_CODE.sleep,
-          done: false,
-          result: null,
-          topic: null,
-          wakeAt: request.wakeAt,
-        });
-        if (saved === undefined) return changed(request.name);
-        const record = stepRecordOf(saved);
-        const wakeAt = record.wakeAt ?? request.wakeAt;
-        if (await this.suspend(tx, lease, wakeAt, suspendNote(request.name, wakeAt, null))) {
-          return { kind: 'suspended', wakeAt };
-        }
-        return { kind: 'done', record };
-      }),
-    );
+  sleep(lease: Lease, request: SleepRequest): Promise<WaitOutcome> {
+    return this.holding('sleep', lease, async (tx) => {
+      const saved = await this.save(tx, lease.id, {
+        name: request.name,
+        kind: STEP_KIND_CODE.sleep,
+        done: false,
+        result: null,
+        topic: null,
+        wakeAt: request.wakeAt,
+      });
+      if (saved === undefined) return changed(request.name);
+      const record = stepRecordOf(saved);
+      const wakeAt = record.wakeAt ?? request.wakeAt;
+      if (await this.suspend(tx, lease, wakeAt, suspendNote(request.name, wakeAt, null))) {
+        return { kind: 'suspended', wakeAt };
+      }
+      return { kind: 'done', record };
+    });
   }
 
   /** {@inheritDoc StepStore.wait} */
-  async wait(lease: Lease, request: WaitRequest): Promise<WaitOutcome> {
-    const db = await this.context.db();
-    return this.context.retryOnConflict('wait', () =>
-      db.transaction(async (tx): Promise<WaitOutcome> => {
-        if (!(await this.hold(tx, lease))) return { kind: 'lost' };
-        const { sql } = this.context;
-        const [earlier] = await run.stepGet(tx, sql, { id: lease.id, name: request.name });
-        if (earlier !== undefined && earlier.kind !== STEP_KIND_CODE.event) changed(request.name);
-        if (earlier?.done === true) return { kind: 'done', record: stepRecordOf(earlier) };
-        const wait = {
-          name: request.name,
-          kind: STEP_KIND_CODE.event,
-          topic: request.topic,
-          wakeAt:
-            earlier?.wake_at === null || earlier === undefined
-              ? request.timeoutAt
-              : toDate(earlier.wake_at),
-        };
-        const [event] = await run.stepTakeEvent(tx, sql, { id: lease.id, topic: request.topic });
-        if (event !== undefined) {
-          const saved = await this.save(tx, lease.id, {
-            ...wait,
-            done: true,
-            result: receivedResult(event.data),
-          });
-          return saved === undefined
-            ? changed(request.name)
-            : { kind: 'done', record: stepRecordOf(saved) };
-        }
-        const waiting = await this.save(tx, lease.id, { ...wait, done: false, result: null });
-        if (waiting === undefined) return changed(request.name);
-        const note = suspendNote(request.name, wait.wakeAt, request.topic);
-        if (await this.suspend(tx, lease, wait.wakeAt, note)) {
-          return { kind: 'suspended', wakeAt: wait.wakeAt };
-        }
-        const timedOut = await this.save(tx, lease.id, {
+  wait(lease: Lease, request: WaitRequest): Promise<WaitOutcome> {
+    return this.holding('wait', lease, async (tx) => {
+      const { sql } = this.context;
+      const [earlier] = await run.stepGet(tx, sql, { id: lease.id, name: request.name });
+      if (earlier !== undefined && earlier.kind !== STEP_KIND_CODE.event) changed(request.name);
+      if (earlier?.done === true) return { kind: 'done', record: stepRecordOf(earlier) };
+      const wait = {
+        name: request.name,
+        kind: STEP_KIND_CODE.event,
+        topic: request.topic,
+        wakeAt:
+          earlier?.wake_at === null || earlier === undefined
+            ? request.timeoutAt
+            : toDate(earlier.wake_at),
+      };
+      const [event] = await run.stepTakeEvent(tx, sql, { id: lease.id, topic: request.topic });
+      if (event !== undefined) {
+        const saved = await this.save(tx, lease.id, {
           ...wait,
           done: true,
-          result: NO_EVENT_RESULT,
+          result: receivedResult(event.data),
         });
-        return timedOut === undefined
+        return saved === undefined
           ? changed(request.name)
-          : { kind: 'done', record: stepRecordOf(timedOut) };
-      }),
-    );
+          : { kind: 'done', record: stepRecordOf(saved) };
+      }
+      const waiting = await this.save(tx, lease.id, { ...wait, done: false, result: null });
+      if (waiting === undefined) return changed(request.name);
+      const note = suspendNote(request.name, wait.wakeAt, request.topic);
+      if (await this.suspend(tx, lease, wait.wakeAt, note)) {
+        return { kind: 'suspended', wakeAt: wait.wakeAt };
+      }
+      const timedOut = await this.save(tx, lease.id, {
+        ...wait,
+        done: true,
+        result: NO_EVENT_RESULT,
+      });
+      return timedOut === undefined
+        ? changed(request.name)
+        : { kind: 'done', record: stepRecordOf(timedOut) };
+    });
   }
 
   /** {@inheritDoc StepStore.send} */
@@ -172,14 +164,30 @@ export class SqlSteps implements StepStore {
     }
   }
 
-  /** Locks the job's hot row under `lease`; `false` when the lease is no longer held. */
-  private async hold(tx: Executor, lease: Lease): Promise<boolean> {
-    const rows = await run.stepHold(tx, this.context.sql, {
-      id: lease.id,
-      workerId: lease.workerId,
-      leaseToken: lease.leaseToken,
-    });
-    return rows.length > 0;
+  /**
+   * Runs `work` in a transaction that first locks the job's hot row under `lease` (`lost` when
+   * the lease is no longer held); a suspension frees the job's slot in a capped queue, whose
+   * workers are woken once it committed.
+   */
+  private async holding(
+    what: string,
+    lease: Lease,
+    work: (tx: Executor) => Promise<WaitOutcome>,
+  ): Promise<WaitOutcome> {
+    const db = await this.context.db();
+    const { outcome, queue } = await this.context.retryOnConflict(what, () =>
+      db.transaction(async (tx) => {
+        const [held] = await run.stepHold(tx, this.context.sql, {
+          id: lease.id,
+          workerId: lease.workerId,
+          leaseToken: lease.leaseToken,
+        });
+        if (held === undefined) return { outcome: { kind: 'lost' } as const, queue: null };
+        return { outcome: await work(tx), queue: held.queue };
+      }),
+    );
+    if (outcome.kind === 'suspended' && queue !== null) this.context.wakeCapped([queue]);
+    return outcome;
   }
 
   /** Saves a sleep or wait record; `undefined` when the name is recorded as another kind. */

@@ -6,8 +6,8 @@
 --   $3 leaseToken: text — its lease token
 -- Locking: the hot row (FOR UPDATE) until the transaction ends.
 -- Returns: the row, or none when the lease is no longer held.
--- Row: status smallint
-SELECT status
+-- Row: status smallint, queue text
+SELECT status, queue
 FROM :SCHEMA.jobs_hot
 WHERE id = $1 AND worker_id = $2 AND lease_token = $3 AND status IN (:FETCHED, :PROCESSING)
 FOR UPDATE
