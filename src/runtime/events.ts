@@ -51,6 +51,11 @@ export interface ChokaQEventMap {
   'job:retrying': JobEventBase & { attempt: number; delayMs: number; error: string; lost: boolean };
   /** A job went to the dead-letter queue. */
   'job:dead': JobEventBase & { attempt: number; reason: FailureReason; error: string };
+  /**
+   * A run gave its job back in a durable sleep or event wait (docs/workflows.md): the job is
+   * scheduled until `wakeAt` (an event may wake it earlier), its attempt refunded.
+   */
+  'job:suspended': JobEventBase & { attempt: number; wakeAt: Date };
   /** A run ended on purpose without doing the work (`ctx.skip`), and the job was archived with the note. */
   'job:skipped': JobEventBase & { reason: string };
   /** Recovery moved a job: stale claim released, zombie to the DLQ or retried, or cancelled. */
@@ -94,6 +99,7 @@ const EVENT_NAME_SET: Record<ChokaQEventName, true> = {
   'job:succeeded': true,
   'job:retrying': true,
   'job:dead': true,
+  'job:suspended': true,
   'job:skipped': true,
   'job:rescued': true,
   'job:conflict': true,

@@ -155,6 +155,14 @@ export class Executor {
     // A sleep or wait gave the job back to the store (whatever the handler did with the throw).
     const suspended = ctx.suspended;
     if (suspended !== undefined) {
+      const { wakeAt } = suspended;
+      if (wakeAt !== null) {
+        this.options.events.emit('job:suspended', {
+          ...jobEventBase(job),
+          attempt: job.attempts,
+          wakeAt,
+        });
+      }
       return {
         run: { outcome: 'neutral', settled: Promise.resolve(true) },
         outcome: 'suspended',

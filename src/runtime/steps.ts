@@ -23,13 +23,16 @@ export const MAX_STEP_BYTES = 64 * 1024;
 export const MAX_WAIT_MS = 365 * 86_400_000;
 
 /**
- * What ends a run whose sleep or wait gave the job back to the store: the job is scheduled again
- * and no longer held, so the executor settles nothing for this run.
+ * What ends a run whose sleep or wait gave the job back to the store (the job is scheduled again
+ * and no longer held), or found its lease gone (another run holds the job): either way the
+ * executor settles nothing for this run.
  */
 export class JobSuspended extends Error {
-  /** @param wakeAt When the job is due again, unless an event wakes it earlier. */
-  constructor(readonly wakeAt: Date) {
-    super(`suspended until ${wakeAt.toISOString()}`);
+  /** @param wakeAt When the job is due again, unless an event wakes it earlier; `null`: lease lost. */
+  constructor(readonly wakeAt: Date | null) {
+    super(
+      wakeAt === null ? 'lease lost in a sleep or wait' : `suspended until ${wakeAt.toISOString()}`,
+    );
     this.name = 'JobSuspended';
   }
 }
@@ -167,10 +170,7 @@ class DurableSteps implements StepRunner {
   /** The record a sleep or wait ended with; a suspension (or a lost lease) ends the run. */
   private settleWait(outcome: WaitOutcome): StepRecord {
     if (outcome.kind === 'done') return outcome.record;
-    // A lost lease: another run holds the job now; this one ends without settling, as suspended.
-    this.#suspended = new JobSuspended(
-      outcome.kind === 'suspended' ? outcome.wakeAt : new Date(this.clock.now()),
-    );
+    this.#suspended = new JobSuspended(outcome.kind === 'suspended' ? outcome.wakeAt : null);
     throw this.#suspended;
   }
 }

@@ -105,6 +105,9 @@ export function describeSteps(name: string, factory: EngineStoreFactory): void {
         handle: () => void order.push('other'),
       });
       const { chokaq, clock } = await engineOnClock({ jobs: [sleeper, other], concurrency: 1 });
+      const suspensions: Date[] = [];
+      chokaq.on('job:suspended', (e) => suspensions.push(e.wakeAt));
+      await chokaq.metrics.prometheusText(); // Prometheus counts from its first read
       const { id } = await chokaq.enqueue(sleeper, {});
       await suspended(chokaq, id);
       // The only slot is free: another job runs while the first one sleeps.
@@ -119,6 +122,10 @@ export function describeSteps(name: string, factory: EngineStoreFactory): void {
       clock.jump(HOUR + 1_000);
       const done = await waitForJob(chokaq, id, 'succeeded', { timeoutMs: 10_000 });
       expect(order).toEqual(['before', 'other', 'after']);
+      expect(suspensions).toHaveLength(1);
+      expect(await chokaq.metrics.prometheusText()).toMatch(
+        /chokaq_jobs_suspended_total\{[^}]*type="steps\.sleeper\.v1"[^}]*\} 1\n/,
+      );
       expect(done.attempts).toBe(1);
       const detail = await chokaq.jobs.get(id);
       expect(

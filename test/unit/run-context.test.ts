@@ -60,7 +60,10 @@ describe('RunContext', () => {
         'queue',
         'signal',
         'skip',
+        'sleep',
+        'step',
         'type',
+        'waitForEvent',
       ].sort(),
     );
     expect(copy).toMatchObject({

@@ -64,6 +64,13 @@ export const EVENT_METRICS = {
     description: 'Jobs scheduled to run again (failed runs, and runs refunded at shutdown)',
     tags: ['queue', 'type'],
   },
+  suspended: {
+    name: 'chokaq.jobs.suspended',
+    kind: 'counter',
+    unit: '{run}',
+    description: 'Runs that gave their job back in a durable sleep or event wait',
+    tags: ['queue', 'type'],
+  },
   dead: {
     name: 'chokaq.jobs.dlq',
     kind: 'counter',

@@ -176,6 +176,9 @@ export class MetricsRecorder {
       this.add(EVENT_METRICS.dead, 1, { ...tags, reason: this.budgets.reason.value(e.reason) });
       if (!NOT_A_FAILURE.has(e.reason)) this.failed(tags, e.error);
     });
+    events.on('job:suspended', (e) => {
+      this.add(EVENT_METRICS.suspended, 1, this.jobTags(e));
+    });
     events.on('job:conflict', (e) => {
       this.add(EVENT_METRICS.conflicts, 1, {
         ...this.jobTags(e),
