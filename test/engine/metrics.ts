@@ -182,8 +182,24 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
         rateLimit: { limit: 1, per: '1h' },
         handle: () => undefined,
       });
+      // A durable sleep of a day: its run gives the job back.
+      const napJob = defineJob({
+        type: 'metrics.nap.v1',
+        queue: 'metrics.nap',
+        handle: (_p, ctx) => ctx.sleep('nap', '1d'),
+      });
       const chokaq = await engineOn(storage, {
-        jobs: [okJob, flakyJob, fatalJob, breakerJob, onceJob, zombieJob, heldJob, ratedJob],
+        jobs: [
+          okJob,
+          flakyJob,
+          fatalJob,
+          breakerJob,
+          onceJob,
+          zombieJob,
+          heldJob,
+          ratedJob,
+          napJob,
+        ],
         middleware: [
           idempotency({
             claims: storage.idempotencyClaims,
@@ -192,7 +208,7 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
           }),
         ],
         // 'metrics.unserved' is not worked here: its job stays due and its lag grows.
-        workerQueues: ['metrics', 'metrics.zombie', 'metrics.held', 'metrics.rated'],
+        workerQueues: ['metrics', 'metrics.zombie', 'metrics.held', 'metrics.rated', 'metrics.nap'],
         queues: { 'metrics.zombie': { zombieTimeout: '1m' } },
         clock,
         heartbeatInterval: 100,
@@ -346,6 +362,14 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       families.add('jobs_rate_throttled_total');
       const throttledLine = finalText.split('\n').find((l) => l.startsWith(throttledSeries));
       expect(Number(throttledLine?.slice(throttledSeries.length))).toBeGreaterThanOrEqual(1);
+      // A run that sleeps gives its job back: one suspension counted.
+      await chokaq.enqueue(napJob, undefined);
+      const suspendedSeries = `chokaq_jobs_suspended_total{queue="metrics.nap",type="metrics.nap.v1"} 1`;
+      await waitFor(
+        async () => (await chokaq.metrics.prometheusText()).split('\n').includes(suspendedSeries),
+        { timeoutMs: 10_000, message: 'a suspension counted' },
+      );
+      families.add('jobs_suspended_total');
       // Every instrument of the catalogue had a value checked above, under its Prometheus type.
       for (const spec of ALL_METRICS) {
         expect(finalText).toContain(`# TYPE ${prometheusName(spec)} ${spec.kind}`);

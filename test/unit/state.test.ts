@@ -123,8 +123,8 @@ describe('canTransition', () => {
     // producer's four enqueues (due now, due later, awaiting, dead by a dependency), 10 operator
     // actions (a resurrect bringing back the jobs that died waiting among them), and the resolver's three decisions of an awaiting job (pending, scheduled, dead)
     // for each of worker, recovery and operator (the operator's awaiting → dead is also its
-    // cancel of an awaiting job).
-    expect(listed.size).toBe(43);
+    // cancel of an awaiting job), and the producer's event that wakes a job suspended in a wait.
+    expect(listed.size).toBe(44);
   });
 
   it('gives every transition a trigger', () => {

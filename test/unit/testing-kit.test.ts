@@ -93,7 +93,7 @@ describe('chokaq/testing performJob', () => {
       },
     });
     const performed = await performJob(job, { count: '21', at: new Date(0) as unknown as string });
-    expect(performed).toEqual({ result: 42, progress: 40, skipped: undefined });
+    expect(performed).toEqual({ result: 42, progress: 40, skipped: undefined, steps: {} });
     expect(seen[0]?.payload).toEqual({ count: 21, at: '1970-01-01T00:00:00.000Z' });
     expect(seen[0]?.ctx).toMatchObject({
       id: 'perform-job',
@@ -130,6 +130,7 @@ describe('chokaq/testing performJob', () => {
       result: undefined,
       progress: undefined,
       skipped: 'duplicate',
+      steps: {},
     });
     expect(lines).toEqual(['seen 5']);
   });
