@@ -5,6 +5,7 @@
  * state with the state as text, the page's job outlined. Live with the page. Its text
  * alternative is the list of dependencies below it; a flow larger than the bound says so.
  */
+import { useEffect, useRef } from 'preact/hooks';
 import type { JobFlow, JobFlowNode } from '../../../operator/job-flow.js';
 import { shortId } from '../components/job-id.js';
 import { get } from '../lib/api.js';
@@ -60,6 +61,15 @@ export function FlowGraph({ id }: { id: string }) {
 
 function FlowView({ flow }: { flow: JobFlow }) {
   const layout = layoutFlow(flow);
+  const scroller = useRef<HTMLDivElement>(null);
+  const self = layout.nodes.find((placed) => placed.node.id === flow.id);
+  // A tall or wide flow opens on the page's job (once: live updates leave the scroll alone).
+  useEffect(() => {
+    const box = scroller.current;
+    if (box === null || self === undefined) return;
+    box.scrollTop = Math.max(0, self.y + NODE_HEIGHT / 2 - box.clientHeight / 2);
+    box.scrollLeft = Math.max(0, self.x + NODE_WIDTH / 2 - box.clientWidth / 2);
+  }, [flow.id]); // Only when the flow's job changes, not on each live read.
   const byId = new Map(flow.nodes.map((node) => [node.id, node]));
   const jobs = flow.nodes.length === 1 ? '1 job' : `${flow.nodes.length} jobs`;
   const edges = flow.edges.length === 1 ? '1 dependency' : `${flow.edges.length} dependencies`;
@@ -75,7 +85,7 @@ function FlowView({ flow }: { flow: JobFlow }) {
           </strong>
         )}
       </p>
-      <div class="flow-scroll">
+      <div class="flow-scroll" ref={scroller}>
         <svg
           class="flow-svg"
           width={layout.width}
