@@ -2,7 +2,7 @@
  * `chokaq jobs flow` against real stores: a fan-out and fan-in with a dead child, a job that died
  * waiting for it and an awaiting parent, printed layer by layer with each job's state and what it
  * waits for; `--limit` cuts it and says so; `--json` is the API's `JobFlow`; an unknown id and a
- * bad limit are errors. (test/cli/read-only.test.ts proves the command writes nothing.)
+ * bad limit are errors; `dlq resurrect --flow` takes the flow's dead jobs. (test/cli/read-only.test.ts proves the command writes nothing.)
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,17 @@ describe.each(seededStores('cliflow', seed, dirs, pgUp))(
         reason: 'DependencyFailed',
         depth: 2,
       });
+    });
+
+    it.skipIf(skip)("previews a bulk resurrect of the flow's dead jobs with --flow", async () => {
+      const preview = await runCli(
+        ['dlq', 'resurrect', '--flow', ids.fetch, '--reason', 'retry', '--preview', ...flags],
+        { answer: null },
+      );
+      expect(preview.code, preview.err).toBe(0);
+      expect(preview.err).toContain('2 jobs to resurrect');
+      expect(preview.out).toContain(ids.broken);
+      expect(preview.out).toContain(ids.notify);
     });
 
     it.skipIf(skip)('refuses an unknown job and a bad limit', async () => {

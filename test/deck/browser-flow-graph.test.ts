@@ -90,14 +90,14 @@ describe.skipIf(!chromiumThere)('the flow graph in The Deck (browser)', () => {
     await chokaq?.stop();
   });
 
-  async function signedIn(): Promise<Page> {
+  async function signedIn(access: 'read' | 'operate' = 'read'): Promise<Page> {
     const page = await (
       await browser.newContext({ viewport: { width: 1366, height: 900 } })
     ).newPage();
     page.on('pageerror', (error) => {
       throw error;
     });
-    await page.goto(`${base}${deck.signInLink({ access: 'read', actor: 'flow-test' })}`);
+    await page.goto(`${base}${deck.signInLink({ access, actor: 'flow-test' })}`);
     await page.waitForSelector('.shell');
     return page;
   }
@@ -178,6 +178,24 @@ describe.skipIf(!chromiumThere)('the flow graph in The Deck (browser)', () => {
     await expect
       .poll(() => publish.textContent(), { timeout: 15_000 })
       .toBe('dead (DependencyFailed)');
+  });
+
+  it('offers operators a bulk cancel of the whole flow, previewed; readers no action', async () => {
+    const reader = await signedIn();
+    await reader.goto(`${base}#/job/${ids.big}`);
+    await reader.locator('[data-flow-node]').first().waitFor({ timeout: 15_000 });
+    expect(await reader.getByRole('button', { name: 'Cancel the flow…' }).count()).toBe(0);
+
+    const page = await signedIn('operate');
+    await page.goto(`${base}#/job/${ids.big}`);
+    await page.getByRole('button', { name: 'Cancel the flow…' }).click();
+    const dialog = page.getByRole('dialog', { name: `Cancel: the flow of job ${ids.big}` });
+    // Every job of the flow, past the 200 drawn: the 250 children and their parent.
+    await expect
+      .poll(() => dialog.locator('[data-preview-count]').getAttribute('data-preview-count'), {
+        timeout: 15_000,
+      })
+      .toBe('251');
   });
 
   it('says so when the flow is larger than the bound it draws', async () => {

@@ -3,9 +3,10 @@
  * as a graph (SVG), columns by layer left to right, arrows from a dependency to the job that
  * waits for it (dashed under `skip` or `continue`), each job a link to its page coloured by its
  * state with the state as text, the page's job outlined. Live with the page. Its text
- * alternative is the list of dependencies below it; a flow larger than the bound says so.
+ * alternative is the list of dependencies below it; a flow larger than the bound says so. With
+ * operate access, bulk actions on the whole flow: cancel it, resurrect its dead jobs.
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { JobFlow, JobFlowNode } from '../../../operator/job-flow.js';
 import { shortId } from '../components/job-id.js';
 import { get } from '../lib/api.js';
@@ -13,6 +14,7 @@ import { useData } from '../lib/data.js';
 import { useFeed } from '../lib/feed.js';
 import { layoutFlow, NODE_HEIGHT, NODE_WIDTH } from '../lib/flow-layout.js';
 import { href } from '../lib/route.js';
+import { BulkDialog, type BulkRequestDraft } from './bulk-dialog.js';
 import '../styles/flow-graph.css';
 
 /** Most characters of a line a box shows (the whole text is in its tooltip). */
@@ -37,8 +39,8 @@ function jobName(node: JobFlowNode | undefined, id: string): string {
   return `${node?.type ?? 'purged job'} …${shortId(id)}`;
 }
 
-/** The flow of job `id`; drawn once it has loaded. */
-export function FlowGraph({ id }: { id: string }) {
+/** The flow of job `id`; drawn once it has loaded. With `operate`, its bulk actions. */
+export function FlowGraph({ id, operate }: { id: string; operate: boolean }) {
   const feed = useFeed();
   const flow = useData(
     (live) => get<JobFlow>(`jobs/${encodeURIComponent(id)}/flow`, undefined, live),
@@ -47,7 +49,11 @@ export function FlowGraph({ id }: { id: string }) {
   );
   return (
     <section class="flow-graph" aria-labelledby="flow-title">
-      <h2 id="flow-title">Flow</h2>
+      <div class="title-row">
+        <h2 id="flow-title">Flow</h2>
+        <span class="spacer" />
+        {operate && flow.data !== null && <FlowActions flow={flow.data} />}
+      </div>
       {flow.error ? (
         <p class="error">{flow.error.message}</p>
       ) : flow.data === null ? (
@@ -165,6 +171,40 @@ function FlowView({ flow }: { flow: JobFlow }) {
           ))}
         </ul>
       </details>
+    </>
+  );
+}
+
+/**
+ * The flow's bulk actions, each through the bulk dialog's preview and confirmation: cancel every
+ * job of it not finished, resurrect its dead jobs (which resumes it).
+ */
+function FlowActions({ flow }: { flow: JobFlow }) {
+  const [draft, setDraft] = useState<BulkRequestDraft | null>(null);
+  const hot = flow.nodes.some((node) => !['succeeded', 'dead', 'purged'].includes(node.state));
+  const dead = flow.nodes.some((node) => node.state === 'dead');
+  const target = { flow: flow.id };
+  return (
+    <>
+      {dead && (
+        <button
+          type="button"
+          class="small"
+          onClick={() => setDraft({ action: 'resurrect', target })}
+        >
+          Resurrect its dead jobs…
+        </button>
+      )}
+      {hot && (
+        <button
+          type="button"
+          class="small danger"
+          onClick={() => setDraft({ action: 'cancel', target })}
+        >
+          Cancel the flow…
+        </button>
+      )}
+      {draft !== null && <BulkDialog draft={draft} onClose={() => setDraft(null)} />}
     </>
   );
 }

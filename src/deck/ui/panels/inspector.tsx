@@ -200,7 +200,7 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
         </>
       )}
       {(detail.data.dependencies.length > 0 || detail.data.dependents.length > 0) && (
-        <FlowGraph id={job.id} />
+        <FlowGraph id={job.id} operate={operate} />
       )}
       {detail.data.dependencies.length > 0 && (
         <>
