@@ -1,7 +1,8 @@
 /**
  * Conformance of `store.workflows.graph`: the workflow a job belongs to, walked both ways from any
  * of its jobs, each job where it is now (purged ones included while an edge names them), bounded
- * with `truncated`; and retention, which never leaves a waiting job's edge pointing at nothing.
+ * with `truncated`; retention, which never leaves a waiting job's edge pointing at nothing; and
+ * the queue gauges, which count awaiting jobs apart.
  * Registered by `describeWorkflows` (workflows.ts).
  */
 import { describe, expect, it } from 'vitest';
@@ -159,6 +160,19 @@ export function describeWorkflowGraph(ctx: ConformanceContext): void {
         edges: [`${dies.id}->${parent.id}:skip`],
         truncated: false,
       });
+    });
+
+    it('counts awaiting jobs in the queue gauges, as neither due nor scheduled', async () => {
+      const store = ctx.store();
+      const child = newJob({ queue: 'wg-gauge-c', delayMs: 3_600_000 });
+      const parents = [1, 2].map(() =>
+        newJob({ queue: 'wg-gauge', dependsOn: [{ id: child.id, onDeath: 'fail' }] }),
+      );
+      await store.jobs.enqueue([child, ...parents, newJob({ queue: 'wg-gauge' })]);
+      const gauges = new Map((await store.queues.queueGauges()).map((g) => [g.queue, g]));
+      expect(gauges.get('wg-gauge')).toMatchObject({ awaiting: 2, due: 1, scheduled: 0 });
+      expect(gauges.get('wg-gauge-c')).toMatchObject({ awaiting: 0, due: 0, scheduled: 1 });
+      expect((await ctx.statsOf('wg-gauge')).awaiting).toBe(2);
     });
 
     it('leaves no edge of a waiting job pointing at nothing after retention of every table', async () => {

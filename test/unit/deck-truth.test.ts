@@ -106,6 +106,7 @@ describe('system health', () => {
     active: true,
     due: 1,
     scheduled: 0,
+    awaiting: 0,
     fetched: 0,
     processing: 0,
     dead: 0,

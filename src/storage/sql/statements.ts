@@ -1500,6 +1500,7 @@ export type QueueGaugesRow = {
   readonly active: boolean;
   readonly due: string | number | bigint;
   readonly scheduled: string | number | bigint;
+  readonly awaiting: string | number | bigint;
   readonly fetched: string | number | bigint;
   readonly processing: string | number | bigint;
   readonly dead: string | number | bigint;
