@@ -45,7 +45,7 @@ export type { EngineConfiguration, QueueConfiguration } from './operator/configu
 export type { ErrorGroupTrend } from './operator/group-trend.js';
 export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
-export type { FlowOptions, JobsApi, PendingJobEdit, RerunOptions } from './operator/jobs-api.js';
+export type { JobFlowOptions, JobsApi, PendingJobEdit, RerunOptions } from './operator/jobs-api.js';
 export { MAX_FLOW_NODES, type JobFlow, type JobFlowNode } from './operator/job-flow.js';
 export type { QueuesApi } from './operator/queues-api.js';
 export type { DlqApi } from './operator/dlq-api.js';

@@ -47,7 +47,7 @@ export interface PendingJobEdit {
 }
 
 /** How much of a workflow `jobs.flow` reads. */
-export interface FlowOptions {
+export interface JobFlowOptions {
   /** Most jobs returned, 1–1000. Default: {@link MAX_FLOW_NODES} (1,000). */
   limit?: number;
 }
@@ -115,7 +115,7 @@ export class JobsApi {
    * @throws ChokaQError `CHOKAQ_INVALID_JOB_ID`, or `CHOKAQ_INVALID_ARGUMENT` naming
    *   `options.limit`; nothing is read.
    */
-  async flow(id: string, options?: FlowOptions): Promise<JobFlow | null> {
+  async flow(id: string, options?: JobFlowOptions): Promise<JobFlow | null> {
     validateJobId(id);
     const o = checkOptions(options, 'options', ['limit'], 'CHOKAQ_INVALID_ARGUMENT');
     const limit =

@@ -154,7 +154,7 @@ export function describeWorkflowFlow(name: string, factory: EngineStoreFactory):
         chokaq.bulk.select({ action: 'cancel', target: { flow: '' } }),
       ).rejects.toMatchObject({ code: 'CHOKAQ_INVALID_JOB_ID', field: 'request.target.flow' });
       await expect(
-        chokaq.bulk.select({ action: 'purge', target: { flow: 'x', ids: ['x'] } as never }),
+        chokaq.bulk.select({ action: 'purge', target: { flow: 'x', ids: ['x'] } }),
       ).rejects.toMatchObject({ code: 'CHOKAQ_INVALID_ARGUMENT', field: 'request.target' });
       expect(
         await chokaq.bulk.select({ action: 'resurrect', target: { flow: 'no-such-job' } }),
