@@ -12,8 +12,9 @@ export const MAX_FLOW_NODES = 1000;
 /** A job of a {@link JobFlow}. */
 export interface JobFlowNode extends WorkflowNode {
   /**
-   * Its layer: 0 for a job that waits for no job of the flow, else one more than the deepest
-   * job it waits for (the longest path from a first job).
+   * Its layer: 0 for a job that waits for none of the jobs returned, else one more than the
+   * deepest of those it waits for (the longest path from a first job; of a truncated flow, among
+   * the jobs returned).
    */
   depth: number;
 }

@@ -132,6 +132,12 @@ describe.skipIf(!chromiumThere)('the flow graph in The Deck (browser)', () => {
     expect(await page.locator('.flow-edge').count()).toBe(8);
     expect(await page.locator('.flow-edge.on-skip').count()).toBe(1);
 
+    await page.locator('.flow-graph').getByRole('button', { name: 'Copy as code' }).click();
+    const code = page.getByRole('dialog', { name: 'This flow as code' });
+    expect(await code.locator('[data-code="cli"]').textContent()).toBe(
+      `chokaq jobs flow ${ids.merge} --json`,
+    );
+    await code.getByRole('button', { name: 'Close' }).click();
     // The text alternative is one click away, under the graph.
     await page.getByText('The dependencies as text').click();
     const listed = page.getByRole('list', { name: 'Flow dependencies' }).locator('li');

@@ -16,20 +16,23 @@ export function workflowGraphOf(tables: Tables, id: string, limit: number): Work
   const queue = [id];
   let truncated = false;
   // Breadth first; each job enters `queue` once, so the walk ends after at most `bound` jobs.
+  const visit = (other: string): boolean => {
+    if (found.has(other)) return true;
+    if (found.size >= bound) return false;
+    found.add(other);
+    queue.push(other);
+    return true;
+  };
   for (let i = 0; i < queue.length && !truncated; i++) {
     const at = queue[i]!;
-    const next = [
-      ...(tables.dependencies.get(at) ?? []).map((d) => d.id),
-      ...(tables.dependents.get(at) ?? []),
-    ];
-    for (const other of next) {
-      if (found.has(other)) continue;
-      if (found.size >= bound) {
-        truncated = true;
-        break;
-      }
-      found.add(other);
-      queue.push(other);
+    for (const dependency of tables.dependencies.get(at) ?? []) {
+      truncated = !visit(dependency.id);
+      if (truncated) break;
+    }
+    // A job's dependents are looked at one by one: a job of a million dependents costs the bound.
+    for (const dependent of truncated ? [] : (tables.dependents.get(at) ?? [])) {
+      truncated = !visit(dependent);
+      if (truncated) break;
     }
   }
   const edges: WorkflowEdge[] = [];

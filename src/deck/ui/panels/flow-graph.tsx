@@ -15,6 +15,7 @@ import { useFeed } from '../lib/feed.js';
 import { layoutFlow, NODE_HEIGHT, NODE_WIDTH } from '../lib/flow-layout.js';
 import { href } from '../lib/route.js';
 import { BulkDialog, type BulkRequestDraft } from './bulk-dialog.js';
+import { CodeDialog } from './code-dialog.js';
 import '../styles/flow-graph.css';
 
 /** Most characters of a line a box shows (the whole text is in its tooltip). */
@@ -47,11 +48,15 @@ export function FlowGraph({ id, operate }: { id: string; operate: boolean }) {
     id,
     feed.changes,
   );
+  const [code, setCode] = useState(false);
   return (
     <section class="flow-graph" aria-labelledby="flow-title">
       <div class="title-row">
         <h2 id="flow-title">Flow</h2>
         <span class="spacer" />
+        <button type="button" class="ghost small" onClick={() => setCode(true)}>
+          Copy as code
+        </button>
         {operate && flow.data !== null && <FlowActions flow={flow.data} />}
       </div>
       {flow.error ? (
@@ -60,6 +65,16 @@ export function FlowGraph({ id, operate }: { id: string; operate: boolean }) {
         <p class="muted">Loading the flow…</p>
       ) : (
         <FlowView flow={flow.data} />
+      )}
+      {code && (
+        <CodeDialog
+          title="This flow as code"
+          code={{
+            cli: `chokaq jobs flow ${id} --json`,
+            api: `await chokaq.jobs.flow(${JSON.stringify(id)});`,
+          }}
+          onClose={() => setCode(false)}
+        />
       )}
     </section>
   );
