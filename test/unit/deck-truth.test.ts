@@ -38,6 +38,9 @@ describe('bulk action summary', () => {
         total: 40,
       }),
     ).toBe('40 jobs: state dead, queue mail or sms, error "timeout"');
+    expect(bulkSummary({ target: { flow: 'job-7' }, total: 4 })).toBe(
+      '4 jobs: the flow of job job-7',
+    );
   });
   it('shows a preview whose token expired as expired, not in progress', () => {
     const expiresAt = new Date(1000);
