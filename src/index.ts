@@ -45,7 +45,8 @@ export type { EngineConfiguration, QueueConfiguration } from './operator/configu
 export type { ErrorGroupTrend } from './operator/group-trend.js';
 export type { HttpHandler, HttpRequest, HttpResponse } from './util/http.js';
 export type { ArchiveFilter, DeadFilter, ErrorGroupQuery, HotFilter } from './operator/inputs.js';
-export type { JobsApi, PendingJobEdit, RerunOptions } from './operator/jobs-api.js';
+export type { JobFlowOptions, JobsApi, PendingJobEdit, RerunOptions } from './operator/jobs-api.js';
+export { MAX_FLOW_NODES, type JobFlow, type JobFlowNode } from './operator/job-flow.js';
 export type { QueuesApi } from './operator/queues-api.js';
 export type { DlqApi } from './operator/dlq-api.js';
 export type { RerunResult } from './operator/rerun.js';
@@ -60,7 +61,7 @@ export type {
 } from './operator/bulk-input.js';
 export type { AuditEntry, BulkAction, BulkSkip, BulkStatus } from './storage/bulk.js';
 export type { JobCount, JobDetail, JobPage } from './operator/jobs.js';
-export type { DependencyState } from './storage/workflow-store.js';
+export type { DependencyState, WorkflowEdge, WorkflowNode } from './storage/workflow-store.js';
 export type { JobQuery, TimeRange } from './operator/query-input.js';
 export type { TimelineEntry } from './operator/timeline.js';
 export type { JobSortKey } from './storage/job-query.js';

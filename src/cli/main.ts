@@ -55,7 +55,7 @@ const COMMANDS = new Map<string, Command>([
   [
     'jobs',
     {
-      summary: 'list jobs wherever they are, or show one with its timeline',
+      summary: 'list jobs wherever they are, show one with its timeline, or its workflow',
       usage: JOBS_USAGE,
       run: (args, io) => jobsCommand(args, io),
     },

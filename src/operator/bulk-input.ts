@@ -4,7 +4,7 @@
  * the preview reads a row.
  */
 import { ChokaQError } from '../errors.js';
-import { checkEnvelopeText, LIMITS, validatePriority } from '../job/envelope.js';
+import { checkEnvelopeText, LIMITS, validateJobId, validatePriority } from '../job/envelope.js';
 import type { JobState } from '../job/state.js';
 import type { BulkKind } from '../storage/bulk.js';
 import { checkOneOf, checkOptions, checkString, invalid, isPlainObject } from '../util/check.js';
@@ -26,12 +26,15 @@ export const BULK_KINDS: readonly BulkActionKind[] = [
 
 /**
  * Which jobs a bulk action takes: listed ids, every job a query matches (its `sort`, `limit`
- * and `cursor` are ignored), or every job of a DLQ error group.
+ * and `cursor` are ignored), every job of a DLQ error group, or every job of the workflow a job
+ * belongs to (`flow`: that job's id; the jobs `jobs.flow` would show, those in a state the
+ * action applies to: cancel a whole flow, resurrect or purge its dead jobs).
  */
 export type BulkTarget =
   | { ids: readonly string[] }
   | { query: Omit<JobQuery, 'sort' | 'order' | 'limit' | 'cursor'> }
-  | { errorGroup: string };
+  | { errorGroup: string }
+  | { flow: string };
 
 /** The edit of `edit-resurrect`; at least one field. */
 export interface BulkEdit {
@@ -87,8 +90,10 @@ export interface CheckedBulkRequest {
   target: BulkTarget;
   /** What the preview reads: the DLQ (resurrect, purge) or the hot table (cancel). */
   table: 'dlq' | 'hot';
-  /** The filter of the preview's scan. */
+  /** The filter of the preview's scan (for a `flow` target, before the flow's ids are added). */
   query: CheckedQuery['base'];
+  /** With a `flow` target: the job whose workflow it takes; else `null`. */
+  flow: string | null;
   edit: CheckedEdit | null;
 }
 
@@ -114,22 +119,29 @@ export function checkBulkRequest(request: BulkRequest): CheckedBulkRequest {
   );
   const action = checkOneOf(r.action, 'request.action', BULK_KINDS, 'CHOKAQ_INVALID_ARGUMENT');
   const table = action === 'cancel' ? 'hot' : 'dlq';
-  const target = checkOptions<{ ids?: unknown; query?: unknown; errorGroup?: unknown }>(
-    r.target,
-    'request.target',
-    ['ids', 'query', 'errorGroup'],
-    'CHOKAQ_INVALID_ARGUMENT',
+  const target = checkOptions<{
+    ids?: unknown;
+    query?: unknown;
+    errorGroup?: unknown;
+    flow?: unknown;
+  }>(r.target, 'request.target', ['ids', 'query', 'errorGroup', 'flow'], 'CHOKAQ_INVALID_ARGUMENT');
+  const given = (['ids', 'query', 'errorGroup', 'flow'] as const).filter(
+    (k) => target[k] !== undefined,
   );
-  const given = (['ids', 'query', 'errorGroup'] as const).filter((k) => target[k] !== undefined);
   if (given.length !== 1) {
     throw new ChokaQError(
       'CHOKAQ_INVALID_ARGUMENT',
-      `request.target must have exactly one of 'ids', 'query' or 'errorGroup', got ${given.length === 0 ? 'none' : given.join(' and ')}`,
+      `request.target must have exactly one of 'ids', 'query', 'errorGroup' or 'flow', got ${given.length === 0 ? 'none' : given.join(' and ')}`,
       { field: 'request.target' },
     );
   }
   let query: CheckedQuery['base'];
-  if (target.ids !== undefined) {
+  let flow: string | null = null;
+  if (target.flow !== undefined) {
+    validateJobId(target.flow, 'request.target.flow');
+    flow = target.flow;
+    query = baseOf({}, table);
+  } else if (target.ids !== undefined) {
     query = { ...baseOf({}, table), ids: checkIds(target.ids, 'request.target.ids') };
   } else if (target.errorGroup !== undefined) {
     if (action === 'cancel') {
@@ -150,7 +162,7 @@ export function checkBulkRequest(request: BulkRequest): CheckedBulkRequest {
   } else {
     query = baseOf(checkTargetQuery(target.query, action), table);
   }
-  return { action, target: r.target, table, query, edit: checkEdit(action, r.edit) };
+  return { action, target: r.target, table, query, flow, edit: checkEdit(action, r.edit) };
 }
 
 /** Checks a query target: only states the action applies to (the default: all of them). */

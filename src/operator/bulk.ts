@@ -37,6 +37,24 @@ export const BULK_PREVIEW_VALID_MS = 15 * 60_000;
 /** Rows read per page while a preview snapshots its jobs. */
 const SNAPSHOT_PAGE = 1000;
 
+/**
+ * The ids of the jobs of the workflow job `id` belongs to (those some table holds), at most
+ * {@link MAX_BULK_ITEMS}; none when no table holds the job.
+ * @throws ChokaQError `CHOKAQ_BULK_TOO_LARGE` for a larger flow.
+ */
+async function flowIds(store: Pick<Store, 'workflows'>, id: string): Promise<string[]> {
+  const graph = await store.workflows.graph(id, MAX_BULK_ITEMS);
+  if (graph.truncated) {
+    throw new ChokaQError(
+      'CHOKAQ_BULK_TOO_LARGE',
+      `request.target.flow: the flow of ${id} has more than ${MAX_BULK_ITEMS} jobs; select them by query and run several actions`,
+      { field: 'request.target.flow' },
+    );
+  }
+  if (graph.nodes.find((node) => node.id === id)?.state === 'purged') return [];
+  return graph.nodes.filter((node) => node.state !== 'purged').map((node) => node.id);
+}
+
 /** What `bulk.select` found: the jobs an action would take, nothing written. */
 export interface BulkSelection {
   action: BulkAction['action'];
@@ -67,7 +85,7 @@ export interface BulkPreview {
 
 /** What the bulk API needs from the engine. */
 export interface BulkApiOptions {
-  store: Pick<Store, 'bulk' | 'operator'>;
+  store: Pick<Store, 'bulk' | 'operator' | 'workflows'>;
   open: () => Promise<void>;
   auditor: Auditor;
   /** The user's job definitions: a preview of a patch checks that it knows every type. */
@@ -131,6 +149,10 @@ export class BulkApi {
   }> {
     const { store } = this.options;
     await this.options.open();
+    const query =
+      checked.flow === null
+        ? checked.query
+        : { ...checked.query, ids: await flowIds(store, checked.flow) };
     const items: BulkItem[] = [];
     const sample: JobSummary[] = [];
     const types = new Set<string>();
@@ -138,7 +160,7 @@ export class BulkApi {
     // Bounded: each page advances the position; a payload scan reads at most the whole table.
     for (;;) {
       const page = await store.operator.queryTable(checked.table, {
-        ...checked.query,
+        ...query,
         limit: SNAPSHOT_PAGE,
         ...(after ? { after } : {}),
       });
@@ -162,6 +184,7 @@ export class BulkApi {
       for (const type of types) refuseUnknownType(this.options.registry, type);
     }
     const found = new Set(items.map((item) => item.jobId));
+    // A flow's jobs in other states are not "not found": the action does not apply to them.
     const notFound = (checked.query.ids ?? []).filter((id) => !found.has(id));
     return { action: checked.action, items, sample, notFound };
   }

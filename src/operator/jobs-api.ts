@@ -8,7 +8,7 @@ import { WAITING_STATES } from '../job/state.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { ChokaQEvents } from '../runtime/events.js';
 import type { PendingEdit } from '../storage/operator-store.js';
-import { checkOptions, invalid } from '../util/check.js';
+import { checkInteger, checkOptions, invalid } from '../util/check.js';
 import { MAX_DURATION_MS } from '../util/duration.js';
 import { checkReason, type Auditor } from './audit.js';
 import { checkActor } from './inputs.js';
@@ -20,6 +20,7 @@ import {
   type JobDetail,
   type JobPage,
 } from './jobs.js';
+import { jobFlow, MAX_FLOW_NODES, type JobFlow } from './job-flow.js';
 import { checkUnchecked, editedPayload } from './payload-check.js';
 import { rerunArchived, type RerunResult } from './rerun.js';
 import { checkJobQuery, type JobQuery } from './query-input.js';
@@ -43,6 +44,12 @@ export interface PendingJobEdit {
   actor?: string;
   /** Why, for the audit trail (1–1000 characters). Default: none. */
   reason?: string;
+}
+
+/** How much of a workflow `jobs.flow` reads. */
+export interface JobFlowOptions {
+  /** Most jobs returned, 1–1000. Default: {@link MAX_FLOW_NODES} (1,000). */
+  limit?: number;
 }
 
 /** Who re-runs a job and why (`jobs.rerun`). */
@@ -97,6 +104,31 @@ export class JobsApi {
     validateJobId(id);
     await this.options.open();
     return jobDetail(this.options.store, id);
+  }
+
+  /**
+   * The workflow job `id` belongs to: every job connected to it through dependencies in either
+   * direction, each with its state, and the edges between them, at most `options.limit` jobs
+   * (1–1000, default {@link MAX_FLOW_NODES}) nearest to it, with `truncated: true` when more are
+   * connected. A job with neither dependencies nor dependents is a flow of itself alone. Resolves
+   * `null` when no table holds the job (as {@link JobsApi.get}).
+   * @throws ChokaQError `CHOKAQ_INVALID_JOB_ID`, or `CHOKAQ_INVALID_ARGUMENT` naming
+   *   `options.limit`; nothing is read.
+   */
+  async flow(id: string, options?: JobFlowOptions): Promise<JobFlow | null> {
+    validateJobId(id);
+    const o = checkOptions(options, 'options', ['limit'], 'CHOKAQ_INVALID_ARGUMENT');
+    const limit =
+      o.limit === undefined
+        ? MAX_FLOW_NODES
+        : checkInteger(
+            o.limit,
+            'options.limit',
+            { min: 1, max: MAX_FLOW_NODES },
+            'CHOKAQ_INVALID_ARGUMENT',
+          );
+    await this.options.open();
+    return jobFlow(this.options.store, id, limit);
   }
 
   /**

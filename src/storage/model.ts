@@ -298,6 +298,8 @@ export interface QueueGauges {
   due: number;
   /** Scheduled jobs due later (runAt > now). */
   scheduled: number;
+  /** Jobs waiting for their dependencies (docs/workflows.md): neither due nor scheduled. */
+  awaiting: number;
   fetched: number;
   processing: number;
   /** Jobs in the DLQ. */

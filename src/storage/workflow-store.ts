@@ -61,6 +61,48 @@ export interface DependencyState {
   error: string | null;
 }
 
+/** A job of a workflow as {@link WorkflowStore.graph} finds it. */
+export interface WorkflowNode {
+  id: string;
+  /** Its state now; `purged`: no table holds it (a dependency gone from the DLQ or the archive). */
+  state: JobState | 'purged';
+  /** `null` when purged, as every field below. */
+  queue: string | null;
+  type: string | null;
+  /** Runs started so far; `0` when purged. */
+  attempts: number;
+  createdAt: Date | null;
+  /** When a hot job is due; `null` in the archive and the DLQ. */
+  runAt: Date | null;
+  startedAt: Date | null;
+  /** When it succeeded or died; `null` while hot. */
+  finishedAt: Date | null;
+  /** Why it is dead; `null` unless `state` is `dead`. */
+  reason: FailureReason | null;
+  /** The first line of its DLQ error or of a hot job's last error, at most 200 characters. */
+  error: string | null;
+}
+
+/** One dependency of a workflow: `dependent` waits for `dependency`. */
+export interface WorkflowEdge {
+  /** The job waited for. */
+  dependency: string;
+  /** The job that waits. */
+  dependent: string;
+  /** What the dependency's death does to the dependent. */
+  onDeath: DependencyPolicy;
+}
+
+/** What {@link WorkflowStore.graph} found. */
+export interface WorkflowGraph {
+  /** The jobs found, the first job's own first, then outwards (nearest first). */
+  nodes: WorkflowNode[];
+  /** The dependencies between the jobs found (an edge to a job past the bound is left out). */
+  edges: WorkflowEdge[];
+  /** Whether more jobs are connected than `limit`. */
+  truncated: boolean;
+}
+
 /** The verbs of workflows. All methods may throw `ChokaQError` with a stable code. */
 export interface WorkflowStore {
   /**
@@ -82,4 +124,13 @@ export interface WorkflowStore {
    * dependencies are kept until they are purged.
    */
   dependents(id: string, limit: number): Promise<string[]>;
+
+  /**
+   * The workflow job `id` belongs to: every job connected to it through dependencies, in either
+   * direction, each where it is now (purged ones too, as an edge still names them), walked from
+   * `id` outwards and stopped at `limit` jobs (at least 1), with `truncated` set when more are
+   * connected. A job with no dependencies and no dependents is a graph of itself alone; a job in
+   * no table, of itself as purged.
+   */
+  graph(id: string, limit: number): Promise<WorkflowGraph>;
 }

@@ -473,7 +473,9 @@ describe.each(providers)('operator commands on $name', ({ skip, setup }) => {
     }
     const none = await cli(['dlq', 'purge', ...flags, '--reason', 'x', '--yes']);
     expect(none.code).toBe(2);
-    expect(none.err).toMatch(/say which jobs: --id ID, --group FP, filter flags, or --all/);
+    expect(none.err).toMatch(
+      /say which jobs: --id ID, --flow ID, --group FP, filter flags, or --all/,
+    );
     const both = await cli(['dlq', 'purge', ...flags, '--all', '--queue', 'mail', '--reason', 'x']);
     expect(both.code).toBe(2);
     const editFlag = await cli([

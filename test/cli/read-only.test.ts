@@ -129,6 +129,8 @@ function readCommands(jobId: string): string[][] {
     ['jobs', 'list', '--state', 'dead,pending', '--json'],
     ['jobs', 'show', jobId],
     ['jobs', 'show', jobId, '--json'],
+    ['jobs', 'flow', jobId],
+    ['jobs', 'flow', jobId, '--json'],
     ['schedules', 'list'],
     ['schedules', 'list', '--json'],
     ['purge', '--dry-run'],

@@ -10,6 +10,7 @@ import type { DependencyPolicy } from '../../src/job/dependencies.js';
 import type { ClaimedJob, NewJob } from '../../src/storage/model.js';
 import type { ConformanceContext } from './context.js';
 import { leaseOf, newJob } from './helpers.js';
+import { describeWorkflowGraph } from './workflow-graph.js';
 
 /** Registers the workflow conformance tests; call inside the provider's `describe`. */
 export function describeWorkflows(ctx: ConformanceContext): void {
@@ -338,4 +339,5 @@ export function describeWorkflows(ctx: ConformanceContext): void {
       for (const parent of parents) expect((await dead(parent.id)).reason).toBe('DependencyFailed');
     });
   });
+  describeWorkflowGraph(ctx);
 }

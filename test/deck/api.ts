@@ -16,6 +16,7 @@ import {
   type ErrorGroup,
   type ErrorGroupTrend,
   type JobDetail,
+  type JobFlow,
   type JobPage,
   type QueueInfo,
   type QueueStatus,
@@ -601,6 +602,27 @@ export function describeDeckApi(
         actor: 'carol',
       });
       expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(0);
+    });
+
+    it("reads a job's flow to read access: the whole workflow, 404 when the job is nowhere", async () => {
+      const { base } = await serve({ tokens: [{ token: READ_TOKEN, access: 'read' }] });
+      const api = new DeckClient(base, { authorization: `Bearer ${READ_TOKEN}` });
+      let child = '';
+      let parent = '';
+      await chokaq.enqueueWorkflow((workflow) => {
+        child = workflow.add(ok, {}, { delay: '1h' });
+        parent = workflow.add(ok, {}, { dependsOn: [child] });
+      });
+      const flow = await api.get<JobFlow>(`api/jobs/${child}/flow`);
+      expect(flow.status).toBe(200);
+      expect(flow.body).toMatchObject({ id: child, truncated: false, limit: 200 });
+      expect(flow.body.nodes.map((n) => [n.id, n.state, n.depth])).toEqual([
+        [child, 'scheduled', 0],
+        [parent, 'awaiting', 1],
+      ]);
+      expect(flow.body.edges).toEqual([{ dependency: child, dependent: parent, onDeath: 'fail' }]);
+      const nowhere = await api.get('api/jobs/no-such-job/flow');
+      expect([nowhere.status, nowhere.error?.code]).toEqual([404, 'CHOKAQ_DECK_NOT_FOUND']);
     });
 
     it('shares live re-reads of a view among tabs for a feed interval, never a read asked for', async () => {

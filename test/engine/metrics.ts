@@ -343,6 +343,7 @@ export function describeMetrics(name: string, factory: EngineStoreFactory): void
       expect(value('queue_due', { queue: 'metrics.unserved' })).toBe(1);
       expect(value('queue_due', { queue: 'metrics' })).toBe(0);
       expect(value('queue_scheduled', { queue: 'metrics' })).toBe(1);
+      expect(value('queue_awaiting', { queue: 'metrics' })).toBe(0);
       expect(value('queue_dead', { queue: 'metrics' })).toBe(3);
       expect(value('queue_dead', { queue: 'metrics.zombie' })).toBe(1);
       const lag = value('queue_lag_seconds', { queue: 'metrics.unserved' });

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards, 23 dependencies
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards, 23 dependencies, 26 awaiting_gauge
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -190,6 +190,7 @@ CREATE TABLE :SCHEMA.jobs_hot (
 CREATE INDEX jobs_hot_active_idx ON :SCHEMA.jobs_hot USING btree (queue, status) WHERE (status = ANY (ARRAY[1, 2]));
 CREATE INDEX jobs_hot_attempts_idx ON :SCHEMA.jobs_hot USING btree (attempts, created_at) WHERE (attempts > 1);
 CREATE INDEX jobs_hot_awaiting_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (status = 4);
+CREATE INDEX jobs_hot_awaiting_queue_idx ON :SCHEMA.jobs_hot USING btree (queue) WHERE (status = 4);
 CREATE INDEX jobs_hot_cancel_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (cancel_requested_at IS NOT NULL);
 CREATE INDEX jobs_hot_error_words_idx ON :SCHEMA.jobs_hot USING gin (to_tsvector('simple'::regconfig, COALESCE(last_error, ''::text))) WHERE (last_error IS NOT NULL);
 CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NULL));

@@ -38,6 +38,9 @@ describe('bulk action summary', () => {
         total: 40,
       }),
     ).toBe('40 jobs: state dead, queue mail or sms, error "timeout"');
+    expect(bulkSummary({ target: { flow: 'job-7' }, total: 4 })).toBe(
+      '4 jobs: the flow of job job-7',
+    );
   });
   it('shows a preview whose token expired as expired, not in progress', () => {
     const expiresAt = new Date(1000);
@@ -106,6 +109,7 @@ describe('system health', () => {
     active: true,
     due: 1,
     scheduled: 0,
+    awaiting: 0,
     fetched: 0,
     processing: 0,
     dead: 0,

@@ -16,6 +16,7 @@ function gauge(queue: string, lagMs: number | null, extra: Partial<QueueGauges> 
     active: true,
     due: lagMs === null ? 0 : 1,
     scheduled: 0,
+    awaiting: 0,
     fetched: 0,
     processing: 0,
     dead: 0,

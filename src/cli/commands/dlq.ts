@@ -27,7 +27,7 @@ import { parseFlags } from '../args.js';
 import { SINGLE_ACTION_OPTIONS, onlyOne } from '../operator/action-flags.js';
 
 /** The jobs a bulk command takes, in a synopsis line: exactly one of ids, filters and `--all`. */
-const SELECTION_SYNOPSIS = `[--id ID ...] [--all] ${FILTERS_BUT_STATE_SYNOPSIS}`;
+const SELECTION_SYNOPSIS = `[--id ID ...] [--flow ID] [--all] ${FILTERS_BUT_STATE_SYNOPSIS}`;
 
 /** Usage text of `chokaq dlq`. */
 export const DLQ_USAGE = `${synopsis(`chokaq dlq groups [--queue Q] [--type T] [--limit N] [--json] ${CONNECTION_SYNOPSIS}`)}
@@ -40,7 +40,8 @@ Triage and repair of the dead-letter queue. 'groups' lists error groups, largest
 pages DLQ jobs. 'resurrect' and 'purge' preview the jobs a SELECTION takes (count and sample),
 ask you to type the count (or take --yes), then run as a durable bulk action with a progress
 bar; Ctrl-C stops it between two batches. 'edit' changes one DLQ job in place.
-SELECTION is --id ID (repeatable), --group FP, filter flags, or --all for the whole DLQ.
+SELECTION is --id ID (repeatable), --flow ID (the dead jobs of the workflow job ID belongs to,
+as 'chokaq jobs flow' shows it), --group FP, filter flags, or --all for the whole DLQ.
   --reason TEXT        why, for the audit trail (required by resurrect and purge)
   --actor NAME         who, for the audit trail (default: cli:user@host)
   --patch JSON         resurrect: a JSON merge patch applied to each payload (RFC 7386)
@@ -65,6 +66,7 @@ const ACTION_OPTIONS = {
   ...FILTERS_BUT_STATE,
   ...PAGE_OPTIONS,
   id: { type: 'string', multiple: true },
+  flow: { type: 'string' },
   all: { type: 'boolean', default: false },
   reason: { type: 'string' },
   actor: { type: 'string' },
@@ -189,18 +191,26 @@ async function bulk(
   );
 }
 
-/** The jobs a bulk command takes: listed ids, an error group, filters, or (`--all`) every one. */
-function targetOf(values: FilterValues & { id?: string[] | undefined; all: boolean }): BulkTarget {
+/**
+ * The jobs a bulk command takes: listed ids, a flow's, an error group, filters, or (`--all`)
+ * every one.
+ */
+function targetOf(
+  values: FilterValues & { id?: string[] | undefined; flow?: string | undefined; all: boolean },
+): BulkTarget {
   const filtered = hasFilter(values);
-  const given = [values.id !== undefined, filtered, values.all].filter(Boolean).length;
+  const given = [values.id !== undefined, values.flow !== undefined, filtered, values.all].filter(
+    Boolean,
+  ).length;
   if (given !== 1) {
     throw new CliError(
       given === 0
-        ? 'say which jobs: --id ID, --group FP, filter flags, or --all for the whole DLQ'
-        : 'give only one of --id, filter flags (with --group) and --all',
+        ? 'say which jobs: --id ID, --flow ID, --group FP, filter flags, or --all for the whole DLQ'
+        : 'give only one of --id, --flow, filter flags (with --group) and --all',
     );
   }
   if (values.id !== undefined) return { ids: values.id };
+  if (values.flow !== undefined) return { flow: values.flow };
   const query = queryFrom(values);
   if (Object.keys(query).length === 1 && query.errorGroup !== undefined)
     return { errorGroup: query.errorGroup };

@@ -3,6 +3,8 @@ import { FILTER_OPTIONS, FILTER_SYNOPSIS, FILTER_USAGE } from '../operator/filte
 import { synopsis } from '../usage.js';
 import { PAGE_OPTIONS, PAGE_SYNOPSIS, PAGE_USAGE, pageQuery, printPage } from '../operator/list.js';
 import { jobDetailText } from '../operator/render.js';
+import { flowText } from '../operator/flow-text.js';
+import { MAX_FLOW_NODES } from '../../operator/job-flow.js';
 import {
   CONNECTION_OPTIONS,
   CONNECTION_SYNOPSIS,
@@ -15,9 +17,13 @@ import { SINGLE_ACTION_OPTIONS, actorOf, onlyOne } from '../operator/action-flag
 /** Usage text of `chokaq jobs`. */
 export const JOBS_USAGE = `${synopsis(`chokaq jobs list ${FILTER_SYNOPSIS} ${PAGE_SYNOPSIS} ${CONNECTION_SYNOPSIS}`)}
 ${synopsis(`chokaq jobs show <id> [--json] ${CONNECTION_SYNOPSIS}`)}
+${synopsis(`chokaq jobs flow <id> [--limit N] [--json] ${CONNECTION_SYNOPSIS}`)}
 ${synopsis(`chokaq jobs rerun <id> [--reason TEXT] [--actor NAME] [--json] ${CONNECTION_SYNOPSIS}`)}
 
 Lists jobs wherever they are (pending, running, archive, DLQ), or shows one with its timeline.
+'flow' shows the workflow a job belongs to: every job connected to it through dependencies,
+layer by layer from the jobs that wait for nothing, each with its state and the jobs it waits
+for (at most --limit jobs, 1-1000, default 1000: the nearest).
 'rerun' runs a succeeded job again: a copy of the archived job under a new id, due now, audited
 (the archived job stays).
 ${PAGE_USAGE}
@@ -26,7 +32,7 @@ ${FILTER_USAGE}
 Store:
 ${CONNECTION_USAGE}`;
 
-/** `chokaq jobs list|show`. Resolves to the exit code. */
+/** `chokaq jobs list|show|flow|rerun`. Resolves to the exit code. */
 export async function jobsCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'list') {
@@ -56,8 +62,42 @@ export async function jobsCommand(args: string[], io: CliIo): Promise<number> {
       return 0;
     });
   }
+  if (sub === 'flow') return flow(rest, io);
   if (sub === 'rerun') return rerun(rest, io);
-  throw subcommandError('jobs', sub, ['list', 'show', 'rerun']);
+  throw subcommandError('jobs', sub, ['list', 'show', 'flow', 'rerun']);
+}
+
+/** `chokaq jobs flow <id>`: the workflow of a job, read only. */
+async function flow(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags({
+    args,
+    options: {
+      ...CONNECTION_OPTIONS,
+      json: { type: 'boolean', default: false },
+      limit: { type: 'string' },
+    },
+    allowPositionals: true,
+  });
+  const id = onlyOne(positionals, 'jobs flow', 'job id');
+  const limit = values.limit === undefined ? undefined : limitOf(values.limit);
+  return withSession(values, io, async (chokaq) => {
+    const found = await chokaq.jobs.flow(id, limit === undefined ? {} : { limit });
+    if (found === null) {
+      io.stderr.write(`no job ${id} in the hot table, the archive or the DLQ\n`);
+      return 1;
+    }
+    io.stdout.write(values.json ? `${JSON.stringify(found, null, 2)}\n` : flowText(found));
+    return 0;
+  });
+}
+
+/** `--limit` as a number from 1 to {@link MAX_FLOW_NODES}, checked before the store opens. */
+function limitOf(text: string): number {
+  const limit = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_FLOW_NODES)) {
+    throw new CliError(`--limit must be a whole number from 1 to ${MAX_FLOW_NODES}, got '${text}'`);
+  }
+  return limit;
 }
 
 /** `chokaq jobs rerun <id>`: enqueues a copy of a succeeded job. */

@@ -1,8 +1,17 @@
-/** Jobs wherever they are: the query, counts, a job's detail, edits, cancels and re-runs. */
+/**
+ * Jobs wherever they are: the query, counts, a job's detail and its flow, edits, cancels and
+ * re-runs.
+ */
 import type { ChokaQ } from '../../chokaq.js';
 import type { PendingJobEdit } from '../../operator/jobs-api.js';
 import { bodyOf, notFound, queryJson, type Route } from '../routes.js';
 import { actorOptions, dateOf, reasonOf } from './inputs.js';
+
+/**
+ * Most jobs of a flow The Deck draws on a job's page: the nearest to the job, with the bound said
+ * when the flow has more (`chokaq jobs flow` and `chokaq.jobs.flow` read up to 1,000).
+ */
+export const DECK_FLOW_LIMIT = 200;
 
 type EditBody = Omit<PendingJobEdit, 'actor' | 'runAt'> & { runAt?: string };
 
@@ -26,6 +35,13 @@ export function jobRoutes(chokaq: ChokaQ): Route[] {
       path: 'jobs/:id',
       access: 'read',
       handle: async ({ params }) => (await chokaq.jobs.get(params.id!)) ?? notFound('the job'),
+    },
+    {
+      method: 'GET',
+      path: 'jobs/:id/flow',
+      access: 'read',
+      handle: async ({ params }) =>
+        (await chokaq.jobs.flow(params.id!, { limit: DECK_FLOW_LIMIT })) ?? notFound('the job'),
     },
     {
       method: 'POST',

@@ -186,6 +186,13 @@ export const OBSERVED_METRICS = {
     description: 'Scheduled jobs due later (all processes)',
     tags: ['queue'],
   },
+  awaiting: {
+    name: 'chokaq.queue.awaiting',
+    kind: 'gauge',
+    unit: '{job}',
+    description: 'Jobs waiting for their dependencies, neither due nor scheduled (all processes)',
+    tags: ['queue'],
+  },
   running: {
     name: 'chokaq.queue.running',
     kind: 'gauge',

@@ -133,6 +133,7 @@ export class MetricsRecorder {
         gauge.oldestDueAt === null ? 0 : gauge.readAt.getTime() - gauge.oldestDueAt.getTime();
       put(OBSERVED_METRICS.due, gauge.due, tags);
       put(OBSERVED_METRICS.scheduled, gauge.scheduled, tags);
+      put(OBSERVED_METRICS.awaiting, gauge.awaiting, tags);
       put(OBSERVED_METRICS.running, gauge.fetched + gauge.processing, tags);
       put(OBSERVED_METRICS.deadSize, gauge.dead, tags);
       put(OBSERVED_METRICS.lag, Math.max(0, lag), tags);

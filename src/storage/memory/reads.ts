@@ -182,6 +182,7 @@ export function queueGaugesOf(tables: Tables, now: Date): QueueGauges[] {
       active: queue.active,
       due: 0,
       scheduled: 0,
+      awaiting: 0,
       fetched: 0,
       processing: 0,
       dead: 0,
@@ -195,6 +196,8 @@ export function queueGaugesOf(tables: Tables, now: Date): QueueGauges[] {
     const entry = gauges.get(row.queue);
     if (entry === undefined) continue;
     if (row.state === 'fetched' || row.state === 'processing') entry[row.state] += 1;
+    // An awaiting job is neither due nor scheduled (it is in no claim or promoter index).
+    else if (row.state === 'awaiting') entry.awaiting += 1;
     else if (row.runAt.getTime() > now.getTime()) entry.scheduled += 1;
     else {
       entry.due += 1;

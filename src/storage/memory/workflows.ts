@@ -16,8 +16,10 @@ import type {
   DependencyState,
   ResolveRequest,
   ResolveResult,
+  WorkflowGraph,
   WorkflowStore,
 } from '../workflow-store.js';
+import { workflowGraphOf } from './workflow-graph.js';
 import { waitingStateOf } from './promote.js';
 import { moveToDead } from './settle.js';
 import { atomically, type MemoryState } from './state.js';
@@ -58,6 +60,11 @@ export class MemoryWorkflows implements WorkflowStore {
     return atomically(() =>
       [...(this.state.tables.dependents.get(id) ?? [])].sort(cmp).slice(0, Math.max(0, limit)),
     );
+  }
+
+  /** {@inheritDoc WorkflowStore.graph} */
+  graph(id: string, limit: number): Promise<WorkflowGraph> {
+    return atomically(() => workflowGraphOf(this.state.tables, id, limit));
   }
 
   /** {@inheritDoc WorkflowStore.dependencies} */

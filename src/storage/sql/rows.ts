@@ -253,6 +253,7 @@ export function queueGaugesOf(row: QueueGaugesRow): QueueGauges {
     active: row.active,
     due: toNumber(row.due),
     scheduled: toNumber(row.scheduled),
+    awaiting: toNumber(row.awaiting),
     fetched: toNumber(row.fetched),
     processing: toNumber(row.processing),
     dead: toNumber(row.dead),

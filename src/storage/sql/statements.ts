@@ -1500,6 +1500,7 @@ export type QueueGaugesRow = {
   readonly active: boolean;
   readonly due: string | number | bigint;
   readonly scheduled: string | number | bigint;
+  readonly awaiting: string | number | bigint;
   readonly fetched: string | number | bigint;
   readonly processing: string | number | bigint;
   readonly dead: string | number | bigint;
@@ -2882,6 +2883,43 @@ export function workflowDependents(
   options?: QueryOptions,
 ): Promise<WorkflowDependentsRow[]> {
   return db.query<WorkflowDependentsRow>(sql.workflow_dependents, [params.id, params.limit], options);
+}
+
+/** A row of workflow_graph.sql. */
+export type WorkflowGraphRow = {
+  readonly id: string;
+  readonly hot_status: number | null;
+  readonly archived: boolean;
+  readonly dead: boolean;
+  readonly queue: string | null;
+  readonly type: string | null;
+  readonly attempts: number | null;
+  readonly created_at: Date | string | null;
+  readonly run_at: Date | string | null;
+  readonly started_at: Date | string | null;
+  readonly finished_at: Date | string | null;
+  readonly failure_reason: number | null;
+  readonly error: string | null;
+  readonly depends_on: readonly string[] | null;
+  readonly on_death: readonly number[] | null;
+};
+
+/** Parameters of workflow_graph.sql. */
+export interface WorkflowGraphParams {
+  /** $1: the job the walk starts from */
+  readonly id: string;
+  /** $2: most jobs (the caller asks one more than it shows, to know it cut the walk) */
+  readonly limit: number;
+}
+
+/** workflow_graph.sql: the workflow a job belongs to, for the operator: every job connected to it through dependencies in either direction (nearest first, at most `limit`), each where it is now, with the dependencies it waits for. */
+export function workflowGraph(
+  db: Executor,
+  sql: { readonly workflow_graph: string },
+  params: WorkflowGraphParams,
+  options?: QueryOptions,
+): Promise<WorkflowGraphRow[]> {
+  return db.query<WorkflowGraphRow>(sql.workflow_graph, [params.id, params.limit], options);
 }
 
 /** A row of workflow_link.sql. */

@@ -23,8 +23,10 @@ import type {
   DependencyState,
   ResolveRequest,
   ResolveResult,
+  WorkflowGraph,
   WorkflowStore,
 } from '../workflow-store.js';
+import { readWorkflowGraph } from './workflow-graph.js';
 import type { Executor, QueryOptions } from './executor.js';
 import { logEvent } from '../../observability/logging/log-events.js';
 import { moveToDlq } from './recovery.js';
@@ -93,6 +95,12 @@ export class SqlWorkflows implements WorkflowStore {
     const db = await this.context.db();
     const rows = await run.workflowDependents(db, this.context.sql, { id, limit });
     return rows.map((row) => row.job_id);
+  }
+
+  /** {@inheritDoc WorkflowStore.graph} */
+  async graph(id: string, limit: number): Promise<WorkflowGraph> {
+    const db = await this.context.db();
+    return readWorkflowGraph(db, this.context.sql, id, limit);
   }
 
   /** {@inheritDoc WorkflowStore.dependencies} */

@@ -30,9 +30,17 @@ function querySummary(q: JobQuery): string {
   return parts.length === 0 ? 'every job' : parts.join(', ');
 }
 
-/** `12 jobs: error group 3fa2…`, `3 jobs: chosen by id`, `40 jobs: state dead, queue mail`. */
+/**
+ * `12 jobs: error group 3fa2…`, `3 jobs: chosen by id`, `40 jobs: state dead, queue mail`,
+ * `4 jobs: the flow of job 01a2…`.
+ */
 export function bulkSummary(action: Pick<BulkAction, 'target' | 'total'>): string {
-  const target = action.target as { ids?: string[]; errorGroup?: string; query?: JobQuery };
+  const target = action.target as {
+    ids?: string[];
+    errorGroup?: string;
+    query?: JobQuery;
+    flow?: string;
+  };
   const what =
     target.ids !== undefined
       ? 'chosen by id'
@@ -40,7 +48,9 @@ export function bulkSummary(action: Pick<BulkAction, 'target' | 'total'>): strin
         ? `error group ${target.errorGroup.slice(0, 12)}`
         : target.query !== undefined
           ? querySummary(target.query)
-          : 'a selection';
+          : target.flow !== undefined
+            ? `the flow of job ${target.flow}`
+            : 'a selection';
   return `${count(action.total)} jobs: ${what}`;
 }
 

@@ -46,7 +46,8 @@ export function queryAsCode(q: JobQuery): { cli: string; api: string } {
 }
 
 /** What a bulk action selects. */
-export type BulkTargetInput = { ids: string[] } | { query: JobQuery } | { errorGroup: string };
+export type BulkTargetInput =
+  { ids: string[] } | { query: JobQuery } | { errorGroup: string } | { flow: string };
 
 /** The CLI command and API calls of a bulk action on DLQ jobs. */
 export function bulkAsCode(
@@ -59,7 +60,9 @@ export function bulkAsCode(
       ? target.ids.flatMap((id) => ['--id', shell(id)])
       : 'errorGroup' in target
         ? ['--group', target.errorGroup]
-        : filterFlags(target.query, false);
+        : 'flow' in target
+          ? ['--flow', shell(target.flow)]
+          : filterFlags(target.query, false);
   const verb = action === 'purge' ? 'purge' : 'resurrect';
   const extra =
     action === 'edit-resurrect' && edit

@@ -8,6 +8,7 @@
 import { ErrorLine } from '../components/error-view.js';
 import { useEffect, useState } from 'preact/hooks';
 import type { JobDetail } from '../../../operator/jobs.js';
+import type { JobFlow } from '../../../operator/job-flow.js';
 import type { BulkPreview } from '../../../operator/bulk.js';
 import type { BulkAction } from '../../../storage/bulk.js';
 import { mergePatch } from '../../../util/merge-patch.js';
@@ -98,6 +99,7 @@ export function BulkDialog(props: { draft: BulkRequestDraft; onClose: () => void
 function describeTarget(target: BulkTargetInput): string {
   if ('ids' in target) return `${count(target.ids.length)} chosen jobs`;
   if ('errorGroup' in target) return `error group ${target.errorGroup}`;
+  if ('flow' in target) return `the flow of job ${target.flow}`;
   return 'every job the filter matches';
 }
 
@@ -204,7 +206,10 @@ async function sampleOf(
 ): Promise<{ type: string; payload: unknown } | undefined> {
   let id: string | undefined;
   if ('ids' in target) id = target.ids[0];
-  else {
+  else if ('flow' in target) {
+    const flow = await get<JobFlow>(`jobs/${encodeURIComponent(target.flow)}/flow`);
+    id = flow.nodes.find((node) => node.state === 'dead')?.id;
+  } else {
     const query =
       'errorGroup' in target ? { state: ['dead'], errorGroup: target.errorGroup } : target.query;
     id = (await get<{ jobs: { id: string }[] }>('jobs', { ...query, limit: 1 })).jobs[0]?.id;

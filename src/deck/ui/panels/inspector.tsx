@@ -21,6 +21,7 @@ import { duration } from '../lib/format.js';
 import { href } from '../lib/route.js';
 import { CodeDialog } from './code-dialog.js';
 import { EditorDialog } from './editor.js';
+import { FlowGraph } from './flow-graph.js';
 
 /** The inspector of job `id`. */
 export function InspectorPanel({ id, operate }: { id: string; operate: boolean }) {
@@ -198,6 +199,9 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
           <h2>Result</h2>
           <JsonView value={JSON.parse(found.job.result) as unknown} label="Result" />
         </>
+      )}
+      {(detail.data.dependencies.length > 0 || detail.data.dependents.length > 0) && (
+        <FlowGraph id={job.id} operate={operate} />
       )}
       {detail.data.dependencies.length > 0 && (
         <>

@@ -6,11 +6,13 @@
 --   without a key is found without reading every pending row: per queue, a walk over the distinct
 --   priorities of the fetch index (one probe per priority), then the first run_at of each
 --   priority; of keyed jobs, the least run_at of the keyed fetch index (every pending keyed entry
---   of the queue, index only). Scheduled rows are counted on jobs_hot_scheduled_idx (index only).
+--   of the queue, index only). Scheduled rows are counted on jobs_hot_scheduled_idx (index only),
+--   awaiting ones (jobs waiting for their dependencies) on jobs_hot_awaiting_queue_idx.
 -- Parameters:
 --   $1 now: timestamptz or NULL — the store's clock; NULL reads the database's
 -- Locking: none (reads).
--- Row: queue text, paused boolean, active boolean, due bigint, scheduled bigint, fetched bigint,
+-- Row: queue text, paused boolean, active boolean, due bigint, scheduled bigint, awaiting bigint,
+--   fetched bigint,
 --   processing bigint, dead numeric, oldest_due_at timestamptz or NULL, succeeded_total numeric,
 --   failed_total numeric, read_at timestamptz
 WITH pending AS (
@@ -27,6 +29,12 @@ WITH pending AS (
         WHERE status = :SCHEDULED) p
   GROUP BY queue
 ),
+awaiting AS (
+  SELECT queue, count(*) AS awaiting
+  FROM :SCHEMA.jobs_hot
+  WHERE status = :AWAITING
+  GROUP BY queue
+),
 active AS (
   SELECT queue, count(*) FILTER (WHERE status = :FETCHED) AS fetched,
          count(*) FILTER (WHERE status = :PROCESSING) AS processing
@@ -38,6 +46,7 @@ dead AS (
   SELECT queue, sum(dead_count) AS dead FROM :SCHEMA.dlq_error_groups GROUP BY queue
 )
 SELECT q.name AS queue, q.is_paused AS paused, q.is_active AS active, coalesce(p.due, 0) AS due, coalesce(p.scheduled, 0) AS scheduled,
+       coalesce(w.awaiting, 0) AS awaiting,
        coalesce(a.fetched, 0) AS fetched, coalesce(a.processing, 0) AS processing,
        coalesce(d.dead, 0) AS dead,
        CASE WHEN least(o.first_run_at, p.first_scheduled_at) <= :NOW
@@ -51,6 +60,7 @@ LEFT JOIN (
   FROM :SCHEMA.stats_summary GROUP BY queue
 ) s ON s.queue = q.name
 LEFT JOIN pending p ON p.queue = q.name
+LEFT JOIN awaiting w ON w.queue = q.name
 LEFT JOIN active a ON a.queue = q.name
 LEFT JOIN dead d ON d.queue = q.name
 LEFT JOIN LATERAL (
