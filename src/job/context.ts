@@ -3,6 +3,7 @@
  * `defineJob` (./define-job.ts) imports, can name it without importing the definitions back.
  */
 import type { Logger } from '../observability/logging/logger.js';
+import type { JobBatch } from './batch-info.js';
 import type { JobDependency } from './dependencies.js';
 
 /** What a handler (and middleware) receives besides the payload. */
@@ -35,4 +36,10 @@ export interface JobContext {
    * given, each with its state and what its handler returned; `[]` for a job without.
    */
   dependencies(): Promise<JobDependency[]>;
+  /**
+   * The batch this job belongs to (`chokaq.enqueueBatch`, docs/workflows.md): as a member, or as
+   * one of its callbacks (`role`), with the batch's counts as they are when read; `null` for a
+   * job in no batch (or whose batch retention deleted).
+   */
+  batch(): Promise<JobBatch | null>;
 }

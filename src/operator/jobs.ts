@@ -3,6 +3,7 @@
  * paging merged across the tables the states name, counts that say whether they are exact, and
  * a job's detail with its timeline.
  */
+import type { BatchMembership } from '../storage/batch-store.js';
 import type { Store } from '../storage/store.js';
 import type { JobState } from '../job/state.js';
 import type { JobTable, SortPosition, TablePage } from '../storage/job-query.js';
@@ -46,6 +47,11 @@ export interface JobDetail {
   dependencies: DependencyState[];
   /** The ids of the jobs that wait (or waited) for it, in id order, at most {@link MAX_DEPENDENTS}. */
   dependents: string[];
+  /**
+   * The batch it is a member or a callback of (`chokaq.enqueueBatch`), with the batch's counts
+   * and callbacks (read it again with `chokaq.batches.get`); `null`: none, or retention deleted it.
+   */
+  batch: BatchMembership | null;
 }
 
 /** Most ids {@link JobDetail.dependents} lists. */
@@ -122,7 +128,7 @@ export async function countJobs(
 
 /** A job's detail, or `null` when no table holds it. */
 export async function jobDetail(
-  store: Pick<Store, 'operator' | 'workflows'>,
+  store: Pick<Store, 'operator' | 'workflows' | 'batches'>,
   id: string,
 ): Promise<JobDetail | null> {
   const found = await store.operator.getJob(id);
@@ -130,9 +136,10 @@ export async function jobDetail(
   const timeline = timelineOf(found);
   const runsKept = timeline.filter((entry) => entry.kind === 'run').length;
   const runsNotKept = Math.max(0, found.job.attempts + found.job.lostAttempts - runsKept);
-  const [dependencies, dependents] = await Promise.all([
+  const [dependencies, dependents, batch] = await Promise.all([
     store.workflows.dependencies(id),
     store.workflows.dependents(id, MAX_DEPENDENTS),
+    store.batches.ofJob(id),
   ]);
-  return { state: stateOf(found), found, timeline, runsNotKept, dependencies, dependents };
+  return { state: stateOf(found), found, timeline, runsNotKept, dependencies, dependents, batch };
 }

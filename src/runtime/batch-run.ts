@@ -41,6 +41,7 @@ export interface BatchRunDeps extends Pick<
   | 'abortGraceMs'
   | 'tracer'
   | 'dependencies'
+  | 'batch'
 > {
   /** Settles one job of the batch the way a single run is settled (`Executor.finish`). */
   finish(
@@ -109,7 +110,7 @@ class BatchRun {
     this.queue = first.queue;
     this.grace = new GraceTimer(deps.clock, deps.abortGraceMs);
     this.contexts = entries.map(
-      (entry) => new RunContext(entry.job, deps.events, deps.logger, deps.dependencies),
+      (entry) => new RunContext(entry.job, deps.events, deps.logger, deps.dependencies, deps.batch),
     );
     this.active = entries.map((entry, index) => this.register(entry, index));
     this.timeoutMs = definition.timeoutMs ?? deps.queueTimeoutsMs[this.queue] ?? deps.timeoutMs;

@@ -17,6 +17,7 @@ import { Heartbeater } from './heartbeater.js';
 import { Presence } from './presence.js';
 import { Promoter } from './promoter.js';
 import { Resolver } from './resolver.js';
+import { batchReader } from './batch-reader.js';
 import { dependencyReader } from './dependency-reader.js';
 import { Rescuer } from './rescuer.js';
 import { Retention } from './retention.js';
@@ -138,6 +139,7 @@ export class Engine {
       abortGraceMs: settings.abortGraceMs,
       tracer: chokaqTracer(settings.telemetry.tracerProvider, packageVersion()),
       dependencies: dependencyReader(storage),
+      batch: batchReader(storage),
     });
     this.circuits =
       settings.circuitBreaker === false

@@ -98,6 +98,7 @@ export class Executor {
       this.options.events,
       this.options.logger,
       this.options.dependencies,
+      this.options.batch,
     );
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
     const run = new SingleRun(job, lease, ctx, grace);

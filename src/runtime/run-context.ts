@@ -2,6 +2,8 @@ import type { IdempotencyOutcome } from './idempotency-outcome.js';
 import type { JobContext } from '../job/context.js';
 import type { JobDependency } from '../job/dependencies.js';
 import type { DependencyReader } from './dependency-reader.js';
+import { NO_BATCH, type BatchReader } from './batch-reader.js';
+import type { JobBatch } from '../job/batch-info.js';
 import type { ChokaQEvents } from './events.js';
 import { withFields, type Logger } from '../observability/logging/logger.js';
 import type { ClaimedJob } from '../storage/model.js';
@@ -32,6 +34,7 @@ export class RunContext implements JobContext {
   #skipNote: string | undefined;
   #progress: number | undefined;
   readonly #readDependencies: DependencyReader;
+  readonly #readBatch: BatchReader;
 
   /** `signal`: the run's signal, its controller made on the first read. */
   static readonly #signalProperty: PropertyDescriptor = {
@@ -44,12 +47,14 @@ export class RunContext implements JobContext {
 
   /**
    * @param readDependencies Reads the job's dependencies for {@link RunContext.dependencies}.
+   * @param readBatch Reads the job's batch for {@link RunContext.batch}. Default: none (`null`).
    */
   constructor(
     job: ClaimedJob,
     events: ChokaQEvents,
     parentLogger: Logger,
     readDependencies: DependencyReader,
+    readBatch: BatchReader = NO_BATCH,
   ) {
     this.id = job.id;
     this.type = job.type;
@@ -62,6 +67,7 @@ export class RunContext implements JobContext {
     this.#events = events;
     this.#parentLogger = parentLogger;
     this.#readDependencies = readDependencies;
+    this.#readBatch = readBatch;
   }
 
   /** Logger scoped to this job; its records carry the job's id, type, queue and attempt. */
@@ -91,6 +97,8 @@ export class RunContext implements JobContext {
   }
 
   readonly dependencies = (): Promise<JobDependency[]> => this.#readDependencies(this.id);
+
+  readonly batch = (): Promise<JobBatch | null> => this.#readBatch(this.id);
 
   readonly skip = (reason: string): void => {
     this.#skipNote = reason;

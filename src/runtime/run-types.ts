@@ -4,6 +4,7 @@
  * executor.ts so that batch-run.ts and grace-timer.ts, which executor.ts uses, need not import it.
  */
 import type { DependencyReader } from './dependency-reader.js';
+import type { BatchReader } from './batch-reader.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { JobContext } from '../job/context.js';
 import type { JobRegistry } from '../job/registry.js';
@@ -44,6 +45,8 @@ export interface ExecutorOptions {
   tracer: Tracer;
   /** Reads a job's dependencies for `ctx.dependencies()`. */
   dependencies: DependencyReader;
+  /** Reads a job's batch for `ctx.batch()`. Default: none (`null`). */
+  batch?: BatchReader;
   /**
    * Called when a handler threw `RateLimitedError`, with the wait in ms (blocks the job's rate
    * bucket for every process). Default: none.

@@ -1,5 +1,6 @@
 /** `performJob`: run one job's handler with a payload and a context, without storage. */
 import { parsePayload, type JobDefinition } from '../job/define-job.js';
+import type { JobBatch } from '../job/batch-info.js';
 import type { JobDependency } from '../job/dependencies.js';
 import { serializePayload } from '../job/envelope.js';
 import { silentLogger, type Logger } from '../observability/logging/logger.js';
@@ -23,6 +24,8 @@ export interface PerformJobOptions {
   signal?: AbortSignal;
   /** What `ctx.dependencies()` resolves to. Default: `[]` (a job without dependencies). */
   dependencies?: readonly JobDependency[];
+  /** What `ctx.batch()` resolves to. Default: `null` (a job in no batch). */
+  batch?: JobBatch | null;
 }
 
 /** What one {@link performJob} run ended with. */
@@ -65,8 +68,13 @@ export async function performJob<In, Out>(
   const logger = options.logger ?? silentLogger;
   // The worker's own context class, so progress clamps, skip notes and the signal behave alike.
   const dependencies = [...(options.dependencies ?? [])];
-  const ctx = new RunContext(claimed, new ChokaQEvents(logger), logger, () =>
-    Promise.resolve(dependencies),
+  const batch = options.batch ?? null;
+  const ctx = new RunContext(
+    claimed,
+    new ChokaQEvents(logger),
+    logger,
+    () => Promise.resolve(dependencies),
+    () => Promise.resolve(batch),
   );
   const { signal } = options;
   const onAbort = (): void => {

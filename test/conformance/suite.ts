@@ -15,6 +15,7 @@
  * - `store.cluster`: cluster.ts (wake-ups, broadcasts, leases, clock);
  * - `store.retention`: retention.ts;
  * - `store.workflows`: workflows.ts;
+ * - `store.batches`: batches.ts;
  * - `idempotencyClaims`: idempotency.ts; `rateLimits`: rate-limits.ts; `schedules`:
  *   schedules.ts.
  *
@@ -28,6 +29,7 @@ import type { ArchivedJob, DeadJob, HotJob, NewJob, QueueStats } from '../../src
 import type { MetricBucket } from '../../src/storage/queue-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { FakeClock } from '../../src/util/clock.js';
+import { describeBatches } from './batches.js';
 import { describeBulkStore } from './bulk.js';
 import { describeClusterStore } from './cluster.js';
 import type { ConformanceContext } from './context.js';
@@ -231,6 +233,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeRateLimits(context);
     describeSchedules(context);
     describeWorkflows(context);
+    describeBatches(context);
 
     // ----------------------------------------------------------- the aggregate's own lifecycle
 

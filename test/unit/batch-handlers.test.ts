@@ -106,6 +106,7 @@ describe('defineJob with handleBatch', () => {
       log: silentLogger,
       skip: () => undefined,
       dependencies: () => Promise.resolve([]),
+      batch: () => Promise.resolve(null),
     } satisfies JobContext;
     expect(await job.handle({ n: 4 }, ctx)).toBe(8);
     await expect(Promise.resolve(job.handle({ n: 0 }, ctx))).rejects.toThrow('no');

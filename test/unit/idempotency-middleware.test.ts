@@ -29,6 +29,7 @@ function context(id: string): FakeContext {
     signal: new AbortController().signal,
     progress: () => Promise.resolve(),
     dependencies: () => Promise.resolve([]),
+    batch: () => Promise.resolve(null),
     log,
     skip: (reason: string) => void skipped.push(reason),
     skipped,

@@ -26,6 +26,8 @@ import { MemoryRetention } from './retention.js';
 import { MemorySchedules } from './schedules.js';
 import { MemoryState } from './state.js';
 import { MemoryWorkflows } from './workflows.js';
+import { MemoryBatches } from './batches.js';
+import type { BatchStore } from '../batch-store.js';
 
 /** A volatile, single-process {@link Store} kept in memory. */
 export class MemoryStore implements Store {
@@ -45,6 +47,8 @@ export class MemoryStore implements Store {
   readonly retention: RetentionStore;
   /** {@inheritDoc Store.workflows} */
   readonly workflows: WorkflowStore;
+  /** {@inheritDoc Store.batches} */
+  readonly batches: BatchStore;
   private readonly state: MemoryState;
   /** {@inheritDoc Store.idempotencyClaims} */
   readonly idempotencyClaims: MemoryIdempotencyClaims;
@@ -75,6 +79,7 @@ export class MemoryStore implements Store {
     this.cluster = new MemoryCluster(state);
     this.retention = new MemoryRetention(state, bulk, this.schedules);
     this.workflows = new MemoryWorkflows(state);
+    this.batches = new MemoryBatches(state);
   }
 
   /** Nothing to open: a no-op, safe to call any number of times. */
