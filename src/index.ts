@@ -88,12 +88,8 @@ export type {
   BatchJobOptions,
 } from './enqueue/batch-builder.js';
 export type { EnqueueBatchResult } from './enqueue/enqueuer.js';
-export type {
-  BatchCallback,
-  BatchCallbackKind,
-  BatchInfo,
-  BatchMembership,
-} from './storage/batch-store.js';
+export type { BatchCallback, BatchCallbackKind, BatchInfo, JobBatch } from './job/batch-info.js';
+export type { BatchMembership } from './storage/batch-store.js';
 export type { BatchesApi } from './operator/batches-api.js';
 export type {
   BatchContext,
