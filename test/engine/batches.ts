@@ -113,6 +113,27 @@ export function describeBatches(name: string, factory: EngineStoreFactory): void
       expect((await chokaq.jobs.get(result.callbacks.death ?? ''))?.state).toBe('awaiting');
     });
 
+    it('a bulk cancel counts its members; a bulk resurrect counts them back', async () => {
+      const chokaq = await started(await factory.make(), { jobs, concurrency: 2 });
+      let later: string[] = [];
+      const result = await chokaq.enqueueBatch((batch) => {
+        later = [1, 2].map((n) => batch.add(part, { n }, { delay: '1h' }));
+        batch.onSuccess(report, { label: 'good' });
+        batch.onComplete(report, { label: 'done' });
+      });
+      const cancel = await chokaq.bulk.preview({ action: 'cancel', target: { ids: later } });
+      await chokaq.bulk.run(cancel.token, { actor: 'ana', reason: 'not now' });
+      const complete = result.callbacks.complete ?? '';
+      await waitForJob(chokaq, complete, 'succeeded', { timeoutMs: 15_000 });
+      expect(runsOf(complete)[0]?.batch).toMatchObject({ cancelled: 2, pending: 0 });
+      const back = await chokaq.bulk.preview({ action: 'resurrect', target: { ids: later } });
+      await chokaq.bulk.run(back.token, { actor: 'ana', reason: 'now' });
+      const success = result.callbacks.success ?? '';
+      await waitForJob(chokaq, success, 'succeeded', { timeoutMs: 15_000 });
+      expect(runsOf(success)[0]?.batch).toMatchObject({ succeeded: 2, cancelled: 0 });
+      expect(runsOf(complete)).toHaveLength(1);
+    });
+
     it('refuses bad input with coded errors naming the field, writing nothing', async () => {
       const chokaq = await started(await factory.make(), { jobs });
       const count = async (): Promise<number> =>
