@@ -48,6 +48,7 @@ describe('RunContext', () => {
     expect(Object.keys(copy).sort()).toEqual(
       [
         'attempt',
+        'batch',
         'createdAt',
         'dependencies',
         'id',
