@@ -128,16 +128,8 @@ export class Enqueuer {
   ): Promise<EnqueueResult[]> {
     const list = checkArray(jobs, 'workflow', MAX_ENQUEUE_ITEMS) as readonly WorkflowEntry[];
     const { client } = checkOptions(options, 'options', MANY_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
-    const targets = new Map<unknown, EnqueueTarget>();
-    const entries = list.map((entry, i) => {
-      let target = targets.get(entry.job);
-      if (target === undefined) {
-        target = this.targetOf(entry.job, `workflow[${i}].job`);
-        targets.set(entry.job, target);
-      }
-      return { target, item: entry.item };
-    });
-    return this.writeAll(entries, client, (i) => `workflow[${i}]`);
+    const field = (i: number): string => `workflow[${i}]`;
+    return this.writeAll(this.targetsOf(list, field), client, field);
   }
 
   private write(
@@ -210,13 +202,7 @@ export class Enqueuer {
     await this.options.open();
     let results: EnqueueResult[];
     if (client !== undefined) {
-      if (!store.jobs.enqueueWithin) {
-        throw new ChokaQError(
-          'CHOKAQ_TRANSACTION_UNSUPPORTED',
-          `storage '${store.kind}' cannot enqueue in a caller transaction (options.client)`,
-          { field: 'options.client' },
-        );
-      }
+      if (!store.jobs.enqueueWithin) throw transactionUnsupported(store.kind);
       results = await store.jobs.enqueueWithin(client, rows);
     } else if (rows.length === 1) {
       results = [await this.inserter.add(rows[0] as NewJob)];
@@ -252,16 +238,7 @@ export class Enqueuer {
       i < list.length
         ? `batch[${i}]`
         : `batch.${CALLBACK_METHOD[kinds[i - list.length] ?? 'success']}`;
-    const targets = new Map<unknown, EnqueueTarget>();
-    const resolved = entries.map((entry, i) => {
-      let target = targets.get(entry.job);
-      if (target === undefined) {
-        target = this.targetOf(entry.job, `${fieldOf(i)}.job`);
-        targets.set(entry.job, target);
-      }
-      return { target, item: entry.item };
-    });
-    const rows = await this.rowsOf(resolved, fieldOf);
+    const rows = await this.rowsOf(this.targetsOf(entries, fieldOf), fieldOf);
     const batch: NewBatch = {
       id: uuidv7(),
       members: rows.slice(0, list.length),
@@ -270,13 +247,7 @@ export class Enqueuer {
     await this.options.open();
     let results: EnqueueResult[];
     if (client !== undefined) {
-      if (!store.batches.enqueueWithin) {
-        throw new ChokaQError(
-          'CHOKAQ_TRANSACTION_UNSUPPORTED',
-          `storage '${store.kind}' cannot enqueue in a caller transaction (options.client)`,
-          { field: 'options.client' },
-        );
-      }
+      if (!store.batches.enqueueWithin) throw transactionUnsupported(store.kind);
       results = await store.batches.enqueueWithin(client, batch);
     } else {
       results = await store.batches.enqueue(batch);
@@ -299,6 +270,25 @@ export class Enqueuer {
         queue: row.queue,
         created: result.created,
       });
+    });
+  }
+
+  /**
+   * Each entry with the definition and type key its job resolves to, looked up once per distinct
+   * job (errors name it as `field(i).job`).
+   */
+  private targetsOf(
+    entries: readonly WorkflowEntry[],
+    field: (index: number) => string,
+  ): { target: EnqueueTarget; item: EnqueueItem<unknown> }[] {
+    const targets = new Map<unknown, EnqueueTarget>();
+    return entries.map((entry, i) => {
+      let target = targets.get(entry.job);
+      if (target === undefined) {
+        target = this.targetOf(entry.job, `${field(i)}.job`);
+        targets.set(entry.job, target);
+      }
+      return { target, item: entry.item };
     });
   }
 
@@ -352,4 +342,13 @@ export class Enqueuer {
       );
     }
   }
+}
+
+/** The error of `options.client` given to a store that cannot enqueue in a caller transaction. */
+function transactionUnsupported(kind: string): ChokaQError {
+  return new ChokaQError(
+    'CHOKAQ_TRANSACTION_UNSUPPORTED',
+    `storage '${kind}' cannot enqueue in a caller transaction (options.client)`,
+    { field: 'options.client' },
+  );
 }
