@@ -90,12 +90,16 @@ function migrations() {
   });
 }
 
-/** Replaces each `:INCLUDE name` line of a statement by the text of fragments/name.sql. */
-function withFragments(sql, file) {
+/**
+ * Replaces each `:INCLUDE name` line of a statement by the text of fragments/name.sql; a fragment
+ * may include another (at most three levels deep).
+ */
+function withFragments(sql, file, depth = 0) {
+  if (depth > 3) throw new Error(`${file} includes fragments more than three levels deep`);
   return sql.replace(/^:INCLUDE ([a-z][a-z0-9_]*)$/gm, (_, name) => {
     const path = join(sqlDir, 'fragments', `${name}.sql`);
     if (!existsSync(path)) throw new Error(`${file} includes an unknown fragment: ${name}`);
-    return readFileSync(path, 'utf8').trimEnd();
+    return withFragments(readFileSync(path, 'utf8').trimEnd(), file, depth + 1);
   });
 }
 

@@ -3,6 +3,9 @@ import type { ChokaQSettings } from './config/resolve.js';
 import { compose, setConcurrency } from './composition.js';
 import type { Enqueuer } from './enqueue/enqueuer.js';
 import { WorkflowCollector, type WorkflowBuilder } from './enqueue/workflow-builder.js';
+import { BatchCollector, type BatchBuilder } from './enqueue/batch-builder.js';
+import type { EnqueueBatchResult } from './enqueue/enqueuer.js';
+import type { BatchesApi } from './operator/batches-api.js';
 import type {
   EnqueueItem,
   EnqueueManyOptions,
@@ -103,6 +106,8 @@ export class ChokaQ {
   readonly workers: LiveControls;
   /** Flow control now: concurrency keys in use and rate buckets (docs/flow-control.md). */
   readonly flow: FlowApi;
+  /** Batches of `enqueueBatch` by id: their counts and callbacks (docs/workflows.md). */
+  readonly batches: BatchesApi;
   /** Recurring jobs: add, update, pause, resume, remove, trigger, list (docs/recurring-jobs.md). */
   readonly schedules: SchedulesApi;
   /** Fires due ticks while the worker runs. */
@@ -133,6 +138,7 @@ export class ChokaQ {
       retention: this.retention,
       workers: this.workers,
       flow: this.flow,
+      batches: this.batches,
       schedules: this.schedules,
     } = compose(options));
   }
@@ -295,6 +301,31 @@ export class ChokaQ {
     const text = checkEvent(topic, data);
     await this.open();
     return this.config.storage.steps.send(id, topic, text);
+  }
+
+  /**
+   * Enqueues a batch: jobs (up to 100,000) counted as they finish, and callback jobs that run once
+   * each — when every job succeeded (`onSuccess`), when every job finished (`onComplete`), at the
+   * first death (`onDeath`). `build` adds the jobs and names the callbacks; all are written with
+   * the batch in a single atomic step (also in your transaction, with `options.client`). A
+   * callback reads its batch's counts with `ctx.batch()`; see docs/workflows.md, "Batches".
+   * @returns The batch's id, its jobs' results in the order added, and its callbacks' job ids.
+   * @throws ChokaQError naming the job and field (`batch[2].priority`, `batch.onDeath.payload`),
+   *   `CHOKAQ_INVALID_ARGUMENT` for a batch without jobs or a callback named twice,
+   *   `CHOKAQ_TRANSACTION_UNSUPPORTED` for `options.client` on a store without it; nothing is
+   *   written.
+   */
+  async enqueueBatch(
+    build: (batch: BatchBuilder) => void,
+    options?: EnqueueManyOptions,
+  ): Promise<EnqueueBatchResult> {
+    this.assertNotStopped();
+    if (typeof build !== 'function') {
+      throw invalid('CHOKAQ_INVALID_ARGUMENT', 'build', 'a function', build);
+    }
+    const batch = new BatchCollector();
+    build(batch);
+    return this.enqueuer.batch(batch.members, batch.callbacks, options);
   }
 
   /**

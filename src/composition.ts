@@ -19,6 +19,7 @@ import { BulkApi } from './operator/bulk.js';
 import { BulkRunner, OPERATOR_QUEUE } from './operator/bulk-runner.js';
 import { DlqApi } from './operator/dlq-api.js';
 import { FlowApi } from './operator/flow-api.js';
+import { BatchesApi } from './operator/batches-api.js';
 import { JobsApi } from './operator/jobs-api.js';
 import { LiveControls } from './operator/live-controls.js';
 import { QueuesApi } from './operator/queues-api.js';
@@ -63,6 +64,7 @@ export interface Parts {
   retention: RetentionApi;
   workers: LiveControls;
   flow: FlowApi;
+  batches: BatchesApi;
   schedules: SchedulesApi;
 }
 
@@ -233,6 +235,7 @@ export function compose(options: ChokaQOptions): Parts {
     auditor,
   });
   const flow = new FlowApi({ store: storage, open: open });
+  const batches = new BatchesApi({ store: storage, open });
 
   /** Applies a live control (`chokaq.workers`) where it concerns this process. */
   function applyControl(control: LiveControl): void {
@@ -273,6 +276,7 @@ export function compose(options: ChokaQOptions): Parts {
     retention,
     workers,
     flow,
+    batches,
     schedules,
   };
 }

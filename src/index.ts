@@ -85,6 +85,15 @@ export type { DependencyPolicy, JobDependency } from './job/dependencies.js';
 export type { Dependency } from './enqueue/dependencies.js';
 export type { WorkflowBuilder, WorkflowJobOptions } from './enqueue/workflow-builder.js';
 export type {
+  BatchBuilder,
+  BatchCallbackOptions,
+  BatchJobOptions,
+} from './enqueue/batch-builder.js';
+export type { EnqueueBatchResult } from './enqueue/enqueuer.js';
+export type { BatchCallback, BatchCallbackKind, BatchInfo, JobBatch } from './job/batch-info.js';
+export type { BatchMembership } from './storage/batch-store.js';
+export type { BatchesApi } from './operator/batches-api.js';
+export type {
   BatchContext,
   BatchHandler,
   BatchJob,

@@ -11,6 +11,12 @@ import { checkArray, checkOptions, describeValue } from '../util/check.js';
 import type { Clock } from '../util/clock.js';
 import { activeTraceParent } from '../observability/tracing/spans.js';
 import { checkAcyclic } from './dependencies.js';
+import {
+  BATCH_CALLBACK_KINDS,
+  type BatchCallbackKind,
+  type NewBatch,
+} from '../storage/batch-store.js';
+import { uuidv7 } from '../util/uuid.js';
 import { toNewJob, type NewJobContext } from './new-job.js';
 import {
   ENQUEUE_OPTION_KEYS,
@@ -33,6 +39,23 @@ interface EnqueueTarget {
 export interface WorkflowEntry {
   job: unknown;
   item: EnqueueItem<unknown>;
+}
+
+/** The public name of each callback kind's builder method (`BatchBuilder`), for error fields. */
+export const CALLBACK_METHOD: Record<BatchCallbackKind, string> = {
+  success: 'onSuccess',
+  complete: 'onComplete',
+  death: 'onDeath',
+};
+
+/** What `chokaq.enqueueBatch` resolves to. */
+export interface EnqueueBatchResult {
+  /** The batch's id, for `chokaq.batches.get` (a new UUIDv7). */
+  id: string;
+  /** Each member's result, in the order added (always `created: true`). */
+  jobs: EnqueueResult[];
+  /** The callback jobs' ids, by kind (those named). */
+  callbacks: Partial<Record<BatchCallbackKind, string>>;
 }
 
 /** Dependencies of an {@link Enqueuer}. */
@@ -105,16 +128,8 @@ export class Enqueuer {
   ): Promise<EnqueueResult[]> {
     const list = checkArray(jobs, 'workflow', MAX_ENQUEUE_ITEMS) as readonly WorkflowEntry[];
     const { client } = checkOptions(options, 'options', MANY_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
-    const targets = new Map<unknown, EnqueueTarget>();
-    const entries = list.map((entry, i) => {
-      let target = targets.get(entry.job);
-      if (target === undefined) {
-        target = this.targetOf(entry.job, `workflow[${i}].job`);
-        targets.set(entry.job, target);
-      }
-      return { target, item: entry.item };
-    });
-    return this.writeAll(entries, client, (i) => `workflow[${i}]`);
+    const field = (i: number): string => `workflow[${i}]`;
+    return this.writeAll(this.targetsOf(list, field), client, field);
   }
 
   private write(
@@ -131,12 +146,16 @@ export class Enqueuer {
     );
   }
 
-  private async writeAll(
+  /**
+   * The rows of `entries`, every envelope checked first, then the payload schemas; errors name the
+   * field as `field(i)` says.
+   * @throws ChokaQError with a stable code naming the field.
+   */
+  private async rowsOf(
     entries: readonly { target: EnqueueTarget; item: EnqueueItem<unknown> }[],
-    client: unknown,
     field: (index: number) => string,
-  ): Promise<EnqueueResult[]> {
-    const { store, clock, maxPayloadBytes } = this.options;
+  ): Promise<NewJob[]> {
+    const { clock, maxPayloadBytes } = this.options;
     const nowMs = clock.now();
     const traceParent = activeTraceParent();
     const contexts = new Map<EnqueueTarget, NewJobContext>();
@@ -169,23 +188,80 @@ export class Enqueuer {
           : [],
       ),
     );
+    return rows;
+  }
+
+  private async writeAll(
+    entries: readonly { target: EnqueueTarget; item: EnqueueItem<unknown> }[],
+    client: unknown,
+    field: (index: number) => string,
+  ): Promise<EnqueueResult[]> {
+    const { store } = this.options;
+    const rows = await this.rowsOf(entries, field);
     if (rows.length === 0) return [];
     await this.options.open();
     let results: EnqueueResult[];
     if (client !== undefined) {
-      if (!store.jobs.enqueueWithin) {
-        throw new ChokaQError(
-          'CHOKAQ_TRANSACTION_UNSUPPORTED',
-          `storage '${store.kind}' cannot enqueue in a caller transaction (options.client)`,
-          { field: 'options.client' },
-        );
-      }
+      if (!store.jobs.enqueueWithin) throw transactionUnsupported(store.kind);
       results = await store.jobs.enqueueWithin(client, rows);
     } else if (rows.length === 1) {
       results = [await this.inserter.add(rows[0] as NewJob)];
     } else {
       results = await store.jobs.enqueue(rows);
     }
+    this.emitEnqueued(rows, results);
+    return results;
+  }
+
+  /**
+   * Enqueues a batch (docs/workflows.md, "Batches"): its members and callbacks are checked as
+   * {@link Enqueuer.workflow} checks jobs, then written with the batch row in one atomic step.
+   * Errors name the job: `batch[2].priority`, `batch.onSuccess.payload`.
+   * @throws ChokaQError with a stable code naming the field; nothing is written.
+   */
+  async batch(
+    members: readonly WorkflowEntry[],
+    callbacks: Partial<Record<BatchCallbackKind, WorkflowEntry>>,
+    options: EnqueueManyOptions | undefined,
+  ): Promise<EnqueueBatchResult> {
+    const { store } = this.options;
+    const list = checkArray(members, 'batch', MAX_ENQUEUE_ITEMS) as readonly WorkflowEntry[];
+    if (list.length === 0) {
+      throw new ChokaQError('CHOKAQ_INVALID_ARGUMENT', 'batch must add at least one job', {
+        field: 'batch',
+      });
+    }
+    const { client } = checkOptions(options, 'options', MANY_KEYS, 'CHOKAQ_INVALID_ARGUMENT');
+    const kinds = BATCH_CALLBACK_KINDS.filter((kind) => callbacks[kind] !== undefined);
+    const entries = [...list, ...kinds.map((kind) => callbacks[kind] as WorkflowEntry)];
+    const fieldOf = (i: number): string =>
+      i < list.length
+        ? `batch[${i}]`
+        : `batch.${CALLBACK_METHOD[kinds[i - list.length] ?? 'success']}`;
+    const rows = await this.rowsOf(this.targetsOf(entries, fieldOf), fieldOf);
+    const batch: NewBatch = {
+      id: uuidv7(),
+      members: rows.slice(0, list.length),
+      callbacks: Object.fromEntries(kinds.map((kind, i) => [kind, rows[list.length + i]])),
+    };
+    await this.options.open();
+    let results: EnqueueResult[];
+    if (client !== undefined) {
+      if (!store.batches.enqueueWithin) throw transactionUnsupported(store.kind);
+      results = await store.batches.enqueueWithin(client, batch);
+    } else {
+      results = await store.batches.enqueue(batch);
+    }
+    this.emitEnqueued(rows, results);
+    return {
+      id: batch.id,
+      jobs: results.slice(0, list.length),
+      callbacks: Object.fromEntries(kinds.map((kind, i) => [kind, rows[list.length + i]?.id])),
+    };
+  }
+
+  /** Emits `job:enqueued` for each of `rows` with its result. */
+  private emitEnqueued(rows: readonly NewJob[], results: readonly EnqueueResult[]): void {
     results.forEach((result, i) => {
       const row = rows[i] as NewJob;
       this.options.events.emit('job:enqueued', {
@@ -195,7 +271,25 @@ export class Enqueuer {
         created: result.created,
       });
     });
-    return results;
+  }
+
+  /**
+   * Each entry with the definition and type key its job resolves to, looked up once per distinct
+   * job (errors name it as `field(i).job`).
+   */
+  private targetsOf(
+    entries: readonly WorkflowEntry[],
+    field: (index: number) => string,
+  ): { target: EnqueueTarget; item: EnqueueItem<unknown> }[] {
+    const targets = new Map<unknown, EnqueueTarget>();
+    return entries.map((entry, i) => {
+      let target = targets.get(entry.job);
+      if (target === undefined) {
+        target = this.targetOf(entry.job, `${field(i)}.job`);
+        targets.set(entry.job, target);
+      }
+      return { target, item: entry.item };
+    });
   }
 
   /** The definition and type key enqueues of `job` use (`field` names it in errors). */
@@ -248,4 +342,13 @@ export class Enqueuer {
       );
     }
   }
+}
+
+/** The error of `options.client` given to a store that cannot enqueue in a caller transaction. */
+function transactionUnsupported(kind: string): ChokaQError {
+  return new ChokaQError(
+    'CHOKAQ_TRANSACTION_UNSUPPORTED',
+    `storage '${kind}' cannot enqueue in a caller transaction (options.client)`,
+    { field: 'options.client' },
+  );
 }

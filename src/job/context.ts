@@ -4,6 +4,7 @@
  */
 import type { Logger } from '../observability/logging/logger.js';
 import type { Duration } from '../util/duration.js';
+import type { JobBatch } from './batch-info.js';
 import type { JobDependency } from './dependencies.js';
 
 /** Options of one {@link JobContext.step}. */
@@ -86,4 +87,10 @@ export interface JobContext {
     topic: string,
     options: WaitForEventOptions,
   ): Promise<EventResult<T>>;
+  /**
+   * The batch this job belongs to (`chokaq.enqueueBatch`, docs/workflows.md): as a member, or as
+   * one of its callbacks (`role`), with the batch's counts as they are when read; `null` for a
+   * job in no batch (or whose batch retention deleted).
+   */
+  batch(): Promise<JobBatch | null>;
 }

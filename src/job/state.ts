@@ -89,7 +89,13 @@ export interface Transition {
 export const TRANSITIONS: readonly Transition[] = [
   { from: null, to: 'pending', actor: 'producer', trigger: 'enqueue (due now)' },
   { from: null, to: 'scheduled', actor: 'producer', trigger: 'enqueue (due later)' },
-  { from: null, to: 'awaiting', actor: 'producer', trigger: 'enqueue with dependencies' },
+  {
+    from: null,
+    to: 'awaiting',
+    actor: 'producer',
+    trigger:
+      'enqueue with dependencies; a batch callback job (enqueueBatch), until its batch fires it',
+  },
   {
     from: null,
     to: 'dead',
@@ -103,7 +109,8 @@ export const TRANSITIONS: readonly Transition[] = [
       from: 'awaiting',
       to: 'pending',
       actor,
-      trigger: 'its dependencies finished (or one died under `continue`)',
+      trigger:
+        'its dependencies finished (or one died under `continue`); a batch callback: its batch fired it',
     },
     { from: 'awaiting', to: 'scheduled', actor, trigger: 'as above, before its delay passed' },
     {
@@ -114,6 +121,15 @@ export const TRANSITIONS: readonly Transition[] = [
     },
   ]),
   { from: 'awaiting', to: 'dead', actor: 'operator', trigger: 'cancel' },
+  // A batch's callback job (docs/workflows.md, "Batches") is enqueued awaiting and made due by
+  // the move of the member that makes it due: a worker's settle, a rescue, an operator's cancel
+  // (the awaiting → pending/scheduled lines above, for those actors).
+  {
+    from: 'awaiting',
+    to: null,
+    actor: 'recovery',
+    trigger: 'retention of a done batch: a callback that can never fire (e.g. onDeath, none died)',
+  },
   {
     from: 'dead',
     to: 'awaiting',

@@ -64,7 +64,7 @@ const EDIT_KEYS = ['payload', 'unchecked', 'priority', 'tags', 'runAt', 'actor',
 
 /** What {@link JobsApi} needs from the engine. */
 export interface JobsApiOptions {
-  store: Pick<Store, 'jobs' | 'operator' | 'cluster' | 'workflows' | 'steps'>;
+  store: Pick<Store, 'jobs' | 'operator' | 'cluster' | 'workflows' | 'steps' | 'batches'>;
   open: () => Promise<void>;
   registry: JobRegistry;
   maxPayloadBytes: number;

@@ -3,6 +3,7 @@
  * paging merged across the tables the states name, counts that say whether they are exact, and
  * a job's detail with its timeline.
  */
+import type { BatchMembership } from '../storage/batch-store.js';
 import type { Store } from '../storage/store.js';
 import type { JobState } from '../job/state.js';
 import type { JobTable, SortPosition, TablePage } from '../storage/job-query.js';
@@ -55,6 +56,11 @@ export interface JobDetail {
   dependents: string[];
   /** Its durable steps, in the order runs first reached them (also in {@link timeline}). */
   steps: JobStep[];
+  /**
+   * The batch it is a member or a callback of (`chokaq.enqueueBatch`), with the batch's counts
+   * and callbacks (read it again with `chokaq.batches.get`); `null`: none, or retention deleted it.
+   */
+  batch: BatchMembership | null;
 }
 
 /** Most ids {@link JobDetail.dependents} lists. */
@@ -131,7 +137,7 @@ export async function countJobs(
 
 /** A job's detail, or `null` when no table holds it. */
 export async function jobDetail(
-  store: Pick<Store, 'operator' | 'workflows' | 'steps' | 'cluster'>,
+  store: Pick<Store, 'operator' | 'workflows' | 'steps' | 'cluster' | 'batches'>,
   id: string,
 ): Promise<JobDetail | null> {
   const found = await store.operator.getJob(id);
@@ -139,13 +145,23 @@ export async function jobDetail(
   const runs = timelineOf(found);
   const runsKept = runs.filter((entry) => entry.kind === 'run').length;
   const runsNotKept = Math.max(0, found.job.attempts + found.job.lostAttempts - runsKept);
-  const [dependencies, dependents, records, now] = await Promise.all([
+  const [dependencies, dependents, records, now, batch] = await Promise.all([
     store.workflows.dependencies(id),
     store.workflows.dependents(id, MAX_DEPENDENTS),
     store.steps.list(id),
     store.cluster.now(),
+    store.batches.ofJob(id),
   ]);
   const steps = records.map((record) => jobStepOf(record, now));
   const timeline = withSteps(runs, steps);
-  return { state: stateOf(found), found, timeline, runsNotKept, dependencies, dependents, steps };
+  return {
+    state: stateOf(found),
+    found,
+    timeline,
+    runsNotKept,
+    dependencies,
+    dependents,
+    steps,
+    batch,
+  };
 }

@@ -42,6 +42,7 @@ export interface BatchRunDeps extends Pick<
   | 'tracer'
   | 'dependencies'
   | 'steps'
+  | 'batch'
 > {
   /** Settles one job of the batch the way a single run is settled (`Executor.finish`). */
   finish(
@@ -118,6 +119,7 @@ class BatchRun {
           deps.dependencies,
           deps.steps,
           entry.lease,
+          deps.batch,
         ),
     );
     this.active = entries.map((entry, index) => this.register(entry, index));

@@ -17,6 +17,7 @@ import { Heartbeater } from './heartbeater.js';
 import { Presence } from './presence.js';
 import { Promoter } from './promoter.js';
 import { Resolver } from './resolver.js';
+import { batchReader } from './batch-reader.js';
 import { dependencyReader } from './dependency-reader.js';
 import { durableSteps } from './steps.js';
 import { Rescuer } from './rescuer.js';
@@ -140,6 +141,7 @@ export class Engine {
       tracer: chokaqTracer(settings.telemetry.tracerProvider, packageVersion()),
       dependencies: dependencyReader(storage),
       steps: durableSteps(storage.steps, clock),
+      batch: batchReader(storage),
     });
     this.circuits =
       settings.circuitBreaker === false

@@ -100,6 +100,7 @@ export class Executor {
       this.options.dependencies,
       this.options.steps,
       lease,
+      this.options.batch,
     );
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
     const run = new SingleRun(job, lease, ctx, grace);

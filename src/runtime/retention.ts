@@ -57,7 +57,7 @@ export function retentionRules(
 
 /** Options of {@link Retention}. */
 export interface RetentionOptions {
-  store: Pick<Store, 'retention' | 'cluster'>;
+  store: Pick<Store, 'retention' | 'cluster' | 'batches'>;
   settings: RetentionSettings;
   /** The lease holder: this process's worker id. */
   holder: string;
@@ -127,6 +127,19 @@ export class Retention {
         });
       }
     }
+    await this.purgeBatches(lease);
     return { led: true, purged };
+  }
+
+  /**
+   * The batches that are done (docs/workflows.md, "Batches": every member finished and no member
+   * row remains, no fired callback still hot), in batches of `batchSize` like a rule's rows.
+   */
+  private async purgeBatches(lease: () => Promise<boolean>): Promise<void> {
+    const { store, settings } = this.options;
+    for (let batch = 0; batch < MAX_BATCHES_PER_RULE && !this.stopping; batch++) {
+      const deleted = await store.batches.purge(settings.batchSize);
+      if (deleted < settings.batchSize || !(await lease())) break;
+    }
   }
 }

@@ -2,6 +2,8 @@ import type { IdempotencyOutcome } from './idempotency-outcome.js';
 import type { EventResult, JobContext, StepOptions, WaitForEventOptions } from '../job/context.js';
 import type { JobDependency } from '../job/dependencies.js';
 import type { DependencyReader } from './dependency-reader.js';
+import { NO_BATCH, type BatchReader } from './batch-reader.js';
+import type { JobBatch } from '../job/batch-info.js';
 import type { ChokaQEvents } from './events.js';
 import { withFields, type Logger } from '../observability/logging/logger.js';
 import type { Lease } from '../storage/job-store.js';
@@ -39,6 +41,7 @@ export class RunContext implements JobContext {
   readonly #stepSource: StepSource;
   readonly #lease: Lease | null;
   #steps: StepRunner | undefined;
+  readonly #readBatch: BatchReader;
 
   /** `signal`: the run's signal, its controller made on the first read. */
   static readonly #signalProperty: PropertyDescriptor = {
@@ -53,6 +56,7 @@ export class RunContext implements JobContext {
    * @param readDependencies Reads the job's dependencies for {@link RunContext.dependencies}.
    * @param steps Makes the runner of the durable steps, at the run's first step.
    * @param lease The run's lease, which a sleep or wait gives back; `null` outside a worker.
+   * @param readBatch Reads the job's batch for {@link RunContext.batch}. Default: none (`null`).
    */
   constructor(
     job: ClaimedJob,
@@ -61,6 +65,7 @@ export class RunContext implements JobContext {
     readDependencies: DependencyReader,
     steps: StepSource,
     lease: Lease | null,
+    readBatch: BatchReader = NO_BATCH,
   ) {
     this.id = job.id;
     this.type = job.type;
@@ -75,6 +80,7 @@ export class RunContext implements JobContext {
     this.#readDependencies = readDependencies;
     this.#stepSource = steps;
     this.#lease = lease;
+    this.#readBatch = readBatch;
   }
 
   /** Logger scoped to this job; its records carry the job's id, type, queue and attempt. */
@@ -126,6 +132,7 @@ export class RunContext implements JobContext {
     topic: string,
     options: WaitForEventOptions,
   ): Promise<EventResult<T>> => this.#runner().waitForEvent<T>(name, topic, options);
+  readonly batch = (): Promise<JobBatch | null> => this.#readBatch(this.id);
 
   readonly skip = (reason: string): void => {
     this.#skipNote = reason;

@@ -5,6 +5,7 @@
  */
 import type { DependencyReader } from './dependency-reader.js';
 import type { StepSource } from './steps.js';
+import type { BatchReader } from './batch-reader.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { JobContext } from '../job/context.js';
 import type { JobRegistry } from '../job/registry.js';
@@ -47,6 +48,8 @@ export interface ExecutorOptions {
   dependencies: DependencyReader;
   /** Makes a run's durable steps (`ctx.step`, `ctx.sleep`, `ctx.waitForEvent`). */
   steps: StepSource;
+  /** Reads a job's batch for `ctx.batch()`. Default: none (`null`). */
+  batch?: BatchReader;
   /**
    * Called when a handler threw `RateLimitedError`, with the wait in ms (blocks the job's rate
    * bucket for every process). Default: none.

@@ -4,8 +4,8 @@
  * it. The verbs are domain verbs, not SQL: a SQL Server provider could implement them too. `Store`
  * is an aggregate of capabilities, each its own interface: jobs (`job-store.ts`), queues
  * (`queue-store.ts`), operator reads and edits (`operator-store.ts`), bulk actions and the audit
- * trail (`bulk.ts`), the cluster (`cluster-store.ts`), retention (`retention.ts`) and workflows
- * (`workflow-store.ts`), beside the idempotency claims, rate limits and schedules a store hands
+ * trail (`bulk.ts`), the cluster (`cluster-store.ts`), retention (`retention.ts`), workflows
+ * (`workflow-store.ts`) and batches (`batch-store.ts`), beside the idempotency claims, rate limits and schedules a store hands
  * out. Code that needs part of the store names the capabilities it uses (`Pick<Store, 'jobs' |
  * 'cluster'>`) and reaches each through its property (`store.jobs.claim(…)`).
  *
@@ -18,6 +18,7 @@
  * `storage/model.ts`.
  */
 import type { Logger } from '../observability/logging/logger.js';
+import type { BatchStore } from './batch-store.js';
 import type { BulkStore } from './bulk.js';
 import type { ClusterStore } from './cluster-store.js';
 import type { IdempotencyClaims } from './idempotency.js';
@@ -51,6 +52,8 @@ export interface Store {
   readonly workflows: WorkflowStore;
   /** Durable steps: each job's recorded steps, its sleeps and event waits, the events sent to it. */
   readonly steps: StepStore;
+  /** Batches with callbacks: writing, reading and retiring them. */
+  readonly batches: BatchStore;
 
   /**
    * Adopts ChokaQ's logger (scoped to the provider, e.g. `chokaq:postgres`) unless the provider was

@@ -1,5 +1,6 @@
 /** `performJob`: run one job's handler with a payload and a context, without storage. */
 import { parsePayload, type JobDefinition } from '../job/define-job.js';
+import type { JobBatch } from '../job/batch-info.js';
 import type { JobDependency } from '../job/dependencies.js';
 import { serializePayload } from '../job/envelope.js';
 import { silentLogger, type Logger } from '../observability/logging/logger.js';
@@ -34,6 +35,8 @@ export interface PerformJobOptions {
    * topic returns `{ received: false }` (timed out). `ctx.sleep` returns at once. Default: `{}`.
    */
   events?: Readonly<Record<string, unknown>>;
+  /** What `ctx.batch()` resolves to. Default: `null` (a job in no batch). */
+  batch?: JobBatch | null;
 }
 
 /** What one {@link performJob} run ended with. */
@@ -79,6 +82,7 @@ export async function performJob<In, Out>(
   // The worker's own context class, so progress clamps, skip notes and the signal behave alike.
   const dependencies = [...(options.dependencies ?? [])];
   const steps: Record<string, unknown> = {};
+  const batch = options.batch ?? null;
   const ctx = new RunContext(
     claimed,
     new ChokaQEvents(logger),
@@ -86,6 +90,7 @@ export async function performJob<In, Out>(
     () => Promise.resolve(dependencies),
     localSteps(options.steps ?? {}, options.events ?? {}, steps),
     null,
+    () => Promise.resolve(batch),
   );
   const { signal } = options;
   const onAbort = (): void => {

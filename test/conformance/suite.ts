@@ -16,6 +16,7 @@
  * - `store.retention`: retention.ts;
  * - `store.workflows`: workflows.ts;
  * - `store.steps`: steps.ts;
+ * - `store.batches`: batches.ts;
  * - `idempotencyClaims`: idempotency.ts; `rateLimits`: rate-limits.ts; `schedules`:
  *   schedules.ts.
  *
@@ -29,6 +30,7 @@ import type { ArchivedJob, DeadJob, HotJob, NewJob, QueueStats } from '../../src
 import type { MetricBucket } from '../../src/storage/queue-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { FakeClock } from '../../src/util/clock.js';
+import { describeBatches } from './batches.js';
 import { describeBulkStore } from './bulk.js';
 import { describeClusterStore } from './cluster.js';
 import type { ConformanceContext } from './context.js';
@@ -234,6 +236,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeSchedules(context);
     describeWorkflows(context);
     describeSteps(context);
+    describeBatches(context);
 
     // ----------------------------------------------------------- the aggregate's own lifecycle
 

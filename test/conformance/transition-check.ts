@@ -2,7 +2,7 @@
  * Watches a store for state changes the state machine does not list. Every call that may move
  * jobs is wrapped: the states of all jobs are read before and after it, and each change is
  * checked against `TRANSITIONS` for the call's actor (enqueue: producer; claim, start, settle:
- * worker; rescue, promote, resolve: recovery; cancel, resurrect, purge, edit: operator).
+ * worker; rescue, promote, resolve, a batch purge: recovery; cancel, resurrect, purge, edit: operator).
  *
  * A call that overlaps another one (the concurrency tests) is not judged: the two snapshots would
  * mix both calls' changes. Every sequential call of the suite is.
@@ -13,6 +13,7 @@ import type { OperatorStore } from '../../src/storage/operator-store.js';
 import type { Store } from '../../src/storage/store.js';
 import type { StepStore } from '../../src/storage/step-store.js';
 import type { WorkflowStore } from '../../src/storage/workflow-store.js';
+import type { BatchStore } from '../../src/storage/batch-store.js';
 
 /** The actor behind each method of a store capability that may move jobs. */
 const ACTORS: {
@@ -20,6 +21,7 @@ const ACTORS: {
   operator: Partial<Record<keyof OperatorStore, Actor>>;
   workflows: Partial<Record<keyof WorkflowStore, Actor>>;
   steps: Partial<Record<keyof StepStore, Actor>>;
+  batches: Partial<Record<keyof BatchStore, Actor>>;
 } = {
   jobs: {
     enqueue: 'producer',
@@ -40,6 +42,7 @@ const ACTORS: {
   },
   workflows: { resolve: 'recovery' },
   steps: { sleep: 'worker', wait: 'worker', send: 'producer' },
+  batches: { enqueue: 'producer', enqueueWithin: 'producer', purge: 'recovery' },
 };
 
 /** Most rows of each table a snapshot reads; the suite's tests stay far below it. */
@@ -108,12 +111,14 @@ export function checkTransitions(store: Store, violations: string[]): Store {
   const operator = watch(store.operator, ACTORS.operator);
   const workflows = watch(store.workflows, ACTORS.workflows);
   const steps = watch(store.steps, ACTORS.steps);
+  const batches = watch(store.batches, ACTORS.batches);
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property === 'jobs') return jobs;
       if (property === 'operator') return operator;
       if (property === 'workflows') return workflows;
       if (property === 'steps') return steps;
+      if (property === 'batches') return batches;
       return Reflect.get(target, property, receiver) as unknown;
     },
   });

@@ -3,7 +3,28 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards, 23 dependencies, 26 awaiting_gauge
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards, 23 dependencies, 24 steps, 25 batches, 26 awaiting_gauge
+
+CREATE TABLE :SCHEMA.batches (
+  cancelled integer DEFAULT 0 NOT NULL,
+  complete_fired_at timestamp with time zone,
+  created_at timestamp with time zone NOT NULL,
+  death_fired_at timestamp with time zone,
+  died integer DEFAULT 0 NOT NULL,
+  id character varying(50) COLLATE "C" NOT NULL,
+  on_complete_id character varying(50) COLLATE "C",
+  on_death_id character varying(50) COLLATE "C",
+  on_success_id character varying(50) COLLATE "C",
+  succeeded integer DEFAULT 0 NOT NULL,
+  success_fired_at timestamp with time zone,
+  total integer NOT NULL,
+  CONSTRAINT batches_pkey PRIMARY KEY (id),
+  CONSTRAINT batches_total_check CHECK ((total > 0))
+);
+CREATE INDEX batches_on_complete_idx ON :SCHEMA.batches USING btree (on_complete_id) WHERE (on_complete_id IS NOT NULL);
+CREATE INDEX batches_on_death_idx ON :SCHEMA.batches USING btree (on_death_id) WHERE (on_death_id IS NOT NULL);
+CREATE INDEX batches_on_success_idx ON :SCHEMA.batches USING btree (on_success_id) WHERE (on_success_id IS NOT NULL);
+CREATE UNIQUE INDEX batches_pkey ON :SCHEMA.batches USING btree (id);
 
 CREATE TABLE :SCHEMA.bulk_action_items (
   action_id character varying(50) COLLATE "C" NOT NULL,
@@ -89,8 +110,35 @@ CREATE TABLE :SCHEMA.job_dependencies (
 CREATE INDEX job_dependencies_depends_on_idx ON :SCHEMA.job_dependencies USING btree (depends_on);
 CREATE UNIQUE INDEX job_dependencies_pkey ON :SCHEMA.job_dependencies USING btree (job_id, depends_on);
 
+CREATE TABLE :SCHEMA.job_events (
+  data text NOT NULL,
+  job_id text NOT NULL,
+  sent_at timestamp with time zone NOT NULL,
+  seq bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  topic text NOT NULL,
+  CONSTRAINT job_events_pkey PRIMARY KEY (seq)
+);
+CREATE INDEX job_events_job_topic_idx ON :SCHEMA.job_events USING btree (job_id, topic, seq);
+CREATE UNIQUE INDEX job_events_pkey ON :SCHEMA.job_events USING btree (seq);
+
+CREATE TABLE :SCHEMA.job_steps (
+  done boolean NOT NULL,
+  job_id text NOT NULL,
+  kind smallint NOT NULL,
+  name text NOT NULL,
+  recorded_at timestamp with time zone NOT NULL,
+  result text,
+  seq bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  topic text,
+  wake_at timestamp with time zone,
+  CONSTRAINT job_steps_kind_check CHECK ((kind = ANY (ARRAY[0, 1, 2]))),
+  CONSTRAINT job_steps_pkey PRIMARY KEY (job_id, name)
+);
+CREATE UNIQUE INDEX job_steps_pkey ON :SCHEMA.job_steps USING btree (job_id, name);
+
 CREATE TABLE :SCHEMA.jobs_archive (
   attempts integer DEFAULT 1 NOT NULL,
+  batch_id character varying(50) COLLATE "C",
   concurrency_key character varying(255) COLLATE "C",
   created_at timestamp with time zone NOT NULL,
   created_by character varying(100),
@@ -111,6 +159,7 @@ CREATE TABLE :SCHEMA.jobs_archive (
   CONSTRAINT jobs_archive_pkey PRIMARY KEY (id)
 );
 CREATE INDEX jobs_archive_attempts_idx ON :SCHEMA.jobs_archive USING btree (attempts, finished_at DESC) WHERE (attempts > 1);
+CREATE INDEX jobs_archive_batch_idx ON :SCHEMA.jobs_archive USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 CREATE INDEX jobs_archive_created_idx ON :SCHEMA.jobs_archive USING btree (created_at, id);
 CREATE INDEX jobs_archive_finished_idx ON :SCHEMA.jobs_archive USING btree (finished_at DESC);
 CREATE UNIQUE INDEX jobs_archive_pkey ON :SCHEMA.jobs_archive USING btree (id);
@@ -120,6 +169,7 @@ CREATE INDEX jobs_archive_type_idx ON :SCHEMA.jobs_archive USING btree (type, fi
 
 CREATE TABLE :SCHEMA.jobs_dlq (
   attempts integer DEFAULT 0 NOT NULL,
+  batch_id character varying(50) COLLATE "C",
   concurrency_key character varying(255) COLLATE "C",
   concurrency_limit integer,
   created_at timestamp with time zone NOT NULL,
@@ -143,6 +193,7 @@ CREATE TABLE :SCHEMA.jobs_dlq (
   CONSTRAINT jobs_dlq_pkey PRIMARY KEY (id)
 );
 CREATE INDEX jobs_dlq_attempts_idx ON :SCHEMA.jobs_dlq USING btree (attempts, failed_at DESC) WHERE (attempts > 1);
+CREATE INDEX jobs_dlq_batch_idx ON :SCHEMA.jobs_dlq USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 CREATE INDEX jobs_dlq_created_idx ON :SCHEMA.jobs_dlq USING btree (created_at, id);
 CREATE INDEX jobs_dlq_error_words_idx ON :SCHEMA.jobs_dlq USING gin (to_tsvector('simple'::regconfig, COALESCE(error_details, ''::text)));
 CREATE INDEX jobs_dlq_failed_idx ON :SCHEMA.jobs_dlq USING btree (failed_at DESC);
@@ -155,6 +206,7 @@ CREATE INDEX jobs_dlq_type_idx ON :SCHEMA.jobs_dlq USING btree (type, failed_at 
 
 CREATE TABLE :SCHEMA.jobs_hot (
   attempts integer DEFAULT 0 NOT NULL,
+  batch_id character varying(50) COLLATE "C",
   cancel_requested_at timestamp with time zone,
   cancel_requested_by character varying(100),
   changed_at timestamp with time zone,
@@ -191,6 +243,7 @@ CREATE INDEX jobs_hot_active_idx ON :SCHEMA.jobs_hot USING btree (queue, status)
 CREATE INDEX jobs_hot_attempts_idx ON :SCHEMA.jobs_hot USING btree (attempts, created_at) WHERE (attempts > 1);
 CREATE INDEX jobs_hot_awaiting_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (status = 4);
 CREATE INDEX jobs_hot_awaiting_queue_idx ON :SCHEMA.jobs_hot USING btree (queue) WHERE (status = 4);
+CREATE INDEX jobs_hot_batch_idx ON :SCHEMA.jobs_hot USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 CREATE INDEX jobs_hot_cancel_idx ON :SCHEMA.jobs_hot USING btree (id) WHERE (cancel_requested_at IS NOT NULL);
 CREATE INDEX jobs_hot_error_words_idx ON :SCHEMA.jobs_hot USING gin (to_tsvector('simple'::regconfig, COALESCE(last_error, ''::text))) WHERE (last_error IS NOT NULL);
 CREATE INDEX jobs_hot_fetch_idx ON :SCHEMA.jobs_hot USING btree (queue, priority DESC, run_at, id) WHERE ((status = 0) AND (concurrency_key IS NULL));
@@ -332,6 +385,10 @@ CREATE TABLE :SCHEMA.workers (
   CONSTRAINT workers_pkey PRIMARY KEY (id)
 );
 CREATE UNIQUE INDEX workers_pkey ON :SCHEMA.workers USING btree (id);
+
+CREATE SEQUENCE :SCHEMA.job_events_seq_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
+
+CREATE SEQUENCE :SCHEMA.job_steps_seq_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
 
 CREATE SEQUENCE :SCHEMA.operator_actions_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
 

@@ -200,6 +200,47 @@ describe.skipIf(!available)('ChokaQ.enqueue with a caller client', () => {
     expect(ran.filter((user) => user.startsWith('wf-'))).toEqual(['wf-child', 'wf-parent']);
   });
 
+  it('writes a batch in the caller transaction: all of it on commit, none on rollback', async () => {
+    const client = await pool.connect();
+    let dropped = '';
+    let kept: { id: string; callbacks: { success?: string } } = { id: '', callbacks: {} };
+    try {
+      await client.query('BEGIN');
+      dropped = (
+        await chokaq.enqueueBatch(
+          (batch) => {
+            batch.add(welcome, { user: 'bt-dropped' });
+            batch.onSuccess(welcome, { user: 'bt-dropped-callback' });
+          },
+          { client },
+        )
+      ).id;
+      await client.query('ROLLBACK');
+      await client.query('BEGIN');
+      kept = await chokaq.enqueueBatch(
+        (batch) => {
+          batch.add(welcome, { user: 'bt-member-1' });
+          batch.add(welcome, { user: 'bt-member-2' });
+          batch.onSuccess(welcome, { user: 'bt-callback' });
+        },
+        { client },
+      );
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await waitForJob(chokaq, kept.callbacks.success ?? '', 'succeeded');
+    expect(await chokaq.batches.get(dropped)).toBeNull();
+    expect(await chokaq.batches.get(kept.id)).toMatchObject({ total: 2, succeeded: 2 });
+    expect(ran.filter((user) => user.startsWith('bt-')).sort()).toEqual([
+      'bt-callback',
+      'bt-member-1',
+      'bt-member-2',
+    ]);
+    // The callback ran after both members.
+    expect(ran.filter((user) => user.startsWith('bt-')).at(-1)).toBe('bt-callback');
+  });
+
   it('refuses a caller client on a provider without external transactions', async () => {
     const local = new ChokaQ({
       storage: memory(),

@@ -109,6 +109,7 @@ describe('defineJob with handleBatch', () => {
       step: async <T>(_name: string, fn: () => T | Promise<T>) => fn(),
       sleep: () => Promise.resolve(),
       waitForEvent: () => Promise.resolve({ received: false as const }),
+      batch: () => Promise.resolve(null),
     } satisfies JobContext;
     expect(await job.handle({ n: 4 }, ctx)).toBe(8);
     await expect(Promise.resolve(job.handle({ n: 0 }, ctx))).rejects.toThrow('no');

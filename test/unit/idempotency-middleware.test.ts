@@ -32,6 +32,7 @@ function context(id: string): FakeContext {
     step: async <T>(_name: string, fn: () => T | Promise<T>) => fn(),
     sleep: () => Promise.resolve(),
     waitForEvent: () => Promise.resolve({ received: false as const }),
+    batch: () => Promise.resolve(null),
     log,
     skip: (reason: string) => void skipped.push(reason),
     skipped,

@@ -53,6 +53,7 @@ describe('RunContext', () => {
     expect(Object.keys(copy).sort()).toEqual(
       [
         'attempt',
+        'batch',
         'createdAt',
         'dependencies',
         'id',

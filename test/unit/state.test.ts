@@ -119,12 +119,14 @@ describe('canTransition', () => {
     expect(allowedCount).toBe(listed.size);
     // 13 worker moves (claim or hand-off, start, release, circuit reschedule, circuit death,
     // succeed, succeed before the start was recorded, both without an archive row, delayed
-    // retry, retry without delay or refund, die), 7 of recovery (the promotion among them), the
+    // retry, retry without delay or refund, die), 8 of recovery (the promotion among them, and
+    // the retention of a batch's callback that can never fire), the
     // producer's four enqueues (due now, due later, awaiting, dead by a dependency), 10 operator
     // actions (a resurrect bringing back the jobs that died waiting among them), and the resolver's three decisions of an awaiting job (pending, scheduled, dead)
     // for each of worker, recovery and operator (the operator's awaiting → dead is also its
-    // cancel of an awaiting job), and the producer's event that wakes a job suspended in a wait.
-    expect(listed.size).toBe(44);
+    // cancel of an awaiting job), the producer's event that wakes a job suspended in a wait, and
+    // retention's removal of a batch's callback that can never fire.
+    expect(listed.size).toBe(45);
   });
 
   it('gives every transition a trigger', () => {

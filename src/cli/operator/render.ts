@@ -2,6 +2,7 @@
  * How the operator commands print for people: aligned tables, times in UTC, a job's detail with
  * its timeline. (`--json` prints the API's own results instead.)
  */
+import type { BatchMembership } from '../../storage/batch-store.js';
 import type { JobDetail } from '../../operator/jobs.js';
 import type { JobStep, TimelineEntry } from '../../operator/timeline.js';
 import type { BulkAction } from '../../storage/bulk.js';
@@ -147,6 +148,7 @@ export function jobDetailText(detail: JobDetail): string {
     ['attempts', String(job.attempts)],
     ['created', `${time(job.createdAt)}${job.createdBy ? ` by ${job.createdBy}` : ''}`],
   ];
+  if (detail.batch !== null) fields.push(['batch', batchLine(detail.batch)]);
   if (found.where === 'hot') {
     fields.push(['priority', String(found.job.priority)], ['run at', time(found.job.runAt)]);
     if (found.job.workerId) fields.push(['worker', found.job.workerId]);
@@ -189,6 +191,22 @@ export function jobDetailText(detail: JobDetail): string {
   out += `\ntimeline\n${detail.timeline.map(timelineLine).join('\n')}\n`;
   if (detail.runsNotKept > 0) out += `  (${detail.runsNotKept} earlier runs are no longer kept)\n`;
   return out;
+}
+
+/**
+ * A job's batch in one line: its id, the job's role, the counts and which callbacks fired, as
+ * `0193… (member): 7/10 succeeded, 1 died, 0 cancelled, 2 pending; success waiting, death fired`.
+ */
+export function batchLine({ batch, role }: BatchMembership): string {
+  const callbacks = batch.callbacks
+    .map((c) => `${c.kind} ${c.firedAt === null ? 'waiting' : 'fired'}`)
+    .join(', ');
+  return (
+    `${batch.id} (${role === 'member' ? 'member' : `${role} callback`}): ` +
+    `${batch.succeeded}/${batch.total} succeeded, ${batch.died} died, ` +
+    `${batch.cancelled} cancelled, ${batch.pending} pending` +
+    (callbacks === '' ? '' : `; ${callbacks}`)
+  );
 }
 
 /** A bulk action's counts in one line. */

@@ -117,6 +117,7 @@ export function resurrectJobs(
     tables.removeFromGroup(row);
     tables.ensureQueue(row.queue, now);
     tables.insertHot(toResurrected(row, options, now, target.payload, tables.dependents.has(id)));
+    uncountDeath(tables, row, now);
     moved.push(id);
     wokenQueues.add(row.queue);
   }
@@ -149,9 +150,16 @@ function reviveFailedDependents(
       const revived = toResurrected(row, request, now, undefined, tables.dependents.has(waiting));
       revived.state = 'awaiting';
       tables.insertHot(revived);
+      uncountDeath(tables, row, now);
       todo.push(waiting);
     }
   }
+}
+
+/** A resurrected member of a batch: its batch counts one death (or cancel) fewer. */
+function uncountDeath(tables: Tables, row: DeadJob, now: Date): void {
+  const cancelled = row.reason === 'Cancelled' ? 1 : 0;
+  tables.countBatch(row.id, { succeeded: 0, died: cancelled - 1, cancelled: -cancelled }, now);
 }
 
 /**

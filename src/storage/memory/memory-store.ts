@@ -28,6 +28,8 @@ import { MemorySchedules } from './schedules.js';
 import { MemoryState } from './state.js';
 import { MemorySteps } from './steps.js';
 import { MemoryWorkflows } from './workflows.js';
+import { MemoryBatches } from './batches.js';
+import type { BatchStore } from '../batch-store.js';
 
 /** A volatile, single-process {@link Store} kept in memory. */
 export class MemoryStore implements Store {
@@ -49,6 +51,8 @@ export class MemoryStore implements Store {
   readonly workflows: WorkflowStore;
   /** {@inheritDoc Store.steps} */
   readonly steps: StepStore;
+  /** {@inheritDoc Store.batches} */
+  readonly batches: BatchStore;
   private readonly state: MemoryState;
   /** {@inheritDoc Store.idempotencyClaims} */
   readonly idempotencyClaims: MemoryIdempotencyClaims;
@@ -80,6 +84,7 @@ export class MemoryStore implements Store {
     this.retention = new MemoryRetention(state, bulk, this.schedules);
     this.workflows = new MemoryWorkflows(state);
     this.steps = new MemorySteps(state);
+    this.batches = new MemoryBatches(state);
   }
 
   /** Nothing to open: a no-op, safe to call any number of times. */

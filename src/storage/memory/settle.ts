@@ -117,7 +117,8 @@ function toDead(
 /**
  * Hot → DLQ with `reason` and `error`: deletes the hot row (freeing its idempotency key), inserts
  * the DLQ row, adds one to the failed counter, the failure bucket of `reason` and the row's error
- * group. `actor` (default: none) is recorded as `lastModifiedBy`.
+ * group. `actor` (default: none) is recorded as `lastModifiedBy`. A member of a batch counts as
+ * cancelled (reason `Cancelled`) or dead, firing the callbacks that makes due.
  */
 export function moveToDead(
   tables: Tables,
@@ -132,6 +133,8 @@ export function moveToDead(
   tables.dead.set(row.id, toDead(row, now, reason, error, signature.fingerprint, actor));
   tables.addToGroup(signature, row.queue, row.type, now);
   recordFailure(tables, now, row.queue, reason);
+  const cancelled = reason === 'Cancelled' ? 1 : 0;
+  tables.countBatch(row.id, { succeeded: 0, died: 1 - cancelled, cancelled }, now);
 }
 
 /** Applies one settlement; `false` (nothing changed) when its lease or expected state is gone. */
@@ -152,8 +155,10 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
         tables.archive.set(row.id, toArchived(row, now, settlement));
       } else {
         tables.forgetSteps(row.id);
+        tables.batches.forget(row.id); // no row left
       }
       recordSuccess(tables, now, row.queue, settlement.durationMs);
+      tables.countBatch(row.id, { succeeded: 1, died: 0, cancelled: 0 }, now);
       return true;
     }
     case 'retry': {

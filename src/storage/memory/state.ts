@@ -30,6 +30,7 @@ export class MemoryState {
   constructor(clock: Clock) {
     this.clock = clock;
     this.tables = new Tables(this.time());
+    this.tables.onBatchFired = (queues) => this.wake.notify(queues);
   }
 
   /** The store clock's current time. */

@@ -11,6 +11,7 @@ import type { ErrorSignature } from '../../job/fingerprint.js';
 import type { ArchivedJob, DeadJob, HotJob, QueueInfo } from '../model.js';
 import type { MetricBucket } from '../queue-store.js';
 import type { StepRecord } from '../step-store.js';
+import { BatchTable, type BatchChange } from './batch-table.js';
 
 /** Lifetime counters of one queue (the `stats_summary` row). */
 export interface QueueCounters {
@@ -82,6 +83,28 @@ export class Tables {
   readonly dependencies = new Map<string, StoredDependency[]>();
   /** The reverse of {@link Tables.dependencies}: a job's id → the jobs that wait for it. */
   readonly dependents = new Map<string, Set<string>>();
+  /** `batches`: each batch's counters and callbacks, its members and callback jobs. */
+  readonly batches = new BatchTable();
+  /** Told the queues of callback jobs a batch fired (the store wakes their workers). */
+  onBatchFired: (queues: string[]) => void = () => undefined;
+
+  /**
+   * Applies the move of job `id` to its batch's counters, if it is a member, and makes the
+   * callback jobs the new counts fire due: awaiting → pending, or scheduled until their delay
+   * passed (fragments/batch_counted.sql).
+   */
+  countBatch(id: string, change: BatchChange, now: Date): void {
+    const queues: string[] = [];
+    for (const jobId of this.batches.count(id, change, now)) {
+      const row = this.hot.get(jobId);
+      if (row?.state !== 'awaiting') continue;
+      row.state = row.runAt > now ? 'scheduled' : 'pending';
+      this.changedHot(row);
+      queues.push(row.queue);
+    }
+    if (queues.length > 0) this.onBatchFired(queues);
+  }
+
   /**
    * `job_steps`: a job's recorded steps in record order, by job id. Kept while the job has a row
    * anywhere (its timeline shows them).
@@ -93,10 +116,12 @@ export class Tables {
   /**
    * Deletes what job `id` leaves behind once its row left the store for good: its steps, its
    * events, and its dependencies (they go with the job that waited, and the jobs it waited for no
-   * longer count it among their dependents).
+   * longer count it among their dependents). Its batch, if it is a member, counts one remaining
+   * member fewer.
    */
   forgetJob(id: string): void {
     this.forgetSteps(id);
+    this.batches.forget(id);
     for (const dependency of this.dependencies.get(id) ?? []) {
       const waiting = this.dependents.get(dependency.id);
       waiting?.delete(id);

@@ -28,6 +28,8 @@ import { SqlOperator } from './sql-operator.js';
 import { SqlQueues } from './sql-queues.js';
 import { SqlWorkflows } from './workflows.js';
 import { SqlSteps } from './steps.js';
+import { SqlBatches, SqlBatchesWithin } from './batches.js';
+import type { BatchStore } from '../batch-store.js';
 
 export type { SqlBackend, SqlStoreOptions, Unlisten } from './sql-context.js';
 
@@ -53,6 +55,8 @@ export class SqlStore implements Store {
   readonly workflows: WorkflowStore;
   /** {@inheritDoc Store.steps} */
   readonly steps: StepStore;
+  /** {@inheritDoc Store.batches} */
+  readonly batches: BatchStore;
   /** What the parts share: the connection, the bound statements, the wake-ups. */
   private readonly context: SqlContext;
   /** {@inheritDoc Store.idempotencyClaims} */
@@ -76,6 +80,10 @@ export class SqlStore implements Store {
         ? new SqlJobs(this.context, workflows)
         : new SqlJobsWithin(this.context, workflows, backend.within.bind(backend));
     this.jobs = jobs;
+    this.batches =
+      backend.within === undefined
+        ? new SqlBatches(this.context)
+        : new SqlBatchesWithin(this.context, backend.within.bind(backend));
     this.queues = new SqlQueues(this.context);
     this.operator = new SqlOperator(this.context);
     this.bulk = new SqlBulk(this.context);

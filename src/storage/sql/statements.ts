@@ -86,6 +86,87 @@ export function auditList(
   return db.query<AuditInsertRow>(sql.audit_list, [params.limit, params.beforeId], options);
 }
 
+/** A row of batch_enqueue.sql. */
+export type BatchEnqueueRow = {
+  readonly id: string;
+};
+
+/** Parameters of batch_enqueue.sql. */
+export interface BatchEnqueueParams {
+  /** $1: the jobs' ids */
+  readonly ids: readonly string[];
+  /** $2: their queues */
+  readonly queues: readonly string[];
+  /** $3: their type keys */
+  readonly types: readonly string[];
+  /** $4: their payloads */
+  readonly payloads: readonly string[];
+  /** $5: their priorities */
+  readonly priorities: readonly number[];
+  /** $6: their delays in ms (0: due now) */
+  readonly delaysMs: readonly number[];
+  /** $7: their tags */
+  readonly tags: readonly (string | null)[];
+  /** $8: who enqueued them */
+  readonly createdBy: readonly (string | null)[];
+  /** $9: their trace parents */
+  readonly traceParents: readonly (string | null)[];
+  /** $10: their concurrency keys */
+  readonly concurrencyKeys: readonly (string | null)[];
+  /** $11: their concurrency limits */
+  readonly concurrencyLimits: readonly (number | null)[];
+  /** $12: each job's role: 0 a member, 1 the success callback, 2 the complete callback, 3 the death callback */
+  readonly roles: readonly number[];
+  /** $13: the batch's id */
+  readonly batchId: string;
+  /** $14: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
+/** batch_enqueue.sql: a batch in one statement (docs/workflows.md, "Batches"): inserts its members (pending, or scheduled with a delay, each carrying the batch id), its callback jobs (awaiting: the batch fires them) and the batch row (total = the members), and ensures a queues row per distinct queue. */
+export function batchEnqueue(
+  db: Executor,
+  sql: { readonly batch_enqueue: string },
+  params: BatchEnqueueParams,
+  options?: QueryOptions,
+): Promise<BatchEnqueueRow[]> {
+  return db.query<BatchEnqueueRow>(sql.batch_enqueue, [params.ids, params.queues, params.types, params.payloads, params.priorities, params.delaysMs, params.tags, params.createdBy, params.traceParents, params.concurrencyKeys, params.concurrencyLimits, params.roles, params.batchId, params.now], options);
+}
+
+/** A row of batch_get.sql. */
+export type BatchGetRow = {
+  readonly id: string;
+  readonly total: number;
+  readonly succeeded: number;
+  readonly died: number;
+  readonly cancelled: number;
+  readonly on_success_id: string | null;
+  readonly on_complete_id: string | null;
+  readonly on_death_id: string | null;
+  readonly success_fired_at: Date | string | null;
+  readonly complete_fired_at: Date | string | null;
+  readonly death_fired_at: Date | string | null;
+  readonly created_at: Date | string;
+};
+
+/** Parameters of batch_get.sql. */
+export interface BatchGetParams {
+  /** $1: the batches; NULL: look up $2 instead */
+  readonly ids: readonly string[] | null;
+  /** $2: a job whose batch to read; NULL: read $1 */
+  readonly jobId: string | null;
+}
+
+/** batch_get.sql: batches by id, or the batch of a job: the one it is a member of (its row in the hot table, the archive or the DLQ carries the batch id) or whose callback it is. */
+export function batchGet(
+  db: Executor,
+  sql: { readonly batch_get: string },
+  params: BatchGetParams,
+  options?: QueryOptions,
+): Promise<BatchGetRow[]> {
+  return db.query<BatchGetRow>(sql.batch_get, [params.ids, params.jobId], options);
+}
+
 /** Parameters of bulk_cancel.sql. */
 export interface BulkCancelParams {
   /** $1: the bulk action's id */
@@ -1841,6 +1922,27 @@ export function retentionAudit(
   options?: QueryOptions,
 ): Promise<RetentionAuditRow[]> {
   return db.query<RetentionAuditRow>(sql.retention_audit, [params.ageMs, params.limit, params.now], options);
+}
+
+/** A row of retention_batches.sql. */
+export type RetentionBatchesRow = {
+  readonly n: string | number | bigint;
+};
+
+/** Parameters of retention_batches.sql. */
+export interface RetentionBatchesParams {
+  /** $1: most batches */
+  readonly limit: number;
+}
+
+/** retention_batches.sql: retention of batches (docs/workflows.md, "Batches"), one bounded batch: deletes the batches none of whose members remains (every member finished and its row left the archive or the DLQ: nothing can count again) and none of whose fired callbacks is still hot (it may read its batch); with each, its callback jobs still awaiting, which can never fire. */
+export function retentionBatches(
+  db: Executor,
+  sql: { readonly retention_batches: string },
+  params: RetentionBatchesParams,
+  options?: QueryOptions,
+): Promise<RetentionBatchesRow[]> {
+  return db.query<RetentionBatchesRow>(sql.retention_batches, [params.limit], options);
 }
 
 /** A row of retention_bulk_actions.sql. */

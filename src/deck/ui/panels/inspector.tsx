@@ -187,6 +187,19 @@ export function InspectorPanel({ id, operate }: { id: string; operate: boolean }
         <dd class="mono">{job.workerId ?? '—'}</dd>
         <dt>Last changed by</dt>
         <dd>{job.lastModifiedBy ?? '—'}</dd>
+        {detail.data.batch !== null && (
+          <>
+            <dt>Batch</dt>
+            <dd>
+              <span class="mono">{detail.data.batch.batch.id}</span> ·{' '}
+              {detail.data.batch.role === 'member'
+                ? 'member'
+                : `${detail.data.batch.role} callback`}{' '}
+              · {detail.data.batch.batch.succeeded}/{detail.data.batch.batch.total} succeeded,{' '}
+              {detail.data.batch.batch.died} died, {detail.data.batch.batch.cancelled} cancelled
+            </dd>
+          </>
+        )}
       </dl>
       {'progress' in job && job.progress !== null && (
         <p>

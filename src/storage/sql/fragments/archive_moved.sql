@@ -1,7 +1,8 @@
 -- Fragment: the archive of succeeded jobs, shared by settle_archive.sql and
 --   settle_archive_claim.sql (included where they write `:INCLUDE archive_moved`): the CTEs
---   input, moved (id, queue, … of each row moved processing → archive), ins, stats and buckets.
---   Expects $1–$7 as settle_archive.sql describes them; see its header for the locking.
+--   input, moved (id, queue, … of each row moved processing → archive), ins, stats, buckets and
+--   the batch counters of the members it moved (fragments/batch_counted.sql). Expects $1–$7 as
+--   settle_archive.sql describes them; see its header for the locking.
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[],
                        $6::text[], $7::boolean[])
@@ -26,16 +27,16 @@ moved AS (
                  THEN :NOW - i.duration_ms * interval '1 millisecond'
                  ELSE h.started_at END AS started_at,
             h.history, h.concurrency_key, i.duration_ms, i.note, i.result, i.keep,
-            h.has_dependents
+            h.has_dependents, h.batch_id
 ),
 ins AS (
   INSERT INTO :SCHEMA.jobs_archive (id, queue, type, payload, tags, attempts, lost_attempts,
                                     worker_id, created_by, last_modified_by, created_at,
                                     started_at, finished_at, duration_ms, note, history, result,
-                                    concurrency_key)
+                                    concurrency_key, batch_id)
   SELECT m.id, m.queue, m.type, m.payload, m.tags, m.attempts, m.lost_attempts, m.worker_id,
          m.created_by, m.last_modified_by, m.created_at, m.started_at, :NOW, m.duration_ms,
-         m.note, m.history, m.result, m.concurrency_key
+         m.note, m.history, m.result, m.concurrency_key, m.batch_id
   FROM moved m
   -- A job type or queue that keeps no succeeded rows: counted below, not archived. One join
   -- with the few queues, not a lookup per moved row. A job others depend on is archived all the
@@ -67,3 +68,7 @@ buckets AS (
     max_duration_ms = greatest(b.max_duration_ms, EXCLUDED.max_duration_ms),
     updated_at = EXCLUDED.updated_at
 )
+, batch_moved AS (
+  SELECT batch_id, 1 AS succeeded, 0 AS died, 0 AS cancelled FROM moved WHERE batch_id IS NOT NULL
+)
+:INCLUDE batch_counted

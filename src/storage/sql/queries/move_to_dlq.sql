@@ -42,7 +42,7 @@ moved AS (
     AND h.status = i.from_status
     AND (i.worker_id IS NULL OR (h.worker_id = i.worker_id AND h.lease_token = i.lease_token))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,
-            h.created_by, h.concurrency_key, h.concurrency_limit, h.has_dependents,
+            h.created_by, h.concurrency_key, h.concurrency_limit, h.has_dependents, h.batch_id,
             coalesce(i.actor, CASE WHEN i.reason = 1 THEN h.cancel_requested_by END,
                      h.last_modified_by) AS last_modified_by,
             h.created_at,
@@ -61,10 +61,10 @@ ins AS (
   INSERT INTO :SCHEMA.jobs_dlq (id, queue, type, payload, tags, failure_reason, error_details,
                                 attempts, lost_attempts, worker_id, created_by, last_modified_by,
                                 created_at, failed_at, started_at, progress, history, fingerprint,
-                                concurrency_key, concurrency_limit)
+                                concurrency_key, concurrency_limit, batch_id)
   SELECT id, queue, type, payload, tags, reason, error, attempts, lost_attempts, worker_id,
          created_by, last_modified_by, created_at, :NOW, started_at, progress, history,
-         fingerprint, concurrency_key, concurrency_limit
+         fingerprint, concurrency_key, concurrency_limit, batch_id
   FROM moved
   ON CONFLICT (id) DO UPDATE SET
     queue = EXCLUDED.queue, type = EXCLUDED.type, payload = EXCLUDED.payload,
@@ -75,7 +75,8 @@ ins AS (
     last_modified_by = EXCLUDED.last_modified_by, created_at = EXCLUDED.created_at,
     failed_at = EXCLUDED.failed_at, started_at = EXCLUDED.started_at,
     progress = EXCLUDED.progress, history = EXCLUDED.history, fingerprint = EXCLUDED.fingerprint,
-    concurrency_key = EXCLUDED.concurrency_key, concurrency_limit = EXCLUDED.concurrency_limit
+    concurrency_key = EXCLUDED.concurrency_key, concurrency_limit = EXCLUDED.concurrency_limit,
+    batch_id = EXCLUDED.batch_id
 ),
 grouped AS (
   INSERT INTO :SCHEMA.dlq_error_groups AS g (fingerprint, queue, type, error_class, message,
@@ -121,5 +122,12 @@ buckets AS (
   ON CONFLICT (bucket_start, queue, outcome, failure_reason, shard) DO UPDATE SET
     completed_count = b.completed_count + EXCLUDED.completed_count,
     updated_at = EXCLUDED.updated_at
+),
+-- A member of a batch: a cancel (reason Cancelled) counts as cancelled, any other as a death.
+batch_moved AS (
+  SELECT batch_id, 0 AS succeeded, CASE WHEN reason = 1 THEN 0 ELSE 1 END AS died,
+         CASE WHEN reason = 1 THEN 1 ELSE 0 END AS cancelled
+  FROM moved WHERE batch_id IS NOT NULL
 )
+:INCLUDE batch_counted
 SELECT id, queue, type, has_dependents FROM moved

@@ -6,7 +6,8 @@
 --   meanwhile) are left in the DLQ. A resurrected job resumes its workflow (docs/workflows.md):
 --   the jobs that died as DependencyFailed (code 11) waiting for it, and those that died so
 --   waiting for them, come back too, awaiting (the resolver decides them again), and a job others
---   depend on keeps has_dependents.
+--   depend on keeps has_dependents. A member of a batch keeps its batch, which counts it as dead
+--   (or cancelled) no more (fragments/batch_counted.sql).
 -- Parameters:
 --   $1 ids: text[] — the jobs' ids
 --   $2 actor: text — who resurrects them
@@ -76,7 +77,7 @@ ins AS (
                                 created_at, cancel_requested_at, cancel_requested_by,
                                 started_at, heartbeat_at, updated_at, created_by,
                                 last_modified_by, last_error, history, changed_at,
-                                concurrency_key, concurrency_limit, has_dependents)
+                                concurrency_key, concurrency_limit, has_dependents, batch_id)
   SELECT id, queue, type, coalesce(new_payload, payload),
          CASE WHEN $4::boolean AND NOT revived THEN $5::text ELSE tags END,
          NULL, $6::int, CASE WHEN revived THEN :AWAITING ELSE :PENDING END, 0, 0, NULL, NULL,
@@ -91,8 +92,16 @@ ins AS (
                               'at', :NOW)),
            '$[last - :MAX_HISTORY + 1 to last]'),
          :NOW, concurrency_key, concurrency_limit,
-         EXISTS (SELECT 1 FROM :SCHEMA.job_dependencies e WHERE e.depends_on = moved.id) OR NULL
+         EXISTS (SELECT 1 FROM :SCHEMA.job_dependencies e WHERE e.depends_on = moved.id) OR NULL,
+         batch_id
   FROM moved
   RETURNING id
+),
+-- A member of a batch is counted back: one death (or cancel) fewer.
+batch_moved AS (
+  SELECT batch_id, 0 AS succeeded, CASE WHEN failure_reason = 1 THEN 0 ELSE -1 END AS died,
+         CASE WHEN failure_reason = 1 THEN -1 ELSE 0 END AS cancelled
+  FROM moved WHERE batch_id IS NOT NULL
 )
+:INCLUDE batch_counted
 SELECT id FROM ins WHERE id IN (SELECT id FROM given)

@@ -4,6 +4,8 @@
 --   carried over with the bounded history; the note (why the handler was skipped) and the
 --   handler's result (JSON) are stored as given; the concurrency key is kept (not the limit). The run that succeeded is read from the row's
 --   own columns (started_at, finished_at, worker_id), so nothing is appended to the history.
+--   A member of a batch counts as succeeded in its batch's row, and the callbacks that makes due
+--   fire in this statement (fragments/batch_counted.sql); a job in no batch reads no batch row.
 -- Parameters (parallel arrays):
 --   $1 ids: text[] — the jobs' ids
 --   $2 workerIds: text[] — the worker holding each lease
@@ -19,6 +21,8 @@
 -- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
 --   once per queue, in queue order, so concurrent settlers cannot deadlock on them, and in this
 --   session's shard (counter_shard(), schema 22), so settlers of other sessions rarely wait.
+--   A batch row is locked by its update (once per batch, in batch id order) until the commit: the
+--   settlers of one batch's members take turns on it, each reading the other's counts.
 -- Fails with a unique violation of jobs_archive_pkey, changing nothing, when an archived job has
 --   the id of a job it archives (a caller-given id used again): the store then runs
 --   archive_evict.sql and this again in one transaction.
