@@ -2,12 +2,10 @@
  * `chokaq jobs show` of a batch's jobs, against real stores: a member and a callback show their
  * batch in one line (id, role, counts, which callbacks fired); `--json` carries it.
  */
-import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger, type Store } from '../../src/index.js';
-import { postgresAvailable } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
-import { runCli, seededStores } from '../helpers/cli.js';
+import { describeOnSeededStores, runCli } from '../helpers/cli.js';
 
 const part = defineJob({ type: 'bt.part.v1', queue: 'parts', handle: () => 1 });
 const report = defineJob({ type: 'bt.report.v1', queue: 'reports', handle: () => undefined });
@@ -41,42 +39,20 @@ async function seed(storage: Store): Promise<void> {
   }
 }
 
-const pgUp = await postgresAvailable();
-const dirs: string[] = [];
-
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+describeOnSeededStores('jobs show of a batch on $name', 'clibt', seed, ({ skip, flags }) => {
+  it.skipIf(skip)("shows a member's and a callback's batch", async () => {
+    const shown = await runCli(['jobs', 'show', first, ...flags()], { answer: null });
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(
+      new RegExp(
+        `\\nbatch +${batchId} \\(member\\): 1/2 succeeded, 0 died, 0 cancelled, 1 pending; success waiting\\n`,
+      ),
+    );
+    const waiting = await runCli(['jobs', 'show', callback, ...flags()], { answer: null });
+    expect(waiting.out).toMatch(/\nstate +awaiting\n/);
+    expect(waiting.out).toContain(`${batchId} (success callback): 1/2 succeeded`);
+    const json = await runCli(['jobs', 'show', first, ...flags(), '--json'], { answer: null });
+    const detail = JSON.parse(json.out) as { batch: { role: string; batch: { id: string } } };
+    expect(detail.batch).toMatchObject({ role: 'member', batch: { id: batchId, total: 2 } });
+  });
 });
-
-describe.each(seededStores('clibt', seed, dirs, pgUp))(
-  'jobs show of a batch on $name',
-  ({ skip, setup }) => {
-    let flags: string[] = [];
-    let cleanup = (): Promise<void> => Promise.resolve();
-
-    beforeAll(async () => {
-      if (skip) return;
-      ({ flags, cleanup } = await setup());
-    }, 60_000);
-
-    afterAll(async () => {
-      await cleanup();
-    });
-
-    it.skipIf(skip)("shows a member's and a callback's batch", async () => {
-      const shown = await runCli(['jobs', 'show', first, ...flags], { answer: null });
-      expect(shown.code).toBe(0);
-      expect(shown.out).toMatch(
-        new RegExp(
-          `\\nbatch +${batchId} \\(member\\): 1/2 succeeded, 0 died, 0 cancelled, 1 pending; success waiting\\n`,
-        ),
-      );
-      const waiting = await runCli(['jobs', 'show', callback, ...flags], { answer: null });
-      expect(waiting.out).toMatch(/\nstate +awaiting\n/);
-      expect(waiting.out).toContain(`${batchId} (success callback): 1/2 succeeded`);
-      const json = await runCli(['jobs', 'show', first, ...flags, '--json'], { answer: null });
-      const detail = JSON.parse(json.out) as { batch: { role: string; batch: { id: string } } };
-      expect(detail.batch).toMatchObject({ role: 'member', batch: { id: batchId, total: 2 } });
-    });
-  },
-);

@@ -3,12 +3,10 @@
  * for (each with its state and death policy), a job others wait for lists them; `--json` carries
  * both.
  */
-import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ChokaQ, defineJob, silentLogger, type Store } from '../../src/index.js';
-import { postgresAvailable } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
-import { runCli, seededStores } from '../helpers/cli.js';
+import { describeOnSeededStores, runCli } from '../helpers/cli.js';
 
 const part = defineJob({ type: 'wf.part.v1', queue: 'parts', handle: () => 1 });
 const whole = defineJob({ type: 'wf.whole.v1', queue: 'wholes', handle: () => undefined });
@@ -43,47 +41,25 @@ async function seed(storage: Store): Promise<void> {
   }
 }
 
-const pgUp = await postgresAvailable();
-const dirs: string[] = [];
-
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+describeOnSeededStores('jobs show of a workflow on $name', 'cliwf', seed, ({ skip, flags }) => {
+  it.skipIf(skip)('lists what a job waits for, and who waits for a job', async () => {
+    const shown = await runCli(['jobs', 'show', parent, ...flags()], { answer: null });
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/\nstate +awaiting\n/);
+    expect(shown.out).toContain(
+      `\nwaits for\n  ${first}  succeeded  (on death: fail)\n  ${later}  scheduled  (on death: skip)\n`,
+    );
+    const child = await runCli(['jobs', 'show', first, ...flags()], { answer: null });
+    expect(child.out).toContain(`\nwaited for by\n  ${parent}\n`);
+    const json = await runCli(['jobs', 'show', parent, ...flags(), '--json'], { answer: null });
+    const detail = JSON.parse(json.out) as {
+      dependencies: { id: string; state: string }[];
+      dependents: string[];
+    };
+    expect(detail.dependencies.map((d) => [d.id, d.state])).toEqual([
+      [first, 'succeeded'],
+      [later, 'scheduled'],
+    ]);
+    expect(detail.dependents).toEqual([]);
+  });
 });
-
-describe.each(seededStores('cliwf', seed, dirs, pgUp))(
-  'jobs show of a workflow on $name',
-  ({ skip, setup }) => {
-    let flags: string[] = [];
-    let cleanup = (): Promise<void> => Promise.resolve();
-
-    beforeAll(async () => {
-      if (skip) return;
-      ({ flags, cleanup } = await setup());
-    }, 60_000);
-
-    afterAll(async () => {
-      await cleanup();
-    });
-
-    it.skipIf(skip)('lists what a job waits for, and who waits for a job', async () => {
-      const shown = await runCli(['jobs', 'show', parent, ...flags], { answer: null });
-      expect(shown.code).toBe(0);
-      expect(shown.out).toMatch(/\nstate +awaiting\n/);
-      expect(shown.out).toContain(
-        `\nwaits for\n  ${first}  succeeded  (on death: fail)\n  ${later}  scheduled  (on death: skip)\n`,
-      );
-      const child = await runCli(['jobs', 'show', first, ...flags], { answer: null });
-      expect(child.out).toContain(`\nwaited for by\n  ${parent}\n`);
-      const json = await runCli(['jobs', 'show', parent, ...flags, '--json'], { answer: null });
-      const detail = JSON.parse(json.out) as {
-        dependencies: { id: string; state: string }[];
-        dependents: string[];
-      };
-      expect(detail.dependencies.map((d) => [d.id, d.state])).toEqual([
-        [first, 'succeeded'],
-        [later, 'scheduled'],
-      ]);
-      expect(detail.dependents).toEqual([]);
-    });
-  },
-);

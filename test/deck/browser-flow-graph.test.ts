@@ -5,8 +5,6 @@
  * alternative lists the dependencies, a job's box is a link reached by Tab and Enter, the graph
  * follows the live feed, and a flow past The Deck's bound says so.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as DeckModule from '../../src/deck/index.js';
@@ -14,11 +12,12 @@ import type * as Root from '../../src/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { chromiumThere, launchChromium } from '../helpers/chromium.js';
+import { serveDeck, type ServedDeck } from '../helpers/deck-server.js';
 
 describe.skipIf(!chromiumThere)('the flow graph in The Deck (browser)', () => {
   let chokaq: Root.ChokaQ;
   let deck: DeckModule.DeckHandler;
-  let server: http.Server;
+  let served: ServedDeck | undefined;
   let browser: Browser;
   let base = '';
   const ids = {
@@ -76,17 +75,14 @@ describe.skipIf(!chromiumThere)('the flow graph in The Deck (browser)', () => {
       ids.big = workflow.add(merge, undefined, { dependsOn: children });
     });
     deck = createDeck({ chokaq, feedInterval: 250 });
-    server = http.createServer((req, res) => deck(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    served = await serveDeck(deck);
+    base = served.base;
     browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    deck?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await served?.close();
     await chokaq?.stop();
   });
 

@@ -2,8 +2,6 @@
  * Durable steps in The Deck, in a real browser: a job that recorded a step, received an event
  * and sleeps shows each step in its timeline (kind, name, state, result, the sleep's end), live.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as DeckModule from '../../src/deck/index.js';
@@ -11,11 +9,12 @@ import type * as Root from '../../src/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { chromiumThere, launchChromium } from '../helpers/chromium.js';
+import { serveDeck, type ServedDeck } from '../helpers/deck-server.js';
 
 describe.skipIf(!chromiumThere)('durable steps in The Deck (browser)', () => {
   let chokaq: Root.ChokaQ;
   let deck: DeckModule.DeckHandler;
-  let server: http.Server;
+  let served: ServedDeck | undefined;
   let browser: Browser;
   let base = '';
   let id = '';
@@ -45,17 +44,14 @@ describe.skipIf(!chromiumThere)('durable steps in The Deck (browser)', () => {
     await chokaq.sendEvent(id, 'approval', { approved: true });
     await waitFor(async () => (await stepsOf()) === 3, { timeoutMs: 15_000, message: 'the sleep' });
     deck = createDeck({ chokaq, feedInterval: 250 });
-    server = http.createServer((req, res) => deck(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    served = await serveDeck(deck);
+    base = served.base;
     browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    deck?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await served?.close();
     await chokaq?.stop();
   });
 

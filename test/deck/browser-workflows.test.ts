@@ -3,8 +3,6 @@
  * shows an awaiting job (due after its dependencies), its page lists what it waits for with each
  * job's state and death policy, and a dependency's page links back to the job waiting for it.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as DeckModule from '../../src/deck/index.js';
@@ -12,11 +10,12 @@ import type * as Root from '../../src/index.js';
 import { ROOT, requireDist } from '../fixtures/crash-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { chromiumThere, launchChromium } from '../helpers/chromium.js';
+import { serveDeck, type ServedDeck } from '../helpers/deck-server.js';
 
 describe.skipIf(!chromiumThere)('a workflow in The Deck (browser)', () => {
   let chokaq: Root.ChokaQ;
   let deck: DeckModule.DeckHandler;
-  let server: http.Server;
+  let served: ServedDeck | undefined;
   let browser: Browser;
   let base = '';
   let done = '';
@@ -58,17 +57,14 @@ describe.skipIf(!chromiumThere)('a workflow in The Deck (browser)', () => {
       message: 'the first dependency to succeed',
     });
     deck = createDeck({ chokaq, feedInterval: 250 });
-    server = http.createServer((req, res) => deck(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    served = await serveDeck(deck);
+    base = served.base;
     browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    deck?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await served?.close();
     await chokaq?.stop();
   });
 

@@ -2,16 +2,17 @@
  * The CLI run in-process (`run` of src/cli/main.ts) with its output captured, as the CLI tests
  * drive it: no environment unless given, and no input to answer a prompt unless told.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { run } from '../../src/cli/main.js';
 import { silentLogger } from '../../src/index.js';
 import { embedded } from '../../src/storage/embedded/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import type { Store } from '../../src/storage/store.js';
-import { TEST_DATABASE_URL, dropSchema, uniqueSchema } from './pg.js';
+import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from './pg.js';
 
 /** What a run printed, and its exit code. */
 export interface CliResult {
@@ -92,3 +93,42 @@ export function seededStores(
     },
   ];
 }
+
+/** One seeded store of {@link describeOnSeededStores}, as its tests see it. */
+export interface SeededCli {
+  /** `true` when the store is not available here (PostgreSQL not reachable): skip the test. */
+  skip: boolean;
+  /** The flags that point the CLI at the store; read them inside a test, after set-up. */
+  flags: () => string[];
+}
+
+/**
+ * Registers `tests` once per store of {@link seededStores} (`title` may name it with `$name`),
+ * each store seeded once by `seed` before its tests and dropped after them; the temporary
+ * directories go after the file.
+ */
+export function describeOnSeededStores(
+  title: string,
+  prefix: string,
+  seed: (store: Store) => Promise<void>,
+  tests: (cli: SeededCli) => void,
+): void {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+  describe.each(seededStores(prefix, seed, dirs, pgUp))(title, ({ skip, setup }) => {
+    let flags: string[] = [];
+    let cleanup = (): Promise<void> => Promise.resolve();
+    beforeAll(async () => {
+      if (skip) return;
+      ({ flags, cleanup } = await setup());
+    }, 60_000);
+    afterAll(async () => {
+      await cleanup();
+    });
+    tests({ skip, flags: () => flags });
+  });
+}
+
+const pgUp = await postgresAvailable();
