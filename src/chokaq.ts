@@ -297,6 +297,7 @@ export class ChokaQ {
    *   `CHOKAQ_JOB_NOT_ACTIVE` when the job is finished, dead or unknown; nothing is kept then.
    */
   async sendEvent(id: string, topic: string, data?: unknown): Promise<SendEventResult> {
+    this.assertNotStopped();
     validateJobId(id);
     const text = checkEvent(topic, data);
     await this.open();

@@ -184,8 +184,14 @@ export class BulkApi {
       for (const type of types) refuseUnknownType(this.options.registry, type);
     }
     const found = new Set(items.map((item) => item.jobId));
-    // A flow's jobs in other states are not "not found": the action does not apply to them.
-    const notFound = (checked.query.ids ?? []).filter((id) => !found.has(id));
+    // A flow's jobs in other states are not "not found": the action does not apply to them; a
+    // flow whose job no table holds is.
+    const notFound =
+      checked.flow === null
+        ? (checked.query.ids ?? []).filter((id) => !found.has(id))
+        : items.length === 0 && (await store.operator.getJob(checked.flow)) === null
+          ? [checked.flow]
+          : [];
     return { action: checked.action, items, sample, notFound };
   }
 

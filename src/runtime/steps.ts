@@ -8,8 +8,14 @@
 import { ChokaQError } from '../errors.js';
 import type { EventResult, StepOptions, WaitForEventOptions } from '../job/context.js';
 import type { Lease } from '../storage/job-store.js';
-import type { StepKind, StepRecord, StepStore, WaitOutcome } from '../storage/step-store.js';
-import { invalid } from '../util/check.js';
+import {
+  stepChanged,
+  type StepKind,
+  type StepRecord,
+  type StepStore,
+  type WaitOutcome,
+} from '../storage/step-store.js';
+import { checkOptions, invalid } from '../util/check.js';
 import type { Clock } from '../util/clock.js';
 import { toMs, type Duration } from '../util/duration.js';
 
@@ -105,10 +111,11 @@ class DurableSteps implements StepRunner {
   }
 
   async step<T>(name: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<T> {
+    this.ended();
     this.#names.claim(name);
+    const { client } = checkStepOptions(options);
     const recorded = await this.recorded(name, 'run');
     if (recorded !== undefined) return fromJson(recorded.result) as T;
-    const client = options?.client;
     if (client !== undefined && this.store.recordWithin === undefined) {
       throw new ChokaQError(
         'CHOKAQ_TRANSACTION_UNSUPPORTED',
@@ -122,12 +129,13 @@ class DurableSteps implements StepRunner {
       return fromJson(result) as T;
     }
     const stored = await this.store.record(this.id, { name, result });
-    // Another run of the job recorded the step first: go on with its result, as a rerun would.
-    if (stored.kind !== 'run') throw changed(name, stored.kind, 'run');
+    if (stored.kind !== 'run') throw stepChanged(name, `recorded as a ${stored.kind} step`);
+    // Another run of the job may have recorded the step first: go on with its result.
     return fromJson(stored.result) as T;
   }
 
   async sleep(name: string, duration: Duration): Promise<void> {
+    this.ended();
     this.#names.claim(name);
     const ms = toMs(duration, 'duration', { max: MAX_WAIT_MS });
     const recorded = await this.recorded(name, 'sleep');
@@ -143,6 +151,7 @@ class DurableSteps implements StepRunner {
     topic: string,
     options: WaitForEventOptions,
   ): Promise<EventResult<T>> {
+    this.ended();
     this.#names.claim(name);
     checkTopic(topic);
     const ms = toMs(options?.timeout, 'options.timeout', { max: MAX_WAIT_MS });
@@ -153,11 +162,21 @@ class DurableSteps implements StepRunner {
     return fromJson(this.settleWait(outcome).result) as EventResult<T>;
   }
 
+  /**
+   * Refuses a step after a sleep or wait gave the job back (a handler that caught the throw): the
+   * job is not this run's any more, and another run may be running it.
+   */
+  private ended(): void {
+    if (this.#suspended !== undefined) throw this.#suspended;
+  }
+
   /** The record of step `name` from an earlier run, checked to be of `kind`; read once per run. */
   private async recorded(name: string, kind: StepKind): Promise<StepRecord | undefined> {
     this.#recorded ??= new Map((await this.store.list(this.id)).map((step) => [step.name, step]));
     const record = this.#recorded.get(name);
-    if (record !== undefined && record.kind !== kind) throw changed(name, record.kind, kind);
+    if (record !== undefined && record.kind !== kind) {
+      throw stepChanged(name, `recorded as a ${record.kind} step, now called as a ${kind} step`);
+    }
     return record;
   }
 
@@ -188,6 +207,9 @@ export function checkEvent(topic: string, data: unknown): string {
   } catch {
     throw invalid('CHOKAQ_INVALID_ARGUMENT', 'data', 'a value JSON can serialize', data);
   }
+  if (text === undefined && data !== undefined) {
+    throw invalid('CHOKAQ_INVALID_ARGUMENT', 'data', 'a value JSON can serialize', data);
+  }
   text ??= 'null';
   if (Buffer.byteLength(text, 'utf8') > MAX_STEP_BYTES) {
     throw invalid(
@@ -210,6 +232,24 @@ export function checkTopic(topic: string): void {
       topic,
     );
   }
+}
+
+/**
+ * Checks a step's options.
+ * @throws ChokaQError `CHOKAQ_INVALID_ARGUMENT` naming `options` (not an object) or
+ *   `options.client` (`null`), `CHOKAQ_UNKNOWN_OPTION` naming an unknown key.
+ */
+export function checkStepOptions(options: StepOptions | undefined): StepOptions {
+  const checked = checkOptions(options, 'options', ['client'], 'CHOKAQ_INVALID_ARGUMENT');
+  if (checked.client === null) {
+    throw invalid(
+      'CHOKAQ_INVALID_ARGUMENT',
+      'options.client',
+      'a pg client inside your transaction',
+      null,
+    );
+  }
+  return checked;
 }
 
 /** `value` as the JSON text a step records (`null` for `undefined`), checked. */
@@ -239,13 +279,4 @@ export function stepJson(name: string, value: unknown): string | null {
 /** A recorded JSON text read back; `null` is `undefined` (a step that returned nothing). */
 export function fromJson(text: string | null): unknown {
   return text === null ? undefined : JSON.parse(text);
-}
-
-/** The coded error of a step name recorded as another kind. */
-function changed(name: string, recorded: StepKind, called: StepKind): ChokaQError {
-  return new ChokaQError(
-    'CHOKAQ_STEP_CHANGED',
-    `step "${name}" is recorded as a ${recorded} step and now called as a ${called} step: the handler's steps changed (docs/workflows.md, changing steps)`,
-    { field: 'name' },
-  );
 }

@@ -3,6 +3,7 @@
  * recorded steps, the sleeps and event waits that hand a job's slot back until they end, and the
  * events sent to waiting jobs.
  */
+import { ChokaQError } from '../errors.js';
 import type { Lease } from './job-store.js';
 
 /** What a step record stands for: a step that ran, a sleep, or a wait for an event. */
@@ -112,6 +113,18 @@ export const STEP_KIND_BY_CODE: Readonly<Record<number, StepKind>> = {
   1: 'sleep',
   2: 'event',
 };
+
+/**
+ * The coded error of a step called as what its name is not recorded as: `how` says what differs
+ * (its kind, an event wait's topic).
+ */
+export function stepChanged(name: string, how: string): ChokaQError {
+  return new ChokaQError(
+    'CHOKAQ_STEP_CHANGED',
+    `step "${name}" is ${how}: the handler's steps changed (docs/workflows.md, changing steps)`,
+    { field: 'name' },
+  );
+}
 
 /** The outcome an event wait records when it times out without an event. */
 export const NO_EVENT_RESULT = '{"received":false}';

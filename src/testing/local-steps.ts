@@ -7,6 +7,7 @@
 import { ChokaQError } from '../errors.js';
 import type { EventResult, StepOptions, WaitForEventOptions } from '../job/context.js';
 import {
+  checkStepOptions,
   checkTopic,
   fromJson,
   MAX_WAIT_MS,
@@ -35,7 +36,7 @@ export function localSteps(
     suspended: undefined,
     async step<T>(name: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<T> {
       names.claim(name);
-      if (options?.client !== undefined) {
+      if (checkStepOptions(options).client !== undefined) {
         throw new ChokaQError(
           'CHOKAQ_TRANSACTION_UNSUPPORTED',
           `performJob cannot record step "${name}" in a caller transaction (options.client)`,
@@ -48,24 +49,32 @@ export function localSteps(
       return result as T;
     },
     sleep(name: string, duration: Duration): Promise<void> {
-      names.claim(name);
-      toMs(duration, 'duration', { max: MAX_WAIT_MS });
-      return Promise.resolve();
+      return settled(() => {
+        names.claim(name);
+        toMs(duration, 'duration', { max: MAX_WAIT_MS });
+      });
     },
     waitForEvent<T>(
       name: string,
       topic: string,
       options: WaitForEventOptions,
     ): Promise<EventResult<T>> {
-      names.claim(name);
-      checkTopic(topic);
-      toMs(options?.timeout, 'options.timeout', { max: MAX_WAIT_MS });
-      const outcome: EventResult<T> = Object.hasOwn(events, topic)
-        ? { received: true, data: fromJson(stepJson(name, events[topic])) as T }
-        : { received: false };
-      recorded[name] = outcome;
-      return Promise.resolve(outcome);
+      return settled(() => {
+        names.claim(name);
+        checkTopic(topic);
+        toMs(options?.timeout, 'options.timeout', { max: MAX_WAIT_MS });
+        const outcome: EventResult<T> = Object.hasOwn(events, topic)
+          ? { received: true, data: fromJson(stepJson(name, events[topic])) as T }
+          : { received: false };
+        recorded[name] = outcome;
+        return outcome;
+      });
     },
   };
   return () => runner;
+}
+
+/** `work`'s result as a promise, which rejects (never throws) when `work` throws, as a worker's steps do. */
+function settled<T>(work: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(work()));
 }

@@ -162,6 +162,17 @@ export function describeSteps(ctx: ConformanceContext): void {
       expect(await store.steps.list(lease.id)).toHaveLength(1);
     });
 
+    it('refuses a wait whose recorded topic changed, suspending nothing', async () => {
+      const store = ctx.store();
+      const lease = await running('st-topic');
+      await store.steps.send(lease.id, 'old', '1');
+      const timeoutAt = new Date(Date.now() + 60_000);
+      await store.steps.wait(lease, { name: 'w', topic: 'old', timeoutAt });
+      const renamed = store.steps.wait(lease, { name: 'w', topic: 'new', timeoutAt });
+      expect(await codeOf(renamed)).toBe('CHOKAQ_STEP_CHANGED');
+      expect((await hot(lease.id)).state).toBe('processing');
+    });
+
     it('refuses an event for a job that is not active, keeping nothing', async () => {
       const store = ctx.store();
       const lease = await running('st-gone');

@@ -161,6 +161,27 @@ export function describeSteps(name: string, factory: EngineStoreFactory): void {
       });
     });
 
+    it('takes no step after a sleep gave the job back, even when the handler catches the throw', async () => {
+      let after = 0;
+      const stubborn = defineJob({
+        type: 'steps.stubborn.v1',
+        async handle(_payload, ctx) {
+          try {
+            await ctx.sleep('nap', '1h');
+          } catch {
+            // Goes on as if nothing happened: its steps must refuse.
+          }
+          await ctx.step('after', () => ++after);
+        },
+      });
+      const { chokaq } = await engineOnClock({ jobs: [stubborn] });
+      const { id } = await chokaq.enqueue(stubborn, {});
+      await suspended(chokaq, id);
+      const detail = await chokaq.jobs.get(id);
+      expect(after).toBe(0);
+      expect(detail?.steps.map((step) => step.name)).toEqual(['nap']);
+    });
+
     it('ends a wait at its timeout with received: false', async () => {
       const approval = defineJob({
         type: 'steps.timeout.v1',

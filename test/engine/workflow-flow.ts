@@ -148,7 +148,7 @@ export function describeWorkflowFlow(name: string, factory: EngineStoreFactory):
       });
     });
 
-    it('refuses a bad flow target, and takes nothing for a job no table holds', async () => {
+    it('refuses a bad flow target, and names a job no table holds as not found', async () => {
       const chokaq = await started(await factory.make(), { jobs });
       await expect(
         chokaq.bulk.select({ action: 'cancel', target: { flow: '' } }),
@@ -158,7 +158,7 @@ export function describeWorkflowFlow(name: string, factory: EngineStoreFactory):
       ).rejects.toMatchObject({ code: 'CHOKAQ_INVALID_ARGUMENT', field: 'request.target' });
       expect(
         await chokaq.bulk.select({ action: 'resurrect', target: { flow: 'no-such-job' } }),
-      ).toMatchObject({ count: 0, notFound: [] });
+      ).toMatchObject({ count: 0, notFound: ['no-such-job'] });
     });
   });
 }

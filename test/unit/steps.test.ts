@@ -87,6 +87,16 @@ describe('durable steps in performJob', () => {
         { code: 'CHOKAQ_STEP_RESULT_INVALID', field: 'name' },
       ],
       [
+        'an unknown step option',
+        (ctx) => ctx.step('t', () => 1, { clinet: {} } as unknown as { client: unknown }),
+        { code: 'CHOKAQ_UNKNOWN_OPTION', field: 'options.clinet' },
+      ],
+      [
+        'a null client',
+        (ctx) => ctx.step('t', () => 1, { client: null }),
+        { code: 'CHOKAQ_INVALID_ARGUMENT', field: 'options.client' },
+      ],
+      [
         'a client outside a worker',
         (ctx) => ctx.step('t', () => 1, { client: {} }),
         { code: 'CHOKAQ_TRANSACTION_UNSUPPORTED', field: 'options.client' },
@@ -115,6 +125,10 @@ describe('chokaq.sendEvent', () => {
         field: 'data',
       });
       await expect(chokaq.sendEvent('j', 't', 'x'.repeat(70_000))).rejects.toMatchObject({
+        code: 'CHOKAQ_INVALID_ARGUMENT',
+        field: 'data',
+      });
+      await expect(chokaq.sendEvent('j', 't', () => 1)).rejects.toMatchObject({
         code: 'CHOKAQ_INVALID_ARGUMENT',
         field: 'data',
       });

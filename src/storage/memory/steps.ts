@@ -12,6 +12,7 @@ import type { HotJob } from '../model.js';
 import {
   NO_EVENT_RESULT,
   receivedResult,
+  stepChanged,
   suspendNote,
   type SendEventResult,
   type SleepRequest,
@@ -141,12 +142,9 @@ export class MemorySteps implements StepStore {
   ): StepRecord {
     const stored = find(tables, id, name);
     if (stored !== undefined) {
-      if (stored.kind !== kind) {
-        throw new ChokaQError(
-          'CHOKAQ_STEP_CHANGED',
-          `step "${name}" is recorded as another kind of step: the handler's steps changed (docs/workflows.md, changing steps)`,
-          { field: 'name' },
-        );
+      if (stored.kind !== kind) throw stepChanged(name, 'recorded as another kind of step');
+      if (stored.topic !== topic) {
+        throw stepChanged(name, `recorded as a wait on "${String(stored.topic)}"`);
       }
       return stored;
     }

@@ -1935,7 +1935,7 @@ export interface RetentionBatchesParams {
   readonly limit: number;
 }
 
-/** retention_batches.sql: retention of batches (docs/workflows.md, "Batches"), one bounded batch: deletes the batches none of whose members remains (every member finished and its row left the archive or the DLQ: nothing can count again) and none of whose fired callbacks is still hot (it may read its batch); with each, its callback jobs still awaiting, which can never fire. */
+/** retention_batches.sql: retention of batches (docs/workflows.md, "Batches"), one bounded batch: deletes the batches none of whose members remains (every member finished and its row left the archive or the DLQ: nothing can count again) and none of whose fired callbacks is still hot (it may read its batch); with each, its callback jobs still awaiting, which can never fire, and the events sent to them. */
 export function retentionBatches(
   db: Executor,
   sql: { readonly retention_batches: string },

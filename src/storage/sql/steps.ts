@@ -11,6 +11,7 @@ import {
   STEP_KIND_BY_CODE,
   STEP_KIND_CODE,
   receivedResult,
+  stepChanged,
   suspendNote,
   type SendEventResult,
   type SleepRequest,
@@ -73,7 +74,7 @@ export class SqlSteps implements StepStore {
         topic: null,
         wakeAt: request.wakeAt,
       });
-      if (saved === undefined) return changed(request.name);
+      if (saved === undefined) throw stepChanged(request.name, OTHER_KIND);
       const record = stepRecordOf(saved);
       const wakeAt = record.wakeAt ?? request.wakeAt;
       if (await this.suspend(tx, lease, wakeAt, suspendNote(request.name, wakeAt, null))) {
@@ -88,7 +89,12 @@ export class SqlSteps implements StepStore {
     return this.holding('wait', lease, async (tx) => {
       const { sql } = this.context;
       const [earlier] = await run.stepGet(tx, sql, { id: lease.id, name: request.name });
-      if (earlier !== undefined && earlier.kind !== STEP_KIND_CODE.event) changed(request.name);
+      if (earlier !== undefined && earlier.kind !== STEP_KIND_CODE.event) {
+        throw stepChanged(request.name, OTHER_KIND);
+      }
+      if (earlier !== undefined && earlier.topic !== request.topic) {
+        throw stepChanged(request.name, `recorded as a wait on "${String(earlier.topic)}"`);
+      }
       if (earlier?.done === true) return { kind: 'done', record: stepRecordOf(earlier) };
       const wait = {
         name: request.name,
@@ -107,11 +113,11 @@ export class SqlSteps implements StepStore {
           result: receivedResult(event.data),
         });
         return saved === undefined
-          ? changed(request.name)
+          ? kindChanged(request.name)
           : { kind: 'done', record: stepRecordOf(saved) };
       }
       const waiting = await this.save(tx, lease.id, { ...wait, done: false, result: null });
-      if (waiting === undefined) return changed(request.name);
+      if (waiting === undefined) throw stepChanged(request.name, OTHER_KIND);
       const note = suspendNote(request.name, wait.wakeAt, request.topic);
       if (await this.suspend(tx, lease, wait.wakeAt, note)) {
         return { kind: 'suspended', wakeAt: wait.wakeAt };
@@ -122,7 +128,7 @@ export class SqlSteps implements StepStore {
         result: NO_EVENT_RESULT,
       });
       return timedOut === undefined
-        ? changed(request.name)
+        ? kindChanged(request.name)
         : { kind: 'done', record: stepRecordOf(timedOut) };
     });
   }
@@ -224,13 +230,12 @@ export class SqlSteps implements StepStore {
   }
 }
 
-/** The coded error of a step name recorded as another kind. */
-function changed(name: string): never {
-  throw new ChokaQError(
-    'CHOKAQ_STEP_CHANGED',
-    `step "${name}" is recorded as another kind of step: the handler's steps changed (docs/workflows.md, changing steps)`,
-    { field: 'name' },
-  );
+/** What {@link stepChanged} says of a name recorded as another kind of step. */
+const OTHER_KIND = 'recorded as another kind of step';
+
+/** The coded error of a name recorded as another kind, where an expression needs one. */
+function kindChanged(name: string): never {
+  throw stepChanged(name, OTHER_KIND);
 }
 
 /** A stored step row as the seam's record. */

@@ -3,7 +3,9 @@
 --   they write `:INCLUDE batch_counted`, after their last CTE). Expects a CTE `batch_moved`
 --   (batch_id, succeeded, died, cancelled): one row per moved member, each count its change (+1
 --   out of the hot table, −1 back into it). A statement that moved no member reads no batch row.
--- Each batch's row is updated once, by the sum of its changes, in batch id order; the callbacks
+-- Each batch's row is updated once, by the sum of its changes (in the join's order: two
+--   statements that move members of the same batches may deadlock, and the store retries a
+--   deadlock, so nothing is counted twice or lost); the callbacks
 --   the new counts make due are stamped fired, and their jobs move awaiting → pending (or
 --   scheduled, until a delay they were enqueued with passes), in the same statement:
 --   - success: every member succeeded; - complete: every member finished (succeeded, died or

@@ -21,7 +21,8 @@
 -- Locking: row locks on the moved hot rows; stats_summary and metric_buckets rows are upserted
 --   once per queue, in queue order, so concurrent settlers cannot deadlock on them, and in this
 --   session's shard (counter_shard(), schema 22), so settlers of other sessions rarely wait.
---   A batch row is locked by its update (once per batch, in batch id order) until the commit: the
+--   A batch row is locked by its update (once per batch; a deadlock between two settlers of the
+--   same batches is retried) until the commit: the
 --   settlers of one batch's members take turns on it, each reading the other's counts.
 -- Fails with a unique violation of jobs_archive_pkey, changing nothing, when an archived job has
 --   the id of a job it archives (a caller-given id used again): the store then runs
