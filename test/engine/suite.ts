@@ -660,6 +660,8 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       clock.jump(30_000);
       const zombie = await waitForJob(chokaq, claimed!.id, 'dead');
       expect(zombie).toMatchObject({ reason: 'Zombie', attempts: 1 });
+      // The rescue's event (and its count) follows its commit: wait for it, then count exactly.
+      await waitFor(() => chokaq.counters.lostRuns > 0, { message: 'the rescue counted' });
       expect(chokaq.counters.lostRuns).toBe(1);
       const archived = await waitForJob(chokaq, alive.id, 'succeeded');
       expect(archived.attempts).toBe(1);
