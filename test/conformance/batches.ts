@@ -400,6 +400,35 @@ export function describeBatches(ctx: ConformanceContext): void {
       expect(await store.batches.purge(100)).toBe(0);
     });
 
+    it('one round of members, plain jobs and a lost lease counts only the members, once', async () => {
+      const store = ctx.store();
+      const batch = batchOf('b-mix', 3, ['success']);
+      await store.batches.enqueue(batch);
+      for (let i = 0; i < 3; i++) await ctx.enqueueOne({ queue: 'b-mix' });
+      const claimed = await store.jobs.claim({ workerId: 'w', limit: 100, queues: ['b-mix'] });
+      expect(claimed).toHaveLength(6);
+      // Half of them started, half still fetched (a start written with its archive).
+      const started = await store.jobs.start(claimed.slice(0, 3).map(leaseOf));
+      const round: Settlement[] = [...started, ...claimed.slice(3)].map((job) =>
+        settlement(job, 'archive'),
+      );
+      const lost = await ctx.enqueueOne({ queue: 'b-mix-lost' });
+      const [taken] = await store.jobs.claim({ workerId: 'w', limit: 1, queues: ['b-mix-lost'] });
+      expect(taken?.id).toBe(lost);
+      round.splice(2, 0, {
+        kind: 'archive',
+        lease: { ...leaseOf(taken as ClaimedJob), leaseToken: 'not-the-lease' },
+        durationMs: 1,
+      });
+      const applied = await store.jobs.settle(round);
+      expect(applied).toEqual([true, true, false, true, true, true, true]);
+      expect(await countsOf(batch.id)).toMatchObject({ succeeded: 3, pending: 0 });
+      expect(await firedOf(batch.id)).toEqual(['success']);
+      for (const job of claimed)
+        expect((await store.operator.getJob(job.id))?.where).toBe('archive');
+      expect((await store.operator.getJob(lost))?.where).toBe('hot');
+    });
+
     it('a plain job settles outside every batch', async () => {
       const store = ctx.store();
       const batch = batchOf('b-plain', 1);

@@ -107,6 +107,30 @@ function unlessAll<T>(values: T[], value: T): T[] | null {
   return values.every((v) => v === value) ? null : values;
 }
 
+/**
+ * The archive group's jobs not in `moved`, as parameters of their own statement; `null` when it
+ * moved them all. The plain archive (settle_archive_plain.sql) leaves batch members for
+ * settle_archive.sql, which counts them in their batches.
+ */
+export function archiveLeftovers(
+  archive: SettleArchiveParams,
+  moved: ReadonlySet<string>,
+): SettleArchiveParams | null {
+  const left = archive.ids.flatMap((id, i) => (moved.has(id) ? [] : [i]));
+  if (left.length === 0) return null;
+  const pick = <T>(values: readonly T[]): T[] => left.map((i) => values[i] as T);
+  return {
+    ids: pick(archive.ids),
+    workerIds: pick(archive.workerIds),
+    leaseTokens: pick(archive.leaseTokens),
+    durationsMs: pick(archive.durationsMs),
+    notes: archive.notes === null ? null : pick(archive.notes),
+    results: archive.results === null ? null : pick(archive.results),
+    keep: archive.keep === null ? null : pick(archive.keep),
+    now: archive.now,
+  };
+}
+
 /** The parameters of archive_evict.sql from an archive group's (`SettleGroups.archive`). */
 export function evictParams(archive: SettleArchiveParams): ArchiveEvictParams {
   return {

@@ -26,7 +26,7 @@ import type { Executor } from './executor.js';
 import { handoffParams, handoffQueues, readHandoffRows } from './handoff.js';
 import { cancelIn, rescueIn } from './recovery.js';
 import { claimedJobOf, toNumber } from './rows.js';
-import { evictParams, groupSettlements, settleOutcome } from './settle-batch.js';
+import { archiveLeftovers, evictParams, groupSettlements, settleOutcome } from './settle-batch.js';
 import type { SqlContext } from './sql-context.js';
 import * as run from './statements.js';
 import { linkIn, type SqlWorkflows } from './workflows.js';
@@ -41,6 +41,18 @@ interface SettledRows {
   freed: string[];
   dependents: string[];
   started: ClaimedJob[];
+}
+
+/** Adds the rows of a statement that moved jobs out of the hot table to `done`. */
+function noteMoved(
+  done: SettledRows,
+  rows: readonly { id: string; queue: string; has_dependents?: boolean | null }[],
+): void {
+  for (const row of rows) {
+    done.moved.add(row.id);
+    done.freed.push(row.queue);
+    if (row.has_dependents === true) done.dependents.push(row.id);
+  }
 }
 
 /** A job's life cycle over SQL. */
@@ -161,7 +173,7 @@ export class SqlJobs implements JobStore {
       on: Executor,
     ) => Promise<readonly { id: string; queue: string; has_dependents?: boolean | null }[]>)[] = [];
     if (archive !== null && claiming === null) {
-      moves.push((on) => run.settleArchive(on, sql, archive));
+      moves.push((on) => run.settleArchivePlain(on, sql, archive));
     }
     if (dead !== null) moves.push((on) => run.moveToDlq(on, sql, dead));
     if (retry !== null) moves.push((on) => run.settleRetry(on, sql, retry));
@@ -182,13 +194,7 @@ export class SqlJobs implements JobStore {
         done.started.push(...handed.started);
         done.dependents.push(...handed.dependents);
       }
-      for (const move of moves) {
-        for (const row of await move(on)) {
-          done.moved.add(row.id);
-          done.freed.push(row.queue);
-          if (row.has_dependents === true) done.dependents.push(row.id);
-        }
-      }
+      for (const move of moves) noteMoved(done, await move(on));
       if (stepIds.length > 0) await run.stepForget(on, sql, { ids: stepIds });
       return done;
     };
@@ -197,22 +203,45 @@ export class SqlJobs implements JobStore {
       this.context.retryOnConflict('settle', () =>
         statements === 1 ? runAll(db) : db.transaction(runAll),
       );
-    // An archived job had the id of one archived now (rare: a caller-given id used again). The
-    // statement failed whole; the archive rows it replaces go first, in the same transaction.
-    const evictFirst = (archived: SettleArchiveParams): Promise<SettledRows> =>
-      this.context.retryOnConflict('settle', () =>
-        db.transaction(async (tx) => {
-          await run.archiveEvict(tx, sql, evictParams(archived));
-          return runAll(tx);
-        }),
-      );
     const done = await settleOnce().catch((error: unknown) => {
       if (archive === null || !isArchiveIdTaken(error)) throw error;
-      return evictFirst(archive);
+      return this.evictingFirst(db, archive, runAll);
     });
+    // The batch members the plain archive left (and any lost lease, which moves nowhere): their
+    // own statement counts them in their batches. A round of plain jobs has none.
+    const members =
+      archive !== null && claiming === null ? archiveLeftovers(archive, done.moved) : null;
+    if (members !== null) {
+      const settleMembers = (on: Executor) => run.settleArchive(on, sql, members);
+      const rows = await this.context
+        .retryOnConflict('settle', () => settleMembers(db))
+        .catch((error: unknown) => {
+          if (!isArchiveIdTaken(error)) throw error;
+          return this.evictingFirst(db, members, settleMembers);
+        });
+      noteMoved(done, rows);
+    }
     this.context.wakeCapped(done.freed);
     await this.workflows.resolveDependentsOf(done.dependents);
     return { applied: settleOutcome(settlements, done.moved), started: done.started };
+  }
+
+  /**
+   * Runs `settle` in a transaction after deleting the archive rows whose ids `archived` reuses: an
+   * archive statement fails whole when an archived job had the id of one it archives (rare: a
+   * caller-given id used again).
+   */
+  private evictingFirst<T>(
+    db: Executor,
+    archived: SettleArchiveParams,
+    settle: (tx: Executor) => Promise<T>,
+  ): Promise<T> {
+    return this.context.retryOnConflict('settle', () =>
+      db.transaction(async (tx) => {
+        await run.archiveEvict(tx, this.context.sql, evictParams(archived));
+        return settle(tx);
+      }),
+    );
   }
 
   async heartbeat(leases: readonly HeartbeatLease[]): Promise<HeartbeatResult[]> {

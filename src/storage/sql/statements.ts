@@ -2451,6 +2451,43 @@ export function settleArchiveClaim(
   return db.query<SettleArchiveClaimRow>(sql.settle_archive_claim, [params.ids, params.workerIds, params.leaseTokens, params.durationsMs, params.notes, params.results, params.keep, params.types, params.workerId, params.leaseToken, params.limit, params.cappedQueues, params.now], options);
 }
 
+/** A row of settle_archive_plain.sql. */
+export type SettleArchivePlainRow = {
+  readonly id: string;
+  readonly queue: string;
+  readonly has_dependents: boolean | null;
+};
+
+/** Parameters of settle_archive_plain.sql. */
+export interface SettleArchivePlainParams {
+  /** $1: as settle_archive.sql */
+  readonly ids: readonly string[];
+  /** $2: as settle_archive.sql */
+  readonly workerIds: readonly string[];
+  /** $3: as settle_archive.sql */
+  readonly leaseTokens: readonly string[];
+  /** $4: as settle_archive.sql */
+  readonly durationsMs: readonly number[];
+  /** $5: as settle_archive.sql */
+  readonly notes: readonly (string | null)[] | null;
+  /** $6: as settle_archive.sql */
+  readonly results: readonly (string | null)[] | null;
+  /** $7: as settle_archive.sql */
+  readonly keep: readonly boolean[] | null;
+  /** $8: the store's clock; NULL reads the database's */
+  readonly now: Date | null;
+}
+
+/** settle_archive_plain.sql: settle_archive.sql for jobs in no batch: the same moves, counters and buckets, without the batch counters. */
+export function settleArchivePlain(
+  db: Executor,
+  sql: { readonly settle_archive_plain: string },
+  params: SettleArchivePlainParams,
+  options?: QueryOptions,
+): Promise<SettleArchivePlainRow[]> {
+  return db.query<SettleArchivePlainRow>(sql.settle_archive_plain, [params.ids, params.workerIds, params.leaseTokens, params.durationsMs, params.notes, params.results, params.keep, params.now], options);
+}
+
 /** A row of settle_release.sql. */
 export type SettleReleaseRow = {
   readonly id: string;

@@ -1,9 +1,11 @@
--- Fragment: the archive of succeeded jobs, shared by settle_archive.sql and
---   settle_archive_claim.sql (included where they write `:INCLUDE archive_moved`): the CTEs
---   input, moved (id, queue, … of each row moved processing → archive), ins, stats, buckets and
---   the batch counters of the members it moved (fragments/batch_counted.sql). Expects $1–$7 as
---   settle_archive.sql describes them; see its header for the locking.
-WITH input AS (
+-- Fragment: the archive of succeeded jobs, shared by settle_archive.sql,
+--   settle_archive_plain.sql and settle_archive_claim.sql (included where they write
+--   `:INCLUDE archive_moved`, after a first CTE `scope` of one row whose `batches` says whether
+--   the statement counts batch members): the CTEs input, moved (id, queue, … of each row moved
+--   processing → archive), ins, stats and buckets. Expects $1–$7 as settle_archive.sql describes
+--   them; see its header for the locking. A statement that counts batch members includes
+--   fragments/archive_batched.sql after this; one that does not moves no member.
+, input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[],
                        $6::text[], $7::boolean[])
     AS t(id, worker_id, lease_token, duration_ms, note, result, keep)
@@ -20,6 +22,8 @@ moved AS (
     -- A fetched row ran under a start not yet recorded (the worker records starts with its next
     -- settle round): its run is counted here, started its duration ago.
     AND h.status + 0 IN (:FETCHED, :PROCESSING)
+    -- A batch member moves only where its batch's counters change with it.
+    AND (h.batch_id IS NULL OR (SELECT batches FROM scope))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags,
             h.attempts + CASE WHEN h.status = :FETCHED THEN 1 ELSE 0 END AS attempts,
             h.lost_attempts, h.worker_id, h.created_by, h.last_modified_by, h.created_at,
@@ -68,7 +72,3 @@ buckets AS (
     max_duration_ms = greatest(b.max_duration_ms, EXCLUDED.max_duration_ms),
     updated_at = EXCLUDED.updated_at
 )
-, batch_moved AS (
-  SELECT batch_id, 1 AS succeeded, 0 AS died, 0 AS cancelled FROM moved WHERE batch_id IS NOT NULL
-)
-:INCLUDE batch_counted

@@ -5,7 +5,9 @@
 --   handler's result (JSON) are stored as given; the concurrency key is kept (not the limit). The run that succeeded is read from the row's
 --   own columns (started_at, finished_at, worker_id), so nothing is appended to the history.
 --   A member of a batch counts as succeeded in its batch's row, and the callbacks that makes due
---   fire in this statement (fragments/batch_counted.sql); a job in no batch reads no batch row.
+--   fire in this statement (fragments/batch_counted.sql). The store settles a round with
+--   settle_archive_plain.sql first, which leaves members where they are, and runs this only for
+--   the jobs that one left (members, and lost leases, which move nowhere).
 -- Parameters (parallel arrays):
 --   $1 ids: text[] — the jobs' ids
 --   $2 workerIds: text[] — the worker holding each lease
@@ -29,5 +31,7 @@
 --   archive_evict.sql and this again in one transaction.
 -- Returns: id and queue of each moved job, and whether others depend on it.
 -- Row: id text, queue text, has_dependents boolean or NULL
+WITH scope AS (SELECT true AS batches)
 :INCLUDE archive_moved
+:INCLUDE archive_batched
 SELECT id, queue, has_dependents FROM moved

@@ -37,7 +37,9 @@
 --   status smallint or NULL, attempts int or NULL, worker_id text or NULL, lease_token text or NULL,
 --   trace_parent text or NULL, run_at float8 or NULL, created_at float8 or NULL,
 --   has_dependents boolean or NULL
+WITH scope AS (SELECT true AS batches)
 :INCLUDE archive_moved
+:INCLUDE archive_batched
 , handoff AS (
   -- Room after this settle. The statement's snapshot still counts the archived rows as active,
   -- hence + n.
