@@ -57,7 +57,7 @@ export function retentionRules(
 
 /** Options of {@link Retention}. */
 export interface RetentionOptions {
-  store: Pick<Store, 'retention' | 'cluster' | 'batches'>;
+  store: Pick<Store, 'retention' | 'cluster' | 'batches' | 'steps'>;
   settings: RetentionSettings;
   /** The lease holder: this process's worker id. */
   holder: string;
@@ -127,19 +127,22 @@ export class Retention {
         });
       }
     }
-    await this.purgeBatches(lease);
+    // The batches that are done (docs/workflows.md, "Batches": every member finished and no
+    // member row remains, no fired callback still hot), and the events whose job is gone.
+    await this.purgeLeftovers((limit) => store.batches.purge(limit), lease);
+    await this.purgeLeftovers((limit) => store.steps.purgeEvents(limit), lease);
     return { led: true, purged };
   }
 
-  /**
-   * The batches that are done (docs/workflows.md, "Batches": every member finished and no member
-   * row remains, no fired callback still hot), in batches of `batchSize` like a rule's rows.
-   */
-  private async purgeBatches(lease: () => Promise<boolean>): Promise<void> {
-    const { store, settings } = this.options;
+  /** Rows that no age rule covers, deleted by `purge` in batches of `batchSize` like a rule's. */
+  private async purgeLeftovers(
+    purge: (limit: number) => Promise<number>,
+    lease: () => Promise<boolean>,
+  ): Promise<void> {
+    const { batchSize } = this.options.settings;
     for (let batch = 0; batch < MAX_BATCHES_PER_RULE && !this.stopping; batch++) {
-      const deleted = await store.batches.purge(settings.batchSize);
-      if (deleted < settings.batchSize || !(await lease())) break;
+      const deleted = await purge(batchSize);
+      if (deleted < batchSize || !(await lease())) break;
     }
   }
 }

@@ -102,6 +102,11 @@ export interface StepStore {
    * when `id` is not a hot job (finished or unknown: nobody would take the event).
    */
   send(id: string, topic: string, data: string): Promise<SendEventResult>;
+  /**
+   * Retention: deletes up to `limit` events whose job is gone (in no table: it kept no succeeded
+   * row, or was deleted); resolves to the number deleted.
+   */
+  purgeEvents(limit: number): Promise<number>;
 }
 
 /** The codes of {@link StepKind} as stored in `job_steps.kind`. */

@@ -196,6 +196,30 @@ export function describeSteps(ctx: ConformanceContext): void {
       expect(await store.steps.list(gone!.id)).toEqual([]);
     });
 
+    it('retention deletes the events of a job that is gone, never those of one still here', async () => {
+      const store = ctx.store();
+      const [gone, here] = await ctx.processing('st-orphan', 2);
+      for (const job of [gone!, here!]) await store.steps.send(job.id, 'late', '"old"');
+      // A run that used no step, of a type that keeps no succeeded rows: its events stay behind
+      // (the memory store deletes them at once) until retention.
+      await store.jobs.settle([
+        { kind: 'archive', lease: leaseOf(gone!), durationMs: 1, keep: false },
+      ]);
+      await store.steps.purgeEvents(100);
+      expect(await store.steps.purgeEvents(100)).toBe(0);
+      // A new job given the gone job's id gets no event sent to the old one.
+      await ctx.enqueueOne({ id: gone!.id, queue: 'st-orphan-again' });
+      const again = await running('st-orphan-again');
+      const timeoutAt = new Date(Date.now() + 60_000);
+      expect(await store.steps.wait(again, { name: 'w', topic: 'late', timeoutAt })).toEqual({
+        kind: 'suspended',
+        wakeAt: timeoutAt,
+      });
+      // The job still here keeps its event.
+      const kept = await store.steps.wait(leaseOf(here!), { name: 'w', topic: 'late', timeoutAt });
+      expect(kept).toMatchObject({ record: { result: '{"received":true,"data":"old"}' } });
+    });
+
     it('deletes the steps and events of a job purged from the DLQ', async () => {
       const store = ctx.store();
       const lease = await running('st-purge');

@@ -128,6 +128,22 @@ export class MemorySteps implements StepStore {
     });
   }
 
+  /** {@inheritDoc StepStore.purgeEvents} */
+  purgeEvents(limit: number): Promise<number> {
+    return atomically(() => {
+      const { tables } = this.state;
+      const most = Math.max(1, Math.floor(limit));
+      let deleted = 0;
+      for (const [id, events] of tables.events) {
+        if (tables.hot.has(id) || tables.archive.has(id) || tables.dead.has(id)) continue;
+        deleted += events.splice(0, most - deleted).length;
+        if (events.length === 0) tables.events.delete(id);
+        if (deleted === most) break;
+      }
+      return deleted;
+    });
+  }
+
   /**
    * The record of a sleep or wait named `name`, added when the job has none; throws
    * `CHOKAQ_STEP_CHANGED` when the name is recorded as another kind.

@@ -141,6 +141,7 @@ export type QueryName =
   | "step_get"
   | "step_hold"
   | "step_list"
+  | "step_purge_events"
   | "step_record"
   | "step_record_within"
   | "step_save"
@@ -263,6 +264,7 @@ export const QUERIES: Readonly<Record<QueryName, string>> = {
   step_get: "SELECT name, kind, done, result, topic, wake_at, recorded_at\nFROM :SCHEMA.job_steps\nWHERE job_id = $1 AND name = $2",
   step_hold: "SELECT status, queue\nFROM :SCHEMA.jobs_hot\nWHERE id = $1 AND worker_id = $2 AND lease_token = $3 AND status IN (1, 2)\nFOR UPDATE",
   step_list: "SELECT name, kind, done, result, topic, wake_at, recorded_at\nFROM :SCHEMA.job_steps\nWHERE job_id = $1\nORDER BY seq",
+  step_purge_events: "WITH orphans AS (\n  SELECT v.seq\n  FROM :SCHEMA.job_events v\n  WHERE NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = v.job_id)\n    AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_archive a WHERE a.id = v.job_id)\n    AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_dlq d WHERE d.id = v.job_id)\n  ORDER BY v.seq\n  LIMIT $1::int\n  FOR UPDATE OF v SKIP LOCKED\n),\ndeleted AS (\n  DELETE FROM :SCHEMA.job_events v USING orphans o WHERE v.seq = o.seq RETURNING v.seq\n)\nSELECT count(*) AS n FROM deleted",
   step_record: "WITH inserted AS (\n  INSERT INTO :SCHEMA.job_steps (job_id, name, kind, done, result, recorded_at)\n  VALUES ($1, $2, 0, true, $3, coalesce($4::timestamptz, now()))\n  ON CONFLICT (job_id, name) DO NOTHING\n  RETURNING name, kind, done, result, topic, wake_at, recorded_at\n)\nSELECT * FROM inserted\nUNION ALL\nSELECT name, kind, done, result, topic, wake_at, recorded_at\nFROM :SCHEMA.job_steps\nWHERE job_id = $1 AND name = $2 AND NOT EXISTS (SELECT 1 FROM inserted)",
   step_record_within: "INSERT INTO :SCHEMA.job_steps (job_id, name, kind, done, result, recorded_at)\nVALUES ($1, $2, 0, true, $3, coalesce($4::timestamptz, now()))",
   step_save: "INSERT INTO :SCHEMA.job_steps AS s (job_id, name, kind, done, result, topic, wake_at, recorded_at)\nVALUES ($1, $2, $3, $4, $5, $6, $7, coalesce($8::timestamptz, now()))\nON CONFLICT (job_id, name) DO UPDATE SET done = EXCLUDED.done, result = EXCLUDED.result\n  WHERE s.kind = EXCLUDED.kind AND NOT s.done\nRETURNING s.name, s.kind, s.done, s.result, s.topic, s.wake_at, s.recorded_at",

@@ -2677,6 +2677,27 @@ export function stepList(
   return db.query<StepListRow>(sql.step_list, [params.id], options);
 }
 
+/** A row of step_purge_events.sql. */
+export type StepPurgeEventsRow = {
+  readonly n: string | number | bigint;
+};
+
+/** Parameters of step_purge_events.sql. */
+export interface StepPurgeEventsParams {
+  /** $1: most events */
+  readonly limit: number;
+}
+
+/** step_purge_events.sql: retention of events (docs/workflows.md, "Seeing and testing steps"), one bounded batch: deletes the events whose job is in none of the hot table, the archive and the DLQ (a job that kept no succeeded row, or one purged by a path that did not delete them). */
+export function stepPurgeEvents(
+  db: Executor,
+  sql: { readonly step_purge_events: string },
+  params: StepPurgeEventsParams,
+  options?: QueryOptions,
+): Promise<StepPurgeEventsRow[]> {
+  return db.query<StepPurgeEventsRow>(sql.step_purge_events, [params.limit], options);
+}
+
 /** Parameters of step_record.sql. */
 export interface StepRecordParams {
   /** $1: the job */

@@ -23,7 +23,7 @@ import {
 } from '../step-store.js';
 import { errorCode } from './errors.js';
 import type { Executor } from './executor.js';
-import { toDate, toDateOrNull } from './rows.js';
+import { toDate, toDateOrNull, toNumber } from './rows.js';
 import type { SqlContext } from './sql-context.js';
 import * as run from './statements.js';
 import type { StepListRow } from './statements.js';
@@ -153,6 +153,15 @@ export class SqlSteps implements StepStore {
     );
     if (woken !== undefined) this.context.wakeHereFirst([woken]);
     return { woke: woken !== undefined };
+  }
+
+  /** {@inheritDoc StepStore.purgeEvents} */
+  async purgeEvents(limit: number): Promise<number> {
+    const db = await this.context.db();
+    const [row] = await run.stepPurgeEvents(db, this.context.sql, {
+      limit: Math.max(1, Math.floor(limit)),
+    });
+    return row === undefined ? 0 : toNumber(row.n);
   }
 
   /** Records a run step on `db` (a caller's transaction), its name conflict coded. */
