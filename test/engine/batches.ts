@@ -69,6 +69,20 @@ export function describeBatches(name: string, factory: EngineStoreFactory): void
       expect(member?.batch).toMatchObject({ role: 'member', batch: { id: result.id } });
     });
 
+    it('wakes a fired callback queue at once, not at the next poll', async (ctx) => {
+      if (factory.notifications === false) ctx.skip('no notifications through this store');
+      const chokaq = await started(await factory.make(), { jobs, pollInterval: '1m' });
+      const result = await chokaq.enqueueBatch((batch) => {
+        batch.add(part, { n: 1 });
+        batch.onSuccess(report, { label: 'woken' });
+      });
+      const success = result.callbacks.success ?? '';
+      await waitForJob(chokaq, result.jobs[0]?.id ?? '', 'succeeded', { timeoutMs: 15_000 });
+      // Every claim since found nothing: the worker sleeps for a minute unless something wakes it.
+      await waitForJob(chokaq, success, 'succeeded', { timeoutMs: 15_000 });
+      expect(runsOf(success)).toHaveLength(1);
+    });
+
     it('runs onDeath once at the first death; a resurrected member that succeeds fires onSuccess', async () => {
       const chokaq = await started(await factory.make(), { jobs, concurrency: 4 });
       let failing: string[] = [];

@@ -38,10 +38,16 @@ export function validateSchema(schema: unknown, field = 'schema'): string {
   return schema;
 }
 
-/** Replaces every `:SCHEMA` placeholder in `sql` with the quoted, validated schema name. */
+/**
+ * Replaces every `:SCHEMA` placeholder in `sql` with the quoted, validated schema name, and every
+ * `:WAKE_CHANNEL` with the schema's wake-up channel ({@link wakeChannel}) as a string literal.
+ */
 export function withSchema(sql: string, schema: string): string {
   const quoted = `"${validateSchema(schema)}"`;
-  return sql.replace(/:SCHEMA\b/g, quoted);
+  // The channel is [a-z0-9_] only (the schema is validated), so the literal needs no escaping.
+  return sql
+    .replace(/:SCHEMA\b/g, quoted)
+    .replace(/:WAKE_CHANNEL\b/g, `'${wakeChannel(schema)}'`);
 }
 
 /** Binds every statement of `queries` to `schema` once, so hot paths do no string work. */

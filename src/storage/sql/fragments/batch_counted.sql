@@ -10,6 +10,9 @@
 --   scheduled, until a delay they were enqueued with passes), in the same statement:
 --   - success: every member succeeded; - complete: every member finished (succeeded, died or
 --   cancelled); - death: a member died (not cancelled).
+--   Each fired callback's queue is woken by a NOTIFY that PostgreSQL delivers at the commit (once
+--   per queue: identical notifications of one transaction are folded), so a worker claims it at
+--   once, not at its next poll. Only a statement that fires takes the server's notify lock.
 -- Exactly once: the batch row's lock orders concurrent movers (the second reads the first's
 --   counts), a fired stamp is never cleared, and a callback job moves only while it is awaiting.
 , batch_changes AS (
@@ -50,5 +53,6 @@ batch_fired AS (
                  SELECT on_complete_id FROM batch_counted WHERE complete_fired_at IS NOT NULL
                  UNION ALL
                  SELECT on_death_id FROM batch_counted WHERE death_fired_at IS NOT NULL)
-  RETURNING h.id, h.queue
+  -- Evaluated for each row even though no part of the statement reads batch_fired.
+  RETURNING h.id, pg_notify(:WAKE_CHANNEL, h.queue)
 )
