@@ -45,9 +45,7 @@ export function validateSchema(schema: unknown, field = 'schema'): string {
 export function withSchema(sql: string, schema: string): string {
   const quoted = `"${validateSchema(schema)}"`;
   // The channel is [a-z0-9_] only (the schema is validated), so the literal needs no escaping.
-  return sql
-    .replace(/:SCHEMA\b/g, quoted)
-    .replace(/:WAKE_CHANNEL\b/g, `'${wakeChannel(schema)}'`);
+  return sql.replace(/:SCHEMA\b/g, quoted).replace(/:WAKE_CHANNEL\b/g, `'${wakeChannel(schema)}'`);
 }
 
 /** Binds every statement of `queries` to `schema` once, so hot paths do no string work. */
