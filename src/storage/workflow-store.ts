@@ -110,7 +110,8 @@ export interface WorkflowStore {
    * (pending, or scheduled until its delay passes; its queue's workers are woken), each with a
    * dependency dead or purged under `fail` moves to the DLQ as `DependencyFailed`, the rest keep
    * waiting (see `resolveDependencies` in src/job/dependencies.ts). Jobs are looked at in id
-   * order, and only those with a dependency that left the hot table (the others can only wait).
+   * order, and only those with something to decide: no dependency left in the hot table, or one
+   * dead or purged under `fail` or `continue` (the others can only wait).
    * Concurrent calls decide each job once: a job another call is deciding is decided again after
    * it, from what that committed.
    */

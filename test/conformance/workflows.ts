@@ -306,7 +306,7 @@ export function describeWorkflows(ctx: ConformanceContext): void {
       expect((await hot(holder.id)).hasDependents).toBe(true);
     });
 
-    it('passes over jobs whose dependencies all run; pages through the others in id order', async () => {
+    it('passes over jobs with nothing to decide: a dependency still runs, none died under fail or continue', async () => {
       const store = ctx.store();
       const done = newJob({ queue: 'wf-pass-done' });
       const child = newJob({ queue: 'wf-pass-c' });
@@ -318,14 +318,9 @@ export function describeWorkflows(ctx: ConformanceContext): void {
         parents.push(parent);
         await store.jobs.enqueue([parent, waiting('wf-pass-q', [child.id])]);
       }
-      // Jobs waiting only for running ones are not looked at; the others are, `limit` a page.
-      const order = parents.map((p) => p.id).sort();
+      // Each waits for a running job and one that succeeded: nothing to decide, none looked at
+      // (a page of 2 would otherwise end at the second and name it `next`).
       expect(await store.workflows.resolve({ limit: 2 })).toEqual({
-        released: [],
-        failed: [],
-        next: order[1],
-      });
-      expect(await store.workflows.resolve({ limit: 2, after: order[1] ?? null })).toEqual({
         released: [],
         failed: [],
         next: null,

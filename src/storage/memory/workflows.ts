@@ -180,9 +180,19 @@ function resolveAwaiting(tables: Tables, ids: readonly string[], now: Date): Dec
   };
 }
 
-/** Whether a dependency of job `id` left the hot table (else it can only wait), as SQL looks. */
+/**
+ * Whether job `id` has something to decide, as SQL looks (workflow_lock.sql): no dependency left
+ * in the hot table, or one dead or purged whose policy is `fail` or `continue`. Else it can only
+ * wait.
+ */
 function decidable(tables: Tables, id: string): boolean {
-  return (tables.dependencies.get(id) ?? []).some((d) => !tables.hot.has(d.id));
+  const dependencies = tables.dependencies.get(id) ?? [];
+  return (
+    dependencies.every((d) => !tables.hot.has(d.id)) ||
+    dependencies.some(
+      (d) => d.onDeath !== 'skip' && !tables.hot.has(d.id) && !tables.archive.has(d.id),
+    )
+  );
 }
 
 /** Where job `id` is now. */

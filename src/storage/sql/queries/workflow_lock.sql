@@ -1,7 +1,12 @@
 -- Purpose: the resolver's first step: lock awaiting jobs to decide (docs/workflows.md). The
 --   given jobs, or those that depend on the given jobs, or (both NULL) any, in id order; only
---   those with a dependency that left the hot table (the others can only wait), so that a pass
---   over many waiting jobs reads them and locks none (a row lock writes the row).
+--   those with something to decide (resolveDependencies in src/job/dependencies.ts): no
+--   dependency left in the hot table, or one dead or purged (neither hot nor archived) whose
+--   policy is fail (0) or continue (2). The others can only wait, so a pass over many waiting
+--   jobs, and the settle of each child but the last of a fan-in, read them and lock none (a row
+--   lock writes the row). Nothing is left undecided: the settle that moves a job's last hot
+--   dependency commits before its resolver starts, so that resolver's snapshot sees every
+--   dependency out of the hot table, whichever settle committed first.
 -- Parameters:
 --   $1 jobs: text[] or NULL — these awaiting jobs; NULL for any
 --   $2 dependenciesOf: text[] or NULL — only awaiting jobs that depend on one of these; NULL for any
@@ -21,10 +26,16 @@ WHERE h.status = :AWAITING
                                       FROM :SCHEMA.job_dependencies d
                                       WHERE d.depends_on = ANY($2::text[])))
   AND ($3::text IS NULL OR h.id > $3::text)
-  AND EXISTS (SELECT 1
-              FROM :SCHEMA.job_dependencies e
-              WHERE e.job_id = h.id
-                AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot c WHERE c.id = e.depends_on))
+  AND (NOT EXISTS (SELECT 1
+                   FROM :SCHEMA.job_dependencies e
+                   JOIN :SCHEMA.jobs_hot c ON c.id = e.depends_on
+                   WHERE e.job_id = h.id)
+       OR EXISTS (SELECT 1
+                  FROM :SCHEMA.job_dependencies e
+                  WHERE e.job_id = h.id AND e.on_death IN (0, 2)
+                    AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot c WHERE c.id = e.depends_on)
+                    AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_archive a
+                                    WHERE a.id = e.depends_on)))
 ORDER BY h.id
 LIMIT $4::int
 FOR UPDATE OF h
