@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
+import { withSchema } from '../../src/storage/sql/schema.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, pagesRead, type PlanNode } from '../helpers/plans.js';
 import { waitFor } from '../helpers/wait.js';
@@ -39,8 +40,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   let db: pg.Client;
 
   /** A statement of generated.ts, for this test's schema. */
-  const sqlOf = (name: keyof typeof QUERIES): string =>
-    QUERIES[name].replaceAll(':SCHEMA', `"${schema}"`);
+  const sqlOf = (name: keyof typeof QUERIES): string => withSchema(QUERIES[name], schema);
 
   /** Runs `work` in a transaction of `db` that is rolled back, so it leaves nothing behind. */
   async function rolledBack<T>(work: () => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@
 -- :SCHEMA stands for the schema name. Objects, columns, constraints and indexes are sorted
 -- by name, so this is a canonical listing, not a script to run.
 
--- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards, 23 dependencies, 24 steps, 25 batches, 26 awaiting_gauge
+-- Migrations: 1 init, 2 reliability, 3 idempotency_claims, 4 slim_hot_indexes, 5 history, 6 bulk_actions, 7 hot_query_indexes, 8 retention, 9 trace_context, 10 workers, 11 schedules, 12 hot_version, 13 error_group_hours, 14 concurrency_keys, 15 rate_buckets, 16 keyed_claims, 17 archive_concurrency_key, 18 keyed_claim_order, 19 audit_order, 20 keep_succeeded, 21 scheduled_state, 22 counter_shards, 23 dependencies, 24 steps, 25 batches, 26 awaiting_gauge, 27 id_collation
 
 CREATE TABLE :SCHEMA.batches (
   cancelled integer DEFAULT 0 NOT NULL,
@@ -100,8 +100,8 @@ CREATE INDEX idempotency_claims_expires_idx ON :SCHEMA.idempotency_claims USING 
 CREATE UNIQUE INDEX idempotency_claims_pkey ON :SCHEMA.idempotency_claims USING btree (key);
 
 CREATE TABLE :SCHEMA.job_dependencies (
-  depends_on text NOT NULL,
-  job_id text NOT NULL,
+  depends_on text COLLATE "C" NOT NULL,
+  job_id text COLLATE "C" NOT NULL,
   on_death smallint NOT NULL,
   ord integer NOT NULL,
   CONSTRAINT job_dependencies_on_death_check CHECK ((on_death = ANY (ARRAY[0, 1, 2]))),
@@ -112,7 +112,7 @@ CREATE UNIQUE INDEX job_dependencies_pkey ON :SCHEMA.job_dependencies USING btre
 
 CREATE TABLE :SCHEMA.job_events (
   data text NOT NULL,
-  job_id text NOT NULL,
+  job_id text COLLATE "C" NOT NULL,
   sent_at timestamp with time zone NOT NULL,
   seq bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
   topic text NOT NULL,
@@ -123,7 +123,7 @@ CREATE UNIQUE INDEX job_events_pkey ON :SCHEMA.job_events USING btree (seq);
 
 CREATE TABLE :SCHEMA.job_steps (
   done boolean NOT NULL,
-  job_id text NOT NULL,
+  job_id text COLLATE "C" NOT NULL,
   kind smallint NOT NULL,
   name text NOT NULL,
   recorded_at timestamp with time zone NOT NULL,

@@ -16,7 +16,8 @@
 --   failure_reason smallint or NULL, error text or NULL, depends_on text[] or NULL,
 --   on_death smallint[] or NULL
 WITH RECURSIVE reach(id) AS (
-  SELECT $1::text
+  -- In the ids' collation, as job_dependencies holds them (a recursive term keeps one collation).
+  SELECT $1::text COLLATE "C"
   UNION
   SELECT next.id
   FROM reach r

@@ -22,20 +22,25 @@ SELECT h.id, h.queue
 FROM :SCHEMA.jobs_hot h
 WHERE h.status = :AWAITING
   AND ($1::text[] IS NULL OR h.id = ANY($1::text[]))
-  AND ($2::text[] IS NULL OR h.id IN (SELECT d.job_id
-                                      FROM :SCHEMA.job_dependencies d
-                                      WHERE d.depends_on = ANY($2::text[])))
+  -- The IN stands alone (an IN under an OR is planned as a filter over every awaiting row): with
+  -- dependencies given it is a join from their edges, without it one probe per awaiting row.
+  AND h.id IN (SELECT d.job_id
+               FROM :SCHEMA.job_dependencies d
+               WHERE $2::text[] IS NULL OR d.depends_on = ANY($2::text[]))
   AND ($3::text IS NULL OR h.id > $3::text)
-  AND (NOT EXISTS (SELECT 1
-                   FROM :SCHEMA.job_dependencies e
-                   JOIN :SCHEMA.jobs_hot c ON c.id = e.depends_on
-                   WHERE e.job_id = h.id)
-       OR EXISTS (SELECT 1
-                  FROM :SCHEMA.job_dependencies e
-                  WHERE e.job_id = h.id AND e.on_death IN (0, 2)
-                    AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot c WHERE c.id = e.depends_on)
-                    AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_archive a
-                                    WHERE a.id = e.depends_on)))
+  -- Scalar subqueries, evaluated for each candidate through the primary keys: an EXISTS under
+  -- the OR would be planned as a hash over both tables whole, at every call.
+  AND ((SELECT 1
+        FROM :SCHEMA.job_dependencies e
+        JOIN :SCHEMA.jobs_hot c ON c.id = e.depends_on
+        WHERE e.job_id = h.id
+        LIMIT 1) IS NULL
+       OR (SELECT 1
+           FROM :SCHEMA.job_dependencies e
+           WHERE e.job_id = h.id AND e.on_death IN (0, 2)
+             AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot c WHERE c.id = e.depends_on)
+             AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_archive a WHERE a.id = e.depends_on)
+           LIMIT 1) IS NOT NULL)
 ORDER BY h.id
 LIMIT $4::int
 FOR UPDATE OF h
