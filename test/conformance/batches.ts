@@ -429,6 +429,20 @@ export function describeBatches(ctx: ConformanceContext): void {
       expect((await store.operator.getJob(lost))?.where).toBe('hot');
     });
 
+    it('a member that used steps and keeps no row leaves no steps behind', async () => {
+      const store = ctx.store();
+      const batch = batchOf('b-steps', 1, ['complete']);
+      await store.batches.enqueue(batch);
+      const [member] = await runSome('b-steps');
+      await store.steps.record(member!.id, { name: 's', result: '1' });
+      const applied = await store.jobs.settle([
+        { kind: 'archive', lease: leaseOf(member!), durationMs: 1, keep: false, steps: true },
+      ]);
+      expect(applied).toEqual([true]);
+      expect(await store.steps.list(member!.id)).toEqual([]);
+      expect(await countsOf(batch.id)).toMatchObject({ succeeded: 1, pending: 0 });
+    });
+
     it('a plain job settles outside every batch', async () => {
       const store = ctx.store();
       const batch = batchOf('b-plain', 1);

@@ -149,6 +149,8 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
         row.startedAt = new Date(now.getTime() - settlement.durationMs);
       }
       tables.deleteHot(row);
+      // Counted while its batch still knows it: a member that keeps no row is forgotten below.
+      tables.countBatch(row.id, { succeeded: 1, died: 0, cancelled: 0 }, now);
       const kept = tables.queues.get(row.queue)?.keepSucceeded ?? true;
       // A job others depend on keeps its row: they read its success (and result) there.
       if ((settlement.keep !== false && kept) || row.hasDependents) {
@@ -158,7 +160,6 @@ export function settleOne(tables: Tables, settlement: Settlement, now: Date): bo
         tables.batches.forget(row.id); // no row left
       }
       recordSuccess(tables, now, row.queue, settlement.durationMs);
-      tables.countBatch(row.id, { succeeded: 1, died: 0, cancelled: 0 }, now);
       return true;
     }
     case 'retry': {

@@ -212,9 +212,17 @@ export class SqlJobs implements JobStore {
     const members =
       archive !== null && claiming === null ? archiveLeftovers(archive, done.moved) : null;
     if (members !== null) {
-      const settleMembers = (on: Executor) => run.settleArchive(on, sql, members);
+      // As in the round: the steps of those that kept no row go in the same commit.
+      const memberSteps = stepIds.filter((id) => members.ids.includes(id));
+      const settleMembers = async (on: Executor) => {
+        const rows = await run.settleArchive(on, sql, members);
+        if (memberSteps.length > 0) await run.stepForget(on, sql, { ids: memberSteps });
+        return rows;
+      };
       const rows = await this.context
-        .retryOnConflict('settle', () => settleMembers(db))
+        .retryOnConflict('settle', () =>
+          memberSteps.length === 0 ? settleMembers(db) : db.transaction(settleMembers),
+        )
         .catch((error: unknown) => {
           if (!isArchiveIdTaken(error)) throw error;
           return this.evictingFirst(db, members, settleMembers);
