@@ -116,7 +116,10 @@ export function archiveLeftovers(
   archive: SettleArchiveParams,
   moved: ReadonlySet<string>,
 ): SettleArchiveParams | null {
-  const left = archive.ids.flatMap((id, i) => (moved.has(id) ? [] : [i]));
+  // Every round comes here: a plain loop, no array per job.
+  const left: number[] = [];
+  for (let i = 0; i < archive.ids.length; i++)
+    if (!moved.has(archive.ids[i] as string)) left.push(i);
   if (left.length === 0) return null;
   const pick = <T>(values: readonly T[]): T[] => left.map((i) => values[i] as T);
   return {

@@ -198,36 +198,24 @@ export class SqlJobs implements JobStore {
       if (stepIds.length > 0) await run.stepForget(on, sql, { ids: stepIds });
       return done;
     };
-    // One kind is one statement, atomic on its own: skip BEGIN/COMMIT and their round trips.
-    const settleOnce = (): Promise<SettledRows> =>
-      this.context.retryOnConflict('settle', () =>
-        statements === 1 ? runAll(db) : db.transaction(runAll),
-      );
-    const done = await settleOnce().catch((error: unknown) => {
-      if (archive === null || !isArchiveIdTaken(error)) throw error;
-      return this.evictingFirst(db, archive, runAll);
-    });
+    const done = await this.settleAtomically(db, archive, runAll, statements === 1);
     // The batch members the plain archive left (and any lost lease, which moves nowhere): their
     // own statement counts them in their batches. A round of plain jobs has none.
     const members =
       archive !== null && claiming === null ? archiveLeftovers(archive, done.moved) : null;
     if (members !== null) {
       // As in the round: the steps of those that kept no row go in the same commit.
-      const memberSteps = stepIds.filter((id) => members.ids.includes(id));
+      const left = new Set(members.ids);
+      const memberSteps = stepIds.filter((id) => left.has(id));
       const settleMembers = async (on: Executor) => {
         const rows = await run.settleArchive(on, sql, members);
         if (memberSteps.length > 0) await run.stepForget(on, sql, { ids: memberSteps });
         return rows;
       };
-      const rows = await this.context
-        .retryOnConflict('settle', () =>
-          memberSteps.length === 0 ? settleMembers(db) : db.transaction(settleMembers),
-        )
-        .catch((error: unknown) => {
-          if (!isArchiveIdTaken(error)) throw error;
-          return this.evictingFirst(db, members, settleMembers);
-        });
-      noteMoved(done, rows);
+      noteMoved(
+        done,
+        await this.settleAtomically(db, members, settleMembers, memberSteps.length === 0),
+      );
     }
     this.context.wakeCapped(done.freed);
     await this.workflows.resolveDependentsOf(done.dependents);
@@ -235,21 +223,29 @@ export class SqlJobs implements JobStore {
   }
 
   /**
-   * Runs `settle` in a transaction after deleting the archive rows whose ids `archived` reuses: an
-   * archive statement fails whole when an archived job had the id of one it archives (rare: a
-   * caller-given id used again).
+   * Runs `settle` as one atomic step, retried on a deadlock: without a transaction when it is one
+   * statement (atomic on its own: no BEGIN/COMMIT round trips). When an archive statement of it
+   * fails because an archived job had the id of one it archives (rare: a caller-given id used
+   * again), the archive rows of `archived` go first, in one transaction with `settle`.
    */
-  private evictingFirst<T>(
+  private settleAtomically<T>(
     db: Executor,
-    archived: SettleArchiveParams,
-    settle: (tx: Executor) => Promise<T>,
+    archived: SettleArchiveParams | null,
+    settle: (on: Executor) => Promise<T>,
+    oneStatement: boolean,
   ): Promise<T> {
-    return this.context.retryOnConflict('settle', () =>
-      db.transaction(async (tx) => {
-        await run.archiveEvict(tx, this.context.sql, evictParams(archived));
-        return settle(tx);
-      }),
-    );
+    const { context } = this;
+    return context
+      .retryOnConflict('settle', () => (oneStatement ? settle(db) : db.transaction(settle)))
+      .catch((error: unknown) => {
+        if (archived === null || !isArchiveIdTaken(error)) throw error;
+        return context.retryOnConflict('settle', () =>
+          db.transaction(async (tx) => {
+            await run.archiveEvict(tx, context.sql, evictParams(archived));
+            return settle(tx);
+          }),
+        );
+      });
   }
 
   async heartbeat(leases: readonly HeartbeatLease[]): Promise<HeartbeatResult[]> {
