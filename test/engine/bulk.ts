@@ -322,7 +322,11 @@ export function describeBulk(name: string, factory: EngineStoreFactory): void {
       expect(done.applied % 500).toBe(0);
       expect(done.applied).toBeLessThan(total);
       expect((await chokaq.jobs.count({ state: 'dead' })).count).toBe(total - done.applied);
-      const [entry] = (await chokaq.audit.list()).filter((e) => e.action === 'bulk-purge');
+      // The audit entry is written after the run's final status: wait for it, then check it.
+      const entry = await waitFor(
+        async () => (await chokaq.audit.list()).find((e) => e.action === 'bulk-purge'),
+        { message: 'the bulk purge audit entry' },
+      );
       expect(entry).toMatchObject({ actor: 'carol', outcome: { status: 'cancelled' } });
     });
 
