@@ -18,6 +18,8 @@ WITH held AS (
   JOIN :SCHEMA.jobs_hot h ON h.id = i.id
   LEFT JOIN :SCHEMA.queues q ON q.name = h.queue
   WHERE h.worker_id = i.worker_id
+    -- By primary key however many ids (see fragments/archive_moved.sql)
+    AND h.id = ANY(ARRAY(SELECT unnest($1::text[])))
     AND h.lease_token = i.lease_token
     AND h.status + 0 IN (:FETCHED, :PROCESSING)
     AND coalesce(i.keep, true)
@@ -27,3 +29,4 @@ WITH held AS (
 DELETE FROM :SCHEMA.jobs_archive a
 USING held
 WHERE a.id = held.id
+  AND a.id = ANY(ARRAY(SELECT id FROM held))

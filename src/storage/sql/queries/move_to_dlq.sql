@@ -39,6 +39,8 @@ moved AS (
   DELETE FROM :SCHEMA.jobs_hot h
   USING input i
   WHERE h.id = i.id
+    -- By primary key however many ids (see fragments/archive_moved.sql)
+    AND h.id = ANY(ARRAY(SELECT id FROM input))
     AND h.status = i.from_status
     AND (i.worker_id IS NULL OR (h.worker_id = i.worker_id AND h.lease_token = i.lease_token))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,

@@ -15,6 +15,8 @@ deleted AS (
   DELETE FROM :SCHEMA.jobs_dlq d
   USING input i
   WHERE d.id = i.id
+    -- By primary key however many ids (see fragments/archive_moved.sql)
+    AND d.id = ANY(ARRAY(SELECT id FROM input))
     AND (i.version IS NULL OR (extract(epoch FROM coalesce(d.edited_at, d.failed_at)) * 1000000)::bigint = i.version)
   RETURNING d.id, d.fingerprint, d.queue, d.type
 ),

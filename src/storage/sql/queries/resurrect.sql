@@ -30,6 +30,8 @@ given AS (
   DELETE FROM :SCHEMA.jobs_dlq d
   USING input i
   WHERE d.id = i.id
+    -- By primary key however many ids (see fragments/archive_moved.sql)
+    AND d.id = ANY(ARRAY(SELECT id FROM input))
     AND (i.version IS NULL OR (extract(epoch FROM coalesce(d.edited_at, d.failed_at)) * 1000000)::bigint = i.version)
     AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = d.id)
   RETURNING d.*, i.payload AS new_payload, false AS revived

@@ -42,6 +42,8 @@ updated AS (
       updated_at = :NOW
   FROM input i
   WHERE h.id = i.id
+    -- By primary key however many ids (see fragments/archive_moved.sql)
+    AND h.id = ANY(ARRAY(SELECT id FROM input))
     AND h.worker_id = i.worker_id
     AND h.lease_token = i.lease_token
     AND h.status = i.from_status
