@@ -72,9 +72,11 @@ interface Begun {
 const PAUSE_REFRESH_MS = 1000;
 /**
  * Unwritten settlements allowed per slot before a finished run keeps its slot. Two let one batch
- * be written while the next one gathers (one was ~8 % slower in the drain benchmark).
+ * be written while the next one gathers (one was ~8 % slower in the drain benchmark); four keep
+ * the worker running while a round waits for its commit's WAL flush (+13 % in the drain without
+ * archive rows, docs/benchmarks.md), and bound a crash's re-runs at 5 × concurrency.
  */
-const UNSETTLED_PER_SLOT = 2;
+const UNSETTLED_PER_SLOT = 4;
 /**
  * After a hand-off that started nothing (no capped queue to take from, nothing due there, or the
  * write failed), how long the worker makes no offer, in ms: a settle then wakes the claimers as
@@ -399,7 +401,7 @@ export class Worker implements HandoffTaker {
   /**
    * Runs a job in a slot already taken, and frees the slot when the handler is done, its
    * settlement still being written behind. To bound what a crash can re-run (the runs in flight
-   * plus the unwritten settlements, at most 3 × concurrency), the slot is held while more than
+   * plus the unwritten settlements, at most 5 × concurrency), the slot is held while more than
    * {@link UNSETTLED_PER_SLOT} × concurrency settlements are unwritten.
    */
   private launch(job: ClaimedJob, gate = false): void {

@@ -34,9 +34,9 @@ const WORKERS = 2;
 const CONCURRENCY = 8;
 /**
  * Most runs a kill can lose: the handlers in flight plus the settlements not yet written, which
- * the worker keeps at or under 2 × `concurrency` before it frees a finished run's slot.
+ * the worker keeps at or under 4 × `concurrency` before it frees a finished run's slot.
  */
-const MAX_LOST_PER_KILL = 3 * CONCURRENCY;
+const MAX_LOST_PER_KILL = 5 * CONCURRENCY;
 const MIN_KILLS = 4;
 const MAX_KILLS = 40;
 /** The drain (kills included) must finish within this long after the workers started. */

@@ -1,8 +1,8 @@
 /**
  * What a crash can re-run is bounded: a finished run frees its slot while its settlement is still
- * being written, but only while at most 2 × concurrency settlements are unwritten. With every
- * settle held back, the worker runs exactly 3 × concurrency handlers (the slots' worth plus two
- * batches' worth of unwritten settlements) and then waits; once the writes go through, the rest
+ * being written, but only while at most 4 × concurrency settlements are unwritten. With every
+ * settle held back, the worker runs exactly 5 × concurrency handlers (the slots' worth plus four
+ * slots' worth of unwritten settlements) and then waits; once the writes go through, the rest
  * of the jobs run.
  */
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ async function settledValue(read: () => number, quietMs = 150, limitMs = 3000): 
 }
 
 describe('settle back-pressure', () => {
-  it('runs at most 3 × concurrency handlers while no settlement can be written', async () => {
+  it('runs at most 5 × concurrency handlers while no settlement can be written', async () => {
     const store = memory();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -59,7 +59,7 @@ describe('settle back-pressure', () => {
       job,
       Array.from({ length: JOBS }, (_, n) => ({ payload: { n } })),
     );
-    expect(await settledValue(() => runs)).toBe(3 * CONCURRENCY);
+    expect(await settledValue(() => runs)).toBe(5 * CONCURRENCY);
     expect(chokaq.running).toBe(0); // the held slots belong to finished runs
     release();
     await drain(chokaq, { timeoutMs: 5000 });

@@ -6,19 +6,19 @@
 --   them; see its header for the locking. A statement that counts batch members includes
 --   fragments/archive_batched.sql after this; one that does not moves no member.
 , input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[],
-                       $6::text[], $7::boolean[])
+  -- Each array behind `(SELECT …)`: the planner then cannot count the ids and guesses ten, so it
+  -- reads jobs_hot by primary key, one probe per id. Counting a round of a few hundred ids against
+  -- a backlog of a few thousand jobs, it chose a hash join with a sequential scan instead (~7 ms
+  -- at 20,000 rows, more as the backlog grows; test/pg/settle-plans.test.ts).
+  SELECT * FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]),
+                       (SELECT $4::float8[]), (SELECT $5::text[]),
+                       (SELECT $6::text[]), (SELECT $7::boolean[]))
     AS t(id, worker_id, lease_token, duration_ms, note, result, keep)
 ),
 moved AS (
   DELETE FROM :SCHEMA.jobs_hot h
   USING input i
   WHERE h.id = i.id
-    -- The ids again, as an array the planner cannot count: it then reads the rows by primary key
-    -- however large the round, where a round of a few hundred jobs on a backlog of a few
-    -- thousand made it read the whole table (a hash join with a sequential scan, ~7 ms at 20k
-    -- rows; test/pg/settle-plans.test.ts).
-    AND h.id = ANY(ARRAY(SELECT id FROM input))
     AND h.worker_id = i.worker_id
     AND h.lease_token = i.lease_token
     -- `+ 0` keeps the planner off the partial index of active rows: every job passes through it,

@@ -13,13 +13,13 @@
 -- Returns: nothing.
 WITH held AS (
   SELECT h.id
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[])
+  -- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+  FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]),
+              (SELECT $4::boolean[]))
     AS i(id, worker_id, lease_token, keep)
   JOIN :SCHEMA.jobs_hot h ON h.id = i.id
   LEFT JOIN :SCHEMA.queues q ON q.name = h.queue
   WHERE h.worker_id = i.worker_id
-    -- By primary key however many ids (see fragments/archive_moved.sql)
-    AND h.id = ANY(ARRAY(SELECT unnest($1::text[])))
     AND h.lease_token = i.lease_token
     AND h.status + 0 IN (:FETCHED, :PROCESSING)
     AND coalesce(i.keep, true)
@@ -29,4 +29,3 @@ WITH held AS (
 DELETE FROM :SCHEMA.jobs_archive a
 USING held
 WHERE a.id = held.id
-  AND a.id = ANY(ARRAY(SELECT id FROM held))

@@ -17,11 +17,10 @@ UPDATE :SCHEMA.jobs_hot h
 SET heartbeat_at = :NOW,
     progress = coalesce(l.progress, h.progress),
     updated_at = :NOW
-FROM unnest($1::text[], $2::text[], $3::text[], $4::real[])
+-- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::real[]))
   AS l(id, worker_id, lease_token, progress)
 WHERE h.id = l.id
-  -- By primary key however many ids (see fragments/archive_moved.sql)
-  AND h.id = ANY(ARRAY(SELECT unnest($1::text[])))
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
   -- Fetched too: a run whose start the worker has not recorded yet (it is recorded with the next

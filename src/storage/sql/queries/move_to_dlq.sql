@@ -30,8 +30,12 @@
 -- Returns: id, queue, type of each moved job, and whether others depend on it.
 -- Row: id text, queue text, type text, has_dependents boolean or NULL
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::text[],
-                       $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+  -- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+  SELECT * FROM unnest((SELECT $1::text[]), (SELECT $2::smallint[]), (SELECT $3::smallint[]),
+                       (SELECT $4::text[]), (SELECT $5::text[]),
+                       (SELECT $6::text[]), (SELECT $7::text[]),
+                       (SELECT $8::text[]), (SELECT $9::text[]),
+                       (SELECT $10::text[]), (SELECT $11::text[]))
     AS t(id, from_status, reason, error, actor, worker_id, lease_token, fingerprint, error_class,
          message, frame)
 ),
@@ -39,8 +43,6 @@ moved AS (
   DELETE FROM :SCHEMA.jobs_hot h
   USING input i
   WHERE h.id = i.id
-    -- By primary key however many ids (see fragments/archive_moved.sql)
-    AND h.id = ANY(ARRAY(SELECT id FROM input))
     AND h.status = i.from_status
     AND (i.worker_id IS NULL OR (h.worker_id = i.worker_id AND h.lease_token = i.lease_token))
   RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.attempts, h.lost_attempts, h.worker_id,

@@ -9,14 +9,13 @@
 -- Returns: the id of each deleted row.
 -- Row: id text
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(id, version)
+  -- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+  SELECT * FROM unnest((SELECT $1::text[]), (SELECT $2::bigint[])) AS t(id, version)
 ),
 deleted AS (
   DELETE FROM :SCHEMA.jobs_dlq d
   USING input i
   WHERE d.id = i.id
-    -- By primary key however many ids (see fragments/archive_moved.sql)
-    AND d.id = ANY(ARRAY(SELECT id FROM input))
     AND (i.version IS NULL OR (extract(epoch FROM coalesce(d.edited_at, d.failed_at)) * 1000000)::bigint = i.version)
   RETURNING d.id, d.fingerprint, d.queue, d.type
 ),

@@ -24,14 +24,13 @@
 -- Returns: id of each resurrected job given (not of the jobs that came back with them).
 -- Row: id text
 WITH RECURSIVE input AS (
-  SELECT * FROM unnest($1::text[], $3::text[], $7::bigint[]) AS t(id, payload, version)
+  -- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+  SELECT * FROM unnest((SELECT $1::text[]), (SELECT $3::text[]), (SELECT $7::bigint[])) AS t(id, payload, version)
 ),
 given AS (
   DELETE FROM :SCHEMA.jobs_dlq d
   USING input i
   WHERE d.id = i.id
-    -- By primary key however many ids (see fragments/archive_moved.sql)
-    AND d.id = ANY(ARRAY(SELECT id FROM input))
     AND (i.version IS NULL OR (extract(epoch FROM coalesce(d.edited_at, d.failed_at)) * 1000000)::bigint = i.version)
     AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = d.id)
   RETURNING d.*, i.payload AS new_payload, false AS revived

@@ -18,8 +18,10 @@
 -- Returns: id and queue of each rescheduled job.
 -- Row: id text, queue text
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::float8[],
-                       $6::text[], $7::boolean[])
+  -- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+  SELECT * FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]),
+                       (SELECT $4::smallint[]), (SELECT $5::float8[]),
+                       (SELECT $6::text[]), (SELECT $7::boolean[]))
     AS t(id, worker_id, lease_token, from_status, delay_ms, error, lost)
 ),
 updated AS (
@@ -42,8 +44,6 @@ updated AS (
       updated_at = :NOW
   FROM input i
   WHERE h.id = i.id
-    -- By primary key however many ids (see fragments/archive_moved.sql)
-    AND h.id = ANY(ARRAY(SELECT id FROM input))
     AND h.worker_id = i.worker_id
     AND h.lease_token = i.lease_token
     AND h.status = i.from_status

@@ -15,10 +15,10 @@ SET status = :PROCESSING,
     started_at = :NOW,
     heartbeat_at = :NOW,
     updated_at = :NOW
-FROM unnest($1::text[], $2::text[], $3::text[]) AS l(id, worker_id, lease_token)
+-- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]))
+  AS l(id, worker_id, lease_token)
 WHERE h.id = l.id
-  -- By primary key however many ids (see fragments/archive_moved.sql)
-  AND h.id = ANY(ARRAY(SELECT unnest($1::text[])))
   AND h.worker_id = l.worker_id
   AND h.lease_token = l.lease_token
   AND h.status + 0 = :FETCHED -- by primary key, not the active-rows index (settle_archive.sql)

@@ -5,18 +5,12 @@
 --   $1 ids: text[] — the settled jobs whose runs used steps
 -- Locking: the deleted step and event rows.
 -- Returns: nothing.
--- Every table is read by its index however many ids: the ids as arrays the planner cannot count
--- (see fragments/archive_moved.sql); the ids held nowhere as a set difference, not an anti-join it
--- could answer with a sequential scan.
-WITH given AS (
-  SELECT DISTINCT g.id FROM unnest($1::text[]) AS g(id)
-), held AS (
-  SELECT h.id FROM :SCHEMA.jobs_hot h WHERE h.id = ANY(ARRAY(SELECT id FROM given))
-  UNION
-  SELECT a.id FROM :SCHEMA.jobs_archive a WHERE a.id = ANY(ARRAY(SELECT id FROM given))
-), gone AS (
-  SELECT id FROM given EXCEPT SELECT id FROM held
+WITH gone AS (
+  -- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+  SELECT g.id FROM unnest((SELECT $1::text[])) AS g(id)
+  WHERE NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = g.id)
+    AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_archive a WHERE a.id = g.id)
 ), events AS (
-  DELETE FROM :SCHEMA.job_events v WHERE v.job_id = ANY(ARRAY(SELECT id FROM gone))
+  DELETE FROM :SCHEMA.job_events v USING gone WHERE v.job_id = gone.id
 )
-DELETE FROM :SCHEMA.job_steps s WHERE s.job_id = ANY(ARRAY(SELECT id FROM gone))
+DELETE FROM :SCHEMA.job_steps s USING gone WHERE s.job_id = gone.id

@@ -13,7 +13,9 @@
 -- Returns: the dependencies that are nowhere (none when all exist).
 -- Row: depends_on text
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[], $4::int[])
+  -- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
+  SELECT * FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::smallint[]),
+                       (SELECT $4::int[]))
     AS t(job_id, depends_on, on_death, ord)
 ),
 edges AS (
@@ -27,12 +29,10 @@ marked AS (
   SET status = CASE WHEN h.id IN (SELECT job_id FROM input) THEN :AWAITING ELSE h.status END,
       has_dependents = CASE WHEN h.id IN (SELECT depends_on FROM input) THEN true
                             ELSE h.has_dependents END
-  -- By primary key, in id order (a scan of an id array walks the index in order), as an array the
-  -- planner cannot count (see fragments/archive_moved.sql).
-  WHERE h.id = ANY(ARRAY(SELECT job_id FROM input UNION SELECT depends_on FROM input))
+  WHERE h.id IN (SELECT job_id FROM input UNION SELECT depends_on FROM input ORDER BY 1)
 )
--- A set difference, not anti-joins the planner could answer with sequential scans.
-SELECT depends_on FROM input
-EXCEPT SELECT h.id FROM :SCHEMA.jobs_hot h WHERE h.id = ANY(ARRAY(SELECT depends_on FROM input))
-EXCEPT SELECT a.id FROM :SCHEMA.jobs_archive a WHERE a.id = ANY(ARRAY(SELECT depends_on FROM input))
-EXCEPT SELECT q.id FROM :SCHEMA.jobs_dlq q WHERE q.id = ANY(ARRAY(SELECT depends_on FROM input))
+SELECT DISTINCT i.depends_on
+FROM input i
+WHERE NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = i.depends_on)
+  AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_archive a WHERE a.id = i.depends_on)
+  AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_dlq q WHERE q.id = i.depends_on)
