@@ -12,6 +12,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, type PlanNode } from '../helpers/plans.js';
+import { withSchema } from '../../src/storage/sql/schema.js';
 
 const pgUp = await postgresAvailable();
 /** Pending jobs with a key and a limit, all in one queue: most of the hot table. */
@@ -20,7 +21,7 @@ const KEYED_ROWS = 50_000;
 describe.skipIf(!pgUp)('capped_queues.sql on a mostly keyed hot table (PostgreSQL)', () => {
   const schema = uniqueSchema('probe');
   const quoted = `"${schema}"`;
-  const statement = QUERIES.capped_queues.replaceAll(':SCHEMA', quoted);
+  const statement = withSchema(QUERIES.capped_queues, schema);
   let db: pg.Client;
 
   beforeAll(async () => {

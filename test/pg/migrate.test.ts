@@ -6,6 +6,7 @@ import { MIGRATIONS } from '../../src/storage/sql/generated.js';
 import { silentLogger } from '../../src/observability/logging/logger.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { FakeClock } from '../../src/util/clock.js';
+import { withSchema } from '../../src/storage/sql/schema.js';
 
 const available = await postgresAvailable();
 const created: string[] = [];
@@ -118,7 +119,7 @@ describe.skipIf(!available)('postgres migrations', () => {
     try {
       await client.query(`CREATE SCHEMA "${schema}"`);
       for (const migration of MIGRATIONS.filter((m) => m.version < 18)) {
-        await client.query(migration.sql.replaceAll(':SCHEMA', `"${schema}"`));
+        await client.query(withSchema(migration.sql, schema));
         await client.query(
           `INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, $2)`,
           [migration.version, migration.name],
@@ -152,7 +153,7 @@ describe.skipIf(!available)('postgres migrations', () => {
     try {
       await client.query(`CREATE SCHEMA "${schema}"`);
       for (const migration of MIGRATIONS.filter((m) => m.version < 19)) {
-        await client.query(migration.sql.replaceAll(':SCHEMA', `"${schema}"`));
+        await client.query(withSchema(migration.sql, schema));
         await client.query(
           `INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, $2)`,
           [migration.version, migration.name],
@@ -196,7 +197,7 @@ describe.skipIf(!available)('postgres migrations', () => {
     try {
       await client.query(`CREATE SCHEMA "${schema}"`);
       for (const migration of MIGRATIONS.filter((m) => m.version < 21)) {
-        await client.query(migration.sql.replaceAll(':SCHEMA', `"${schema}"`));
+        await client.query(withSchema(migration.sql, schema));
         await client.query(
           `INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, $2)`,
           [migration.version, migration.name],

@@ -20,6 +20,7 @@ import { EXACT_COUNT_COST, countTable, queryTable } from '../../src/storage/sql/
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, type PlanNode } from '../helpers/plans.js';
+import { withSchema } from '../../src/storage/sql/schema.js';
 
 const pgUp = await postgresAvailable();
 
@@ -257,7 +258,7 @@ describe.skipIf(!pgUp)('operator query plans (PostgreSQL)', () => {
   });
 
   it('reads error groups from the summary, sampling through the fingerprint index', async () => {
-    const sql = QUERIES.error_groups.replaceAll(':SCHEMA', quoted);
+    const sql = withSchema(QUERIES.error_groups, schema);
     for (const params of [
       [null, null, 100],
       [['q3'], ['type.3.v1'], 10],

@@ -3,7 +3,10 @@
  * 3,061 jobs (a root, 60 children, 50 grandchildren each) among 20,000 plain jobs and 300 small
  * flows, analysed, `workflow_graph.sql` walks job_dependencies by its two indexes and looks each
  * job up by its primary key, and stops at its bound; the awaiting count of `queue_gauges.sql`
- * reads jobs_hot_awaiting_queue_idx. The walk reads no job table or job_dependencies in full.
+ * reads jobs_hot_awaiting_queue_idx. The walk reads no job table or job_dependencies in full, nor
+ * does the resolver's lock of a settled job's dependents or of given jobs (`workflow_lock.sql`):
+ * an edge's id in another collation than the hot row's made every resolver call read
+ * job_dependencies whole (schema 27).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +15,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, type PlanNode } from '../helpers/plans.js';
+import { withSchema } from '../../src/storage/sql/schema.js';
 
 const pgUp = await postgresAvailable();
 
@@ -22,6 +26,8 @@ describe.skipIf(!pgUp)('workflow statements on PostgreSQL (plans)', () => {
   const schema = uniqueSchema('wfplan');
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   let leaf = '';
+  /** A job of the big flow with 50 dependents. */
+  let middle = '';
 
   beforeAll(async () => {
     const job = defineJob({ type: 'plan.v1', queue: 'plan', handle: () => undefined });
@@ -49,6 +55,7 @@ describe.skipIf(!pgUp)('workflow statements on PostgreSQL (plans)', () => {
         const root = workflow.add(job, {});
         for (let m = 0; m < 60; m++) {
           const child = workflow.add(job, {}, { dependsOn: [root] });
+          middle = child;
           for (let l = 0; l < 50; l++) leaf = workflow.add(job, {}, { dependsOn: [child] });
         }
       });
@@ -66,7 +73,7 @@ describe.skipIf(!pgUp)('workflow statements on PostgreSQL (plans)', () => {
 
   /** The plan of a statement run with `params`, analysed. */
   async function plan(name: keyof typeof QUERIES, params: unknown[]): Promise<PlanNode[]> {
-    const text = QUERIES[name].replaceAll(':SCHEMA', `"${schema}"`);
+    const text = withSchema(QUERIES[name], schema);
     const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
       `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
       params,
@@ -90,6 +97,18 @@ describe.skipIf(!pgUp)('workflow statements on PostgreSQL (plans)', () => {
     }
     const walk = nodes.find((n) => n['Node Type'] === 'Recursive Union');
     expect(walk?.['Actual Rows']).toBe(1001);
+  });
+
+  it.each([
+    ['the dependents of a settled job', () => [null, [middle], null, 100]],
+    ['given jobs', () => [[leaf], null, null, 100]],
+  ])('locks %s through the edge indexes', async (_, params) => {
+    const nodes = await plan('workflow_lock', params());
+    // (The archive is empty here: reading it whole is the planner's right choice.)
+    expect(seqScans(nodes).filter((n) => n['Relation Name'] !== 'jobs_archive')).toEqual([]);
+    expect(nodes.map((n) => n['Index Name'])).toEqual(
+      expect.arrayContaining(['job_dependencies_pkey']),
+    );
   });
 
   it('counts awaiting jobs on their own index', async () => {
