@@ -1,7 +1,8 @@
 /**
  * A workflow as a whole through the operator API, end to end on every provider: `jobs.flow` of
  * any of its jobs (layers, states, the bound, bad input), and bulk actions whose target is a
- * flow — cancel the whole flow, then resurrect its dead jobs, which resumes it.
+ * flow — cancel the whole flow, then resurrect its dead jobs, which resumes it — or that releases
+ * a job waiting for a cancelled one, which runs at once.
  */
 import { describe, expect, it } from 'vitest';
 import { defineJob, FatalError, type BulkAction, type ChokaQ } from '../../src/index.js';
@@ -146,6 +147,26 @@ export function describeWorkflowFlow(name: string, factory: EngineStoreFactory):
         [ids.merge]: 'succeeded',
         [ids.top]: 'succeeded',
       });
+    });
+
+    it('runs a job a bulk cancel released at once, not at the next poll', async () => {
+      const chokaq = await started(await factory.make(), { jobs, pollInterval: '1m' });
+      const ids = { blocker: '', waiting: '' };
+      await chokaq.enqueueWorkflow((workflow) => {
+        ids.blocker = workflow.add(part, { n: 1 }, { delay: '1h' });
+        ids.waiting = workflow.add(
+          whole,
+          { label: 'anyway' },
+          { dependsOn: [{ id: ids.blocker, onDeath: 'skip' }] },
+        );
+      });
+      // Every claim since found nothing: the worker sleeps for a minute unless something wakes it.
+      const cancel = await chokaq.bulk.preview({
+        action: 'cancel',
+        target: { ids: [ids.blocker] },
+      });
+      await chokaq.bulk.run(cancel.token, { actor: 'ana', reason: 'not needed' });
+      await waitForJob(chokaq, ids.waiting, 'succeeded', { timeoutMs: 15_000 });
     });
 
     it('refuses a bad flow target, and names a job no table holds as not found', async () => {

@@ -5,14 +5,13 @@
  * table — before, a queue without keyed jobs (such as `default`) was probed with a sequential
  * scan of every hot row — and its flags are right for every kind of queue.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/index.js';
-import { postgres } from '../../src/storage/postgres/index.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
-import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, type PlanNode } from '../helpers/plans.js';
 import { withSchema } from '../../src/storage/sql/schema.js';
+import { closeMigratedSchema, openMigratedSchema } from '../helpers/pg-schema.js';
 
 const pgUp = await postgresAvailable();
 /** Pending jobs with a key and a limit, all in one queue: most of the hot table. */
@@ -25,11 +24,7 @@ describe.skipIf(!pgUp)('capped_queues.sql on a mostly keyed hot table (PostgreSQ
   let db: pg.Client;
 
   beforeAll(async () => {
-    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
-    await store.open();
-    await store.close();
-    db = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await db.connect();
+    db = await openMigratedSchema(schema);
     await db.query(
       `INSERT INTO ${quoted}.queues (name, max_workers)
        VALUES ('tenants', NULL), ('keys-only', NULL), ('plain', NULL), ('capped', 2),
@@ -57,10 +52,7 @@ describe.skipIf(!pgUp)('capped_queues.sql on a mostly keyed hot table (PostgreSQ
     await db.query(`ANALYZE ${quoted}.jobs_hot, ${quoted}.queues`);
   }, 120_000);
 
-  afterAll(async () => {
-    await db?.end();
-    await dropSchema(schema);
-  });
+  afterAll(() => closeMigratedSchema(db, schema));
 
   it('reads the hot table through its partial indexes only', async () => {
     const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(

@@ -20,13 +20,12 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/index.js';
-import { postgres } from '../../src/storage/postgres/index.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { withSchema } from '../../src/storage/sql/schema.js';
-import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, pagesRead, type PlanNode } from '../helpers/plans.js';
 import { waitFor } from '../helpers/wait.js';
+import { closeMigratedSchema, openMigratedSchema } from '../helpers/pg-schema.js';
 
 const pgUp = await postgresAvailable();
 const ROWS = 20_000;
@@ -118,11 +117,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
   }
 
   beforeAll(async () => {
-    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
-    await store.open();
-    await store.close();
-    db = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await db.connect();
+    db = await openMigratedSchema(schema);
     await db.query(`INSERT INTO "${schema}".queues (name) VALUES ('plan')`);
     await db.query(
       `INSERT INTO "${schema}".jobs_hot (id, queue, type, payload, run_at)
@@ -145,13 +140,7 @@ describe.skipIf(!pgUp)('claim statement (PostgreSQL)', () => {
     await db.query(`PREPARE keyed_plan AS ${sqlOf('claim_keyed')}`);
   }, 60_000);
 
-  afterAll(async () => {
-    try {
-      await db?.end();
-    } finally {
-      await dropSchema(schema);
-    }
-  });
+  afterAll(() => closeMigratedSchema(db, schema));
 
   // Every shape of claim the store sends: all types (pipe mode) or the worker's types; with
   // capped queues, claim_capped.sql alone (locking them itself) or in the locked transaction.

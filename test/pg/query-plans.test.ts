@@ -9,18 +9,18 @@
  * between a page in milliseconds and one in seconds. The counts and the error-group summary are
  * held to the same rule.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger, type JobQuery } from '../../src/index.js';
+import type { JobQuery } from '../../src/index.js';
 import { checkJobQuery } from '../../src/operator/query-input.js';
-import { postgres } from '../../src/storage/postgres/index.js';
 import type { JobTable } from '../../src/storage/job-query.js';
 import type { Executor } from '../../src/storage/sql/executor.js';
 import { EXACT_COUNT_COST, countTable, queryTable } from '../../src/storage/sql/job-query.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
-import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, type PlanNode } from '../helpers/plans.js';
 import { withSchema } from '../../src/storage/sql/schema.js';
+import { closeMigratedSchema, openMigratedSchema } from '../helpers/pg-schema.js';
 
 const pgUp = await postgresAvailable();
 
@@ -73,11 +73,7 @@ describe.skipIf(!pgUp)('operator query plans (PostgreSQL)', () => {
   };
 
   beforeAll(async () => {
-    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
-    await store.open();
-    await store.close();
-    db = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await db.connect();
+    db = await openMigratedSchema(schema);
     // 10 queues, 20 types, a tenant in every payload, tags on every tenth job, a retry on every
     // seventh; times spread over 30 days, finished within a minute of creation.
     await db.query(
@@ -131,13 +127,7 @@ describe.skipIf(!pgUp)('operator query plans (PostgreSQL)', () => {
     );
   }, 180_000);
 
-  afterAll(async () => {
-    try {
-      await db?.end();
-    } finally {
-      await dropSchema(schema);
-    }
-  });
+  afterAll(() => closeMigratedSchema(db, schema));
 
   const day = 86_400_000;
   const filters: [string, JobQuery][] = [

@@ -8,17 +8,16 @@
  * The tables hold 20,000 rows each, analysed; each statement is planned (`EXPLAIN`, nothing runs)
  * with 500 ids, the most a settle round holds, through the store's own typed statement functions.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/index.js';
-import { postgres } from '../../src/storage/postgres/index.js';
 import { statementValues } from '../../src/storage/postgres/array-param.js';
 import type { Executor } from '../../src/storage/sql/executor.js';
 import { QUERIES } from '../../src/storage/sql/generated.js';
 import { bindQueries } from '../../src/storage/sql/schema.js';
 import * as run from '../../src/storage/sql/statements.js';
-import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
+import { postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { nodesOf, type PlanNode } from '../helpers/plans.js';
+import { closeMigratedSchema, openMigratedSchema } from '../helpers/pg-schema.js';
 
 const pgUp = await postgresAvailable();
 
@@ -112,11 +111,7 @@ describe.skipIf(!pgUp)('plans of the statements that take a round of ids (Postgr
   };
 
   beforeAll(async () => {
-    const store = postgres({ connectionString: TEST_DATABASE_URL, schema, logger: silentLogger });
-    await store.open();
-    await store.close();
-    db = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await db.connect();
+    db = await openMigratedSchema(schema);
     // Every 37th hot job is fetched under one lease (the round); the others are pending.
     await db.query(
       `INSERT INTO ${quoted}.jobs_hot (id, queue, type, payload, run_at, status, worker_id,
@@ -153,13 +148,7 @@ describe.skipIf(!pgUp)('plans of the statements that take a round of ids (Postgr
     );
   }, 120_000);
 
-  afterAll(async () => {
-    try {
-      await db?.end();
-    } finally {
-      await dropSchema(schema);
-    }
-  });
+  afterAll(() => closeMigratedSchema(db, schema));
 
   const cases: [string, () => Promise<unknown>][] = [
     ['start', () => run.start(explaining, sql, { ...lease, now: null })],

@@ -149,13 +149,18 @@ export class SqlBulk implements BulkStore {
   /** {@inheritDoc BulkStore.applyBulkBatch} Run again on a deadlock (see SqlContext.retryOnConflict). */
   async applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
     const db = await this.db();
-    return this.context.retryOnConflict('bulk batch', () =>
+    /** Queues of the jobs the batch released, woken once it committed. */
+    let released: string[] = [];
+    const result = await this.context.retryOnConflict('bulk batch', () =>
       db.transaction(async (tx) => {
+        released = [];
         const wanted = [...batch.items.map((i) => i.jobId), ...batch.skips.map((s) => s.jobId)];
         const locked = await run.bulkClaimItems(tx, this.sql, { id, jobIds: wanted });
         const waiting = new Set(locked.map((row) => row.job_id));
         const items = batch.items.filter((item) => waiting.has(item.jobId));
-        const moved = new Set(await this.move(tx, batch, items));
+        const moved = new Set(
+          await this.move(tx, batch, items, (queues) => released.push(...queues)),
+        );
         const applied = items.filter((item) => moved.has(item.jobId)).map((item) => item.jobId);
         const skipped: BulkSkip[] = [
           ...batch.skips.filter((skip) => waiting.has(skip.jobId)),
@@ -172,13 +177,19 @@ export class SqlBulk implements BulkStore {
         return { applied, skipped };
       }, 'operator'),
     );
+    this.context.wakeHereFirst(released);
+    return result;
   }
 
-  /** Moves the jobs of `items` as the batch's kind says; returns the ids moved. */
+  /**
+   * Moves the jobs of `items` as the batch's kind says; returns the ids moved, and tells
+   * `released` the queues of the jobs that waited for them and can run now.
+   */
   private async move(
     tx: Executor,
     batch: BulkBatch,
     items: readonly (BulkItem & { payload?: string })[],
+    released: (queues: string[]) => void,
   ): Promise<string[]> {
     if (items.length === 0) return [];
     const ids = items.map((item) => item.jobId);
@@ -186,14 +197,15 @@ export class SqlBulk implements BulkStore {
       const versions = new Map(items.map((item) => [item.jobId, item.version]));
       const now = this.context.now();
       const result = await cancelIn(tx, this.sql, now, ids, batch.actor, versions);
-      // The jobs that waited for the cancelled ones are decided with them (their workers find
-      // the released ones at their next poll).
-      await resolveIn(tx, this.sql, now, {
+      // The jobs that waited for the cancelled ones are decided with them; the ones released
+      // wake their queues once the batch commits, as after a single cancel.
+      const decided = await resolveIn(tx, this.sql, now, {
         jobs: null,
         dependenciesOf: result.cancelled,
         after: null,
         limit: TARGETED_LIMIT,
       });
+      released(decided.released.map((job) => job.queue));
       return [...result.cancelled, ...result.requested];
     }
     const versions = items.map((item) => item.version);
