@@ -149,18 +149,14 @@ export class SqlBulk implements BulkStore {
   /** {@inheritDoc BulkStore.applyBulkBatch} Run again on a deadlock (see SqlContext.retryOnConflict). */
   async applyBulkBatch(id: string, batch: BulkBatch): Promise<BulkBatchResult> {
     const db = await this.db();
-    /** Queues of the jobs the batch released, woken once it committed. */
-    let released: string[] = [];
-    const result = await this.context.retryOnConflict('bulk batch', () =>
+    const { result, released } = await this.context.retryOnConflict('bulk batch', () =>
       db.transaction(async (tx) => {
-        released = [];
         const wanted = [...batch.items.map((i) => i.jobId), ...batch.skips.map((s) => s.jobId)];
         const locked = await run.bulkClaimItems(tx, this.sql, { id, jobIds: wanted });
         const waiting = new Set(locked.map((row) => row.job_id));
         const items = batch.items.filter((item) => waiting.has(item.jobId));
-        const moved = new Set(
-          await this.move(tx, batch, items, (queues) => released.push(...queues)),
-        );
+        const move = await this.move(tx, batch, items);
+        const moved = new Set(move.ids);
         const applied = items.filter((item) => moved.has(item.jobId)).map((item) => item.jobId);
         const skipped: BulkSkip[] = [
           ...batch.skips.filter((skip) => waiting.has(skip.jobId)),
@@ -174,44 +170,45 @@ export class SqlBulk implements BulkStore {
           statuses: [...applied.map(() => 1), ...skipped.map(() => 2)],
           notes: [...applied.map(() => null), ...skipped.map((s) => s.note)],
         });
-        return { applied, skipped };
+        return { result: { applied, skipped }, released: move.released };
       }, 'operator'),
     );
+    // The jobs the batch released run at once, not at their workers' next poll.
     this.context.wakeHereFirst(released);
     return result;
   }
 
   /**
-   * Moves the jobs of `items` as the batch's kind says; returns the ids moved, and tells
-   * `released` the queues of the jobs that waited for them and can run now.
+   * Moves the jobs of `items` as the batch's kind says; returns the ids moved, and the queues of
+   * the jobs that waited for them and were released by the move.
    */
   private async move(
     tx: Executor,
     batch: BulkBatch,
     items: readonly (BulkItem & { payload?: string })[],
-    released: (queues: string[]) => void,
-  ): Promise<string[]> {
-    if (items.length === 0) return [];
+  ): Promise<{ ids: string[]; released: string[] }> {
+    if (items.length === 0) return { ids: [], released: [] };
     const ids = items.map((item) => item.jobId);
     if (batch.kind === 'cancel') {
       const versions = new Map(items.map((item) => [item.jobId, item.version]));
       const now = this.context.now();
       const result = await cancelIn(tx, this.sql, now, ids, batch.actor, versions);
-      // The jobs that waited for the cancelled ones are decided with them; the ones released
-      // wake their queues once the batch commits, as after a single cancel.
+      // The jobs that waited for the cancelled ones are decided with them.
       const decided = await resolveIn(tx, this.sql, now, {
         jobs: null,
         dependenciesOf: result.cancelled,
         after: null,
         limit: TARGETED_LIMIT,
       });
-      released(decided.released.map((job) => job.queue));
-      return [...result.cancelled, ...result.requested];
+      return {
+        ids: [...result.cancelled, ...result.requested],
+        released: decided.released.map((job) => job.queue),
+      };
     }
     const versions = items.map((item) => item.version);
     if (batch.kind === 'purge') {
       const rows = await run.purgeDead(tx, this.sql, { ids, versions });
-      return rows.map((row) => row.id);
+      return { ids: rows.map((row) => row.id), released: [] };
     }
     const rows = await run.resurrect(tx, this.sql, {
       ids,
@@ -223,7 +220,7 @@ export class SqlBulk implements BulkStore {
       versions,
       now: this.context.now(),
     });
-    return rows.map((row) => row.id);
+    return { ids: rows.map((row) => row.id), released: [] };
   }
 
   async bulkSkips(id: string, limit: number): Promise<BulkSkip[]> {

@@ -25,7 +25,8 @@
 -- Row: id text
 WITH RECURSIVE input AS (
   -- Arrays behind `(SELECT …)`: read by index however many ids (fragments/archive_moved.sql).
-  SELECT * FROM unnest((SELECT $1::text[]), (SELECT $3::text[]), (SELECT $7::bigint[])) AS t(id, payload, version)
+  SELECT * FROM unnest((SELECT $1::text[]), (SELECT $3::text[]), (SELECT $7::bigint[]))
+    AS t(id, payload, version)
 ),
 given AS (
   DELETE FROM :SCHEMA.jobs_dlq d
