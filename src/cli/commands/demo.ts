@@ -132,14 +132,15 @@ async function runHeadless(
   }
 }
 
-/** The jobs tagged `tag`: succeeded, dead and still hot. */
+/**
+ * The jobs tagged `tag`: succeeded, dead and still hot. The hot ones are counted first: a job
+ * settling between two counts read at once could be in neither, and the last totals (none hot,
+ * so none moving) would then fall short of the jobs enqueued.
+ */
 async function runTotals(chokaq: ChokaQ, tag: string): Promise<Totals> {
   const count = async (state: JobState[]) => (await chokaq.jobs.count({ tags: tag, state })).count;
-  const [succeeded, failed, hot] = await Promise.all([
-    count(['succeeded']),
-    count(['dead']),
-    count(['awaiting', 'scheduled', 'pending', 'fetched', 'processing']),
-  ]);
+  const hot = await count(['awaiting', 'scheduled', 'pending', 'fetched', 'processing']);
+  const [succeeded, failed] = await Promise.all([count(['succeeded']), count(['dead'])]);
   return { succeeded, failed, hot };
 }
 
