@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChokaQError } from '../../src/errors.js';
-import { beginText } from '../../src/storage/postgres/pg-executor.js';
+import { beginText } from '../../src/storage/postgres/pg-statements.js';
 import { DEFAULT_TIMEOUTS } from '../../src/storage/postgres/options.js';
 import { mapDriverError } from '../../src/storage/sql/errors.js';
 

@@ -86,6 +86,7 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
         executor = pgExecutor(pool, undefined, {
           prepare: settings.prepareStatements,
           timeouts: settings.timeouts,
+          pinnable: poolMax(pool) >= PIN_MIN_POOL_SIZE,
         });
       } else {
         const owned = new pg.Pool({
@@ -98,6 +99,7 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
         executor = pgExecutor(owned, () => owned.end(), {
           prepare: settings.prepareStatements,
           timeouts: settings.timeouts,
+          pinnable: settings.poolSize >= PIN_MIN_POOL_SIZE,
         });
       }
       return Promise.resolve(executor);
@@ -137,6 +139,21 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
       await current?.close();
     },
   };
+}
+
+/**
+ * The smallest pool a worker keeps two connections of (one for its claims, one for its settle
+ * rounds; see `pinnedExecutor`): the other two or more serve heartbeats, maintenance and enqueues.
+ */
+const PIN_MIN_POOL_SIZE = 4;
+
+/** `pg.Pool`'s size when none is set. */
+const PG_DEFAULT_POOL_MAX = 10;
+
+/** The most connections `pool` opens, as its options say (a `pg.Pool`'s `max`). */
+function poolMax(pool: PostgresPool): number {
+  const { max } = pool.options as { max?: unknown };
+  return typeof max === 'number' ? max : PG_DEFAULT_POOL_MAX;
 }
 
 /** Idle time before the first TCP keepalive probe on the provider's own connections, in ms. */

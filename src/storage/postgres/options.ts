@@ -43,7 +43,9 @@ export interface PostgresOptions {
    */
   migrate?: MigrateOnOpen;
   /**
-   * Size of the pool the provider creates (ignored with `pool`); 1 to 1000.
+   * Size of the pool the provider creates (ignored with `pool`); 1 to 1000. In a pool of 4 or more
+   * (this one or a given `pool`), a worker keeps two connections: one for its claims, one for its
+   * settle rounds, so PostgreSQL plans those statements once per process, not per connection.
    * @default 10
    */
   poolSize?: number;

@@ -43,6 +43,13 @@ export interface Executor {
    * @param kind What the transaction is for (see {@link TransactionKind}). Default: `'engine'`.
    */
   transaction<T>(fn: (tx: Executor) => Promise<T>, kind?: TransactionKind): Promise<T>;
+  /**
+   * A new executor over one connection kept for a caller that sends statements one after another
+   * (the worker's claims, its settle rounds), so PostgreSQL plans them once for that connection
+   * instead of once for every connection of the pool; its calls take turns. Close it before this
+   * executor. Absent where there is one session (PGlite) or the pool is too small to keep one.
+   */
+  pinned?(): Executor;
   /** Releases what the executor owns. Idempotent. */
   close(): Promise<void>;
 }

@@ -64,6 +64,9 @@ const CONFLICT_ATTEMPTS = 4;
 /** How long the list of capped queues is cached by a store, in ms. */
 const CAPPED_QUEUES_TTL_MS = 1000;
 
+/** The worker's callers that send statements one after another, each on a connection of its own. */
+export type Lane = 'claim' | 'settle';
+
 /** The shared state and plumbing of one SQL store's parts. */
 export class SqlContext {
   /** Provider name: `postgres` or `embedded`. */
@@ -95,6 +98,8 @@ export class SqlContext {
   private closed = false;
   private notifier: WakeNotifier | null = null;
   private readonly listeners = new Set<Unlisten>();
+  /** The executors of the lanes that keep a connection, made on first use. */
+  private readonly lanes = new Map<Lane, Executor>();
 
   /** @param options See {@link SqlStoreOptions}. */
   constructor(options: SqlStoreOptions) {
@@ -177,6 +182,9 @@ export class SqlContext {
     const listeners = [...this.listeners];
     this.listeners.clear();
     await Promise.all(listeners.map((unlisten) => unlisten().catch(() => undefined)));
+    const lanes = [...this.lanes.values()];
+    this.lanes.clear();
+    await Promise.all(lanes.map((lane) => lane.close().catch(() => undefined)));
     this.executor = null;
     await this.backend.close();
   }
@@ -192,6 +200,21 @@ export class SqlContext {
       throw new ChokaQError('CHOKAQ_NOT_STARTED', `The ${this.kind} store is closed; call open().`);
     }
     return this.executor;
+  }
+
+  /**
+   * The executor of `lane`: one connection kept for the worker's claims, or for its settle rounds
+   * (see `Executor.pinned`), where the provider keeps one; else the store's executor.
+   */
+  async laneDb(lane: Lane): Promise<Executor> {
+    const db = await this.db();
+    let pinned = this.lanes.get(lane);
+    if (pinned === undefined) {
+      if (db.pinned === undefined) return db;
+      pinned = db.pinned();
+      this.lanes.set(lane, pinned);
+    }
+    return pinned;
   }
 
   /** Wakes the workers of `queues` in every process, debounced (a NOTIFY per queue). */

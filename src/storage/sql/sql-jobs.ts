@@ -120,12 +120,14 @@ export class SqlJobs implements JobStore {
 
   async claim(request: ClaimRequest): Promise<ClaimedJob[]> {
     const { sql, capped, contention } = this.context;
-    return claimJobs(await this.context.db(), sql, capped, request, contention, this.context.now());
+    const db = await this.context.laneDb('claim');
+    return claimJobs(db, sql, capped, request, contention, this.context.now());
   }
 
   async start(leases: readonly Lease[]): Promise<ClaimedJob[]> {
     if (leases.length === 0) return [];
-    const db = await this.context.db();
+    // Start marks are written by the worker's settle rounds.
+    const db = await this.context.laneDb('settle');
     const rows = await run.start(db, this.context.sql, {
       ids: leases.map((l) => l.id),
       workerIds: leases.map((l) => l.workerId),
@@ -158,7 +160,7 @@ export class SqlJobs implements JobStore {
     if (settlements.length === 0) return { applied: [], started: [] };
     const { sql, capped } = this.context;
     const groups = groupSettlements(settlements, this.context.now());
-    const db = await this.context.db();
+    const db = await this.context.laneDb('settle');
     const queues =
       handoff !== null && groups.archive !== null && handoff.limit >= 1
         ? handoffQueues(await capped.get(), handoff)
