@@ -19,6 +19,8 @@ export interface SettleGroups {
   dead: MoveToDlqParams | null;
   retry: SettleRetryParams | null;
   release: SettleReleaseParams | null;
+  /** The archived jobs whose runs used durable steps (see `Settlement`'s `steps`). */
+  stepIds: string[];
 }
 
 type Of<K extends Settlement['kind']> = Extract<Settlement, { kind: K }>;
@@ -26,43 +28,84 @@ type Of<K extends Settlement['kind']> = Extract<Settlement, { kind: K }>;
 /**
  * Builds the statement parameters per kind. A lease id that appears more than once in one call
  * is sent once (its first occurrence); the later ones are reported as conflicts by the caller.
+ * Nearly every round is archives only: they are read in one loop, the other kinds only when some
+ * item has them.
  */
 export function groupSettlements(items: readonly Settlement[], now: Date | null): SettleGroups {
   const seen = new Set<string>();
   const archive: Of<'archive'>[] = [];
+  let others: Settlement[] | null = null;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Settlement;
+    if (seen.has(item.lease.id)) continue;
+    seen.add(item.lease.id);
+    if (item.kind === 'archive') archive.push(item);
+    else (others ??= []).push(item);
+  }
+  return {
+    ...(others === null ? NO_OTHERS : otherGroups(others, now)),
+    ...archiveGroup(archive, now),
+  };
+}
+
+const NO_OTHERS = { dead: null, retry: null, release: null } as const;
+
+/** The archive group's parameters, and the ids of its runs that used durable steps. */
+function archiveGroup(
+  list: readonly Of<'archive'>[],
+  now: Date | null,
+): Pick<SettleGroups, 'archive' | 'stepIds'> {
+  const stepIds: string[] = [];
+  if (list.length === 0) return { archive: null, stepIds };
+  const ids: string[] = [];
+  const workerIds: string[] = [];
+  const leaseTokens: string[] = [];
+  const durationsMs: number[] = [];
+  // Columns whose every element is the default travel as NULL: most rounds have no note, no
+  // result and keep every row, and a few hundred elements each cost both sides a parse.
+  let notes = false;
+  let results = false;
+  let dropped = false;
+  for (let i = 0; i < list.length; i++) {
+    const s = list[i] as Of<'archive'>;
+    ids.push(s.lease.id);
+    workerIds.push(s.lease.workerId);
+    leaseTokens.push(s.lease.leaseToken);
+    durationsMs.push(s.durationMs);
+    if (s.note !== undefined) notes = true;
+    if (s.result !== undefined) results = true;
+    if (s.keep === false) dropped = true;
+    if (s.steps === true) stepIds.push(s.lease.id);
+  }
+  return {
+    archive: {
+      ids,
+      workerIds,
+      leaseTokens,
+      durationsMs,
+      notes: notes ? list.map((s) => s.note ?? null) : null,
+      results: results ? list.map((s) => s.result ?? null) : null,
+      keep: dropped ? list.map((s) => s.keep !== false) : null,
+      now,
+    },
+    stepIds,
+  };
+}
+
+/** The dead, retry and release groups' parameters. */
+function otherGroups(
+  items: readonly Settlement[],
+  now: Date | null,
+): Pick<SettleGroups, 'dead' | 'retry' | 'release'> {
   const dead: Of<'dead'>[] = [];
   const retry: Of<'retry'>[] = [];
   const release: Of<'release'>[] = [];
   for (const item of items) {
-    if (seen.has(item.lease.id)) continue;
-    seen.add(item.lease.id);
-    if (item.kind === 'archive') archive.push(item);
-    else if (item.kind === 'dead') dead.push(item);
+    if (item.kind === 'dead') dead.push(item);
     else if (item.kind === 'retry') retry.push(item);
-    else release.push(item);
+    else if (item.kind === 'release') release.push(item);
   }
   return {
-    archive:
-      archive.length === 0
-        ? null
-        : {
-            ...leases(archive, now),
-            durationsMs: archive.map((s) => s.durationMs),
-            // Arrays whose every element is the default travel as NULL: most rounds have no note,
-            // no result and keep every row, and 95 elements each cost both sides a parse.
-            notes: unlessAll(
-              archive.map((s) => s.note ?? null),
-              null,
-            ),
-            results: unlessAll(
-              archive.map((s) => s.result ?? null),
-              null,
-            ),
-            keep: unlessAll(
-              archive.map((s) => s.keep !== false),
-              true,
-            ),
-          },
     // Lease-guarded: a row moves only while it still holds the settling run's lease.
     dead:
       dead.length === 0
@@ -100,11 +143,6 @@ function leases(list: readonly Settlement[], now: Date | null): SettleReleasePar
     leaseTokens: list.map((s) => s.lease.leaseToken),
     now,
   };
-}
-
-/** `values`, or `null` when every one of them is `value` (the statement reads NULL as that). */
-function unlessAll<T>(values: T[], value: T): T[] | null {
-  return values.every((v) => v === value) ? null : values;
 }
 
 /**

@@ -165,7 +165,7 @@ export class SqlJobs implements JobStore {
       handoff !== null && groups.archive !== null && handoff.limit >= 1
         ? handoffQueues(await capped.get(), handoff)
         : [];
-    const { archive, dead, retry, release } = groups;
+    const { archive, dead, retry, release, stepIds } = groups;
     const claiming =
       handoff !== null && archive !== null && queues.length > 0
         ? handoffParams(archive, handoff, queues)
@@ -181,9 +181,6 @@ export class SqlJobs implements JobStore {
     if (retry !== null) moves.push((on) => run.settleRetry(on, sql, retry));
     if (release !== null) moves.push((on) => run.settleRelease(on, sql, release));
     // Runs that used durable steps: the steps of those that kept no row go in the same commit.
-    const stepIds = settlements.flatMap((s) =>
-      s.kind === 'archive' && s.steps === true ? [s.lease.id] : [],
-    );
     const statements = moves.length + (claiming === null ? 0 : 1) + (stepIds.length > 0 ? 1 : 0);
     const runAll = async (on: Executor): Promise<SettledRows> => {
       const done: SettledRows = { moved: new Set(), freed: [], dependents: [], started: [] };
