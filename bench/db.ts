@@ -41,6 +41,25 @@ export function adminPool(url: string): pg.Pool {
   return pool;
 }
 
+/**
+ * Writes out what earlier runs left dirty (`CHECKPOINT`), so a run does not pay for the writes of
+ * the runs before it. Resolves to `false` when the role may not (PostgreSQL 15: superusers and
+ * members of `pg_checkpoint`).
+ */
+export async function checkpoint(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CHECKPOINT');
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === '42501') return false;
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Drops a schema and everything in it. */
 export async function dropSchema(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);

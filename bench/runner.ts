@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { concurrencyOf, labelOf, type SystemName } from './contenders.js';
-import { adminPool, dropSchema, ensureDatabase, serverInfo } from './db.js';
+import { adminPool, checkpoint, dropSchema, ensureDatabase, serverInfo } from './db.js';
 import { applicability } from './plan.js';
 import { ServerCpu } from './server-cpu.js';
 import {
@@ -97,9 +97,16 @@ export async function runBench(
     io.stderr.write(
       `bench: ${plan.length} runs${options.quick ? ' (--quick)' : ''} on ${describeUrl(options.databaseUrl)}\n`,
     );
+    let checkpoints = true;
     for (const [k, [workload, system]] of plan.entries()) {
       const adapter = adapters.get(system) as SystemAdapter;
       progress.begin(`[${k + 1}/${plan.length}] ${workload} ${labelOf(system)}`);
+      // Every run starts with the server's dirty pages written: none pays for the run before it
+      // (a checkpoint that the earlier runs' WAL set off would otherwise land in whichever ran next).
+      if (checkpoints && !(await checkpoint(options.databaseUrl))) {
+        checkpoints = false;
+        io.stderr.write('note: this role may not CHECKPOINT; runs start without one\n');
+      }
       const ctx: WorkloadContext = {
         system,
         adapter,
