@@ -2,7 +2,7 @@
 import { mapDriverError } from '../sql/errors.js';
 import type { Executor, TransactionKind } from '../sql/executor.js';
 import type { SessionTimeouts } from './options.js';
-import { beginText, statementsOn, transactionExecutor } from './pg-statements.js';
+import { beginTexts, statementsOn, transactionOn } from './pg-statements.js';
 import { pinnedExecutor } from './pinned-executor.js';
 import type { PostgresPool, PostgresPoolClient } from './pool.js';
 
@@ -10,7 +10,7 @@ import type { PostgresPool, PostgresPoolClient } from './pool.js';
 export interface PgExecutorOptions {
   /** Send statements as named prepared statements. Default: `true`. */
   prepare?: boolean;
-  /** The limits every transaction sets (see {@link beginText}). Default: none. */
+  /** The limits every transaction sets (see `beginText`). Default: none. */
   timeouts?: SessionTimeouts;
   /**
    * Whether `pinned()` may keep a connection of the pool for one caller (see
@@ -30,7 +30,7 @@ export function pgExecutor(
   options: PgExecutorOptions = {},
 ): Executor {
   const prepare = options.prepare ?? true;
-  const begin = new Map<TransactionKind, string>();
+  const begin = beginTexts(options.timeouts);
   let closed = false;
   return {
     kind: 'postgres',
@@ -40,11 +40,6 @@ export function pgExecutor(
       fn: (tx: Executor) => Promise<T>,
       kind: TransactionKind = 'engine',
     ): Promise<T> {
-      let opening = begin.get(kind);
-      if (opening === undefined) {
-        opening = beginText(options.timeouts, kind);
-        begin.set(kind, opening);
-      }
       let client: PostgresPoolClient;
       try {
         client = await pool.connect();
@@ -60,19 +55,8 @@ export function pgExecutor(
       };
       client.on('error', onError);
       try {
-        await client.query(opening);
-        const result = await fn(transactionExecutor(client, prepare));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          // The connection is unusable: destroy it instead of returning it to the pool.
-          broken =
-            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        }
-        throw mapDriverError(error);
+        // An unusable connection is destroyed instead of returned to the pool.
+        return await transactionOn(client, begin(kind), prepare, fn, onError);
       } finally {
         client.off('error', onError);
         client.release(broken);

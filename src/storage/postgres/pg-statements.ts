@@ -78,3 +78,45 @@ export function transactionExecutor(client: PostgresQueryable, prepare: boolean)
   };
   return executor;
 }
+
+/** {@link beginText} of each kind of transaction, made on first use. */
+export function beginTexts(
+  timeouts: SessionTimeouts | undefined,
+): (kind: TransactionKind) => string {
+  const made = new Map<TransactionKind, string>();
+  return (kind) => {
+    let text = made.get(kind);
+    if (text === undefined) {
+      text = beginText(timeouts, kind);
+      made.set(kind, text);
+    }
+    return text;
+  };
+}
+
+/**
+ * Runs `fn` in one transaction on `client`, opened with `opening` (see {@link beginText}): commits
+ * when it resolves, rolls back when it throws and rejects with the error mapped. A failed
+ * `ROLLBACK` means the connection is unusable: `onUnusable` is told, to destroy it.
+ */
+export async function transactionOn<T>(
+  client: PostgresQueryable,
+  opening: string,
+  prepare: boolean,
+  fn: (tx: Executor) => Promise<T>,
+  onUnusable: (error: Error) => void,
+): Promise<T> {
+  try {
+    await client.query(opening);
+    const result = await fn(transactionExecutor(client, prepare));
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackError) {
+      onUnusable(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
+    }
+    throw mapDriverError(error);
+  }
+}

@@ -5,7 +5,7 @@
 import { ChokaQError } from '../../errors.js';
 import { mapDriverError } from '../sql/errors.js';
 import type { Executor, TransactionKind } from '../sql/executor.js';
-import { beginText, statementsOn, transactionExecutor } from './pg-statements.js';
+import { beginTexts, statementsOn, transactionOn } from './pg-statements.js';
 import type { SessionTimeouts } from './options.js';
 import type { PostgresPool, PostgresPoolClient } from './pool.js';
 
@@ -30,7 +30,7 @@ export interface PinnedExecutorOptions {
  */
 export function pinnedExecutor(pool: PostgresPool, options: PinnedExecutorOptions = {}): Executor {
   const prepare = options.prepare ?? true;
-  const begin = new Map<TransactionKind, string>();
+  const begin = beginTexts(options.timeouts);
   let client: PostgresPoolClient | null = null;
   /** Set when the kept connection failed between calls (the server ended it). */
   let broken: Error | undefined;
@@ -93,29 +93,10 @@ export function pinnedExecutor(pool: PostgresPool, options: PinnedExecutorOption
     kind: 'postgres',
     query: (sql, params, queryOptions) => statement((on) => on.query(sql, params, queryOptions)),
     run: (script) => statement((on) => on.run(script)),
-    transaction<T>(fn: (tx: Executor) => Promise<T>, kind: TransactionKind = 'engine'): Promise<T> {
-      let opening = begin.get(kind);
-      if (opening === undefined) {
-        opening = beginText(options.timeouts, kind);
-        begin.set(kind, opening);
-      }
-      const text = opening;
-      return inTurn(async (on) => {
-        try {
-          await on.query(text);
-          const result = await fn(transactionExecutor(on, prepare));
-          await on.query('COMMIT');
-          return result;
-        } catch (error) {
-          try {
-            await on.query('ROLLBACK');
-          } catch (rollbackError) {
-            giveUp(rollbackError);
-          }
-          throw mapDriverError(error);
-        }
-      });
-    },
+    transaction: <T>(
+      fn: (tx: Executor) => Promise<T>,
+      kind: TransactionKind = 'engine',
+    ): Promise<T> => inTurn((on) => transactionOn(on, begin(kind), prepare, fn, giveUp)),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
