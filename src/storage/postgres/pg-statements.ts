@@ -1,4 +1,7 @@
-/** How the `pg` executors send statements: named prepared statements, and the text opening a transaction. */
+/**
+ * How the `pg` executors send statements (named prepared statements) and run a transaction on a
+ * client they checked out.
+ */
 import { createHash } from 'node:crypto';
 import { mapDriverError } from '../sql/errors.js';
 import type { Executor, QueryOptions, TransactionKind } from '../sql/executor.js';
@@ -69,7 +72,7 @@ export function beginText(timeouts: SessionTimeouts | undefined, kind: Transacti
 }
 
 /** An executor over one checked-out client, inside a transaction its caller opened. */
-export function transactionExecutor(client: PostgresQueryable, prepare: boolean): Executor {
+function transactionExecutor(client: PostgresQueryable, prepare: boolean): Executor {
   const executor: Executor = {
     kind: 'postgres',
     ...statementsOn(client, prepare),
