@@ -126,8 +126,9 @@ export class SqlJobs implements JobStore {
 
   async start(leases: readonly Lease[]): Promise<ClaimedJob[]> {
     if (leases.length === 0) return [];
-    // Start marks are written by the worker's settle rounds.
-    const db = await this.context.laneDb('settle');
+    // On the pool, not the settle rounds' kept connection: the worker's gate for strict starts
+    // writes marks too, and its handler must not wait behind a settle round.
+    const db = await this.context.db();
     const rows = await run.start(db, this.context.sql, {
       ids: leases.map((l) => l.id),
       workerIds: leases.map((l) => l.workerId),
