@@ -259,6 +259,7 @@ export class Engine {
         ? { onClaim: (count: number) => this.options.observer?.claimed(count) }
         : {}),
     });
+    await this.presence?.start();
     await this.worker.start();
     logger.info('worker started', {
       ...logEvent('WorkerStarted'),
@@ -346,7 +347,6 @@ export class Engine {
       }),
       clock,
     });
-    this.presence.start();
   }
 
   /** The ids among `ids` whose runs are in progress in this process. */

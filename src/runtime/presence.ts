@@ -40,16 +40,19 @@ export class Presence {
     this.startedAt = new Date(options.clock.now());
     this.loop = new LoopService({
       intervalMs: PRESENCE_INTERVAL_MS,
-      firstDelayMs: 0,
       pass: () => this.write(),
       onError: () => undefined, // a missed write only ages the row; the next one refreshes it
       clock: options.clock,
     });
   }
 
-  /** Writes the row now and then every interval. */
-  start(): void {
-    this.loop.start();
+  /**
+   * Writes the row, then every interval: a worker whose start has resolved is listed (a failed
+   * first write only leaves it unlisted until the next one).
+   */
+  async start(): Promise<void> {
+    await this.loop.runNow();
+    if (!this.stopped) this.loop.start();
   }
 
   /**

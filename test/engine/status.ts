@@ -37,6 +37,8 @@ export function describeStatus(name: string, factory: EngineStoreFactory): void 
         concurrency: 7,
       });
       await worker.start();
+      // Listed as soon as its start resolves, not at the first timer pass.
+      expect((await worker.status()).workers.map((w) => w.id)).toEqual(['status-worker']);
       await worker.enqueueMany(good, [
         { payload: undefined },
         { payload: undefined },
