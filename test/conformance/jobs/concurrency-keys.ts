@@ -96,6 +96,21 @@ export function describeConcurrencyKeys(ctx: ConformanceContext): void {
       expect(second.sort()).toEqual(['big-01', 'big-02', 'small-2']);
     });
 
+    it('returns a claim in turn order, so a worker running it in order lets keys take turns', async () => {
+      const store = ctx.store();
+      await store.jobs.enqueue(
+        ['big-1', 'big-2', 'big-3'].map((id) =>
+          newJob({ id, queue: 'order', concurrencyKey: 'big' }),
+        ),
+      );
+      await store.jobs.enqueue([
+        newJob({ id: 'small-1', queue: 'order', concurrencyKey: 'small' }),
+        newJob({ id: 'small-2', queue: 'order', concurrencyKey: 'small' }),
+      ]);
+      const claimed = ids(await store.jobs.claim({ workerId: 'w', limit: 10, queues: null }));
+      expect(claimed).toEqual(['big-1', 'small-1', 'big-2', 'small-2', 'big-3']);
+    });
+
     it('keeps priority first: a higher-priority job of a busy key goes before other keys', async () => {
       const store = ctx.store();
       await store.jobs.enqueue([

@@ -27,7 +27,8 @@ SELECT c.id, c.queue, c.type, c.payload, c.attempts, c.trace_parent,
        date_part('epoch', c.run_at) * 1000 AS run_at,
        date_part('epoch', c.created_at) * 1000 AS created_at,
        c.has_dependents, f.stale
+-- In picked's rank (claim order: for keyed queues keys take turns), which the worker runs them in.
 FROM claim_flags f
-LEFT JOIN claimed c ON true
+LEFT JOIN (claimed c JOIN picked p ON p.id = c.id) ON true
 CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-ORDER BY c.priority DESC, c.run_at, c.id
+ORDER BY p.rank
