@@ -86,13 +86,22 @@ describe('the targets', () => {
       'W1-bulk ≥ 1.5× best peer': ['-', undefined],
       'W3 p99 ≤ best peer': ['1.13×', false],
       'W4 lag p99 ≤ best peer': ['-', undefined],
-      'W5 within 10 % of W2-1p': ['-9.0 %', true],
+      'W5 within 10 % of W2-1p (not slower)': ['-9.0 %', true],
       'W8 not below before (74 % of the cap)': ['91.0', true],
       'W9 not below before (5,000 jobs/s)': ['4,000', false],
       'stretch: full history, W2-1p ≥ 1.0× graphile-worker (localQueue 500)': ['0.83×', false],
       'stretch: W8 ≥ 90 % of the cap': ['91.0', true],
     });
     expect(results.filter((r) => r.stretch).map((r) => r.target)).toHaveLength(2);
+  });
+
+  it('reads W5 one-sided: faster than W2-1p is met, more than 10 % slower is not', () => {
+    const w5 = (value: number) =>
+      checkTargets([row('W2-1p', 'chokaq-postgres', 10_000), row('W5', 'chokaq-postgres', value)])
+        .filter((r) => r.target.startsWith('W5'))
+        .map((r) => [r.figure, r.met]);
+    expect(w5(13_670)).toEqual([['+36.7 %', true]]);
+    expect(w5(8880)).toEqual([['-11.2 %', false]]);
   });
 
   it('prints the verdicts', () => {
