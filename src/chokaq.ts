@@ -212,8 +212,15 @@ export class ChokaQ {
     // Schedules first: a declared payload that fails its schema stops start() before any worker.
     await this.schedules.declare(this.config.schedules);
     await this.engine.start();
+    // A stop() while the engine started: start no loop it would not stop.
+    if (this.stopRequested()) return;
     if (this.config.worker) this.scheduler.start();
     await this.cluster?.start();
+  }
+
+  /** Whether stop() was called (read after an await in start()). */
+  private stopRequested(): boolean {
+    return this.state === 'stopped';
   }
 
   /**

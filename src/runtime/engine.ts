@@ -204,6 +204,8 @@ export class Engine {
   async start(): Promise<void> {
     const { settings } = this;
     await this.options.open();
+    // A stop() that came while this waited has closed the store: start nothing more.
+    if (this.stopped) return;
     for (const [name, { maxWorkers, zombieTimeoutSeconds, keepSucceeded }] of Object.entries(
       settings.queueStart,
     )) {
@@ -220,9 +222,12 @@ export class Engine {
         ...(keepSucceeded === undefined ? {} : { keepSucceeded }),
       });
     }
-    if (!settings.worker) return;
+    if (!settings.worker || this.stopped) return;
     this.loopProbe.start();
     this.startMaintenance();
+    // Listed before start() resolves; no worker made when stop() came during that write.
+    await this.presence?.start();
+    if (this.stopped) return;
     const { storage, logger, clock } = settings;
     this.worker = new Worker({
       workerId: settings.workerId,
@@ -259,7 +264,6 @@ export class Engine {
         ? { onClaim: (count: number) => this.options.observer?.claimed(count) }
         : {}),
     });
-    await this.presence?.start();
     await this.worker.start();
     logger.info('worker started', {
       ...logEvent('WorkerStarted'),

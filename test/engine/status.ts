@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineJob, FatalError } from '../../src/index.js';
+import { defineJob, FatalError, type Logger } from '../../src/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { useEngines } from './engines.js';
 import type { EngineStoreFactory } from './suite.js';
@@ -80,6 +80,40 @@ export function describeStatus(name: string, factory: EngineStoreFactory): void 
       // A stopped worker deletes its row: others no longer list it.
       const watcher = engineOn(await factory.reopen(storage), { worker: false });
       await worker.stop();
+      expect((await watcher.status()).workers).toEqual([]);
+    });
+
+    it('starts no worker when stop() comes while its row is being written', async () => {
+      const storage = await factory.make();
+      // Holds the first row write, so stop() lands inside start(), as a shutdown signal could.
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reached = (): void => undefined;
+      const writing = new Promise<void>((resolve) => (reached = resolve));
+      const recordWorker = storage.cluster.recordWorker.bind(storage.cluster);
+      storage.cluster.recordWorker = async (row) => {
+        reached();
+        await held;
+        return recordWorker(row);
+      };
+      const messages: string[] = [];
+      const note = (message: string): void => void messages.push(message);
+      const logger: Logger = {
+        debug: note,
+        info: note,
+        warn: note,
+        error: note,
+        child: () => logger,
+      };
+      const worker = engineOn(storage, { jobs: [good], workerId: 'status-raced', logger });
+      const starting = worker.start();
+      await writing;
+      const stopping = worker.stop();
+      release();
+      await stopping;
+      await starting;
+      expect(messages).not.toContain('worker started');
+      const watcher = engineOn(await factory.reopen(storage), { worker: false });
       expect((await watcher.status()).workers).toEqual([]);
     });
 

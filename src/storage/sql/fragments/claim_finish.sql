@@ -28,6 +28,7 @@ SELECT c.id, c.queue, c.type, c.payload, c.attempts, c.trace_parent,
        date_part('epoch', c.created_at) * 1000 AS created_at,
        c.has_dependents, f.stale
 -- In picked's rank (claim order: for keyed queues keys take turns), which the worker runs them in.
+-- The generic plan joins the two CTEs by hash (EXPLAIN at 532 and 5,000 claimed rows).
 FROM claim_flags f
 LEFT JOIN (claimed c JOIN picked p ON p.id = c.id) ON true
 CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
