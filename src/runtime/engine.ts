@@ -225,9 +225,6 @@ export class Engine {
     if (!settings.worker || this.stopped) return;
     this.loopProbe.start();
     this.startMaintenance();
-    // Listed before start() resolves; no worker made when stop() came during that write.
-    await this.presence?.start();
-    if (this.stopped) return;
     const { storage, logger, clock } = settings;
     this.worker = new Worker({
       workerId: settings.workerId,
@@ -265,6 +262,10 @@ export class Engine {
         : {}),
     });
     await this.worker.start();
+    // Listed before start() resolves, as the started worker it now is (its health, its types).
+    if (!this.stopped) await this.presence?.start();
+    // A stop() that came during those awaits has stopped the worker and the loops already.
+    if (this.stopped) return;
     logger.info('worker started', {
       ...logEvent('WorkerStarted'),
       workerId: settings.workerId,

@@ -192,6 +192,11 @@ export class Worker implements HandoffTaker {
         });
       }
     }
+    // stop() came while this listened: it found no loop to end, so none may start now.
+    if (this.stopping) {
+      await this.unlisten?.().catch(() => undefined);
+      return;
+    }
     this.options.completer.useHandoff(this);
     this.loop = this.fetchLoop().catch((error: unknown) => {
       // Every expected failure is handled inside the loop; this one is a bug, and the health
