@@ -83,7 +83,7 @@ export function describeStatus(name: string, factory: EngineStoreFactory): void 
       expect((await watcher.status()).workers).toEqual([]);
     });
 
-    it('starts no worker when stop() comes while its row is being written', async () => {
+    it('ends a start that a stop() overtook while its row was being written', async () => {
       const storage = await factory.make();
       // Holds the first row write, so stop() lands inside start(), as a shutdown signal could.
       let release = (): void => undefined;
