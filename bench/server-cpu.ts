@@ -13,6 +13,9 @@ import type pg from 'pg';
  */
 const TICKS_PER_SECOND = 100;
 
+/** Walks of /proc per reading before the last one is taken as it is (children exit rarely). */
+const READ_ATTEMPTS = 5;
+
 /** Host names that reach a server on this machine. */
 const LOCAL_HOSTS = new Set(['', 'localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -43,19 +46,45 @@ export class ServerCpu {
    * of its live children (backends, autovacuum, checkpointer, WAL writer) and of the children
    * it has reaped. Everything the server does for every client counts, so the figure is the
    * workload's only while nothing else uses the server.
+   *
+   * A child reaped while /proc is walked would be missed (reaped after the postmaster was read,
+   * before its own entry) or counted twice: the walk is taken again, up to
+   * {@link READ_ATTEMPTS} times, until the postmaster's reaped total stayed the same across it.
    */
   readUs(): number {
+    let ticks = 0;
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      const reapedBefore = reapedTicks(this.stat());
+      const live = this.liveChildrenTicks();
+      const own = this.stat();
+      ticks = own.utime + own.stime + reapedTicks(own) + live;
+      if (reapedTicks(own) === reapedBefore) break;
+    }
+    return (ticks * 1e6) / TICKS_PER_SECOND;
+  }
+
+  private stat(): ProcStat {
     const own = readStat(this.postmaster);
     if (own === null) throw new Error(`PostgreSQL's postmaster (pid ${this.postmaster}) is gone`);
-    let ticks = own.utime + own.stime + own.cutime + own.cstime;
+    return own;
+  }
+
+  /** CPU ticks of the postmaster's children alive now. */
+  private liveChildrenTicks(): number {
+    let ticks = 0;
     for (const entry of readdirSync('/proc')) {
       const pid = Number(entry);
       if (!Number.isInteger(pid) || pid === this.postmaster) continue;
       const child = readStat(pid);
       if (child?.ppid === this.postmaster) ticks += child.utime + child.stime;
     }
-    return (ticks * 1e6) / TICKS_PER_SECOND;
+    return ticks;
   }
+}
+
+/** CPU ticks of the children a process has reaped. */
+function reapedTicks(stat: ProcStat): number {
+  return stat.cutime + stat.cstime;
 }
 
 interface ProcStat {

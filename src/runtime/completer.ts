@@ -98,7 +98,7 @@ export class Completer {
    * run that ends within the same round has its start written with its settlement.
    */
   recordStart(lease: Lease): StartRecord {
-    const record = new StartRecord(lease);
+    const record = new StartRecord(lease, this.logger);
     this.batcher.push(record);
     return record;
   }

@@ -1,3 +1,5 @@
+import { logEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { Lease } from '../storage/job-store.js';
 import type { Pending } from '../util/batcher.js';
 import type { ActiveRun } from './active-runs.js';
@@ -22,7 +24,10 @@ export class StartRecord implements Pending<StartMark, boolean> {
   private lost = false;
   private run: ActiveRun | undefined;
 
-  constructor(lease: Lease) {
+  constructor(
+    lease: Lease,
+    private readonly logger: Logger,
+  ) {
     this.item = { kind: 'start', lease };
   }
 
@@ -46,6 +51,13 @@ export class StartRecord implements Pending<StartMark, boolean> {
     const run = this.run;
     if (run === undefined) return;
     this.run = undefined;
+    // Told like a lease lost to a heartbeat: the run was called, and someone else has the job.
+    this.logger.warn('lease lost before the start of the run was recorded; aborting the run', {
+      ...logEvent('JobStartLeaseLost'),
+      id: run.job.id,
+      type: run.job.type,
+      queue: run.job.queue,
+    });
     run.abort('lost', 'Lease lost before the start of the run was recorded');
   }
 }

@@ -3,7 +3,10 @@
  * the test SIGKILLs a random one every 1–3 s and starts a replacement. Every job must end exactly
  * once (archive or DLQ, never both, none lost), and every re-execution must be explained by a
  * kill: the at-least-once window of a crash is the jobs running in the killed process plus its
- * finished runs whose settlements were not yet written.
+ * finished runs whose settlements were not yet written. One worker is also paused (SIGSTOP) for
+ * 3 s, past its zombie timeout, and never killed: a process that was never killed may have a run
+ * come back only for a job whose lease it was told it lost (test/fixtures/lease-losses.ts), as a
+ * worker stalled by a loaded machine may.
  *
  * The job type opts in to `retryZombies`, so the killed runs come back through zombie rescue
  * (heartbeat 200 ms, zombie timeout 1.5 s, rescue every 300 ms). Each handler run appends
@@ -14,7 +17,7 @@
  *
  * The workers (test/fixtures/crash-kill9-worker.mjs) import the built package from dist/.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -24,6 +27,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { ROOT, killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
 import { killWhileDraining, tableCounts } from '../fixtures/kill-loop.js';
+import { markFiles, readLeaseLosses } from '../fixtures/lease-losses.js';
 
 const WORKER = join(ROOT, 'test/fixtures/crash-kill9-worker.mjs');
 const JOBS = 5000;
@@ -39,6 +43,11 @@ const CONCURRENCY = 8;
 const MAX_LOST_PER_KILL = 5 * CONCURRENCY;
 const MIN_KILLS = 4;
 const MAX_KILLS = 40;
+/**
+ * One worker is paused this long, past its zombie timeout (1.5 s), and never killed: the others
+ * rescue its jobs, and the runs it then finishes must be refused by the lease fence.
+ */
+const STALL = { atMs: 4000, forMs: 3000 };
 /** The drain (kills included) must finish within this long after the workers started. */
 const RUN_LIMIT_MS = 150_000;
 
@@ -110,8 +119,10 @@ describe.skipIf(!pgUp)('crash: SIGKILL of worker processes under load (PostgreSQ
       },
       maxKills: MAX_KILLS,
       limitMs: RUN_LIMIT_MS,
+      stall: STALL,
     });
     const { killed, elapsedMs } = loop;
+    expect(loop.stalled).toBeDefined();
     expect(
       loop.settled,
       `not settled within ${RUN_LIMIT_MS} ms: ${JSON.stringify(await count())}`,
@@ -140,7 +151,7 @@ describe.skipIf(!pgUp)('crash: SIGKILL of worker processes under load (PostgreSQ
     expect((await count()).hot).toBe(0);
 
     // Executions, in the order they were recorded, per job.
-    const executions = readdirSync(runsDir)
+    const executions = markFiles(runsDir)
       .flatMap((file) => readFileSync(join(runsDir, file), 'utf8').split('\n'))
       .filter((line) => line !== '')
       .map((line) => {
@@ -163,11 +174,12 @@ describe.skipIf(!pgUp)('crash: SIGKILL of worker processes under load (PostgreSQ
     expect(notRun).toEqual([]);
     expect(archived.filter((r) => r.attempts !== 1)).toEqual([]);
 
-    // Re-executions: every run but a job's last was made by a process we killed, and a killed
-    // process loses at most MAX_LOST_PER_KILL runs.
+    // Re-executions: every run but a job's last was made by a process we killed (or one told it
+    // lost that job's lease), and a process loses at most MAX_LOST_PER_KILL runs.
     const reExecuted = [...runsOf].filter(([, pids]) => pids.length > 1);
-    const unexplained = reExecuted.filter(([, pids]) =>
-      pids.slice(0, -1).some((pid) => !killed.has(pid)),
+    const leases = readLeaseLosses(runsDir);
+    const unexplained = reExecuted.filter(([id, pids]) =>
+      pids.slice(0, -1).some((pid) => !killed.has(pid) && !leases.has(pid, id)),
     );
     expect(unexplained).toEqual([]);
     const lostPerPid = new Map<number, number>();
@@ -214,7 +226,9 @@ describe.skipIf(!pgUp)('crash: SIGKILL of worker processes under load (PostgreSQ
         `archive ${archived.length}, dlq ${dead.length}; executions ${executions.length} ` +
         `(${extraRuns} extra); jobs re-executed after a kill ${reExecuted.length}; ` +
         `zombie-retried (lostAttempts ≥ 1) ${zombieRetried}; lost runs ${lostTotal}; ` +
-        `re-executions per killed pid ${JSON.stringify(Object.fromEntries(lostPerPid))}`,
+        `re-executions per pid ${JSON.stringify(Object.fromEntries(lostPerPid))}; ` +
+        `pid ${loop.stalled} stalled for ${STALL.forMs} ms, told of ` +
+        `${leases.of(loop.stalled ?? 0)} lost leases`,
     );
   }, 200_000);
 });

@@ -18,9 +18,12 @@
  *   handlers").
  * - Every job ends exactly once, and the counters equal the tables.
  *
+ * A process that was never killed may bury or run again only a job whose lease it was told it
+ * lost (it stalled past `zombieTimeout` on a loaded machine; test/fixtures/lease-losses.ts).
+ *
  * The workers (test/fixtures/crash-start-worker.mjs) import the built package from dist/.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -30,6 +33,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { ROOT, killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
 import { killWhileDraining, tableCounts } from '../fixtures/kill-loop.js';
+import { markFiles, readLeaseLosses } from '../fixtures/lease-losses.js';
 
 const WORKER = join(ROOT, 'test/fixtures/crash-start-worker.mjs');
 const LAZY = 3000;
@@ -139,7 +143,7 @@ describe.skipIf(!pgUp)('crash: when a run’s start is recorded (PostgreSQL)', (
 
     // Handler calls, per job: the pids that called it, in file order per pid.
     const callsOf = new Map<string, number[]>();
-    for (const file of readdirSync(entryDir)) {
+    for (const file of markFiles(entryDir)) {
       const pid = Number(file.replace(/\.log$/, ''));
       for (const line of readFileSync(join(entryDir, file), 'utf8').split('\n')) {
         const id = line.split(' ')[0];
@@ -167,7 +171,9 @@ describe.skipIf(!pgUp)('crash: when a run’s start is recorded (PostgreSQL)', (
     // handler call, the one instant strictStart leaves.
     const uncalled = dead.filter((r) => (callsOf.get(r.id) ?? []).length === 0);
     expect(uncalled.filter((r) => typeOf.get(r.id) !== 'strict')).toEqual([]);
-    const buriedByLiving = dead.filter((r) => callsOf.get(r.id)?.some((pid) => !killed.has(pid)));
+    const leases = readLeaseLosses(entryDir);
+    const lived = (pid: number, id: string): boolean => !killed.has(pid) && !leases.has(pid, id);
+    const buriedByLiving = dead.filter((r) => callsOf.get(r.id)?.some((pid) => lived(pid, r.id)));
     expect(buriedByLiving).toEqual([]);
 
     // Archived jobs ran, with one counted attempt and no lost run: a run that came back after a
@@ -178,7 +184,7 @@ describe.skipIf(!pgUp)('crash: when a run’s start is recorded (PostgreSQL)', (
     // Runs again only after a kill (at most one of a job's calls was made by a process that
     // lived), within the bound per kill; never for strictStart.
     const again = [...callsOf].filter(([, pids]) => pids.length > 1);
-    expect(again.filter(([, pids]) => pids.filter((pid) => !killed.has(pid)).length > 1)).toEqual(
+    expect(again.filter(([id, pids]) => pids.filter((pid) => lived(pid, id)).length > 1)).toEqual(
       [],
     );
     expect(again.filter(([id]) => typeOf.get(id) === 'strict')).toEqual([]);

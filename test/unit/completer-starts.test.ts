@@ -2,10 +2,10 @@
  * Start marks in the completer's settle rounds: a start whose run succeeded in the same round is
  * written with the archive (no start statement), one whose run goes on is written first in its
  * round, and a start whose lease was lost aborts its run as `lost` (watched before or after the
- * answer came).
+ * answer came) and says so in the log.
  */
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/index.js';
+import { silentLogger, type Logger } from '../../src/index.js';
 import { Completer } from '../../src/runtime/completer.js';
 import { memory } from '../../src/testing/index.js';
 import type { ActiveRun } from '../../src/runtime/active-runs.js';
@@ -30,8 +30,11 @@ function watch(record: StartRecord, job: ClaimedJob): { lost: () => boolean } {
   return { lost: () => lost };
 }
 
-/** A memory store with two fetched jobs, a completer over it, and a count of start calls. */
-async function setup(): Promise<{
+/**
+ * A memory store with two fetched jobs, a completer over it (logging to `logger`), and a count
+ * of start calls.
+ */
+async function setup(logger: Logger = silentLogger): Promise<{
   completer: Completer;
   jobs: ClaimedJob[];
   leases: Lease[];
@@ -46,7 +49,7 @@ async function setup(): Promise<{
   };
   await store.jobs.enqueue([newJob({ id: 'a' }), newJob({ id: 'b' })]);
   const claimed = await store.jobs.claim({ workerId: 'w', limit: 2, queues: null });
-  const completer = new Completer({ store, logger: silentLogger, clock: new FakeClock() });
+  const completer = new Completer({ store, logger, clock: new FakeClock() });
   return { completer, jobs: claimed, leases: claimed.map(leaseOf), starts: () => starts };
 }
 
@@ -90,7 +93,11 @@ describe('completer start marks', () => {
   });
 
   it('aborts the run of a start whose lease was lost, watched before or after the answer', async () => {
-    const { completer, jobs, leases } = await setup();
+    const warnings: unknown[] = [];
+    const { completer, jobs, leases } = await setup({
+      ...silentLogger,
+      warn: (_message, meta) => void warnings.push({ event: meta?.event, id: meta?.id }),
+    });
     const [a, b] = leases;
     if (!a || !b || !jobs[0] || !jobs[1]) throw new Error('unreachable');
     const before = watch(completer.recordStart({ ...a, leaseToken: 'another' }), jobs[0]);
@@ -98,5 +105,9 @@ describe('completer start marks', () => {
     await completer.drain();
     const after = watch(late, jobs[1]);
     expect({ before: before.lost(), after: after.lost() }).toEqual({ before: true, after: true });
+    expect(warnings).toEqual([
+      { event: 'JobStartLeaseLost', id: jobs[0].id },
+      { event: 'JobStartLeaseLost', id: jobs[1].id },
+    ]);
   });
 });

@@ -30,6 +30,7 @@ export const LOG_EVENTS = {
   JobSettleFailed: 2015,
   SettleBatchSplit: 2016,
   SettleRetried: 2017,
+  JobStartLeaseLost: 2018,
   JobDeadLettered: 2020,
   RateBucketBlockFailed: 2030,
   StateTransitionNotApplied: 2100,
