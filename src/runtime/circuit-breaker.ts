@@ -93,10 +93,19 @@ interface Circuit {
   probeSuccesses: number;
 }
 
-interface PermitInfo {
-  readonly circuit: Circuit;
-  readonly generation: number;
-  readonly probe: boolean;
+/**
+ * A permit as handed out: it carries its circuit, generation and kind itself, and whether it was
+ * reported (one object per job, where a frozen permit, its details and a `WeakMap` entry were).
+ */
+class Permit implements CircuitPermit {
+  reported = false;
+
+  constructor(
+    readonly key: string,
+    readonly circuit: Circuit,
+    readonly generation: number,
+    readonly probe: boolean,
+  ) {}
 }
 
 /**
@@ -113,7 +122,6 @@ export class CircuitBreakers {
   private readonly defaultPolicy: ResolvedCircuitPolicy;
   private readonly policies = new Map<string, ResolvedCircuitPolicy>();
   private readonly circuits = new Map<string, Circuit>();
-  private readonly permits = new WeakMap<CircuitPermit, PermitInfo>();
   private readonly onEvent: ((event: CircuitEvent) => void) | undefined;
 
   /**
@@ -298,17 +306,17 @@ export class CircuitBreakers {
   }
 
   private grant(circuit: Circuit, probe: boolean): CircuitPermit {
-    const permit: CircuitPermit = Object.freeze({ key: circuit.key });
-    this.permits.set(permit, { circuit, generation: circuit.generation, probe });
-    return permit;
+    return new Permit(circuit.key, circuit, circuit.generation, probe);
   }
 
-  /** Consumes a permit; `undefined` when unknown, already reported or from an older generation. */
-  private settle(permit: CircuitPermit): PermitInfo | undefined {
-    const info = this.permits.get(permit);
-    if (!info) return undefined;
-    this.permits.delete(permit);
-    return info.generation === info.circuit.generation ? info : undefined;
+  /**
+   * Consumes a permit; `undefined` when not one of ours, already reported or from an older
+   * generation.
+   */
+  private settle(permit: CircuitPermit): Permit | undefined {
+    if (!(permit instanceof Permit) || permit.reported) return undefined;
+    permit.reported = true;
+    return permit.generation === permit.circuit.generation ? permit : undefined;
   }
 
   private emit(circuit: Circuit, event: CircuitEventName): void {

@@ -94,6 +94,16 @@ describe('CircuitBreakers — closed state', () => {
     breakers.success(late);
     expect(stateOf(breakers, 'email')).toBe('open');
   });
+
+  it('counts one outcome per permit, and none for a permit it did not hand out', () => {
+    const { breakers } = setup({ defaultPolicy: { failureThreshold: 2 } });
+    const once = take(breakers, 'email');
+    breakers.failure(once);
+    breakers.failure(once);
+    breakers.failure({ key: 'email' });
+    expect(stateOf(breakers, 'email')).toBe('closed');
+    expect(breakers.stats()[0]?.failureCount).toBe(1);
+  });
 });
 
 describe('CircuitBreakers — open and half-open', () => {
