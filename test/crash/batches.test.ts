@@ -10,9 +10,9 @@
  * checks that every batch counted each member once, that each callback that was due fired once
  * (its job archived once, every earlier run in a killed process) with the right counts and after
  * the members it waited for, that the callbacks that were not due never ran, and that every
- * member ended once. A process
- * that was never killed may have a run come back only for a job whose lease it was told it lost
- * (it stalled past `zombieTimeout` on a loaded machine; test/fixtures/lease-losses.ts).
+ * member ended once. A process that was never killed may have a run come back only for a job
+ * whose lease it was told it lost (it stalled past `zombieTimeout` on a loaded machine;
+ * test/fixtures/lease-losses.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { ROOT, killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
 import { killWhileDraining, tableCounts } from '../fixtures/kill-loop.js';
-import { markFiles, readLeaseLosses } from '../fixtures/lease-losses.js';
+import { cutShort, markFiles, readLeaseLosses } from '../fixtures/lease-losses.js';
 
 const WORKER = join(ROOT, 'test/fixtures/crash-batch-worker.mjs');
 const BATCHES = 100;
@@ -228,7 +228,7 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining batches (PostgreSQL)'
     );
     const { runsOf, reads } = readMarks(runsDir);
     const runsFor = (id: string): RunMark[] => runsOf.get(id) ?? [];
-    const leases = readLeaseLosses(runsDir);
+    const explained = cutShort(killed, readLeaseLosses(runsDir));
     const endOf = (id: string): number =>
       (archived.get(id)?.finished_at ?? inDlq.get(id)?.failed_at ?? new Date(8.64e15)).getTime();
 
@@ -271,7 +271,7 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining batches (PostgreSQL)'
         const runs = runsFor(jobId);
         if (runs.length === 0) problems.push(`${id} ${kind}: never ran`);
         for (const run of runs.slice(0, -1)) {
-          if (!killed.has(run.pid) && !leases.has(run.pid, jobId))
+          if (!explained(run.pid, jobId))
             problems.push(`${id} ${kind}: ran again, pid ${run.pid} alive`);
         }
         // success and complete ran only after every member ended (clock marks, 1 ms of slack).

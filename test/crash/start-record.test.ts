@@ -33,7 +33,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { ROOT, killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
 import { killWhileDraining, tableCounts } from '../fixtures/kill-loop.js';
-import { markFiles, readLeaseLosses } from '../fixtures/lease-losses.js';
+import { cutShort, markFiles, readLeaseLosses } from '../fixtures/lease-losses.js';
 
 const WORKER = join(ROOT, 'test/fixtures/crash-start-worker.mjs');
 const LAZY = 3000;
@@ -171,8 +171,8 @@ describe.skipIf(!pgUp)('crash: when a run’s start is recorded (PostgreSQL)', (
     // handler call, the one instant strictStart leaves.
     const uncalled = dead.filter((r) => (callsOf.get(r.id) ?? []).length === 0);
     expect(uncalled.filter((r) => typeOf.get(r.id) !== 'strict')).toEqual([]);
-    const leases = readLeaseLosses(entryDir);
-    const lived = (pid: number, id: string): boolean => !killed.has(pid) && !leases.has(pid, id);
+    const explained = cutShort(killed, readLeaseLosses(entryDir));
+    const lived = (pid: number, id: string): boolean => !explained(pid, id);
     const buriedByLiving = dead.filter((r) => callsOf.get(r.id)?.some((pid) => lived(pid, r.id)));
     expect(buriedByLiving).toEqual([]);
 

@@ -16,7 +16,7 @@
  * said. The test checks that every parent ran only after all of its children succeeded (what
  * it read, and the times of the marks and archive rows), that every job ended exactly once,
  * and that every re-execution is explained by a kill (or by a lease its process was told it
- * lost: a worker stalled past `zombieTimeout` on a loaded machine, see test/fixtures/lease-losses.ts).
+ * lost: a worker stalled past `zombieTimeout` on a loaded machine; test/fixtures/lease-losses.ts).
  *
  * Children run durable steps (docs/workflows.md#durable-steps): a step `compute` whose function
  * marks each call, a transactional step `write` that inserts a row into the app's table in the
@@ -35,7 +35,7 @@ import { postgres } from '../../src/storage/postgres/index.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { ROOT, killAll, requireDist, spawnNode, type Child } from '../fixtures/crash-process.js';
 import { killWhileDraining, tableCounts } from '../fixtures/kill-loop.js';
-import { readLeaseLosses } from '../fixtures/lease-losses.js';
+import { cutShort, readLeaseLosses } from '../fixtures/lease-losses.js';
 import { readMarks, type RunMark } from '../fixtures/workflow-marks.js';
 
 const WORKER = join(ROOT, 'test/fixtures/crash-workflow-worker.mjs');
@@ -224,7 +224,7 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining workflows (PostgreSQL
     const known = new Set([...childIds, ...flows.keys()]);
     expect([...runsOf.keys()].filter((id) => !known.has(id))).toEqual([]);
     const runsFor = (id: string): RunMark[] => runsOf.get(id) ?? [];
-    const leases = readLeaseLosses(runsDir);
+    const explained = cutShort(killed, readLeaseLosses(runsDir));
 
     // Every archived job ran; its last run ended it: one attempt counted, never an extra one.
     expect(archived.filter((r) => runsFor(r.id).length < 1).map((r) => r.id)).toEqual([]);
@@ -236,9 +236,7 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining workflows (PostgreSQL
     const earlierRuns = (id: string): RunMark[] =>
       dlq.has(id) ? runsFor(id) : runsFor(id).slice(0, -1);
     const lostRuns = [...known].flatMap(earlierRuns);
-    expect(
-      lostRuns.filter((run) => !killed.has(run.pid) && !leases.has(run.pid, run.jobId)),
-    ).toEqual([]);
+    expect(lostRuns.filter((run) => !explained(run.pid, run.jobId))).toEqual([]);
     const lostPerPid = new Map<number, number>();
     for (const run of lostRuns) lostPerPid.set(run.pid, (lostPerPid.get(run.pid) ?? 0) + 1);
     for (const [pid, lost] of lostPerPid) {
@@ -282,9 +280,7 @@ describe.skipIf(!pgUp)('crash: SIGKILL of workers draining workflows (PostgreSQL
     expect(wrongSteps).toEqual([]);
     expect([...childIds].filter((id) => (stepsOf.get(id) ?? []).length < 1)).toEqual([]);
     const stepRerunsUnexplained = [...childIds].flatMap((id) =>
-      (stepsOf.get(id) ?? [])
-        .slice(0, -1)
-        .filter((call) => !killed.has(call.pid) && !leases.has(call.pid, id)),
+      (stepsOf.get(id) ?? []).slice(0, -1).filter((call) => !explained(call.pid, id)),
     );
     expect(stepRerunsUnexplained).toEqual([]);
 
