@@ -11,7 +11,7 @@ import { JobRegistry } from './job/registry.js';
 import { checkWorker } from './observability/health/checks.js';
 import { HealthApi } from './observability/health/health-api.js';
 import { MetricsApi } from './observability/metrics/metrics-api.js';
-import { OtelSink } from './observability/metrics/otel-sink.js';
+import { otelSink } from './observability/metrics/otel-sink.js';
 import { MetricsRecorder } from './observability/metrics/recorder.js';
 import { logEvent } from './observability/logging/log-events.js';
 import { AuditApi, Auditor } from './operator/audit.js';
@@ -314,8 +314,7 @@ function metricsRecorder(
     },
     { now: () => config.clock.now() },
   );
-  recorder.addSink(
-    new OtelSink(config.telemetry.meterProvider, packageVersion(), () => recorder.observe()),
-  );
+  const otel = otelSink(config.telemetry.meterProvider, packageVersion(), () => recorder.observe());
+  if (otel !== null) recorder.addSink(otel);
   return recorder;
 }

@@ -5,7 +5,7 @@ import type { AnyJobDefinition } from '../job/registry.js';
 import type { ClaimedJob } from '../storage/model.js';
 import type { Lease } from '../storage/job-store.js';
 import { withFields } from '../observability/logging/logger.js';
-import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing/spans.js';
+import { endRunSpan, withSpan } from '../observability/tracing/spans.js';
 import type { ActiveRun } from './active-runs.js';
 import type { StartRecord } from './start-record.js';
 import { jobEventBase } from './events.js';
@@ -166,7 +166,7 @@ class BatchRun {
     const { deps } = this;
     const ctx = this.contexts[index] as RunContext;
     const { job } = entry;
-    const span = startRunSpan(deps.tracer, {
+    const span = deps.tracer.start({
       id: job.id,
       queue: this.queue,
       type: this.type,

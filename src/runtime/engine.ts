@@ -6,7 +6,7 @@ import type { ClaimedJob, WorkerPresence } from '../storage/model.js';
 import type { CircuitEventName, CircuitStats } from './circuit-breaker.js';
 import { waitAtMost } from '../util/clock.js';
 import { EventLoopProbe } from './loop-probe.js';
-import { chokaqTracer } from '../observability/tracing/spans.js';
+import { RunTracer } from '../observability/tracing/spans.js';
 import { packageVersion } from '../version.js';
 import { ActiveRuns } from './active-runs.js';
 import { CircuitBreakers } from './circuit-breaker.js';
@@ -138,7 +138,7 @@ export class Engine {
       clock,
       runs: this.runs,
       abortGraceMs: settings.abortGraceMs,
-      tracer: chokaqTracer(settings.telemetry.tracerProvider, packageVersion()),
+      tracer: new RunTracer(settings.telemetry.tracerProvider, packageVersion()),
       dependencies: dependencyReader(storage),
       steps: durableSteps(storage.steps, clock),
       batch: batchReader(storage),

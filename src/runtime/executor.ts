@@ -24,7 +24,7 @@ import {
   type ExecutorOptions,
   type RunResult,
 } from './run-types.js';
-import { endRunSpan, startRunSpan, withSpan } from '../observability/tracing/spans.js';
+import { endRunSpan, withSpan } from '../observability/tracing/spans.js';
 
 /** Largest handler result kept with an archived job, in UTF-8 bytes of its JSON. */
 export const MAX_RESULT_BYTES = 64 * 1024;
@@ -113,7 +113,7 @@ export class Executor {
       timeoutMs,
     );
     const startedMs = clock.now();
-    const span = startRunSpan(this.options.tracer, {
+    const span = this.options.tracer.start({
       id: job.id,
       queue: job.queue,
       type: job.type,

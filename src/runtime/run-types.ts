@@ -6,7 +6,7 @@
 import type { DependencyReader } from './dependency-reader.js';
 import type { StepSource } from './steps.js';
 import type { BatchReader } from './batch-reader.js';
-import type { Tracer } from '@opentelemetry/api';
+import type { RunTracer } from '../observability/tracing/spans.js';
 import type { JobContext } from '../job/context.js';
 import type { JobRegistry } from '../job/registry.js';
 import type { RetryPolicy } from '../job/retry.js';
@@ -42,8 +42,8 @@ export interface ExecutorOptions {
   runs: ActiveRuns;
   /** How long an aborted handler may take to return before it is abandoned, in ms. */
   abortGraceMs: number;
-  /** Where each run's span goes (a no-op without an OpenTelemetry SDK). */
-  tracer: Tracer;
+  /** Starts each run's span (none while no OpenTelemetry tracer provider is registered). */
+  tracer: RunTracer;
   /** Reads a job's dependencies for `ctx.dependencies()`. */
   dependencies: DependencyReader;
   /** Makes a run's durable steps (`ctx.step`, `ctx.sleep`, `ctx.waitForEvent`). */

@@ -124,5 +124,28 @@ export function describeTracing(name: string, factory: EngineStoreFactory): void
       expect(span?.links).toEqual([]);
       expect(span?.attributes['chokaq.job.outcome']).toBe('succeeded');
     });
+
+    it('traces runs to a global provider from when the app registers it, started before or after', async () => {
+      const job = defineJob({
+        type: 'global.job.v1',
+        queue: 'global',
+        handle: (payload: { n: number }) => payload.n,
+      });
+      const chokaq = await started(await factory.make(), { jobs: [job] });
+      const runSpans = (): ReadableSpan[] =>
+        exporter.getFinishedSpans().filter((s) => s.name === 'process global');
+      try {
+        const before = await chokaq.enqueue(job, { n: 1 });
+        await waitFor(async () => (await chokaq.jobs.get(before.id))?.state === 'succeeded', {
+          message: 'the run before the provider',
+        });
+        trace.setGlobalTracerProvider(provider);
+        const after = await chokaq.enqueue(job, { n: 2 });
+        await waitFor(() => runSpans().length === 1, { message: 'the run span' });
+        expect(runSpans().map((s) => s.attributes['messaging.message.id'])).toEqual([after.id]);
+      } finally {
+        trace.disable();
+      }
+    });
   });
 }

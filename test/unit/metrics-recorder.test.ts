@@ -1,5 +1,13 @@
+import { metrics } from '@opentelemetry/api';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
 import { EVENT_METRICS, type MetricSpec } from '../../src/observability/metrics/catalogue.js';
+import { OtelSink, otelSink } from '../../src/observability/metrics/otel-sink.js';
 import { prometheusName } from '../../src/observability/metrics/prometheus-sink.js';
 import {
   MetricsRecorder,
@@ -105,6 +113,41 @@ describe('metrics recorder', () => {
       EVENT_METRICS.dead.name,
       EVENT_METRICS.dead.name,
     ]);
+  });
+
+  it('listens to the engine only from its first sink on', () => {
+    const events = new ChokaQEvents(silentLogger);
+    const recorder = new MetricsRecorder(events, noGauges);
+    const job = { id: '1', queue: 'q', type: 't', attempt: 1 };
+    events.emit('job:succeeded', { ...job, durationMs: 5 });
+    const sink = new ListSink();
+    recorder.addSink(sink);
+    events.emit('job:succeeded', { ...job, durationMs: 7 });
+    recorder.addSink(new ListSink());
+    events.emit('job:succeeded', { ...job, durationMs: 9 });
+    expect(sink.recorded.filter((f) => f.name === EVENT_METRICS.duration.name)).toEqual([
+      { name: EVENT_METRICS.duration.name, value: 7, tags: { queue: 'q', type: 't' } },
+      { name: EVENT_METRICS.duration.name, value: 9, tags: { queue: 'q', type: 't' } },
+    ]);
+  });
+
+  it('has no OpenTelemetry sink on the no-op global provider, and one on a real provider', async () => {
+    const observe = () => Promise.resolve([]);
+    expect(otelSink(undefined, '1.0.0', observe)).toBeNull();
+    const reader = new PeriodicExportingMetricReader({
+      exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+      exportIntervalMillis: 60_000,
+    });
+    const provider = new MeterProvider({ readers: [reader] });
+    try {
+      expect(otelSink(provider, '1.0.0', observe)).toBeInstanceOf(OtelSink);
+      metrics.setGlobalMeterProvider(provider);
+      expect(otelSink(undefined, '1.0.0', observe)).toBeInstanceOf(OtelSink);
+    } finally {
+      metrics.disable();
+      await provider.shutdown();
+    }
+    expect(otelSink(undefined, '1.0.0', observe)).toBeNull();
   });
 
   it('reads the queue gauges at most once a second however often it is observed', async () => {

@@ -1,9 +1,10 @@
 /**
  * The OpenTelemetry side of the metrics: instruments of the meter `chokaq`, made from the
  * catalogue, on the given MeterProvider or the global one. Without an OpenTelemetry SDK the global
- * provider is the API's no-op, and so is every instrument.
+ * provider is the API's no-op, and there is no sink at all (see {@link otelSink}).
  */
 import {
+  createNoopMeter,
   metrics,
   type Counter,
   type Histogram,
@@ -17,6 +18,22 @@ import type { MetricSink, Observation, Tags } from './recorder.js';
 /** The meter's name. */
 export const METER_NAME = 'chokaq';
 
+/**
+ * The sink of the meter `chokaq` (version `version`) on `provider`, or on the global provider;
+ * `null` when that meter is the API's no-op (no SDK registered when ChokaQ was made): its
+ * instruments would drop every figure, and they never change, as the metrics API has no
+ * provider that delegates to one registered later.
+ * @param observe Read once per collection for every gauge (see `MetricsRecorder.observe`).
+ */
+export function otelSink(
+  provider: MeterProvider | undefined,
+  version: string,
+  observe: () => Promise<Observation[]>,
+): OtelSink | null {
+  const meter = (provider ?? metrics.getMeterProvider()).getMeter(METER_NAME, version);
+  return meter === createNoopMeter() ? null : new OtelSink(meter, observe);
+}
+
 /** A {@link MetricSink} over OpenTelemetry instruments, with the gauges as observables. */
 export class OtelSink implements MetricSink {
   private readonly counters = new Map<MetricSpec, Counter>();
@@ -25,12 +42,7 @@ export class OtelSink implements MetricSink {
   /**
    * @param observe Read once per collection for every gauge (see `MetricsRecorder.observe`).
    */
-  constructor(
-    provider: MeterProvider | undefined,
-    version: string,
-    observe: () => Promise<Observation[]>,
-  ) {
-    const meter: Meter = (provider ?? metrics.getMeterProvider()).getMeter(METER_NAME, version);
+  constructor(meter: Meter, observe: () => Promise<Observation[]>) {
     for (const spec of Object.values(EVENT_METRICS) as MetricSpec[]) {
       const options = { description: spec.description, unit: spec.unit };
       if (spec.kind === 'counter') this.counters.set(spec, meter.createCounter(spec.name, options));

@@ -76,18 +76,19 @@ export class MetricsRecorder {
   private readonly now: () => number;
   private gaugeRead: { at: number; result: Promise<QueueGauges[]> } | undefined;
 
+  /** Listens to `events` from its first sink on: without one, a run costs it nothing. */
   constructor(
-    events: ChokaQEvents,
+    private readonly events: ChokaQEvents,
     private readonly source: GaugeSource,
     options: { budgets?: TagBudgets; now?: () => number } = {},
   ) {
     this.budgets = options.budgets ?? tagBudgets();
     this.now = options.now ?? Date.now;
-    this.listen(events);
   }
 
   /** Sends every later figure to `sink` too. */
   addSink(sink: MetricSink): void {
+    if (this.sinks.length === 0) this.listen(this.events);
     this.sinks.push(sink);
   }
 

@@ -7,6 +7,7 @@
 import {
   context,
   INVALID_TRACEID,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -24,8 +25,42 @@ export const TRACER_NAME = 'chokaq';
 const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /** The tracer of ChokaQ on `provider`, or on the global provider. */
-export function chokaqTracer(provider: TracerProvider | undefined, version: string): Tracer {
+function chokaqTracer(provider: TracerProvider | undefined, version: string): Tracer {
   return (provider ?? trace.getTracerProvider()).getTracer(TRACER_NAME, version);
+}
+
+/** What the API's global proxy delegates to while no tracer provider is registered. */
+const UNREGISTERED: TracerProvider = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether spans on the global provider would go anywhere: `false` only while it is this API
+ * copy's proxy with no provider registered behind it (another copy's provider counts as one).
+ */
+function globalProviderRegistered(): boolean {
+  const global = trace.getTracerProvider();
+  return !(global instanceof ProxyTracerProvider) || global.getDelegate() !== UNREGISTERED;
+}
+
+/**
+ * Starts the spans of runs. With a `provider` (the `telemetry.tracerProvider` option) every run
+ * has a span; without one, every run while a provider is registered globally, whenever the app
+ * registered it (before or after ChokaQ started). While none is, a run makes no span at all: the
+ * API's would record nothing, yet cost each run its attributes, links and span objects.
+ */
+export class RunTracer {
+  private readonly tracer: Tracer;
+  private readonly registered: () => boolean;
+
+  /** `version`: the package's, reported as the tracer's version. */
+  constructor(provider: TracerProvider | undefined, version: string) {
+    this.tracer = chokaqTracer(provider, version);
+    this.registered = provider === undefined ? globalProviderRegistered : () => true;
+  }
+
+  /** The span of one run (see {@link startRunSpan}), or `undefined` when none would record it. */
+  start(run: RunSpanStart): Span | undefined {
+    return this.registered() ? startRunSpan(this.tracer, run) : undefined;
+  }
 }
 
 /** The active span's context as a W3C `traceparent`, or `null` without an active, valid span. */
@@ -62,7 +97,7 @@ export interface RunSpanStart {
 }
 
 /** Starts the span of one run, linked to the enqueue's span context when the job has one. */
-export function startRunSpan(tracer: Tracer, run: RunSpanStart): Span {
+function startRunSpan(tracer: Tracer, run: RunSpanStart): Span {
   const enqueued = spanContextOf(run.traceParent);
   const links: Link[] = enqueued ? [{ context: enqueued }] : [];
   return tracer.startSpan(`process ${run.queue}`, {
@@ -81,17 +116,18 @@ export function startRunSpan(tracer: Tracer, run: RunSpanStart): Span {
 }
 
 /**
- * Runs `fn` with `span` as the active span, so the handler's own spans are its children. A span
- * without a valid context (no tracer provider registered, nothing to link to) has no children to
- * parent, and `fn` runs in the current context: no context object made per run.
+ * Runs `fn` with `span` as the active span, so the handler's own spans are its children. Without
+ * a span, or with one without a valid context (nothing to link to), `fn` runs in the current
+ * context: no context object made per run.
  */
-export function withSpan<T>(span: Span, fn: () => T): T {
-  if (span.spanContext().traceId === INVALID_TRACEID) return fn();
+export function withSpan<T>(span: Span | undefined, fn: () => T): T {
+  if (span === undefined || span.spanContext().traceId === INVALID_TRACEID) return fn();
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 
-/** Ends a run span with its outcome (`succeeded`, `retried`, `dead`, `aborted: …`). */
-export function endRunSpan(span: Span, outcome: string, error?: string): void {
+/** Ends a run span, if the run has one, with its outcome (`succeeded`, `retried`, `dead`, `aborted: …`). */
+export function endRunSpan(span: Span | undefined, outcome: string, error?: string): void {
+  if (span === undefined) return;
   span.setAttribute('chokaq.job.outcome', outcome);
   if (error !== undefined)
     span.setStatus({ code: SpanStatusCode.ERROR, message: error.split('\n', 1)[0] ?? '' });
