@@ -166,14 +166,7 @@ class BatchRun {
     const { deps } = this;
     const ctx = this.contexts[index] as RunContext;
     const { job } = entry;
-    const span = deps.tracer.start({
-      id: job.id,
-      queue: this.queue,
-      type: this.type,
-      attempt: job.attempts,
-      queueWaitMs: Math.max(0, this.startedMs - job.runAt.getTime()),
-      traceParent: job.traceParent,
-    });
+    const span = deps.tracer.start(job, this.startedMs);
     let outcome = 'aborted';
     let failure: string | undefined;
     try {

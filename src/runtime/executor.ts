@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import { logEvent } from '../observability/logging/log-events.js';
 import { ChokaQError } from '../errors.js';
 import type { JobContext } from '../job/context.js';
@@ -15,6 +16,7 @@ import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';
 import { GraceTimer } from './grace-timer.js';
 import type { StartRecord } from './start-record.js';
+import type { CancelTimer } from '../util/clock.js';
 import { runBatch, type BatchEntry } from './batch-run.js';
 import { jobEventBase } from './events.js';
 import {
@@ -33,16 +35,22 @@ export const MAX_RESULT_BYTES = 64 * 1024;
 const NOTHING_WRITTEN: Promise<boolean> = Promise.resolve(false);
 
 /**
- * One run in progress as the heartbeater, cancellation and shutdown see it. Every abort goes
- * through here (timeout, cancel, lost lease, heartbeat, shutdown), so the grace period starts
- * without a listener on the signal.
+ * One run in progress as the heartbeater, cancellation and shutdown see it, and what the executor
+ * needs to end it. Every abort goes through here (timeout, cancel, lost lease, heartbeat,
+ * shutdown), so the grace period starts without a listener on the signal.
  */
 class SingleRun implements ActiveRun {
+  /** Stops the run's timeout; set once the timeout is armed. */
+  cancelTimeout: CancelTimer = () => undefined;
+
   constructor(
     readonly job: ClaimedJob,
     readonly lease: Lease,
-    private readonly ctx: RunContext,
-    private readonly grace: GraceTimer,
+    readonly definition: AnyJobDefinition | undefined,
+    readonly ctx: RunContext,
+    readonly grace: GraceTimer,
+    readonly startedMs: number,
+    readonly span: Span | undefined,
   ) {}
 
   progress(): number | undefined {
@@ -90,8 +98,37 @@ export class Executor {
    * `recorded` (default: none, the start is already stored) is the write of the run's start
    * behind it: when that write finds the lease lost, the run is aborted as `lost`.
    */
-  async run(job: ClaimedJob, lease: Lease, recorded?: StartRecord): Promise<RunResult> {
-    const { clock, runs } = this.options;
+  run(job: ClaimedJob, lease: Lease, recorded?: StartRecord): Promise<RunResult> {
+    // Not an async function: a run is the hottest path, and an async frame per run (with its
+    // awaits' promises) cost about a seventh of the worker's CPU per job (docs/benchmarks.md).
+    try {
+      const run = this.open(job, lease, recorded);
+      let called: CallResult | Promise<CallResult>;
+      try {
+        called = withSpan(run.span, () => this.call(job, run.definition, run.ctx, run.grace));
+      } catch (error) {
+        this.close(run, 'aborted');
+        throw error;
+      }
+      if (!(called instanceof Promise)) return Promise.resolve(this.end(run, called));
+      return called.then(
+        (result) => this.end(run, result),
+        (error: unknown) => {
+          this.close(run, 'aborted');
+          throw error;
+        },
+      );
+    } catch (error) {
+      // Rare (a tracer or clock that threw): a rejection, as from the async function this was.
+      return Promise.resolve().then(() => {
+        throw error;
+      });
+    }
+  }
+
+  /** Sets a run up: its context, its place among the runs in progress, its timeout and span. */
+  private open(job: ClaimedJob, lease: Lease, recorded: StartRecord | undefined): SingleRun {
+    const { clock } = this.options;
     const definition = this.options.registry.find(job.type);
     const ctx = new RunContext(
       job,
@@ -102,38 +139,40 @@ export class Executor {
       lease,
       this.options.batch,
     );
+    const startedMs = clock.now();
+    const span = this.options.tracer.start(job, startedMs);
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
-    const run = new SingleRun(job, lease, ctx, grace);
-    runs.add(run);
+    const run = new SingleRun(job, lease, definition, ctx, grace, startedMs, span);
+    this.options.runs.add(run);
     recorded?.watch(run);
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
-    const cancelTimeout = clock.schedule(
+    run.cancelTimeout = clock.schedule(
       () => run.abort('timeout', `Timeout: execution exceeded ${timeoutMs} ms`),
       timeoutMs,
     );
-    const startedMs = clock.now();
-    const span = this.options.tracer.start({
-      id: job.id,
-      queue: job.queue,
-      type: job.type,
-      attempt: job.attempts,
-      queueWaitMs: Math.max(0, startedMs - job.runAt.getTime()),
-      traceParent: job.traceParent,
-    });
+    return run;
+  }
+
+  /** Ends a run whose handler call ended: its settlement (see {@link finish}), then {@link close}. */
+  private end(run: SingleRun, result: CallResult): RunResult {
     let outcome = 'aborted';
     let failure: string | undefined;
     try {
-      const result = await withSpan(span, () => this.call(job, definition, ctx, grace));
-      const ended = this.finish(job, lease, definition, ctx, result, startedMs);
+      const ended = this.finish(run.job, run.lease, run.definition, run.ctx, result, run.startedMs);
       ({ outcome, failure } = ended);
       return ended.run;
     } finally {
-      endRunSpan(span, outcome, failure);
-      cancelTimeout();
-      grace.clear();
-      runs.delete(job.id);
+      this.close(run, outcome, failure);
     }
+  }
+
+  /** Ends the run's span with `outcome`, stops its timers and takes it off the runs in progress. */
+  private close(run: SingleRun, outcome: string, failure?: string): void {
+    endRunSpan(run.span, outcome, failure);
+    run.cancelTimeout();
+    run.grace.clear();
+    this.options.runs.delete(run.job.id);
   }
 
   /**
@@ -442,20 +481,25 @@ export class Executor {
     return text;
   }
 
-  private async settle(job: ClaimedJob, settlement: Settlement): Promise<boolean> {
+  private settle(job: ClaimedJob, settlement: Settlement): Promise<boolean> {
+    // Chained rather than awaited: no async frame per job (see run).
+    return this.options.completer.settle(settlement).then(
+      (applied) => this.settled(job, settlement, applied),
+      (error: unknown) => {
+        this.options.logger.error('could not settle job; it stays processing until rescued', {
+          ...logEvent('JobSettleFailed'),
+          ...jobEventBase(job),
+          error: String(error),
+        });
+        this.options.events.emit('worker:error', { where: 'settle', error });
+        return false;
+      },
+    );
+  }
+
+  /** Emits what a settlement's write did (`applied`: whether the lease still held). */
+  private settled(job: ClaimedJob, settlement: Settlement, applied: boolean): boolean {
     const { events, logger } = this.options;
-    let applied: boolean;
-    try {
-      applied = await this.options.completer.settle(settlement);
-    } catch (error) {
-      logger.error('could not settle job; it stays processing until rescued', {
-        ...logEvent('JobSettleFailed'),
-        ...jobEventBase(job),
-        error: String(error),
-      });
-      events.emit('worker:error', { where: 'settle', error });
-      return false;
-    }
     if (!applied) {
       const base = jobEventBase(job);
       logger.warn('settle conflict: the job was moved by someone else', {

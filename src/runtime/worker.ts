@@ -485,17 +485,30 @@ export class Worker implements HandoffTaker {
     if (this.waitingForSlots) this.wakeup.notify();
   }
 
-  /** Runs `job`; with `gate` (or for a `strictStart` type) through the lease gate first. */
-  private async runOne(job: ClaimedJob, gate: boolean): Promise<void> {
+  /**
+   * Runs `job`; with `gate` (or for a `strictStart` type) through the lease gate first. Chained,
+   * not awaited: no async frame per job (see `Executor.run`).
+   */
+  private runOne(job: ClaimedJob, gate: boolean): Promise<unknown> {
     const beginning = this.begin(job, gate);
-    const begun = beginning instanceof Promise ? await beginning : beginning;
-    if (begun === null) return;
-    let result: RunResult | undefined;
-    try {
-      result = await this.options.executor.run(begun.job, begun.lease, begun.recorded);
-    } finally {
-      if (begun.permit) this.report(begun.permit, result);
+    if (beginning instanceof Promise) {
+      return beginning.then((begun) => (begun === null ? undefined : this.runBegun(begun)));
     }
+    return beginning === null ? Promise.resolve() : this.runBegun(beginning);
+  }
+
+  /** Runs a begun job and reports its outcome to the circuit breaker; resolves once it ran. */
+  private runBegun(begun: Begun): Promise<unknown> {
+    const running = this.options.executor.run(begun.job, begun.lease, begun.recorded);
+    const { permit } = begun;
+    if (!permit) return running;
+    return running.then(
+      (result) => this.report(permit, result),
+      (error: unknown) => {
+        this.report(permit, undefined);
+        throw error;
+      },
+    );
   }
 
   /**

@@ -57,9 +57,12 @@ export class RunTracer {
     this.registered = provider === undefined ? globalProviderRegistered : () => true;
   }
 
-  /** The span of one run (see {@link startRunSpan}), or `undefined` when none would record it. */
-  start(run: RunSpanStart): Span | undefined {
-    return this.registered() ? startRunSpan(this.tracer, run) : undefined;
+  /**
+   * The span of `job`'s run that started at `startedMs` (epoch ms), linked to the enqueue's span
+   * context when the job has one; `undefined` when no span would record it.
+   */
+  start(job: RunSpanJob, startedMs: number): Span | undefined {
+    return this.registered() ? startRunSpan(this.tracer, job, startedMs) : undefined;
   }
 }
 
@@ -85,32 +88,35 @@ export function spanContextOf(traceParent: string | null): SpanContext | undefin
   return trace.isSpanContextValid(parsed) ? parsed : undefined;
 }
 
-/** What a run span records at its start. */
-export interface RunSpanStart {
+/** The fields of a started job that its run span records. */
+export interface RunSpanJob {
   id: string;
   queue: string;
   type: string;
-  attempt: number;
-  /** From when the job was due to this start, in ms. */
-  queueWaitMs: number;
+  /** The attempt that runs. */
+  attempts: number;
+  /** When the job was due. */
+  runAt: Date;
+  /** The enqueue's W3C trace context, or `null`. */
   traceParent: string | null;
 }
 
-/** Starts the span of one run, linked to the enqueue's span context when the job has one. */
-function startRunSpan(tracer: Tracer, run: RunSpanStart): Span {
-  const enqueued = spanContextOf(run.traceParent);
+/** Starts the span of a run that started at `startedMs` (see {@link RunTracer.start}). */
+function startRunSpan(tracer: Tracer, job: RunSpanJob, startedMs: number): Span {
+  const enqueued = spanContextOf(job.traceParent);
   const links: Link[] = enqueued ? [{ context: enqueued }] : [];
-  return tracer.startSpan(`process ${run.queue}`, {
+  return tracer.startSpan(`process ${job.queue}`, {
     kind: SpanKind.CONSUMER,
     links,
     attributes: {
       'messaging.system': 'chokaq',
       'messaging.operation.type': 'process',
-      'messaging.destination.name': run.queue,
-      'messaging.message.id': run.id,
-      'chokaq.job.type': run.type,
-      'chokaq.job.attempt': run.attempt,
-      'chokaq.job.queue_wait_ms': run.queueWaitMs,
+      'messaging.destination.name': job.queue,
+      'messaging.message.id': job.id,
+      'chokaq.job.type': job.type,
+      'chokaq.job.attempt': job.attempts,
+      // From when the job was due to this start.
+      'chokaq.job.queue_wait_ms': Math.max(0, startedMs - job.runAt.getTime()),
     },
   });
 }
