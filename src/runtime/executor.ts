@@ -16,7 +16,7 @@ import { composeMiddleware } from './middleware.js';
 import { RunContext } from './run-context.js';
 import { GraceTimer } from './grace-timer.js';
 import type { StartRecord } from './start-record.js';
-import type { CancelTimer } from '../util/clock.js';
+import { RunTimeouts, type TimedRun } from './run-timeouts.js';
 import { runBatch, type BatchEntry } from './batch-run.js';
 import { jobEventBase } from './events.js';
 import {
@@ -39,9 +39,9 @@ const NOTHING_WRITTEN: Promise<boolean> = Promise.resolve(false);
  * needs to end it. Every abort goes through here (timeout, cancel, lost lease, heartbeat,
  * shutdown), so the grace period starts without a listener on the signal.
  */
-class SingleRun implements ActiveRun {
-  /** Stops the run's timeout; set once the timeout is armed. */
-  cancelTimeout: CancelTimer = () => undefined;
+class SingleRun implements ActiveRun, TimedRun {
+  /** When the run times out; `Infinity` once it did (it may run on through its grace period). */
+  deadlineMs: number;
 
   constructor(
     readonly job: ClaimedJob,
@@ -51,7 +51,10 @@ class SingleRun implements ActiveRun {
     readonly grace: GraceTimer,
     readonly startedMs: number,
     readonly span: Span | undefined,
-  ) {}
+    private readonly timeoutMs: number,
+  ) {
+    this.deadlineMs = startedMs + timeoutMs;
+  }
 
   progress(): number | undefined {
     return this.ctx.reportedProgress;
@@ -59,6 +62,11 @@ class SingleRun implements ActiveRun {
 
   abort(why: AbortCause, message: string): void {
     if (this.ctx.abort(why, message)) this.grace.start();
+  }
+
+  timedOut(): void {
+    this.deadlineMs = Infinity;
+    this.abort('timeout', `Timeout: execution exceeded ${this.timeoutMs} ms`);
   }
 }
 
@@ -80,9 +88,11 @@ const ABORT_DEATH: Partial<Record<AbortCause, FailureReason>> = {
  */
 export class Executor {
   private readonly policies = new Map<AnyJobDefinition, RetryPolicy>();
+  private readonly timeouts: RunTimeouts;
 
   /** @throws ChokaQError when a job type's retry settings are invalid on top of the default ones. */
   constructor(private readonly options: ExecutorOptions) {
+    this.timeouts = new RunTimeouts(options.clock, () => this.timedRuns());
     for (const definition of options.registry.all()) {
       if (definition.retry)
         this.policies.set(definition, resolveRetryPolicy(definition.retry, options.retry));
@@ -142,15 +152,12 @@ export class Executor {
     const startedMs = clock.now();
     const span = this.options.tracer.start(job, startedMs);
     const grace = new GraceTimer(clock, this.options.abortGraceMs);
-    const run = new SingleRun(job, lease, definition, ctx, grace, startedMs, span);
-    this.options.runs.add(run);
-    recorded?.watch(run);
     const timeoutMs =
       definition?.timeoutMs ?? this.options.queueTimeoutsMs[job.queue] ?? this.options.timeoutMs;
-    run.cancelTimeout = clock.schedule(
-      () => run.abort('timeout', `Timeout: execution exceeded ${timeoutMs} ms`),
-      timeoutMs,
-    );
+    const run = new SingleRun(job, lease, definition, ctx, grace, startedMs, span, timeoutMs);
+    this.options.runs.add(run);
+    recorded?.watch(run);
+    this.timeouts.add(run);
     return run;
   }
 
@@ -170,9 +177,14 @@ export class Executor {
   /** Ends the run's span with `outcome`, stops its timers and takes it off the runs in progress. */
   private close(run: SingleRun, outcome: string, failure?: string): void {
     endRunSpan(run.span, outcome, failure);
-    run.cancelTimeout();
     run.grace.clear();
     this.options.runs.delete(run.job.id);
+    if (this.options.runs.size === 0) this.timeouts.clear();
+  }
+
+  /** The single runs in progress (batch runs keep their own timeout). */
+  private *timedRuns(): Iterable<SingleRun> {
+    for (const run of this.options.runs.all()) if (run instanceof SingleRun) yield run;
   }
 
   /**
