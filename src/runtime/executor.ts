@@ -110,7 +110,7 @@ export class Executor {
    */
   run(job: ClaimedJob, lease: Lease, recorded?: StartRecord): Promise<RunResult> {
     // Not an async function: a run is the hottest path, and an async frame per run (with its
-    // awaits' promises) cost about a seventh of the worker's CPU per job (docs/benchmarks.md).
+    // awaits' promises) cost about a sixth of the worker's CPU per job (docs/benchmarks.md).
     try {
       const run = this.open(job, lease, recorded);
       let called: CallResult | Promise<CallResult>;
