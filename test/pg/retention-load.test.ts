@@ -173,10 +173,19 @@ describe.skipIf(!pgUp)('retention under load (PostgreSQL)', () => {
       }
       await sampler;
       expect(purgeDone()).toBe(true);
-      await waitFor(() => succeeded === enqueued, {
+      // At least every job (one run twice would otherwise read as a drain that never ends; the
+      // exact counts are asserted below), and on a timeout what was left, to tell a stall.
+      await waitFor(() => succeeded >= enqueued, {
         timeoutMs: 60_000,
         intervalMs: 50,
         message: 'the drain to finish',
+      }).catch(async (error: unknown) => {
+        const left = await chokaq.jobs.count({ state: ['pending', 'fetched', 'processing'] });
+        const dead = await chokaq.jobs.count({ state: ['dead'] });
+        const twice = [...ran.values()].filter((runs) => runs > 1).length;
+        throw new Error(
+          `${String(error)}: ${succeeded} of ${enqueued} succeeded, ${ran.size} ran (${twice} more than once), ${left.count} pending or running, ${dead.count} dead`,
+        );
       });
       const oldLeft = await admin.query<{ n: string }>(
         `SELECT count(*) AS n FROM "${schema}".jobs_archive WHERE id LIKE 'old-%'`,
