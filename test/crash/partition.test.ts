@@ -4,7 +4,7 @@
  * (test/fixtures/fleet-worker.mjs) against one throwaway PostgreSQL cluster that listens on the
  * namespaces' root-side addresses (test/helpers/cluster.ts; the shared server is never touched).
  *
- * 1. The fleet drains a mixed workload (short jobs whose zombies go to the DLQ, long jobs (8–10 s)
+ * 1. The fleet drains a mixed workload (short jobs whose zombies go to the DLQ, long jobs (14–16 s)
  *    whose zombies run again, jobs that fail once, a capped queue, keyed jobs with a limit of one, an
  *    every-second schedule whose ticks' zombies go to the DLQ too). Mid-drain one host is cut off
  *    (its link taken down) while one of its long jobs runs, for longer than the zombie timeout,
@@ -197,7 +197,7 @@ describe.skipIf(why !== null)('fleet: namespace hosts and a partition (throwaway
     })();
 
     try {
-      // Cut the victim just after one of its long jobs (8–10 s) started, so that job still runs
+      // Cut the victim just after one of its long jobs (14–16 s) started, so that job still runs
       // when the link comes back and the lease fence can abort it.
       await waitFor(
         async () =>
