@@ -422,6 +422,7 @@ export class Engine {
         }
       }
     }
+    this.executor.stop();
     // Heartbeats run until the handlers are done, so a long graceful drain is not taken for a zombie.
     await this.heartbeater?.stop();
     await this.completer.drain();

@@ -179,7 +179,11 @@ export class Executor {
     endRunSpan(run.span, outcome, failure);
     run.grace.clear();
     this.options.runs.delete(run.job.id);
-    if (this.options.runs.size === 0) this.timeouts.clear();
+  }
+
+  /** Stops the runs' time-limit timer; for the engine's stop, once its handlers returned. */
+  stop(): void {
+    this.timeouts.clear();
   }
 
   /** The single runs in progress (batch runs keep their own timeout). */
