@@ -104,6 +104,10 @@ export class Worker implements HandoffTaker {
   private buffer: Buffered[] = [];
   private stopping = false;
   private loop: Promise<void> | undefined;
+  /** The subscription to wake-ups being made (see {@link start}). */
+  private listening: Promise<void> = Promise.resolve();
+  /** Whether {@link listen} ended: wake-ups reach the loop from then on (or never will). */
+  private subscribed = false;
   private unlisten: (() => Promise<void>) | undefined;
   /**
    * Paused (or inactive) queues. The claim itself skips them, so this only holds back claimed
@@ -176,27 +180,15 @@ export class Worker implements HandoffTaker {
     return this.slots.capacity;
   }
 
-  /** Starts the fetch loop and subscribes to wake-ups. */
+  /**
+   * Starts the fetch loop and subscribes to wake-ups; resolves once subscribed. The first claims
+   * do not wait for the subscription (a new process claims about a connection's set-up sooner):
+   * the loop sleeps on wake-ups only once subscribed, claiming once more first, so a job enqueued
+   * before then is not left for the poll.
+   */
   async start(): Promise<void> {
     if (this.loop) return;
-    const served = this.options.queues ? new Set(this.options.queues) : null;
-    if (this.options.store.cluster.listen) {
-      try {
-        this.unlisten = await this.options.store.cluster.listen((queue) => {
-          if (queue === '*' || !served || served.has(queue)) this.wakeup.notify();
-        });
-      } catch (error) {
-        this.options.logger.warn('wake-up notifications unavailable; polling only', {
-          ...logEvent('WakeupsUnavailable'),
-          error: String(error),
-        });
-      }
-    }
-    // stop() came while this listened: it found no loop to end, so none may start now.
-    if (this.stopping) {
-      await this.unlisten?.().catch(() => undefined);
-      return;
-    }
+    this.listening = this.listen();
     this.options.completer.useHandoff(this);
     this.loop = this.fetchLoop().catch((error: unknown) => {
       // Every expected failure is handled inside the loop; this one is a bug, and the health
@@ -207,6 +199,26 @@ export class Worker implements HandoffTaker {
         error: String(error),
       });
     });
+    await this.listening;
+  }
+
+  /** Subscribes to wake-ups (polling only when the store cannot deliver them). */
+  private async listen(): Promise<void> {
+    const { store, queues, logger } = this.options;
+    if (store.cluster.listen) {
+      const served = queues ? new Set(queues) : null;
+      try {
+        this.unlisten = await store.cluster.listen((queue) => {
+          if (queue === '*' || !served || served.has(queue)) this.wakeup.notify();
+        });
+      } catch (error) {
+        logger.warn('wake-up notifications unavailable; polling only', {
+          ...logEvent('WakeupsUnavailable'),
+          error: String(error),
+        });
+      }
+    }
+    this.subscribed = true;
   }
 
   /**
@@ -248,6 +260,7 @@ export class Worker implements HandoffTaker {
     this.options.completer.useHandoff(undefined);
     this.wakeup.notify();
     await this.loop;
+    await this.listening;
     await this.unlisten?.().catch(() => undefined);
     await this.releaseBuffered();
     await waitAtMost(this.options.clock, this.slots.idle(), graceMs);
@@ -340,6 +353,11 @@ export class Worker implements HandoffTaker {
       // processes claim too finds more next time (they held rows it skipped), and a queue that
       // is drained answers the next claim with nothing.
       if (got === 0 && !this.stopping) {
+        if (!this.subscribed) {
+          // A job enqueued before the subscription woke nobody: claim again once subscribed.
+          await this.listening;
+          continue;
+        }
         this.idleAfterEmptyClaim = true;
         await this.wakeup.wait(jitter(pollIntervalMs));
         this.idleAfterEmptyClaim = false;

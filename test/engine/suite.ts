@@ -12,7 +12,7 @@ import {
 import type { Store } from '../../src/storage/store.js';
 import { JumpingClock } from '../helpers/jumping-clock.js';
 import { sleep, waitFor } from '../helpers/wait.js';
-import { watchClaims, type ClaimWatch } from '../helpers/watch-claims.js';
+import { holdListen, watchClaims, type ClaimWatch } from '../helpers/watch-claims.js';
 import { useEngines } from './engines.js';
 import { waitForJob } from '../../src/testing/index.js';
 
@@ -453,6 +453,25 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect(await firstClaim).toEqual([]);
       const started = Date.now();
       const { id } = await chokaq.enqueue(job, {});
+      await waitForJob(chokaq, id, 'succeeded', { timeoutMs: 5000 });
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+
+    it('claims while it subscribes to wake-ups, and leaves no job enqueued before that for the poll', async (ctx) => {
+      if (factory.notifications === false) ctx.skip('no notifications through this store');
+      const job = defineJob({ type: 'early.v1', handle: () => undefined });
+      const held = holdListen(await storeFor({}));
+      const watch = watchClaims(held.store);
+      const chokaq = await engineOn(watch.store, { jobs: [job], pollInterval: '1m' }, false);
+      const firstClaim = watch.nextClaim();
+      const starting = chokaq.start();
+      // The first claim ran before the subscription was made.
+      expect(await firstClaim).toEqual([]);
+      const started = Date.now();
+      // Its wake-up reaches no subscriber; the worker claims again once it has subscribed.
+      const { id } = await chokaq.enqueue(job, {});
+      held.release();
+      await starting;
       await waitForJob(chokaq, id, 'succeeded', { timeoutMs: 5000 });
       expect(Date.now() - started).toBeLessThan(2000);
     });

@@ -1,6 +1,7 @@
 /**
  * A test signal for "the worker has claimed", without a hook in the engine: the store handed to
  * ChokaQ passes every call to the real store and reports each finished `jobs.claim` with its rows.
+ * Also a store whose wake-up subscription waits for the test ({@link holdListen}).
  */
 import type { ClaimedJob } from '../../src/storage/model.js';
 import type { ClaimRequest } from '../../src/storage/job-store.js';
@@ -43,6 +44,29 @@ export function watchClaims(real: Store): ClaimWatch {
         });
       }),
   };
+}
+
+/** A store whose wake-up subscription waits for the test; see {@link holdListen}. */
+export interface HeldListen {
+  /** The store to give to ChokaQ: the real store, its `cluster.listen` held back. */
+  store: Store;
+  /** Lets the held subscription (and any later one) through to the real store. */
+  release: () => void;
+}
+
+/** Wraps `real` so that `cluster.listen` subscribes only once the test calls `release`. */
+export function holdListen(real: Store): HeldListen {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const listen = real.cluster.listen?.bind(real.cluster);
+  const held = listen
+    ? async (onWake: (queue: string) => void) => {
+        await released;
+        return listen(onWake);
+      }
+    : undefined;
+  const cluster = passThrough(real.cluster, 'listen', held);
+  return { store: passThrough(real, 'cluster', cluster), release };
 }
 
 /** `target`, with `property` replaced by `value` and every method bound to `target`. */
