@@ -4,22 +4,36 @@ import { ChokaQ, defineJob } from '../../src/index.js';
 import { postgres } from '../../src/storage/postgres/index.js';
 import { pgExecutor } from '../../src/storage/postgres/pg-executor.js';
 import { pinnedExecutor } from '../../src/storage/postgres/pinned-executor.js';
-import type { PostgresPool } from '../../src/storage/postgres/pool.js';
+import type {
+  PostgresPool,
+  PostgresQueryResult,
+  PostgresStatement,
+} from '../../src/storage/postgres/pool.js';
 import { TEST_DATABASE_URL, dropSchema, postgresAvailable, uniqueSchema } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
 
 const available = await postgresAvailable();
 
-/** `pool` as ChokaQ sees it, calling `onCheckout` on each checkout. */
-function countingCheckouts(pool: pg.Pool, onCheckout: () => void): PostgresPool {
-  return {
-    options: pool.options,
-    query: (statement) => pool.query(statement),
-    connect: () => {
-      onCheckout();
-      return pool.connect();
-    },
-  };
+/** `pool` as ChokaQ sees it, counting its checkouts and the statements sent through it. */
+class CountingPool implements PostgresPool {
+  checkouts = 0;
+  pooled = 0;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  get options(): object {
+    return this.pool.options;
+  }
+
+  query(statement: string | PostgresStatement): Promise<PostgresQueryResult> {
+    this.pooled += 1;
+    return typeof statement === 'string' ? this.pool.query(statement) : this.pool.query(statement);
+  }
+
+  connect(): Promise<pg.PoolClient> {
+    this.checkouts += 1;
+    return this.pool.connect();
+  }
 }
 
 /** The backend process id of the connection `db` runs on now. */
@@ -40,13 +54,13 @@ describe.skipIf(!available)('pinnedExecutor', () => {
   });
 
   it('runs every statement and transaction on one connection, checked out once', async () => {
-    let checkouts = 0;
-    const db = pinnedExecutor(countingCheckouts(pool, () => (checkouts += 1)));
+    const counting = new CountingPool(pool);
+    const db = pinnedExecutor(counting);
     const first = await pidOf(db);
     const inside = await db.transaction((tx) => pidOf(tx));
     expect(await pidOf(db)).toBe(first);
     expect(inside).toBe(first);
-    expect(checkouts).toBe(1);
+    expect(counting.checkouts).toBe(1);
     await db.close();
     expect(pool.idleCount).toBeGreaterThanOrEqual(1);
   });
@@ -123,9 +137,13 @@ describe.skipIf(!available)('pinnedExecutor', () => {
     await expect(pidOf(db)).rejects.toMatchObject({ code: 'CHOKAQ_NOT_STARTED' });
   });
 
-  it('is offered by the pool executor only when told it may keep a connection', () => {
-    expect('pinned' in pgExecutor(pool)).toBe(false);
-    expect('pinned' in pgExecutor(pool, undefined, { pinnable: true })).toBe(true);
+  it('is offered by the pool executor only for the lanes it may keep a connection for', async () => {
+    expect(pgExecutor(pool).pinned?.('claim')).toBeUndefined();
+    const executor = pgExecutor(pool, undefined, { pinnable: ['claim', 'settle'] });
+    expect(executor.pinned?.('upkeep')).toBeUndefined();
+    const kept = executor.pinned?.('settle');
+    expect(kept).toBeDefined();
+    await kept?.close();
   });
 });
 
@@ -138,19 +156,7 @@ describe.skipIf(!available)('a worker on the PostgreSQL store', () => {
     async ({ max, pinned }) => {
       const schema = uniqueSchema('pinned');
       const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max });
-      let checkouts = 0;
-      let pooled = 0;
-      const counting: PostgresPool = {
-        options: pool.options,
-        query: (statement) => {
-          pooled += 1;
-          return pool.query(statement);
-        },
-        connect: () => {
-          checkouts += 1;
-          return pool.connect();
-        },
-      };
+      const counting = new CountingPool(pool);
       const ran: number[] = [];
       const job = defineJob<{ n: number }>({
         type: 'pinned.noop',
@@ -188,16 +194,47 @@ describe.skipIf(!available)('a worker on the PostgreSQL store', () => {
         );
         if (pinned) {
           // The two kept connections, the schema check and the maintenance loops' transactions.
-          expect(checkouts).toBeLessThanOrEqual(10);
+          expect(counting.checkouts).toBeLessThanOrEqual(10);
           // Start-up reads and the maintenance loops' statements; no claim or settle.
-          expect(pooled).toBeLessThan(30);
+          expect(counting.pooled).toBeLessThan(30);
         } else {
           // Too small a pool to keep two of: every claim and settle round goes through it.
-          expect(pooled).toBeGreaterThan(60);
+          expect(counting.pooled).toBeGreaterThan(60);
         }
       } finally {
         await worker.stop();
         await producer.stop();
+        await pool.end();
+        await dropSchema(schema);
+      }
+    },
+  );
+
+  it.each([
+    { max: 6, kept: true },
+    { max: 5, kept: false },
+  ])(
+    'with a pool of $max, sends its upkeep statements on one kept connection: $kept',
+    async ({ max, kept }) => {
+      const schema = uniqueSchema('upkeep');
+      const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max });
+      const counting = new CountingPool(pool);
+      const chokaq = new ChokaQ({ storage: postgres({ pool: counting, schema }), worker: false });
+      try {
+        await chokaq.start();
+        const { pooled, checkouts } = counting;
+        // Five at once, as a worker's queue list, promoter pass and broadcast may come together.
+        const lists = await Promise.all(Array.from({ length: 5 }, () => chokaq.queues.list()));
+        expect(lists.every((list) => Array.isArray(list))).toBe(true);
+        if (kept) {
+          // One checkout for the lane, then its calls take turns on that connection.
+          expect(counting.pooled - pooled).toBe(0);
+          expect(counting.checkouts - checkouts).toBeLessThanOrEqual(1);
+        } else {
+          expect(counting.pooled - pooled).toBe(5);
+        }
+      } finally {
+        await chokaq.stop();
         await pool.end();
         await dropSchema(schema);
       }

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { invalid } from '../../util/check.js';
 import type { Logger } from '../../observability/logging/logger.js';
 import { providerLogger } from '../../observability/logging/provider-logger.js';
-import { clientExecutor, type Executor, type QueryableClient } from '../sql/executor.js';
+import { clientExecutor, type Executor, type Lane, type QueryableClient } from '../sql/executor.js';
 import { migrate as migrateSchema, type MigrationStep } from '../sql/migrator.js';
 import { SqlStore, type SqlBackend, type Unlisten } from '../sql/sql-store.js';
 import { PgListener } from './listener.js';
@@ -86,7 +86,7 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
         executor = pgExecutor(pool, undefined, {
           prepare: settings.prepareStatements,
           timeouts: settings.timeouts,
-          pinnable: poolMax(pool) >= PIN_MIN_POOL_SIZE,
+          pinnable: keptLanes(poolMax(pool)),
         });
       } else {
         const owned = new pg.Pool({
@@ -99,7 +99,7 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
         executor = pgExecutor(owned, () => owned.end(), {
           prepare: settings.prepareStatements,
           timeouts: settings.timeouts,
-          pinnable: settings.poolSize >= PIN_MIN_POOL_SIZE,
+          pinnable: keptLanes(settings.poolSize),
         });
       }
       return Promise.resolve(executor);
@@ -146,6 +146,18 @@ function postgresBackend(settings: PostgresSettings, logger: Logger): SqlBackend
  * rounds; see `pinnedExecutor`): the other two or more serve heartbeats, maintenance and enqueues.
  */
 const PIN_MIN_POOL_SIZE = 4;
+
+/**
+ * The smallest pool a process also keeps a connection of for its upkeep statements (see `Lane`),
+ * so three or more stay for heartbeats, start marks, rescue and enqueues.
+ */
+const UPKEEP_PIN_MIN_POOL_SIZE = 6;
+
+/** The lanes a pool of `size` connections keeps one connection for. */
+function keptLanes(size: number): Lane[] {
+  if (size >= UPKEEP_PIN_MIN_POOL_SIZE) return ['claim', 'settle', 'upkeep'];
+  return size >= PIN_MIN_POOL_SIZE ? ['claim', 'settle'] : [];
+}
 
 /** `pg.Pool`'s size when none is set. */
 const PG_DEFAULT_POOL_MAX = 10;

@@ -1,6 +1,6 @@
 /** {@link Executor} over a `pg` pool: one pooled client per transaction, BEGIN/COMMIT/ROLLBACK. */
 import { mapDriverError } from '../sql/errors.js';
-import type { Executor, TransactionKind } from '../sql/executor.js';
+import type { Executor, Lane, TransactionKind } from '../sql/executor.js';
 import type { SessionTimeouts } from './options.js';
 import { beginTexts, statementsOn, transactionOn } from './pg-statements.js';
 import { pinnedExecutor } from './pinned-executor.js';
@@ -13,10 +13,10 @@ export interface PgExecutorOptions {
   /** The limits every transaction sets (see `beginText`). Default: none. */
   timeouts?: SessionTimeouts;
   /**
-   * Whether `pinned()` may keep a connection of the pool for one caller (see
-   * {@link pinnedExecutor}); `false` leaves every connection to the pool. Default: `false`.
+   * The lanes `pinned()` may keep a connection of the pool for (see {@link pinnedExecutor});
+   * none leaves every connection to the pool. Default: none.
    */
-  pinnable?: boolean;
+  pinnable?: readonly Lane[];
 }
 
 /**
@@ -31,11 +31,12 @@ export function pgExecutor(
 ): Executor {
   const prepare = options.prepare ?? true;
   const begin = beginTexts(options.timeouts);
+  const pinnable = new Set(options.pinnable);
   let closed = false;
   return {
     kind: 'postgres',
     ...statementsOn(pool, prepare),
-    ...(options.pinnable === true ? { pinned: () => pinnedExecutor(pool, options) } : {}),
+    pinned: (lane) => (pinnable.has(lane) ? pinnedExecutor(pool, options) : undefined),
     async transaction<T>(
       fn: (tx: Executor) => Promise<T>,
       kind: TransactionKind = 'engine',

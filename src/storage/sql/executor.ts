@@ -26,6 +26,15 @@ export interface QueryOptions {
  */
 export type TransactionKind = 'engine' | 'operator' | 'migration';
 
+/**
+ * A caller that sends statements one after another, on a connection kept for it where the
+ * provider keeps one (see {@link Executor.pinned}): the worker's claims, its settle rounds, and
+ * `'upkeep'`, the short background statements of a process (queue lists, the capped-queue read,
+ * promoter passes, presence, cluster broadcasts), which would otherwise each take a connection
+ * of the pool whenever they run at the same moment.
+ */
+export type Lane = 'claim' | 'settle' | 'upkeep';
+
 /** Runs SQL on one database session or pool. */
 export interface Executor {
   /** Driver name for logs: `postgres`, `embedded` or `client` (a caller's transaction). */
@@ -44,12 +53,13 @@ export interface Executor {
    */
   transaction<T>(fn: (tx: Executor) => Promise<T>, kind?: TransactionKind): Promise<T>;
   /**
-   * A new executor over one connection kept for a caller that sends statements one after another
-   * (the worker's claims, its settle rounds), so PostgreSQL plans them once for that connection
-   * instead of once for every connection of the pool; its calls take turns. Close it before this
-   * executor. Absent where there is one session (PGlite) or the pool is too small to keep one.
+   * A new executor over one connection kept for `lane` (see {@link Lane}), so PostgreSQL plans
+   * its statements once for that connection instead of once for every connection of the pool,
+   * and the pool opens no connection for it; its calls take turns. Close it before this
+   * executor. `undefined` when the pool is too small to keep one for `lane`; absent where there
+   * is one session (PGlite).
    */
-  pinned?(): Executor;
+  pinned?(lane: Lane): Executor | undefined;
   /** Releases what the executor owns. Idempotent. */
   close(): Promise<void>;
 }

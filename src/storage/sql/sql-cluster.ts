@@ -26,7 +26,7 @@ export class SqlCluster implements ClusterStore {
 
   /** {@inheritDoc ClusterStore.broadcast} */
   async broadcast(message: string): Promise<void> {
-    const db = await this.context.db();
+    const db = await this.context.laneDb('upkeep');
     await run.notify(db, this.context.sql, {
       channel: eventsChannel(this.context.schema),
       payload: message,
@@ -55,7 +55,7 @@ export class SqlCluster implements ClusterStore {
 
   /** {@inheritDoc ClusterStore.recordWorker} */
   async recordWorker(worker: Omit<WorkerPresence, 'lastSeenAt'>): Promise<void> {
-    const db = await this.context.db();
+    const db = await this.context.laneDb('upkeep');
     const { id, host, pid, startedAt, ...info } = worker;
     await run.workerSeen(db, this.context.sql, {
       id,

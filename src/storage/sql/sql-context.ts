@@ -10,7 +10,7 @@ import { BackgroundRefresh } from '../../util/background-refresh.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { ClaimContention, type LockedQueues } from './claim.js';
 import { isTransientConflict } from './errors.js';
-import type { Executor } from './executor.js';
+import type { Executor, Lane } from './executor.js';
 import { QUERIES } from './generated.js';
 import { checkMigrated, migrate } from './migrator.js';
 import { WakeNotifier } from './notifier.js';
@@ -64,9 +64,6 @@ const CONFLICT_ATTEMPTS = 4;
 /** How long the list of capped queues is cached by a store, in ms. */
 const CAPPED_QUEUES_TTL_MS = 1000;
 
-/** The worker's callers that send statements one after another, each on a connection of its own. */
-export type Lane = 'claim' | 'settle';
-
 /** The shared state and plumbing of one SQL store's parts. */
 export class SqlContext {
   /** Provider name: `postgres` or `embedded`. */
@@ -113,7 +110,7 @@ export class SqlContext {
     this.logger = options.logger;
     this.capped = new BackgroundRefresh({
       read: async () => {
-        const db = await this.db();
+        const db = await this.laneDb('upkeep');
         const rows = await run.cappedQueues(db, this.sql);
         const named = (flag: keyof LockedQueues): string[] =>
           rows.filter((row) => row[flag]).map((row) => row.name);
@@ -203,15 +200,15 @@ export class SqlContext {
   }
 
   /**
-   * The executor of `lane`: one connection kept for the worker's claims, or for its settle rounds
-   * (see `Executor.pinned`), where the provider keeps one; else the store's executor.
+   * The executor of `lane`: one connection kept for it (see `Executor.pinned`) where the
+   * provider keeps one; else the store's executor.
    */
   async laneDb(lane: Lane): Promise<Executor> {
     const db = await this.db();
     let pinned = this.lanes.get(lane);
     if (pinned === undefined) {
-      if (db.pinned === undefined) return db;
-      pinned = db.pinned();
+      pinned = db.pinned?.(lane);
+      if (pinned === undefined) return db;
       this.lanes.set(lane, pinned);
     }
     return pinned;

@@ -294,7 +294,7 @@ export class SqlJobs implements JobStore {
 
   /** {@inheritDoc JobStore.promote} */
   async promote(limit: number): Promise<PromoteResult> {
-    const db = await this.context.db();
+    const db = await this.context.laneDb('upkeep');
     const rows = await run.promote(db, this.context.sql, { limit, now: this.context.now() });
     const promoted: PromoteResult['promoted'] = [];
     let nextDueInMs: number | null = null;

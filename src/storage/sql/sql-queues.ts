@@ -20,7 +20,8 @@ export class SqlQueues implements QueueStore {
   constructor(private readonly context: SqlContext) {}
 
   async listQueues(): Promise<QueueInfo[]> {
-    const db = await this.context.db();
+    // Read every second by each worker (its paused queues): one kept connection, not the pool's.
+    const db = await this.context.laneDb('upkeep');
     return (await run.listQueues(db, this.context.sql)).map(queueInfoOf);
   }
 
