@@ -27,7 +27,7 @@ class CountingPool implements PostgresPool {
 
   query(statement: string | PostgresStatement): Promise<PostgresQueryResult> {
     this.pooled += 1;
-    return typeof statement === 'string' ? this.pool.query(statement) : this.pool.query(statement);
+    return this.pool.query(statement);
   }
 
   connect(): Promise<pg.PoolClient> {
