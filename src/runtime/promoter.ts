@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logging/logger.js';
 import type { PromoteResult } from '../storage/job-store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
-import { LoopService } from './service.js';
+import { ReportingLoop } from './service.js';
 import { jitter } from './wakeup.js';
 
 /** Most jobs one promoter pass moves (one statement); a full pass is followed by another at once. */
@@ -41,59 +41,39 @@ export interface PromoterOptions {
  * at all when the pass moved a full batch. The store wakes the workers of the queues that got
  * jobs, in every process, as after an enqueue.
  */
-export class Promoter {
-  private readonly loop: LoopService;
+export class Promoter extends ReportingLoop<PromoteResult> {
   private readonly batchSize: number;
+  /** The wait the last pass asked for; `null` (after a failure): one jittered interval. */
   private nextDelayMs: number | null = null;
 
   constructor(private readonly options: PromoterOptions) {
-    this.batchSize = options.batchSize ?? PROMOTE_BATCH;
-    this.loop = new LoopService({
+    super({
       intervalMs: options.intervalMs,
       firstDelayMs: 0,
       nextDelayMs: () => this.nextDelayMs ?? jitter(options.intervalMs),
-      pass: async () => {
-        await this.runOnce();
-      },
-      onError: () => undefined, // runOnce() logs and reports its own failures
+      failure: { message: 'promotion pass failed', event: 'PromotionFailed', where: 'promote' },
+      events: options.events,
+      logger: options.logger,
       clock: options.clock,
     });
+    this.batchSize = options.batchSize ?? PROMOTE_BATCH;
   }
 
-  /** Starts the loop; the first pass runs at once. */
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Stops the loop and waits for a pass in flight. */
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** Runs one pass now and reports what moved. Errors are logged and rethrown. */
-  async runOnce(): Promise<PromoteResult> {
-    const { store, events, logger, intervalMs } = this.options;
-    try {
-      const result = await store.jobs.promote(this.batchSize);
-      const moved = result.promoted.reduce((sum, p) => sum + p.count, 0);
-      if (moved > 0)
-        logger.debug('scheduled jobs promoted', { ...logEvent('JobsPromoted'), count: moved });
-      const interval = jitter(intervalMs);
-      this.nextDelayMs =
-        moved >= this.batchSize
-          ? 0
-          : result.nextDueInMs === null
-            ? interval
-            : Math.max(MIN_WAIT_MS, Math.min(interval, result.nextDueInMs));
-      return result;
-    } catch (error) {
-      this.nextDelayMs = null;
-      logger.warn('promotion pass failed', {
-        ...logEvent('PromotionFailed'),
-        error: String(error),
-      });
-      events.emit('worker:error', { where: 'promote', error });
-      throw error;
-    }
+  /** Promotes one batch and sets the wait before the next pass. */
+  protected async pass(): Promise<PromoteResult> {
+    const { store, logger, intervalMs } = this.options;
+    this.nextDelayMs = null;
+    const result = await store.jobs.promote(this.batchSize);
+    const moved = result.promoted.reduce((sum, p) => sum + p.count, 0);
+    if (moved > 0)
+      logger.debug('scheduled jobs promoted', { ...logEvent('JobsPromoted'), count: moved });
+    const interval = jitter(intervalMs);
+    this.nextDelayMs =
+      moved >= this.batchSize
+        ? 0
+        : result.nextDueInMs === null
+          ? interval
+          : Math.max(MIN_WAIT_MS, Math.min(interval, result.nextDueInMs));
+    return result;
   }
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logging/logger.js';
 import type { RescueOptions, RescueResult } from '../storage/job-store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
-import { LoopService } from './service.js';
+import { ReportingLoop } from './service.js';
 
 /** Settings of a {@link Rescuer}. */
 export interface RescuerOptions {
@@ -27,59 +27,37 @@ const FIRST_PASS_MS = 1000;
  * idempotency claims deleted. Every started worker runs it; the store lets one process at a time
  * do a pass, and every move is guarded, so running it everywhere stays safe.
  */
-export class Rescuer {
-  private readonly loop: LoopService;
-
+export class Rescuer extends ReportingLoop<RescueResult> {
   constructor(private readonly options: RescuerOptions) {
-    this.loop = new LoopService({
+    super({
       intervalMs: options.intervalMs,
       firstDelayMs: Math.min(FIRST_PASS_MS, options.intervalMs),
-      pass: async () => {
-        await this.runOnce();
-      },
-      onError: () => undefined, // runOnce() logs and reports its own failures
+      failure: { message: 'rescue pass failed', event: 'ZombieRescueCycleFailed', where: 'rescue' },
+      events: options.events,
+      logger: options.logger,
       clock: options.clock,
     });
   }
 
-  /** Starts the loop; the first pass runs after a short delay. */
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Stops the loop and waits for a pass in flight. */
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** Runs one pass now and reports what moved. Errors are logged and rethrown. */
-  async runOnce(): Promise<RescueResult> {
+  /** Asks the store for one rescue and tells what it moved. */
+  protected async pass(): Promise<RescueResult> {
     const { store, events, logger } = this.options;
-    try {
-      const result = await store.jobs.rescue(this.options.rescue);
-      if (result.released > 0)
-        logger.info('released stale claims', {
-          ...logEvent('AbandonedJobsRecovered'),
-          count: result.released,
-        });
-      for (const job of result.dead) {
-        logger.warn('zombie moved to the dead-letter queue', {
-          ...logEvent('ZombieJobsArchived'),
-          ...job,
-        });
-        events.emit('job:rescued', { ...job, outcome: 'dead' });
-      }
-      for (const job of result.retried) events.emit('job:rescued', { ...job, outcome: 'retried' });
-      for (const job of result.cancelled)
-        events.emit('job:rescued', { ...job, outcome: 'cancelled' });
-      return result;
-    } catch (error) {
-      logger.warn('rescue pass failed', {
-        ...logEvent('ZombieRescueCycleFailed'),
-        error: String(error),
+    const result = await store.jobs.rescue(this.options.rescue);
+    if (result.released > 0)
+      logger.info('released stale claims', {
+        ...logEvent('AbandonedJobsRecovered'),
+        count: result.released,
       });
-      events.emit('worker:error', { where: 'rescue', error });
-      throw error;
+    for (const job of result.dead) {
+      logger.warn('zombie moved to the dead-letter queue', {
+        ...logEvent('ZombieJobsArchived'),
+        ...job,
+      });
+      events.emit('job:rescued', { ...job, outcome: 'dead' });
     }
+    for (const job of result.retried) events.emit('job:rescued', { ...job, outcome: 'retried' });
+    for (const job of result.cancelled)
+      events.emit('job:rescued', { ...job, outcome: 'cancelled' });
+    return result;
   }
 }

@@ -1,9 +1,8 @@
-import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { Store } from '../storage/store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
-import { LoopService } from './service.js';
+import { ReportingLoop } from './service.js';
 
 /** Most awaiting jobs one page of a pass decides (one transaction). */
 export const RESOLVE_PAGE = 500;
@@ -36,53 +35,31 @@ export interface ResolverPass {
  * Every started worker runs it, as the rescue loop, at the same interval; the store's row locks
  * make concurrent passes decide each job once.
  */
-export class Resolver {
-  private readonly loop: LoopService;
+export class Resolver extends ReportingLoop<ResolverPass> {
   private readonly pageSize: number;
 
   constructor(private readonly options: ResolverOptions) {
-    this.pageSize = options.pageSize ?? RESOLVE_PAGE;
-    this.loop = new LoopService({
+    super({
       intervalMs: options.intervalMs,
       firstDelayMs: options.intervalMs,
-      pass: async () => {
-        await this.runOnce();
-      },
-      onError: () => undefined, // runOnce() logs and reports its own failures
+      failure: { message: 'resolver pass failed', event: 'ResolverPassFailed', where: 'resolve' },
+      events: options.events,
+      logger: options.logger,
       clock: options.clock,
     });
+    this.pageSize = options.pageSize ?? RESOLVE_PAGE;
   }
 
-  /** Starts the loop; the first pass runs one interval after. */
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Stops the loop and waits for a pass in flight. */
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** Runs one whole pass now and reports what moved. Errors are logged and rethrown. */
-  async runOnce(): Promise<ResolverPass> {
-    const { store, events, logger } = this.options;
+  /** One whole pass: every awaiting job, a page after another. */
+  protected async pass(): Promise<ResolverPass> {
     const moved: ResolverPass = { released: 0, failed: 0 };
-    try {
-      let after: string | null = null;
-      for (let page = 0; page < MAX_PAGES && (page === 0 || after !== null); page++) {
-        const result = await store.workflows.resolve({ after, limit: this.pageSize });
-        moved.released += result.released.length;
-        moved.failed += result.failed.length;
-        after = result.next;
-      }
-      return moved;
-    } catch (error) {
-      logger.warn('resolver pass failed', {
-        ...logEvent('ResolverPassFailed'),
-        error: String(error),
-      });
-      events.emit('worker:error', { where: 'resolve', error });
-      throw error;
+    let after: string | null = null;
+    for (let page = 0; page < MAX_PAGES && (page === 0 || after !== null); page++) {
+      const result = await this.options.store.workflows.resolve({ after, limit: this.pageSize });
+      moved.released += result.released.length;
+      moved.failed += result.failed.length;
+      after = result.next;
     }
+    return moved;
   }
 }

@@ -1,4 +1,7 @@
+import { logEvent, type LogEvent } from '../observability/logging/log-events.js';
+import type { Logger } from '../observability/logging/logger.js';
 import type { CancelTimer, Clock } from '../util/clock.js';
+import type { ChokaQEvents } from './events.js';
 import { jitter } from './wakeup.js';
 
 /** Settings of a {@link LoopService}. */
@@ -93,4 +96,77 @@ export class LoopService {
       );
     }, delayMs);
   }
+}
+
+/** Where a {@link ReportingLoop}'s failed pass is told: its log line and event, its place. */
+export interface PassFailure {
+  /** The warning's message, e.g. `'rescue pass failed'`. */
+  message: string;
+  /** The warning's stable log event. */
+  event: LogEvent;
+  /** `where` of the `worker:error` event it emits. */
+  where: string;
+}
+
+/** Settings of a {@link ReportingLoop}. */
+export interface ReportingLoopOptions {
+  /** Mean time between passes, in ms (each wait jittered ±20 %). */
+  intervalMs: number;
+  /** Wait before the first pass, in ms. */
+  firstDelayMs: number;
+  /** The wait after each pass, in ms, asked when it ends. Default: one jittered interval. */
+  nextDelayMs?: () => number;
+  /** How a failed pass is logged and reported. */
+  failure: PassFailure;
+  events: ChokaQEvents;
+  logger: Logger;
+  clock: Clock;
+}
+
+/**
+ * A background loop of the worker processes whose pass can also be run on demand
+ * ({@link ReportingLoop.runOnce}, what tests and the operator call): a failed pass, however it
+ * ran, is logged as a warning and emitted as `worker:error`, once. The rescuer, the promoter and
+ * the resolver are ones.
+ */
+export abstract class ReportingLoop<R> {
+  private readonly loop: LoopService;
+
+  protected constructor(private readonly reporting: ReportingLoopOptions) {
+    this.loop = new LoopService({
+      intervalMs: reporting.intervalMs,
+      firstDelayMs: reporting.firstDelayMs,
+      ...(reporting.nextDelayMs === undefined ? {} : { nextDelayMs: reporting.nextDelayMs }),
+      pass: async () => {
+        await this.runOnce();
+      },
+      onError: () => undefined, // runOnce() has logged and reported it
+      clock: reporting.clock,
+    });
+  }
+
+  /** Starts the loop. Idempotent. */
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops the loop and waits for a pass in flight. */
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** Runs one pass now and returns what it did. A failure is logged, reported and rethrown. */
+  async runOnce(): Promise<R> {
+    try {
+      return await this.pass();
+    } catch (error) {
+      const { failure, logger, events } = this.reporting;
+      logger.warn(failure.message, { ...logEvent(failure.event), error: String(error) });
+      events.emit('worker:error', { where: failure.where, error });
+      throw error;
+    }
+  }
+
+  /** One pass. */
+  protected abstract pass(): Promise<R>;
 }

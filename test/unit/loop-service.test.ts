@@ -4,7 +4,10 @@
  * failing pass is reported and the loop goes on.
  */
 import { describe, expect, it } from 'vitest';
-import { LoopService } from '../../src/runtime/service.js';
+import { ChokaQEvents } from '../../src/runtime/events.js';
+import { LoopService, ReportingLoop } from '../../src/runtime/service.js';
+import type { Logger, LogMeta } from '../../src/observability/logging/logger.js';
+import { silentLogger } from '../../src/observability/logging/logger.js';
 import { FakeClock } from '../../src/util/clock.js';
 
 function loop(clock: FakeClock, pass: () => Promise<void>, errors: unknown[] = []): LoopService {
@@ -102,5 +105,51 @@ describe('LoopService', () => {
     expect(overlapped).toBe(false);
     expect(errors).toEqual([new Error('first pass fails')]);
     await service.stop();
+  });
+
+  it('a reporting loop logs and reports each failed pass once, scheduled or run on demand, and goes on', async () => {
+    const clock = new FakeClock();
+    const warnings: [string, LogMeta | undefined][] = [];
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (message, meta) => warnings.push([message, meta]),
+    };
+    const events = new ChokaQEvents(silentLogger);
+    const reported: string[] = [];
+    events.on('worker:error', ({ where, error }) => reported.push(`${where}: ${String(error)}`));
+    /** Fails its first two passes, then counts. */
+    class Counting extends ReportingLoop<number> {
+      passes = 0;
+      constructor() {
+        super({
+          intervalMs: 1000,
+          firstDelayMs: 100,
+          failure: { message: 'count pass failed', event: 'ResolverPassFailed', where: 'count' },
+          events,
+          logger,
+          clock,
+        });
+      }
+      protected pass(): Promise<number> {
+        this.passes += 1;
+        return this.passes <= 2
+          ? Promise.reject(new Error(`pass ${this.passes}`))
+          : Promise.resolve(this.passes);
+      }
+    }
+    const counting = new Counting();
+    counting.start();
+    await clock.advanceAsync(100);
+    await expect(counting.runOnce()).rejects.toThrow('pass 2');
+    await expect(counting.runOnce()).resolves.toBe(3);
+    await clock.advanceAsync(1200);
+    expect(counting.passes).toBe(4);
+    expect(reported).toEqual(['count: Error: pass 1', 'count: Error: pass 2']);
+    expect(warnings).toEqual([
+      ['count pass failed', { event: 'ResolverPassFailed', eventId: 4008, error: 'Error: pass 1' }],
+      ['count pass failed', { event: 'ResolverPassFailed', eventId: 4008, error: 'Error: pass 2' }],
+    ]);
+    await counting.stop();
+    expect(clock.pendingTimers).toBe(0);
   });
 });
