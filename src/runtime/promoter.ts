@@ -1,7 +1,6 @@
 import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { PromoteResult } from '../storage/job-store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
 import { ReportingLoop } from './service.js';
@@ -41,7 +40,7 @@ export interface PromoterOptions {
  * at all when the pass moved a full batch. The store wakes the workers of the queues that got
  * jobs, in every process, as after an enqueue.
  */
-export class Promoter extends ReportingLoop<PromoteResult> {
+export class Promoter extends ReportingLoop {
   private readonly batchSize: number;
   /** The wait the last pass asked for; `null` (after a failure): one jittered interval. */
   private nextDelayMs: number | null = null;
@@ -60,7 +59,7 @@ export class Promoter extends ReportingLoop<PromoteResult> {
   }
 
   /** Promotes one batch and sets the wait before the next pass. */
-  protected async pass(): Promise<PromoteResult> {
+  protected async pass(): Promise<void> {
     const { store, logger, intervalMs } = this.options;
     this.nextDelayMs = null;
     const result = await store.jobs.promote(this.batchSize);
@@ -74,6 +73,5 @@ export class Promoter extends ReportingLoop<PromoteResult> {
         : result.nextDueInMs === null
           ? interval
           : Math.max(MIN_WAIT_MS, Math.min(interval, result.nextDueInMs));
-    return result;
   }
 }

@@ -1,7 +1,7 @@
 import type { Store } from '../storage/store.js';
 import { logEvent } from '../observability/logging/log-events.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { RescueOptions, RescueResult } from '../storage/job-store.js';
+import type { RescueOptions } from '../storage/job-store.js';
 import type { Clock } from '../util/clock.js';
 import type { ChokaQEvents } from './events.js';
 import { ReportingLoop } from './service.js';
@@ -27,7 +27,7 @@ const FIRST_PASS_MS = 1000;
  * idempotency claims deleted. Every started worker runs it; the store lets one process at a time
  * do a pass, and every move is guarded, so running it everywhere stays safe.
  */
-export class Rescuer extends ReportingLoop<RescueResult> {
+export class Rescuer extends ReportingLoop {
   constructor(private readonly options: RescuerOptions) {
     super({
       intervalMs: options.intervalMs,
@@ -40,7 +40,7 @@ export class Rescuer extends ReportingLoop<RescueResult> {
   }
 
   /** Asks the store for one rescue and tells what it moved. */
-  protected async pass(): Promise<RescueResult> {
+  protected async pass(): Promise<void> {
     const { store, events, logger } = this.options;
     const result = await store.jobs.rescue(this.options.rescue);
     if (result.released > 0)
@@ -58,6 +58,5 @@ export class Rescuer extends ReportingLoop<RescueResult> {
     for (const job of result.retried) events.emit('job:rescued', { ...job, outcome: 'retried' });
     for (const job of result.cancelled)
       events.emit('job:rescued', { ...job, outcome: 'cancelled' });
-    return result;
   }
 }

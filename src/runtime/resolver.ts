@@ -21,12 +21,6 @@ export interface ResolverOptions {
   clock: Clock;
 }
 
-/** What one pass of a {@link Resolver} moved. */
-export interface ResolverPass {
-  released: number;
-  failed: number;
-}
-
 /**
  * The resolver's safety net: a job that waits for others is decided by the call that moved its
  * last dependency out of the hot table (a settle, a rescue, a cancel), after that call
@@ -35,7 +29,7 @@ export interface ResolverPass {
  * Every started worker runs it, as the rescue loop, at the same interval; the store's row locks
  * make concurrent passes decide each job once.
  */
-export class Resolver extends ReportingLoop<ResolverPass> {
+export class Resolver extends ReportingLoop {
   private readonly pageSize: number;
 
   constructor(private readonly options: ResolverOptions) {
@@ -51,15 +45,11 @@ export class Resolver extends ReportingLoop<ResolverPass> {
   }
 
   /** One whole pass: every awaiting job, a page after another. */
-  protected async pass(): Promise<ResolverPass> {
-    const moved: ResolverPass = { released: 0, failed: 0 };
+  protected async pass(): Promise<void> {
     let after: string | null = null;
     for (let page = 0; page < MAX_PAGES && (page === 0 || after !== null); page++) {
       const result = await this.options.store.workflows.resolve({ after, limit: this.pageSize });
-      moved.released += result.released.length;
-      moved.failed += result.failed.length;
       after = result.next;
     }
-    return moved;
   }
 }

@@ -98,7 +98,7 @@ export class LoopService {
   }
 }
 
-/** Where a {@link ReportingLoop}'s failed pass is told: its log line and event, its place. */
+/** How a {@link ReportingLoop}'s failed pass is told: its log line and event, its place. */
 export interface PassFailure {
   /** The warning's message, e.g. `'rescue pass failed'`. */
   message: string;
@@ -118,30 +118,33 @@ export interface ReportingLoopOptions {
   nextDelayMs?: () => number;
   /** How a failed pass is logged and reported. */
   failure: PassFailure;
+  /** Where `worker:error` is emitted. */
   events: ChokaQEvents;
+  /** Where the warning goes. */
   logger: Logger;
+  /** The clock the passes are scheduled on. */
   clock: Clock;
 }
 
 /**
- * A background loop of the worker processes whose pass can also be run on demand
- * ({@link ReportingLoop.runOnce}, what tests and the operator call): a failed pass, however it
- * ran, is logged as a warning and emitted as `worker:error`, once. The rescuer, the promoter and
- * the resolver are ones.
+ * A background loop whose failed pass is logged as a warning and emitted as `worker:error`, after
+ * which the loop goes on: the rescuer, the promoter and the resolver.
  */
-export abstract class ReportingLoop<R> {
+export abstract class ReportingLoop {
   private readonly loop: LoopService;
 
-  protected constructor(private readonly reporting: ReportingLoopOptions) {
+  protected constructor(options: ReportingLoopOptions) {
+    const { failure, logger, events } = options;
     this.loop = new LoopService({
-      intervalMs: reporting.intervalMs,
-      firstDelayMs: reporting.firstDelayMs,
-      ...(reporting.nextDelayMs === undefined ? {} : { nextDelayMs: reporting.nextDelayMs }),
-      pass: async () => {
-        await this.runOnce();
+      intervalMs: options.intervalMs,
+      firstDelayMs: options.firstDelayMs,
+      ...(options.nextDelayMs === undefined ? {} : { nextDelayMs: options.nextDelayMs }),
+      pass: () => this.pass(),
+      onError: (error) => {
+        logger.warn(failure.message, { ...logEvent(failure.event), error: String(error) });
+        events.emit('worker:error', { where: failure.where, error });
       },
-      onError: () => undefined, // runOnce() has logged and reported it
-      clock: reporting.clock,
+      clock: options.clock,
     });
   }
 
@@ -155,18 +158,6 @@ export abstract class ReportingLoop<R> {
     return this.loop.stop();
   }
 
-  /** Runs one pass now and returns what it did. A failure is logged, reported and rethrown. */
-  async runOnce(): Promise<R> {
-    try {
-      return await this.pass();
-    } catch (error) {
-      const { failure, logger, events } = this.reporting;
-      logger.warn(failure.message, { ...logEvent(failure.event), error: String(error) });
-      events.emit('worker:error', { where: failure.where, error });
-      throw error;
-    }
-  }
-
   /** One pass. */
-  protected abstract pass(): Promise<R>;
+  protected abstract pass(): Promise<void>;
 }
