@@ -14,7 +14,7 @@ export const BENCH_USAGE = `npm run bench -- [--quick] [--only ROW[,ROW]] [--wor
 Runs ChokaQ (postgres and embedded) and its peers pg-boss and graphile-worker (when installed),
 each peer at its defaults and at its docs' throughput settings, on the same PostgreSQL, and prints
 every row's figures, ChokaQ ÷ the best peer at its best settings, the W2 concurrency sweep and the
-targets of issue 14. Every run is checked: each job ran once, all settled, nothing left. See
+targets of issue 24. Every run is checked: each job ran once, all settled, nothing left. See
 docs/benchmarks.md.
   --quick              scaled-down counts for development and smoke runs (every row still printed)
   --only LIST          rows (default: all):
