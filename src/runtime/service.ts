@@ -108,22 +108,14 @@ export interface PassFailure {
   where: string;
 }
 
-/** Settings of a {@link ReportingLoop}. */
-export interface ReportingLoopOptions {
-  /** Mean time between passes, in ms (each wait jittered ±20 %). */
-  intervalMs: number;
-  /** Wait before the first pass, in ms. */
-  firstDelayMs: number;
-  /** The wait after each pass, in ms, asked when it ends. Default: one jittered interval. */
-  nextDelayMs?: () => number;
+/** Settings of a {@link ReportingLoop}: a {@link LoopService}'s timing, and where failures go. */
+export interface ReportingLoopOptions extends Omit<LoopServiceOptions, 'pass' | 'onError'> {
   /** How a failed pass is logged and reported. */
   failure: PassFailure;
   /** Where `worker:error` is emitted. */
   events: ChokaQEvents;
   /** Where the warning goes. */
   logger: Logger;
-  /** The clock the passes are scheduled on. */
-  clock: Clock;
 }
 
 /**
@@ -134,17 +126,14 @@ export abstract class ReportingLoop {
   private readonly loop: LoopService;
 
   protected constructor(options: ReportingLoopOptions) {
-    const { failure, logger, events } = options;
+    const { failure, logger, events, ...timing } = options;
     this.loop = new LoopService({
-      intervalMs: options.intervalMs,
-      firstDelayMs: options.firstDelayMs,
-      ...(options.nextDelayMs === undefined ? {} : { nextDelayMs: options.nextDelayMs }),
+      ...timing,
       pass: () => this.pass(),
       onError: (error) => {
         logger.warn(failure.message, { ...logEvent(failure.event), error: String(error) });
         events.emit('worker:error', { where: failure.where, error });
       },
-      clock: options.clock,
     });
   }
 
