@@ -715,6 +715,56 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       expect(archived).toMatchObject({ attempts: 1, lostAttempts: 1 });
     });
 
+    it('aborts a run rescued while its heartbeats could not reach the store, settling nothing', async () => {
+      const clock = new JumpingClock();
+      const aborts: string[] = [];
+      // Runs until its signal aborts, then returns a value that must not be archived.
+      const cut = defineJob({
+        type: 'cut.off.v1',
+        handle: (_p, ctx) =>
+          new Promise<string>((resolve) => {
+            ctx.signal.addEventListener('abort', () => {
+              aborts.push((ctx.signal.reason as { why?: string }).why ?? 'unknown');
+              resolve('late');
+            });
+          }),
+      });
+      const chokaq = await engine(
+        { jobs: [cut], clock, heartbeatInterval: 60, zombieTimeout: '1m', rescueInterval: 100 },
+        false,
+      );
+      const succeeded: string[] = [];
+      chokaq.on('job:succeeded', (e) => succeeded.push(e.id));
+      // The cut: heartbeats wait until it heals, as a statement sent into a partition does.
+      let heal!: () => void;
+      const healed = new Promise<void>((resolve) => (heal = resolve));
+      let cutOff = false;
+      const storage = chokaq.storage;
+      const heartbeat = storage.jobs.heartbeat.bind(storage.jobs);
+      storage.jobs.heartbeat = async (leases) => {
+        if (cutOff) await healed;
+        return heartbeat(leases);
+      };
+      const { id } = await chokaq.enqueue(cut, {});
+      await chokaq.start();
+      await waitFor(async () => (await chokaq.jobs.count({ state: 'processing' })).count === 1, {
+        message: 'the run started',
+      });
+      cutOff = true;
+      clock.jump(61_000); // past the zombie timeout: the rescue buries the silent run
+      const zombie = await waitForJob(chokaq, id, 'dead');
+      expect(zombie).toMatchObject({ reason: 'Zombie', attempts: 1 });
+      expect(aborts).toEqual([]);
+      heal();
+      await waitFor(() => aborts.length > 0, { message: 'the run aborted' });
+      expect(aborts).toEqual(['lost']);
+      // Its late result settled nothing: still the zombie, never archived.
+      await sleep(200);
+      expect((await chokaq.jobs.get(id))?.state).toBe('dead');
+      expect(await waitForJob(chokaq, id, 'dead')).toMatchObject({ reason: 'Zombie', attempts: 1 });
+      expect(succeeded).toEqual([]);
+    });
+
     it('opens a job type circuit after repeated failures and reschedules without using attempts', async () => {
       let runs = 0;
       const fragile = defineJob({
