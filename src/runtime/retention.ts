@@ -19,6 +19,12 @@ export const RETENTION_LEASE = 'retention';
 /** Most batches one rule runs in one pass (with the default batch size: a million rows). */
 const MAX_BATCHES_PER_RULE = 1000;
 
+/**
+ * Most windows of the scan of events one pass reads (with the default batch size: 20,000 events);
+ * the next pass goes on from where this one stopped.
+ */
+const MAX_EVENT_WINDOWS_PER_PASS = 20;
+
 /** What one pass purged: rows per rule. */
 export interface PurgeReport {
   /** `false` when another process held the lease, so nothing was done. */
@@ -70,6 +76,8 @@ export interface RetentionOptions {
 export class Retention {
   private readonly loop: LoopService;
   private stopping = false;
+  /** Where the scan of events goes on (see `StepStore.purgeEvents`); `null`: from the first. */
+  private eventsAfter: number | null = null;
 
   constructor(private readonly options: RetentionOptions) {
     const { settings, clock, logger } = options;
@@ -128,10 +136,25 @@ export class Retention {
       }
     }
     // The batches that are done (docs/workflows.md, "Batches": every member finished and no
-    // member row remains, no fired callback still hot), and the events whose job is gone.
+    // member row remains, no fired callback still hot), then the events whose job is gone.
     await this.purgeLeftovers((limit) => store.batches.purge(limit), lease);
-    await this.purgeLeftovers((limit) => store.steps.purgeEvents(limit), lease);
+    await this.purgeOrphanEvents(lease);
     return { led: true, purged };
+  }
+
+  /**
+   * The next windows of the scan of events whose job is gone: at most
+   * {@link MAX_EVENT_WINDOWS_PER_PASS} of `batchSize` events per pass, so a pass costs the same
+   * however many events living jobs hold; the scan starts again from the first event once it
+   * read the last.
+   */
+  private async purgeOrphanEvents(lease: () => Promise<boolean>): Promise<void> {
+    const { store, settings } = this.options;
+    for (let window = 0; window < MAX_EVENT_WINDOWS_PER_PASS && !this.stopping; window++) {
+      const { after } = await store.steps.purgeEvents(settings.batchSize, this.eventsAfter);
+      this.eventsAfter = after;
+      if (after === null || !(await lease())) break;
+    }
   }
 
   /** Rows that no age rule covers, deleted by `purge` in batches of `batchSize` like a rule's. */

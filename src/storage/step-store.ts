@@ -103,10 +103,20 @@ export interface StepStore {
    */
   send(id: string, topic: string, data: string): Promise<SendEventResult>;
   /**
-   * Retention: deletes up to `limit` events whose job is gone (in no table: it kept no succeeded
-   * row, or was deleted); resolves to the number deleted.
+   * Retention: one window of a scan over the events in the order they were sent. Reads at most
+   * `limit` events after `after` (`null`: from the first) and deletes those whose job is gone (in
+   * no table: it kept no succeeded row, or was deleted). The memory store reads every event in one
+   * window.
    */
-  purgeEvents(limit: number): Promise<number>;
+  purgeEvents(limit: number, after: number | null): Promise<EventPurge>;
+}
+
+/** What one window of retention's scan of events did (see {@link StepStore.purgeEvents}). */
+export interface EventPurge {
+  /** Events deleted. */
+  deleted: number;
+  /** Where the next window starts; `null` once the scan read the last event. */
+  after: number | null;
 }
 
 /** The codes of {@link StepKind} as stored in `job_steps.kind`. */

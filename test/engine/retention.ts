@@ -126,5 +126,64 @@ export function describeRetentionPurge(name: string, factory: EngineStoreFactory
       expect(purged.entries.find((e) => e.table === 'bulkActions')?.rows).toBeGreaterThan(0);
       expect(await chokaq.bulk.get(preview.id)).toBeNull();
     });
+
+    it('scans for events left behind in bounded windows that go on from pass to pass', async () => {
+      let release!: () => void;
+      const finished = new Promise<void>((resolve) => (release = resolve));
+      // Succeeds without a step and keeps no row: an event sent to it is left behind.
+      const gone = defineJob({
+        type: 'retention.gone.v1',
+        queue: 'retention-gone',
+        keepSucceeded: false,
+        handle: () => finished,
+      });
+      // The background loop's first pass is a day away: only the two passes below run.
+      const { chokaq } = await engineOnClock({
+        jobs: [job, gone],
+        retention: { batchSize: 1, interval: '1d' },
+      });
+      const windows: { deleted: number; after: number | null }[][] = [];
+      const storage = chokaq.storage;
+      const purgeEvents = storage.steps.purgeEvents.bind(storage.steps);
+      storage.steps.purgeEvents = async (limit, after) => {
+        const window = await purgeEvents(limit, after);
+        windows.at(-1)?.push(window);
+        return window;
+      };
+      // Events of 25 living jobs first (due in an hour), then the one left behind.
+      const living = await chokaq.enqueueMany(
+        job,
+        Array.from({ length: 25 }, () => ({ payload: undefined, delay: '1h' })),
+      );
+      for (const { id } of living) await chokaq.sendEvent(id, 'kept');
+      const { id } = await chokaq.enqueue(gone, undefined);
+      await waitFor(async () => (await chokaq.jobs.count({ state: 'processing' })).count === 1, {
+        message: 'the run started',
+      });
+      await chokaq.sendEvent(id, 'lost');
+      const succeeded = new Promise<void>((resolve) =>
+        chokaq.on('job:succeeded', (e) => e.id === id && resolve()),
+      );
+      release();
+      await succeeded;
+      for (let pass = 0; pass < 2; pass++) {
+        windows.push([]);
+        await chokaq.retention.purge();
+      }
+      const [first = [], second = []] = windows;
+      if (name === 'memory') {
+        // It deleted the event with the settle, and reads every event in one window.
+        expect(windows).toEqual([[{ deleted: 0, after: null }], [{ deleted: 0, after: null }]]);
+        return;
+      }
+      // The first pass read 20 windows of one event, all living; the second went on from there
+      // and reached the event left behind before the scan ended.
+      expect(first).toHaveLength(20);
+      expect(first.every((w) => w.deleted === 0 && w.after !== null)).toBe(true);
+      expect(second.length).toBeGreaterThanOrEqual(6);
+      expect(second.reduce((sum, w) => sum + w.deleted, 0)).toBe(1);
+      expect(second.at(-1)?.after).toBeNull();
+      expect(second[0]?.after).toBeGreaterThan(first.at(-1)?.after ?? Infinity);
+    });
   });
 }

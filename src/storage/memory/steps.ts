@@ -14,6 +14,7 @@ import {
   receivedResult,
   stepChanged,
   suspendNote,
+  type EventPurge,
   type SendEventResult,
   type SleepRequest,
   type StepKind,
@@ -129,18 +130,16 @@ export class MemorySteps implements StepStore {
   }
 
   /** {@inheritDoc StepStore.purgeEvents} */
-  purgeEvents(limit: number): Promise<number> {
+  purgeEvents(): Promise<EventPurge> {
     return atomically(() => {
       const { tables } = this.state;
-      const most = Math.max(1, Math.floor(limit));
       let deleted = 0;
       for (const [id, events] of tables.events) {
         if (tables.hot.has(id) || tables.archive.has(id) || tables.dead.has(id)) continue;
-        deleted += events.splice(0, most - deleted).length;
-        if (events.length === 0) tables.events.delete(id);
-        if (deleted === most) break;
+        deleted += events.length;
+        tables.events.delete(id);
       }
-      return deleted;
+      return { deleted, after: null };
     });
   }
 

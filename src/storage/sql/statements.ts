@@ -2680,22 +2680,26 @@ export function stepList(
 /** A row of step_purge_events.sql. */
 export type StepPurgeEventsRow = {
   readonly n: string | number | bigint;
+  readonly last: string | number | bigint | null;
+  readonly scanned: string | number | bigint;
 };
 
 /** Parameters of step_purge_events.sql. */
 export interface StepPurgeEventsParams {
-  /** $1: most events */
+  /** $1: read events sent after this one (its seq); NULL from the first */
+  readonly after: number | null;
+  /** $2: most events read */
   readonly limit: number;
 }
 
-/** step_purge_events.sql: retention of events (docs/workflows.md, "Seeing and testing steps"), one bounded batch: deletes the events whose job is in none of the hot table, the archive and the DLQ (a job that kept no succeeded row, or one purged by a path that did not delete them). */
+/** step_purge_events.sql: retention of events (docs/workflows.md, "Seeing and testing steps"), one bounded window of a scan that goes on across passes: reads the next `limit` events after `after` in send order and deletes those whose job is in none of the hot table, the archive and the DLQ (a job that kept no succeeded row, or one purged by a path that did not delete them). */
 export function stepPurgeEvents(
   db: Executor,
   sql: { readonly step_purge_events: string },
   params: StepPurgeEventsParams,
   options?: QueryOptions,
 ): Promise<StepPurgeEventsRow[]> {
-  return db.query<StepPurgeEventsRow>(sql.step_purge_events, [params.limit], options);
+  return db.query<StepPurgeEventsRow>(sql.step_purge_events, [params.after, params.limit], options);
 }
 
 /** Parameters of step_record.sql. */

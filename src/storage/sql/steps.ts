@@ -13,6 +13,7 @@ import {
   receivedResult,
   stepChanged,
   suspendNote,
+  type EventPurge,
   type SendEventResult,
   type SleepRequest,
   type StepRecord,
@@ -156,12 +157,13 @@ export class SqlSteps implements StepStore {
   }
 
   /** {@inheritDoc StepStore.purgeEvents} */
-  async purgeEvents(limit: number): Promise<number> {
+  async purgeEvents(limit: number, after: number | null): Promise<EventPurge> {
     const db = await this.context.db();
-    const [row] = await run.stepPurgeEvents(db, this.context.sql, {
-      limit: Math.max(1, Math.floor(limit)),
-    });
-    return row === undefined ? 0 : toNumber(row.n);
+    const most = Math.max(1, Math.floor(limit));
+    const [row] = await run.stepPurgeEvents(db, this.context.sql, { after, limit: most });
+    if (row === undefined) return { deleted: 0, after: null };
+    const last = row.last === null ? null : toNumber(row.last);
+    return { deleted: toNumber(row.n), after: toNumber(row.scanned) < most ? null : last };
   }
 
   /** Records a run step on `db` (a caller's transaction), its name conflict coded. */
