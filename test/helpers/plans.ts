@@ -7,6 +7,8 @@ export interface PlanNode {
   Filter?: string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  /** An index scan's condition, e.g. `(seq > COALESCE($1, '0'::bigint))`. */
+  'Index Cond'?: string;
   /** Set on the top node of a CTE or subplan, e.g. `CTE key_heads`. */
   'Subplan Name'?: string;
   /** Buffer pages the node (and its children) found in / read into shared buffers, with `BUFFERS`. */

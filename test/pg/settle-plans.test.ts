@@ -7,6 +7,8 @@
  *
  * The tables hold 20,000 rows each, analysed; each statement is planned (`EXPLAIN`, nothing runs)
  * with 500 ids, the most a settle round holds, through the store's own typed statement functions.
+ * Retention's window of events (step_purge_events.sql) is held to the same: one range of the
+ * events' key, and each job table probed by index for the events it read, never read whole.
  */
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,8 +145,16 @@ describe.skipIf(!pgUp)('plans of the statements that take a round of ids (Postgr
        FROM generate_series(1, $1::int) AS g`,
       [ROWS],
     );
+    // Events of archived jobs, and of jobs in no table (left behind), every 37th.
     await db.query(
-      `ANALYZE ${quoted}.jobs_hot, ${quoted}.jobs_archive, ${quoted}.jobs_dlq, ${quoted}.job_steps`,
+      `INSERT INTO ${quoted}.job_events (job_id, topic, data, sent_at)
+       SELECT CASE WHEN g % 37 = 1 THEN 'x' ELSE 'a' END || lpad(g::text, 9, '0'), 't', '1', now()
+       FROM generate_series(1, $1::int) AS g`,
+      [ROWS],
+    );
+    await db.query(
+      `ANALYZE ${quoted}.jobs_hot, ${quoted}.jobs_archive, ${quoted}.jobs_dlq, ${quoted}.job_steps,
+               ${quoted}.job_events`,
     );
   }, 120_000);
 
@@ -233,6 +243,17 @@ describe.skipIf(!pgUp)('plans of the statements that take a round of ids (Postgr
     it.each(cases)('%s reads each job table by index, each id once', async (_, send) => {
       plan = undefined;
       await send();
+      expect(quadraticOrScans(lastPlan())).toEqual([]);
+    });
+
+    it("step_purge_events reads one window of events from where the last one stopped, each job's tables by index", async () => {
+      plan = undefined;
+      await run.stepPurgeEvents(explaining, sql, { after: ROWS / 2, limit: 1000 });
+      const window = nodesOf(lastPlan()).filter(
+        (n) =>
+          n['Index Name'] === 'job_events_pkey' && n['Index Cond']?.startsWith('(seq > ') === true,
+      );
+      expect(window).toHaveLength(1);
       expect(quadraticOrScans(lastPlan())).toEqual([]);
     });
   });

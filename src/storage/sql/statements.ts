@@ -2686,7 +2686,7 @@ export type StepPurgeEventsRow = {
 
 /** Parameters of step_purge_events.sql. */
 export interface StepPurgeEventsParams {
-  /** $1: read events sent after this one (its seq); NULL from the first */
+  /** $1: read events sent after this one (its seq); NULL from the first (seqs start at 1) */
   readonly after: number | null;
   /** $2: most events read */
   readonly limit: number;

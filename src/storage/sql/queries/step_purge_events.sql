@@ -9,6 +9,7 @@
 --   had found `limit` orphans).
 -- Parameters:
 --   $1 after: bigint or NULL — read events sent after this one (its seq); NULL from the first
+--     (seqs start at 1)
 --   $2 limit: int — most events read
 -- Locking: FOR UPDATE SKIP LOCKED on the orphaned event rows (a wait taking one is skipped until
 --   the next scan); its own short transaction.
@@ -18,23 +19,30 @@
 WITH scanned AS (
   SELECT v.seq, v.job_id
   FROM :SCHEMA.job_events v
-  WHERE $1::bigint IS NULL OR v.seq > $1::bigint
+  -- One range of the primary key, also in the cached generic plan (`$1 IS NULL OR seq > $1`
+  -- would read the index from its first entry there, every window).
+  WHERE v.seq > coalesce($1::bigint, 0)
   ORDER BY v.seq
   LIMIT $2::int
 ),
 orphans AS (
   SELECT v.seq
   FROM :SCHEMA.job_events v
-  WHERE v.seq IN (
+  -- By primary key from an array, not a join with the window: a join may read job_events whole.
+  WHERE v.seq = ANY(ARRAY(
     SELECT s.seq FROM scanned s
-    WHERE NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_hot h WHERE h.id = s.job_id)
-      AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_archive a WHERE a.id = s.job_id)
-      AND NOT EXISTS (SELECT 1 FROM :SCHEMA.jobs_dlq d WHERE d.id = s.job_id)
-  )
+    -- Scalar subqueries, one probe per event read: as NOT EXISTS the planner may join the window
+    -- to a whole job table instead.
+    WHERE (SELECT true FROM :SCHEMA.jobs_hot h WHERE h.id = s.job_id) IS NULL
+      AND (SELECT true FROM :SCHEMA.jobs_archive a WHERE a.id = s.job_id) IS NULL
+      AND (SELECT true FROM :SCHEMA.jobs_dlq d WHERE d.id = s.job_id) IS NULL
+  ))
   FOR UPDATE OF v SKIP LOCKED
 ),
 deleted AS (
-  DELETE FROM :SCHEMA.job_events v USING orphans o WHERE v.seq = o.seq RETURNING v.seq
+  DELETE FROM :SCHEMA.job_events v
+  WHERE v.seq = ANY(ARRAY(SELECT o.seq FROM orphans o))
+  RETURNING v.seq
 )
 SELECT (SELECT count(*) FROM deleted) AS n,
        (SELECT max(seq) FROM scanned) AS last,
