@@ -784,6 +784,10 @@ export function describeEngine(name: string, factory: EngineStoreFactory): void 
       });
       const first = await chokaq.enqueueMany(fragile, [{ payload: {} }, { payload: {} }]);
       await waitFor(async () => (await chokaq.dlq.list()).length === 2);
+      // A failure counts once its settle's reply reached the worker, just after the row shows.
+      await waitFor(() => chokaq.circuitStats()[0]?.failureCount === 2, {
+        message: 'the second failure counted',
+      });
       expect(chokaq.circuitStats()).toMatchObject([
         { key: 'fragile.v1', state: 'open', failureCount: 2 },
       ]);
